@@ -1,0 +1,33 @@
+/**
+ * The DocumentStore port: documents of one tenant's project (`project` is a project id,
+ * `_tenant` or `_user_<login>`), addressed by a path relative to that project.
+ * Adapters: in-memory-document-store.ts (tests), s3-document-store.ts (AWS).
+ * Paths reaching an adapter are already validated (document-path.ts); adapters assert it again.
+ */
+export interface DocumentRef {
+  path: string;
+  etag: string;
+  size: number;
+}
+
+export interface StoredDocument extends DocumentRef {
+  body: Uint8Array;
+  contentType?: string | undefined;
+}
+
+export interface DocumentStore {
+  get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined>;
+  put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string): Promise<DocumentRef>;
+  /** Returns false when there was nothing to delete. */
+  delete(tenant: string, project: string, path: string): Promise<boolean>;
+  /** Every document whose path starts with `prefix`, sorted by path. */
+  list(tenant: string, project: string, prefix: string): Promise<DocumentRef[]>;
+}
+
+/** Read-only view of one layer (a store bound to tenant + project, or the bundled resources). */
+export interface DocumentLayer {
+  read(path: string): Promise<StoredDocument | undefined>;
+  list(prefix: string): Promise<DocumentRef[]>;
+}
+
+export const textOf = (doc: StoredDocument): string => new TextDecoder("utf-8", { fatal: false }).decode(doc.body);

@@ -1,0 +1,82 @@
+/**
+ * Typed domain errors. Each carries the context a caller needs; the HTTP surface maps
+ * `code` to a status in one table (see API.md), so nothing else switches on class names.
+ */
+export type ErrorCode =
+  | "UNAUTHENTICATED"
+  | "FORBIDDEN"
+  | "INVALID_REQUEST"
+  | "SKILL_NOT_FOUND"
+  | "PROCESS_NOT_FOUND"
+  | "SKILL_NOT_ALLOWED"
+  | "SKILL_LOCKED"
+  | "SKILL_ARGUMENT_MISSING"
+  | "INVALID_DOCUMENT"
+  | "NAME_TAKEN"
+  | "RECIPE_NOT_FOUND"
+  | "DOCUMENT_NOT_FOUND"
+  | "REQUEST_NOT_FOUND"
+  | "TOOL_NOT_FOUND"
+  | "INTERNAL";
+
+export abstract class SkillsError extends Error {
+  abstract readonly code: ErrorCode;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class SkillNotFound extends SkillsError {
+  readonly code = "SKILL_NOT_FOUND";
+  constructor(readonly skillName: string) {
+    super(`Skill '${skillName}' not found`);
+  }
+}
+
+export class SkillNotAllowedByRecipe extends SkillsError {
+  readonly code = "SKILL_NOT_ALLOWED";
+  constructor(readonly skillName: string, readonly recipe: string) {
+    super(`Skill '${skillName}' is not allowed by recipe '${recipe}'`);
+  }
+}
+
+export class SkillArgumentMissing extends SkillsError {
+  readonly code = "SKILL_ARGUMENT_MISSING";
+  constructor(readonly skillName: string, readonly argumentName: string) {
+    super(`Skill '${skillName}' requires argument '${argumentName}'`);
+  }
+}
+
+export class SkillLocked extends SkillsError {
+  readonly code = "SKILL_LOCKED";
+  constructor(readonly skillName: string, readonly recipe: string) {
+    super(`Skill '${skillName}' comes from locked recipe '${recipe}' and cannot be cleared`);
+  }
+}
+
+/** One finding about a document: an error makes it unusable, a warning does not. */
+export interface DocumentProblem {
+  path: string;
+  line?: number;
+  message: string;
+  severity: "error" | "warning";
+}
+
+export class InvalidDocument extends SkillsError {
+  readonly code = "INVALID_DOCUMENT";
+  constructor(readonly path: string, readonly problems: DocumentProblem[]) {
+    super(`${path}: ${problems.filter((p) => p.severity === "error").map((p) => p.message).join("; ") || "invalid document"}`);
+  }
+}
+
+export class SkillLoadError extends SkillsError {
+  readonly code = "INVALID_DOCUMENT";
+  constructor(readonly skillName: string, readonly problems: DocumentProblem[]) {
+    super(`Skill '${skillName}' could not be loaded: ${problems.map((p) => p.message).join("; ")}`);
+  }
+}
+
+export class InvalidRequest extends SkillsError {
+  readonly code = "INVALID_REQUEST";
+}

@@ -1,0 +1,62 @@
+import type { DocumentProblem } from "../errors.js";
+import type { SkillScope } from "./skill-scope.js";
+import type { SkillArgument, SkillReferenceDoc, SkillRun, SkillScript, SkillTrigger } from "./skill-frontmatter.js";
+
+/** A SKILL.md after parsing and validation, defaults applied, before it is placed in the cascade. */
+export interface SkillDefinition {
+  name: string;
+  title: string;
+  description: string;
+  version: string;
+  triggers: SkillTrigger[];
+  tools: string[];
+  /** Sanitized: no `..`, no leading `/`, backslashes turned into `/`. */
+  manualPaths: string[];
+  referenceDocs: SkillReferenceDoc[];
+  tags: string[];
+  enabled: boolean;
+  lifecycle: "sticky" | "shot";
+  run: Required<Pick<SkillRun, "target">> & Omit<SkillRun, "target">;
+  /** `false` when the skill does not consume the rest of the line (spec §2b). */
+  arguments: true | false | SkillArgument[];
+  activate: string[];
+  deactivate: string[];
+  action?: string | undefined;
+  scripts: SkillScript[];
+  license?: string | undefined;
+  metadata?: Record<string, string> | undefined;
+  /** The promptExtension (Markdown after the frontmatter), possibly empty. */
+  body: string;
+}
+
+/** Where a resolved skill came from: the layer every sibling file is read from (layer pinning). */
+export interface SkillLocation {
+  source: SkillScope;
+  /** Document project of that layer: a project id, `_tenant`, `_user_<login>`, or `bundled`. */
+  project: string;
+  /** Path of the skill directory relative to the project, e.g. `_vance/skills/code-review`. */
+  directory: string;
+  etag?: string | undefined;
+}
+
+export interface ResolvedReferenceDoc extends SkillReferenceDoc {
+  /** Loaded for INLINE docs only; ON_DEMAND docs are read on request from the same layer. */
+  content?: string | undefined;
+}
+
+export interface ResolvedSkill extends Omit<SkillDefinition, "referenceDocs"> {
+  source: SkillScope;
+  location: SkillLocation;
+  referenceDocs: ResolvedReferenceDoc[];
+  /** Non-fatal findings (unknown fields, triggers on a spawn skill, a missing reference file…). */
+  warnings: DocumentProblem[];
+}
+
+/** A skill document the cascade skipped, and why (GET …/skills/problems). */
+export interface SkillProblem {
+  name: string;
+  source: SkillScope;
+  path: string;
+  line?: number | undefined;
+  message: string;
+}

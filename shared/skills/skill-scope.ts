@@ -1,0 +1,16 @@
+/** Cascade source of a resolved skill (spec §3, §12), innermost first. */
+export type SkillScope = "USER" | "PROJECT" | "VANCE" | "RESOURCE";
+
+export const SKILL_SCOPES_INNER_FIRST: readonly SkillScope[] = ["USER", "PROJECT", "VANCE", "RESOURCE"];
+
+/** Who is asking: the scope against which the cascade is resolved (spec §10 SkillScopeContext). */
+export interface SkillScopeContext {
+  tenantId: string;
+  userId?: string | undefined;
+  projectId?: string | undefined;
+}
+
+/** The document "project" that holds the tenant-wide layer. */
+export const TENANT_PROJECT = "_tenant";
+
+export const userProject = (login: string): string => `_user_${login}`;

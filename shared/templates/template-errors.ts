@@ -1,0 +1,23 @@
+import { SkillsError } from "../errors.js";
+
+/** Base of every failure to render an author's template; composition skips that skill with a warning. */
+export class TemplateError extends SkillsError {
+  readonly code = "INVALID_DOCUMENT";
+}
+
+/** The template does not parse (nunjucks syntax error), with the line where known. */
+export class TemplateSyntaxError extends TemplateError {
+  constructor(message: string, readonly line?: number) {
+    super(message);
+  }
+}
+
+/** The template parsed but failed while rendering (undefined call, denied member, include, …). */
+export class TemplateRenderError extends TemplateError {}
+
+/** Rendering hit its deadline, memory limit or output cap. */
+export class TemplateLimitExceeded extends TemplateError {
+  constructor(message: string, readonly limit: "time" | "memory" | "output") {
+    super(message);
+  }
+}
