@@ -1,0 +1,36 @@
+/** One benchmark figure, beside its baseline from the same run where one exists. */
+export interface BenchRow {
+  metric: string;
+  ours: number;
+  baseline: number | null;
+  unit: string;
+  note?: string;
+}
+
+export const percentile = (samples: readonly number[], p: number): number => {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] as number;
+};
+
+export async function timeMany(n: number, fn: (i: number) => Promise<unknown> | unknown): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const start = process.hrtime.bigint();
+    await fn(i);
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return samples;
+}
+
+const round = (value: number): string =>
+  Number.isFinite(value) ? (Math.abs(value) >= 100 ? value.toFixed(0) : value.toPrecision(3)) : String(value);
+
+export function formatTable(rows: readonly BenchRow[]): string {
+  const header = ["metric", "ours", "baseline", "unit", "note"];
+  const body = rows.map((r) => [r.metric, round(r.ours), r.baseline === null ? "-" : round(r.baseline), r.unit, r.note ?? ""]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((line) => (line[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
+}

@@ -1,0 +1,46 @@
+import { SkillsError } from "../errors.js";
+
+/**
+ * A lane message that cannot be (de)serialized or does not match the schema. On the worker
+ * side it marks a poison message: retrying cannot fix it, but the record is still reported
+ * as failed so SQS parks it in the DLQ after maxReceiveCount instead of losing it.
+ */
+export class LaneMessageMalformed extends SkillsError {
+  readonly code = "INVALID_REQUEST";
+  constructor(readonly reason: string, readonly issues: readonly string[] = [], options?: { cause?: unknown }) {
+    super(`Malformed lane message: ${reason}${issues.length > 0 ? ` (${issues.join("; ")})` : ""}`, options);
+  }
+}
+
+/** The encoded message exceeds what one SQS message (and one Lambda record) can carry. */
+export class LaneMessageTooLarge extends SkillsError {
+  readonly code = "INVALID_REQUEST";
+  constructor(readonly bytes: number, readonly limit: number) {
+    super(`Lane message is ${bytes} bytes, the limit is ${limit}`);
+  }
+}
+
+/**
+ * A record arrived in a message group that is not the lane of the process it names.
+ * Serialization per process only holds if every message of a process travels in its group,
+ * so such a record is treated as poison rather than applied out of order.
+ */
+export class LaneGroupMismatch extends SkillsError {
+  readonly code = "INTERNAL";
+  constructor(readonly expectedGroupId: string, readonly actualGroupId: string) {
+    super(`Lane message for group '${expectedGroupId}' arrived in group '${actualGroupId}'`);
+  }
+}
+
+/** Wiring mistake (e.g. a standard queue URL where a FIFO lane is required). */
+export class LaneConfigurationError extends SkillsError {
+  readonly code = "INTERNAL";
+}
+
+/** The local lane poller did not drain within the time a caller was willing to wait. */
+export class LaneIdleTimeout extends SkillsError {
+  readonly code = "INTERNAL";
+  constructor(readonly timeoutMs: number, readonly state: Readonly<Record<string, number>>) {
+    super(`Lane did not become idle within ${timeoutMs} ms (${Object.entries(state).map(([k, v]) => `${k}=${v}`).join(", ")})`);
+  }
+}

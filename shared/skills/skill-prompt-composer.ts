@@ -1,0 +1,140 @@
+import { SkillArgumentMissing } from "../errors.js";
+import { TemplateError } from "../templates/template-errors.js";
+import { hasTemplateSyntax, type RenderContext, type TemplateRenderer } from "../templates/template-renderer.js";
+import { SkillArgumentInvalid, SkillArgumentsTooLong, bindArguments } from "./skill-argument-binder.js";
+import type { ResolvedSkill } from "./resolved-skill.js";
+
+/**
+ * SkillPromptComposer (spec §5a, §5c, §9): the system-prompt section of the active skills.
+ *
+ * Layout (blocks separated by one blank line, no trailing newline):
+ *
+ *     --- Skill: <name> ---
+ *     <description>
+ *
+ *     <rendered body>                 (omitted when it renders blank)
+ *
+ *     --- Reference Doc: <title> ---  (each INLINE doc, content verbatim)
+ *     <content>
+ *
+ *     …next skill…
+ *
+ *     On-demand references — load via manual_read:
+ *     - <title> — <summary>           (or `- <title>`; only when there are ON_DEMAND docs)
+ *
+ * The caller passes the registered (sticky or --once) skills in activation order; a
+ * `lifecycle: shot` skill never registers and is never passed. Whether a skill is enabled or
+ * allowed is the caller's decision too.
+ */
+
+export interface ComposeEntry {
+  skill: ResolvedSkill;
+  /** Raw invocation rest stored with the activation (ActiveSkillRef.args). */
+  args?: string | undefined;
+}
+
+export interface OnDemandReference {
+  skill: string;
+  title: string;
+  summary?: string | undefined;
+}
+
+export interface ComposeWarning {
+  skill: string;
+  message: string;
+}
+
+export interface ComposedSection {
+  /** Empty string when no skill composed. */
+  section: string;
+  onDemand: OnDemandReference[];
+  /** Skills left out because their template failed or their arguments no longer bind. */
+  warnings: ComposeWarning[];
+  /** Names of the skills in the section, in activation order. */
+  included: string[];
+}
+
+export const ON_DEMAND_HEADER = "On-demand references — load via manual_read:";
+
+/**
+ * Renders every body concurrently, each with its own freshly bound `args` (two skills never see
+ * each other's arguments; arguments are context data, never template source). A TemplateError
+ * or an argument that no longer binds skips that skill with a warning; any other failure (the
+ * renderer itself is broken) rejects, because silently dropping every skill would be worse.
+ */
+export async function composeSection(
+  entries: readonly ComposeEntry[],
+  context: RenderContext,
+  renderer: TemplateRenderer,
+): Promise<ComposedSection> {
+  const outcomes = await Promise.all(entries.map((entry) => renderBody(entry, context, renderer)));
+  const blocks: string[] = [];
+  const onDemand: OnDemandReference[] = [];
+  const warnings: ComposeWarning[] = [];
+  const included: string[] = [];
+  entries.forEach(({ skill }, index) => {
+    const outcome = outcomes[index];
+    if (outcome === undefined) return;
+    if ("warning" in outcome) {
+      warnings.push({ skill: skill.name, message: outcome.warning });
+      return;
+    }
+    included.push(skill.name);
+    blocks.push(skillBlock(skill, outcome.body));
+    for (const doc of skill.referenceDocs) {
+      if (doc.loadMode === "ON_DEMAND") onDemand.push({ skill: skill.name, title: doc.title, summary: doc.summary });
+    }
+  });
+  if (onDemand.length > 0) blocks.push(onDemandBlock(onDemand));
+  return { section: blocks.join("\n\n"), onDemand, warnings, included };
+}
+
+async function renderBody(
+  { skill, args }: ComposeEntry,
+  context: RenderContext,
+  renderer: TemplateRenderer,
+): Promise<{ body: string } | { warning: string }> {
+  try {
+    // Bind even for plain bodies: a required argument that no longer binds skips the skill.
+    const bound = bindArguments(skill.name, skill.arguments, args);
+    if (!hasTemplateSyntax(skill.body)) return { body: skill.body };
+    return { body: await renderer.render(skill.body, { ...context, args: bound }) };
+  } catch (error) {
+    if (isSkippable(error)) return { warning: error.message };
+    throw error;
+  }
+}
+
+function isSkippable(error: unknown): error is Error {
+  return (
+    error instanceof TemplateError ||
+    error instanceof SkillArgumentMissing ||
+    error instanceof SkillArgumentInvalid ||
+    error instanceof SkillArgumentsTooLong
+  );
+}
+
+function skillBlock(skill: ResolvedSkill, body: string): string {
+  const parts = [`--- Skill: ${skill.name} ---\n${skill.description}`];
+  const text = tidy(body);
+  if (text !== "") parts.push(text);
+  for (const doc of skill.referenceDocs) {
+    // INLINE docs whose file could not be read carry no content; the loader already warned.
+    if (doc.loadMode !== "INLINE" || doc.content === undefined) continue;
+    const content = tidy(doc.content);
+    parts.push(content === "" ? `--- Reference Doc: ${doc.title} ---` : `--- Reference Doc: ${doc.title} ---\n${content}`);
+  }
+  return parts.join("\n\n");
+}
+
+function onDemandBlock(references: readonly OnDemandReference[]): string {
+  const lines = references.map(({ title, summary }) =>
+    summary === undefined || summary.trim() === "" ? `- ${title}` : `- ${title} — ${summary.trim()}`,
+  );
+  return [ON_DEMAND_HEADER, ...lines].join("\n");
+}
+
+/** Drops leading blank lines and trailing whitespace; leading indentation of the first line stays. */
+function tidy(text: string): string {
+  return text.replace(/^(?:[ \t]*\r?\n)+/, "").trimEnd();
+}

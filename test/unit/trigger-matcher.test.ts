@@ -1,0 +1,176 @@
+import { describe, expect, it } from "vitest";
+import { resolvedSkill, syntheticMessage, syntheticSkills } from "../../bench/compose-bench-helpers.js";
+import type { SkillTrigger } from "../../shared/skills/skill-frontmatter.js";
+import { SkillTriggerMatcher, tokenize, triggerCandidates } from "../../shared/skills/skill-trigger-matcher.js";
+import { TriggerPatternCache, checkTriggerPattern } from "../../shared/skills/skill-trigger-pattern.js";
+
+const keywords = (...words: string[]): SkillTrigger => ({ type: "KEYWORDS", keywords: words });
+const pattern = (text: string): SkillTrigger => ({ type: "PATTERN", pattern: text });
+
+function matches(trigger: SkillTrigger, input: string): boolean {
+  return new SkillTriggerMatcher(new TriggerPatternCache()).match([{ name: "s", triggers: [trigger] }], input).length === 1;
+}
+
+describe("tokenize", () => {
+  it("splits lowercased text on [^a-z0-9]+ and keeps tokens of at least 2 characters", () => {
+    // Act
+    const tokens = tokenize("a pull-request #42, x über_c3po");
+
+    // Assess
+    expect(tokens).toEqual(["pull", "request", "42", "ber", "c3po"]);
+  });
+});
+
+describe("SkillTriggerMatcher: KEYWORDS", () => {
+  const codeReview = keywords("review", "diff", "PR", "pull request");
+
+  it("fires when at least half of the keywords occur", () => {
+    // Assess
+    expect(matches(codeReview, "Can you review the pull request?")).toBe(true); // 2 of 4
+    expect(matches(codeReview, "PR diff please")).toBe(true); // 2 of 4
+    expect(matches(codeReview, "please review this")).toBe(false); // 1 of 4
+  });
+
+  it("rounds the half up for an odd number of keywords", () => {
+    // Prepare
+    const three = keywords("alpha", "beta", "gamma");
+
+    // Assess
+    expect(matches(three, "alpha only")).toBe(false); // 1 of 3 < 50%
+    expect(matches(three, "alpha and gamma")).toBe(true); // 2 of 3
+    expect(matches(keywords("deploy"), "deploy now")).toBe(true); // 1 of 1
+  });
+
+  it("matches whole tokens only", () => {
+    // Prepare
+    const trigger = keywords("review", "pr");
+
+    // Assess
+    expect(matches(trigger, "the reviewer printed it")).toBe(false);
+    expect(matches(trigger, "review:pr")).toBe(true);
+  });
+
+  it("is case-insensitive on both sides", () => {
+    // Assess
+    expect(matches(keywords("PR", "Diff"), "my pr")).toBe(true);
+    expect(matches(keywords("deploy"), "DEPLOY IT")).toBe(true);
+  });
+
+  it("never matches keywords shorter than 2 characters, but counts them", () => {
+    // Assess
+    expect(matches(keywords("c"), "I like c a lot")).toBe(false);
+    expect(matches(keywords("c", "go"), "c and go")).toBe(true); // go: 1 of 2
+    expect(matches(keywords("c", "x", "go"), "c x go")).toBe(false); // 1 of 3
+  });
+
+  it("treats a multi-word keyword as consecutive tokens", () => {
+    // Prepare
+    const trigger = keywords("pull request");
+
+    // Assess
+    expect(matches(trigger, "open a Pull-Request")).toBe(true);
+    expect(matches(trigger, "pull the request")).toBe(false);
+    expect(matches(trigger, "request pull")).toBe(false);
+    expect(matches(trigger, "pull pull request")).toBe(true);
+  });
+});
+
+describe("SkillTriggerMatcher: PATTERN", () => {
+  it("finds the pattern anywhere in the lowercased input", () => {
+    // Assess
+    expect(matches(pattern("schau.*(diff|PR|änderung)"), "Kannst du mal SCHAUEN, ob der PR passt?")).toBe(true);
+    expect(matches(pattern("deploy(ment)? to (prod|staging)"), "start the Deployment to PROD")).toBe(true);
+    expect(matches(pattern("deploy(ment)? to (prod|staging)"), "deploy to dev")).toBe(false);
+  });
+
+  it("skips a pattern that does not compile instead of throwing", () => {
+    // Prepare
+    const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
+    const skills = [
+      { name: "broken", triggers: [pattern("foo(?=bar)")] },
+      { name: "fine", triggers: [pattern("foo")] },
+    ];
+
+    // Act
+    const names = matcher.match(skills, "foobar");
+
+    // Assess
+    expect(names).toEqual(["fine"]);
+  });
+
+  it("terminates on a catastrophic pattern over a long message", () => {
+    // Prepare
+    const started = performance.now();
+
+    // Act
+    const fired = matches(pattern("(a+)+$"), `${"a".repeat(50_000)}!`);
+
+    // Assess
+    expect(fired).toBe(false);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe("SkillTriggerMatcher.match", () => {
+  it("returns every skill with any firing trigger, in candidate order", () => {
+    // Prepare
+    const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
+    const skills = [
+      resolvedSkill({ name: "zeta", triggers: [keywords("nothing"), pattern("deploy")] }),
+      resolvedSkill({ name: "alpha", triggers: [keywords("deploy")] }),
+      resolvedSkill({ name: "mid", triggers: [keywords("other")] }),
+    ];
+
+    // Act
+    const names = matcher.match(skills, "Deploy it");
+
+    // Assess
+    expect(names).toEqual(["zeta", "alpha"]);
+  });
+
+  it("runs over many synthetic skills whose patterns are all valid", () => {
+    // Prepare
+    const skills = syntheticSkills(300);
+    const patterns = skills.flatMap((skill) => skill.triggers.flatMap((t) => (t.type === "PATTERN" ? [t.pattern] : [])));
+    const own = skills[17]?.triggers.find((t) => t.type === "KEYWORDS");
+    const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
+
+    // Act
+    const names = matcher.match(skills, `${syntheticMessage(2048)} ${own?.type === "KEYWORDS" ? own.keywords.join(" ") : ""}`);
+
+    // Assess
+    expect(patterns.filter((p) => checkTriggerPattern(p) !== undefined)).toEqual([]);
+    expect(names).toEqual(["skill-17"]);
+  });
+});
+
+describe("triggerCandidates", () => {
+  const skills = [
+    resolvedSkill({ name: "on", triggers: [keywords("a1")] }),
+    resolvedSkill({ name: "off", enabled: false, triggers: [keywords("a1")] }),
+    resolvedSkill({ name: "silent", triggers: [] }),
+    resolvedSkill({ name: "active", triggers: [keywords("a1")] }),
+    resolvedSkill({ name: "other", triggers: [keywords("a1")] }),
+  ];
+
+  it("keeps enabled skills with triggers that are not active", () => {
+    // Act
+    const names = triggerCandidates(skills, { activeNames: ["active"] }).map((s) => s.name);
+
+    // Assess
+    expect(names).toEqual(["on", "other"]);
+  });
+
+  it("applies the recipe whitelist: null means no restriction, [] means lockdown", () => {
+    // Assess
+    expect(triggerCandidates(skills, { activeNames: [], allowedSkills: null }).map((s) => s.name)).toEqual([
+      "on",
+      "active",
+      "other",
+    ]);
+    expect(triggerCandidates(skills, { activeNames: [], allowedSkills: [] })).toEqual([]);
+    expect(triggerCandidates(skills, { activeNames: [], allowedSkills: ["other", "off"] }).map((s) => s.name)).toEqual([
+      "other",
+    ]);
+  });
+});
