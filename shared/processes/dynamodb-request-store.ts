@@ -1,0 +1,90 @@
+import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { TABLE_TTL_ATTRIBUTE } from "../../infra/table-schema.js";
+import { documentClientOf, isConditionalCheckFailed } from "./dynamodb-client.js";
+import type { DynamoDBClientLike } from "./dynamodb-client.js";
+import { requestItemKey } from "./dynamodb-keys.js";
+import { BaseRequestStore } from "./request-store-base.js";
+import type { RequestStoreOptions } from "./request-store-base.js";
+import type { RequestOutcome, RequestRecord } from "./request-store.js";
+
+/**
+ * RequestStore on the service table. The result is kept as a JSON string: an arbitrary result
+ * (a tool's output) may nest deeper than DynamoDB's 32 map levels or hold numbers it cannot.
+ */
+export class DynamoDBRequestStore extends BaseRequestStore {
+  private readonly documents: DynamoDBDocumentClient;
+
+  constructor(client: DynamoDBClientLike, private readonly tableName: string, options: RequestStoreOptions = {}) {
+    super(options);
+    this.documents = documentClientOf(client);
+  }
+
+  protected async insertIfAbsent(tenant: string, record: RequestRecord, expiresAt: number): Promise<boolean> {
+    try {
+      await this.documents.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...requestItemKey(tenant, record.requestId),
+            entity: "request",
+            requestId: record.requestId,
+            processId: record.processId,
+            kind: record.kind,
+            status: record.status,
+            [TABLE_TTL_ATTRIBUTE]: expiresAt,
+          },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  protected async readItem(tenant: string, requestId: string): Promise<unknown> {
+    const out = await this.documents.send(
+      new GetCommand({ TableName: this.tableName, Key: requestItemKey(tenant, requestId), ConsistentRead: true }),
+    );
+    return out.Item === undefined ? undefined : fromItem(out.Item);
+  }
+
+  protected async completeIfQueued(tenant: string, requestId: string, outcome: RequestOutcome, expiresAt: number): Promise<unknown> {
+    const detail =
+      outcome.status === "DONE"
+        ? { set: "resultJson = :detail", value: JSON.stringify(outcome.result) }
+        : { set: "#error = :detail", value: outcome.error };
+    try {
+      const out = await this.documents.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: requestItemKey(tenant, requestId),
+          UpdateExpression: `SET #status = :status, ${detail.set}, #expiresAt = :expiresAt`,
+          ConditionExpression: "#status = :queued",
+          ExpressionAttributeNames: {
+            "#status": "status",
+            "#expiresAt": TABLE_TTL_ATTRIBUTE,
+            ...(outcome.status === "FAILED" ? { "#error": "error" } : {}),
+          },
+          ExpressionAttributeValues: { ":status": outcome.status, ":detail": detail.value, ":expiresAt": expiresAt, ":queued": "QUEUED" },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return out.Attributes === undefined ? undefined : fromItem(out.Attributes);
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+  }
+}
+
+const fromItem = (item: Record<string, unknown>): Record<string, unknown> => ({
+  requestId: item.requestId,
+  processId: item.processId,
+  kind: item.kind,
+  status: item.status,
+  ...(typeof item.resultJson === "string" ? { result: JSON.parse(item.resultJson) as unknown } : {}),
+  ...(item.error !== undefined ? { error: item.error } : {}),
+});

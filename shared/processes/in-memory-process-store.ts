@@ -1,0 +1,108 @@
+import type { Process } from "./process.js";
+import { BaseProcessStore } from "./process-store-base.js";
+import type { NameClaim, ProcessStoreOptions } from "./process-store-base.js";
+
+/**
+ * ProcessStore on Maps, with the same conditional semantics as DynamoDB (the rules are the
+ * shared base). Values are copied in and out so callers cannot change stored state by accident.
+ * The `inject…` hooks let unit tests of domain logic lose optimistic races on purpose.
+ */
+export class InMemoryProcessStore extends BaseProcessStore {
+  private readonly processes = new Map<string, Process>();
+  private readonly claims = new Map<string, NameClaim>();
+  private readonly concurrentChanges: { key: string; change: (p: Process) => Process }[] = [];
+  private forcedConflicts = 0;
+  /** Conditional process writes attempted by `update` (won or lost). */
+  writeAttempts = 0;
+
+  constructor(options: ProcessStoreOptions = {}) {
+    super({ sleep: async () => {}, ...options });
+  }
+
+  /**
+   * Just before the next write of this process, `change` is applied and stored as if another
+   * writer won the race; the pending write then conflicts and `update` must re-apply on top.
+   */
+  injectConcurrentUpdate(tenant: string, processId: string, change: (current: Process) => Process): void {
+    this.concurrentChanges.push({ key: processKey(tenant, processId), change });
+  }
+
+  /** The next `count` conditional writes report a conflict without storing anything. */
+  injectConflicts(count: number): void {
+    this.forcedConflicts += count;
+  }
+
+  /** Test setup: a claim whose create died before the process was written. */
+  seedClaim(claim: NameClaim): void {
+    this.claims.set(claimKey(claim.tenant, claim.sessionId, claim.name), { ...claim });
+  }
+
+  protected async readProcessItem(tenant: string, processId: string): Promise<unknown> {
+    const stored = this.processes.get(processKey(tenant, processId));
+    return stored === undefined ? undefined : structuredClone(stored);
+  }
+
+  protected async putProcessIfAbsent(process: Process): Promise<boolean> {
+    const key = processKey(process.tenant, process.processId);
+    if (this.processes.has(key)) return false;
+    this.processes.set(key, structuredClone(process));
+    return true;
+  }
+
+  protected async replaceProcessIfVersion(process: Process, expectedVersion: number): Promise<boolean> {
+    const key = processKey(process.tenant, process.processId);
+    this.writeAttempts++;
+    this.applyInjectedChange(key);
+    if (this.forcedConflicts > 0) {
+      this.forcedConflicts--;
+      return false;
+    }
+    if (this.processes.get(key)?.version !== expectedVersion) return false;
+    this.processes.set(key, structuredClone(process));
+    return true;
+  }
+
+  protected async deleteProcessIfVersion(tenant: string, processId: string, version: number): Promise<void> {
+    const key = processKey(tenant, processId);
+    if (this.processes.get(key)?.version === version) this.processes.delete(key);
+  }
+
+  protected async putClaimIfAbsent(claim: NameClaim): Promise<boolean> {
+    const key = claimKey(claim.tenant, claim.sessionId, claim.name);
+    if (this.claims.has(key)) return false;
+    this.claims.set(key, { ...claim });
+    return true;
+  }
+
+  protected async readClaim(tenant: string, sessionId: string, name: string): Promise<NameClaim | undefined> {
+    const stored = this.claims.get(claimKey(tenant, sessionId, name));
+    return stored === undefined ? undefined : { ...stored };
+  }
+
+  protected async replaceClaimIf(claim: NameClaim, expected: NameClaim): Promise<boolean> {
+    const key = claimKey(claim.tenant, claim.sessionId, claim.name);
+    const stored = this.claims.get(key);
+    if (stored?.processId !== expected.processId || stored.claimedAt !== expected.claimedAt) return false;
+    this.claims.set(key, { ...claim });
+    return true;
+  }
+
+  protected async deleteClaimIf(claim: NameClaim): Promise<void> {
+    const key = claimKey(claim.tenant, claim.sessionId, claim.name);
+    if (this.claims.get(key)?.processId === claim.processId) this.claims.delete(key);
+  }
+
+  private applyInjectedChange(key: string): void {
+    const index = this.concurrentChanges.findIndex((c) => c.key === key);
+    if (index < 0) return;
+    const [injected] = this.concurrentChanges.splice(index, 1);
+    const stored = this.processes.get(key);
+    if (!injected || !stored) return;
+    const changed = injected.change(structuredClone(stored));
+    this.processes.set(key, { ...changed, version: stored.version + 1 });
+  }
+}
+
+// JSON arrays as keys: no separator a tenant or name could contain can make two keys collide.
+const processKey = (tenant: string, processId: string): string => JSON.stringify([tenant, processId]);
+const claimKey = (tenant: string, sessionId: string, name: string): string => JSON.stringify([tenant, sessionId, name]);

@@ -1,0 +1,190 @@
+import { Process } from "./process.js";
+import { ConcurrentUpdateConflict, NameTaken, ProcessNotFound, ProcessStateInvalid, ProcessTooLarge } from "./process-errors.js";
+import type { CreateResult, ProcessMutation, ProcessStore, UpdateResult } from "./process-store.js";
+import { jitteredBackoffMs, sleep as realSleep } from "./retry-backoff.js";
+import type { BackoffPolicy, Sleep } from "./retry-backoff.js";
+
+/** Who holds a process name in a session. Lives beside the process, not inside it. */
+export interface NameClaim {
+  tenant: string;
+  sessionId: string;
+  name: string;
+  processId: string;
+  /** Epoch ms; decides when a claim without its process counts as abandoned. */
+  claimedAt: number;
+}
+
+export interface ProcessStoreOptions {
+  /** Optimistic write attempts per `update` before `ConcurrentUpdateConflict` (default 50). */
+  maxAttempts?: number;
+  backoff?: BackoffPolicy;
+  /**
+   * How old a claim without a process must be before another create may take the name over
+   * (default 60 s, far longer than the two writes of a create).
+   */
+  abandonedClaimAfterMs?: number;
+  /** Serialized size limit, below DynamoDB's 400 KB item limit to leave room for attribute overhead. */
+  maxProcessBytes?: number;
+  now?: () => number;
+  sleep?: Sleep;
+  random?: () => number;
+}
+
+const CLAIM_ROUNDS = 5;
+
+/**
+ * Every ProcessStore rule that needs no AWS: the name-claim protocol, optimistic retries,
+ * validation and the size cap. Adapters only implement the conditional primitives below
+ * (the split of Powertools' BasePersistenceLayer / DynamoDBPersistenceLayer).
+ *
+ * Creating touches two items (claim, process) and dynalite has no transactions, so create is
+ * ordered to fail safe instead of atomic:
+ * 1. put the claim `{processId}` if absent. If it exists and names our processId, it is ours
+ *    (an earlier attempt of this very create). If it names a process that exists → NameTaken.
+ *    If that process does not exist, its creator is either mid-create (→ NameTaken) or died
+ *    between the two writes; only a claim older than `abandonedClaimAfterMs` is taken over,
+ *    with a write conditional on the exact claim we saw.
+ * 2. put the process if absent; on failure delete our fresh claim (conditional on our id).
+ * 3. re-read the claim: if a stalled create of ours lost it to a takeover meanwhile, delete
+ *    our process again and report NameTaken — so at most one process holds a name.
+ */
+export abstract class BaseProcessStore implements ProcessStore {
+  protected readonly maxAttempts: number;
+  protected readonly backoff: BackoffPolicy;
+  protected readonly abandonedClaimAfterMs: number;
+  protected readonly maxProcessBytes: number;
+  protected readonly now: () => number;
+  protected readonly sleep: Sleep;
+  protected readonly random: () => number;
+
+  constructor(options: ProcessStoreOptions = {}) {
+    this.maxAttempts = options.maxAttempts ?? 50;
+    this.backoff = options.backoff ?? { baseMs: 10, capMs: 250 };
+    this.abandonedClaimAfterMs = options.abandonedClaimAfterMs ?? 60_000;
+    this.maxProcessBytes = options.maxProcessBytes ?? 350_000;
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? realSleep;
+    this.random = options.random ?? Math.random;
+  }
+
+  /** The stored item (any shape; the base validates it) or undefined. Strongly consistent. */
+  protected abstract readProcessItem(tenant: string, processId: string): Promise<unknown>;
+  /** false when a process with this id exists already. */
+  protected abstract putProcessIfAbsent(process: Process): Promise<boolean>;
+  /** false when the stored version is not `expectedVersion` (or the process is gone). */
+  protected abstract replaceProcessIfVersion(process: Process, expectedVersion: number): Promise<boolean>;
+  /** Undo of a create; does nothing when the version moved on. */
+  protected abstract deleteProcessIfVersion(tenant: string, processId: string, version: number): Promise<void>;
+  /** false when the name is claimed already. */
+  protected abstract putClaimIfAbsent(claim: NameClaim): Promise<boolean>;
+  protected abstract readClaim(tenant: string, sessionId: string, name: string): Promise<NameClaim | undefined>;
+  /** Overwrites `expected` with `claim` only if the stored claim is still exactly `expected`. */
+  protected abstract replaceClaimIf(claim: NameClaim, expected: NameClaim): Promise<boolean>;
+  /** Deletes the claim only while it still names `claim.processId`. */
+  protected abstract deleteClaimIf(claim: NameClaim): Promise<void>;
+
+  async create(input: Process): Promise<CreateResult> {
+    const process = this.validated({ ...input, version: 1 });
+    const claim: NameClaim = {
+      tenant: process.tenant,
+      sessionId: process.sessionId,
+      name: process.name,
+      processId: process.processId,
+      claimedAt: this.now(),
+    };
+    const { fresh } = await this.claimName(claim);
+
+    let stored: boolean;
+    try {
+      stored = await this.putProcessIfAbsent(process);
+    } catch (error) {
+      if (fresh) await this.releaseClaim(claim);
+      throw error;
+    }
+    if (!stored) {
+      const existing = await this.get(process.tenant, process.processId);
+      if (existing && existing.sessionId === process.sessionId && existing.name === process.name) {
+        return { process: existing, created: false };
+      }
+      if (fresh) await this.releaseClaim(claim);
+      throw new NameTaken(process.sessionId, process.name, process.processId);
+    }
+
+    const holder = await this.readClaim(claim.tenant, claim.sessionId, claim.name);
+    if (holder?.processId !== process.processId) {
+      await this.deleteProcessIfVersion(process.tenant, process.processId, 1);
+      throw new NameTaken(process.sessionId, process.name, holder?.processId);
+    }
+    return { process, created: true };
+  }
+
+  async get(tenant: string, processId: string): Promise<Process | undefined> {
+    const item = await this.readProcessItem(tenant, processId);
+    if (item === undefined) return undefined;
+    const parsed = Process.safeParse(item);
+    if (!parsed.success) throw new ProcessStateInvalid(processId, describeIssues(parsed.error.issues));
+    // The key already carries the tenant; this guards against a key-building bug, not an attacker.
+    if (parsed.data.tenant !== tenant || parsed.data.processId !== processId) return undefined;
+    return parsed.data;
+  }
+
+  async update(tenant: string, processId: string, mutate: ProcessMutation): Promise<UpdateResult> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.get(tenant, processId);
+      if (!current) throw new ProcessNotFound(processId);
+      const next = await mutate(structuredClone(current));
+      if (next === undefined) return { process: current, changed: false };
+      const candidate = this.validated({
+        ...next,
+        tenant: current.tenant,
+        processId: current.processId,
+        sessionId: current.sessionId,
+        name: current.name,
+        createdAt: current.createdAt,
+        updatedAt: new Date(this.now()).toISOString(),
+        version: current.version + 1,
+      });
+      if (await this.replaceProcessIfVersion(candidate, current.version)) return { process: candidate, changed: true };
+      if (attempt >= this.maxAttempts) throw new ConcurrentUpdateConflict(processId, attempt);
+      await this.sleep(jitteredBackoffMs(attempt, this.backoff, this.random));
+    }
+  }
+
+  private async claimName(claim: NameClaim): Promise<{ fresh: boolean }> {
+    for (let round = 0; round < CLAIM_ROUNDS; round++) {
+      if (await this.putClaimIfAbsent(claim)) return { fresh: true };
+      const held = await this.readClaim(claim.tenant, claim.sessionId, claim.name);
+      if (!held) continue;
+      if (held.processId === claim.processId) return { fresh: false };
+      if (await this.readProcessItem(claim.tenant, held.processId)) {
+        throw new NameTaken(claim.sessionId, claim.name, held.processId);
+      }
+      if (this.now() - held.claimedAt < this.abandonedClaimAfterMs) {
+        throw new NameTaken(claim.sessionId, claim.name, held.processId);
+      }
+      if (await this.replaceClaimIf(claim, held)) return { fresh: true };
+    }
+    // Only reachable when the claim keeps vanishing and reappearing under us.
+    throw new NameTaken(claim.sessionId, claim.name);
+  }
+
+  /** Best effort: a claim left behind is reclaimable after the grace period anyway. */
+  private async releaseClaim(claim: NameClaim): Promise<void> {
+    try {
+      await this.deleteClaimIf(claim);
+    } catch {
+      // The caller's original error is what matters.
+    }
+  }
+
+  private validated(candidate: Process): Process {
+    const parsed = Process.safeParse(candidate);
+    if (!parsed.success) throw new ProcessStateInvalid(candidate.processId, describeIssues(parsed.error.issues));
+    const bytes = Buffer.byteLength(JSON.stringify(parsed.data), "utf8");
+    if (bytes > this.maxProcessBytes) throw new ProcessTooLarge(candidate.processId, bytes, this.maxProcessBytes);
+    return parsed.data;
+  }
+}
+
+const describeIssues = (issues: readonly { path: readonly PropertyKey[]; message: string }[]): string =>
+  issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ");

@@ -1,0 +1,41 @@
+import type { Process } from "./process.js";
+
+/**
+ * The ProcessStore port. Every write is conditional, so concurrent writers (two lane
+ * deliveries, a retry racing its original) never lose an update.
+ * Adapters: in-memory-process-store.ts (tests, local), dynamodb-process-store.ts (AWS);
+ * the rules they share live in process-store-base.ts.
+ */
+export interface ProcessStore {
+  /**
+   * Claims `name` in the session, then stores the process with version 1.
+   * Idempotent for a deterministic processId: when a process with this id already exists in the
+   * same session under the same name, it is returned with `created: false` (a redelivered spawn
+   * must not create a second child). Any other collision → `NameTaken`.
+   */
+  create(process: Process): Promise<CreateResult>;
+  /** Strongly consistent. Another tenant's process is `undefined`, like an unknown id. */
+  get(tenant: string, processId: string): Promise<Process | undefined>;
+  /**
+   * Read → `mutate` → write if the version did not move; otherwise re-read and re-apply.
+   * `mutate` gets a private copy and may be called several times, so it must not have side
+   * effects beyond its return value. Returning `undefined` writes nothing; throwing aborts
+   * (the error propagates, nothing is written). `tenant`, `processId`, `sessionId`, `name` and
+   * `createdAt` cannot be changed; `version` and `updatedAt` are set by the store.
+   * Unknown process → `ProcessNotFound`; retries exhausted → `ConcurrentUpdateConflict`.
+   */
+  update(tenant: string, processId: string, mutate: ProcessMutation): Promise<UpdateResult>;
+}
+
+export type ProcessMutation = (current: Process) => Process | undefined | Promise<Process | undefined>;
+
+export interface CreateResult {
+  process: Process;
+  /** false when an identical earlier create (same id, session and name) already stored it. */
+  created: boolean;
+}
+
+export interface UpdateResult {
+  process: Process;
+  changed: boolean;
+}

@@ -1,0 +1,155 @@
+import { z } from "zod";
+import type { SkillScope } from "../skills/skill-scope.js";
+
+/**
+ * The process state the Skills service owns (spec §5d, §7, §7a; DESIGN.md "Data").
+ * One zod schema per concept: the stores validate every item they write and read with it,
+ * so a bad mutation cannot persist and a corrupt item cannot leak into the domain.
+ */
+const IsoInstant = z.iso.datetime({ offset: true });
+
+export const SkillScopeName = z.enum(["USER", "PROJECT", "VANCE", "RESOURCE"]) satisfies z.ZodType<SkillScope>;
+
+/** Spec §5d `ActiveSkillRef`, field for field. */
+export const ActiveSkillRef = z.object({
+  name: z.string().min(1),
+  resolvedFromScope: SkillScopeName,
+  oneShot: z.boolean(),
+  fromRecipe: z.boolean(),
+  activatedAt: IsoInstant,
+  /** Raw rest of the invocation line (spec §2b); null when none was given. */
+  args: z.string().nullable(),
+});
+
+/**
+ * A message waiting for the next turn. `sender` is a user login or one of the service
+ * senders `_skill`, `_guard`, `_process`; each pending message is delivered in exactly one turn.
+ * Texts are not capped here; the domain must cap them so the item stays under DynamoDB's
+ * 400 KB (the stores reject an oversized process with `ProcessTooLarge` as a backstop).
+ */
+export const PendingMessage = z.object({
+  id: z.string().min(1),
+  sender: z.string().min(1),
+  text: z.string(),
+  kind: z.enum(["user", "action", "shot", "guard", "report", "args"]).optional(),
+  at: IsoInstant,
+  skill: z.string().optional(),
+  childProcessId: z.string().optional(),
+});
+
+/** Installed by the engine commands `guard inline …` / `guard script <path>`. */
+export const GuardConfig = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("inline"), source: z.string() }),
+  z.object({
+    type: z.literal("script"),
+    path: z.string().min(1),
+    /** The document layer the script is read from (pinned like a skill's siblings). */
+    layer: z.object({ source: SkillScopeName, project: z.string().min(1) }).optional(),
+  }),
+]);
+
+export const ProcessChild = z.object({ processId: z.string().min(1), name: z.string().min(1) });
+
+/** The turn in flight: which oneShot skills it consumed and must auto-clear on completion. */
+export const ProcessTurn = z.object({ turnId: z.string().min(1), oneShotSkills: z.array(z.string()) });
+
+export const ProcessStatus = z.enum(["ACTIVE", "DONE", "FAILED"]);
+
+export const Process = z.object({
+  tenant: z.string().min(1),
+  processId: z.string().min(1),
+  sessionId: z.string().min(1),
+  /** Unique within the session (claimed by the store on create), never changed afterwards. */
+  name: z.string().min(1),
+  recipe: z.string().min(1),
+  engine: z.string(),
+  projectId: z.string().min(1),
+  userId: z.string().optional(),
+  activeSkills: z.array(ActiveSkillRef),
+  /** Snapshot of the recipe's `allowedSkills` (spec §7a): null = no restriction, [] = lockdown. */
+  allowedSkillsOverride: z.array(z.string()).nullable(),
+  locked: z.boolean(),
+  pending: z.array(PendingMessage),
+  guard: GuardConfig.nullable(),
+  parentProcessId: z.string().nullable(),
+  children: z.array(ProcessChild),
+  status: ProcessStatus,
+  mode: z.string().optional(),
+  statusText: z.string().optional(),
+  lastOutput: z.string().optional(),
+  turn: ProcessTurn.nullable().optional(),
+  /** The last few requestIds applied to this process, for at-most-once application (applied-requests.ts). */
+  appliedRequests: z.array(z.string()),
+  createdAt: IsoInstant,
+  updatedAt: IsoInstant,
+  /** Optimistic-concurrency counter: 1 on create, +1 on every write. */
+  version: z.number().int().min(1),
+});
+
+export type ActiveSkillRef = z.infer<typeof ActiveSkillRef>;
+export type PendingMessage = z.infer<typeof PendingMessage>;
+export type GuardConfig = z.infer<typeof GuardConfig>;
+export type ProcessChild = z.infer<typeof ProcessChild>;
+export type ProcessTurn = z.infer<typeof ProcessTurn>;
+export type ProcessStatus = z.infer<typeof ProcessStatus>;
+export type Process = z.infer<typeof Process>;
+
+/** The `Process` object of API.md — nothing internal (tenant, engine, turn, appliedRequests…) leaks out. */
+export interface ApiProcess {
+  processId: string;
+  sessionId: string;
+  name: string;
+  recipe: string;
+  projectId: string;
+  activeSkills: ActiveSkillRef[];
+  allowedSkillsOverride: string[] | null;
+  locked: boolean;
+  pending: PendingMessage[];
+  guard: GuardConfig | null;
+  parentProcessId: string | null;
+  children: ProcessChild[];
+  status: ProcessStatus;
+  version: number;
+}
+
+export const toApiProcess = (p: Process): ApiProcess => ({
+  processId: p.processId,
+  sessionId: p.sessionId,
+  name: p.name,
+  recipe: p.recipe,
+  projectId: p.projectId,
+  activeSkills: p.activeSkills.map((s) => ({ ...s })),
+  allowedSkillsOverride: p.allowedSkillsOverride === null ? null : [...p.allowedSkillsOverride],
+  locked: p.locked,
+  pending: p.pending.map((m) => ({ ...m })),
+  guard: p.guard === null ? null : structuredClone(p.guard),
+  parentProcessId: p.parentProcessId,
+  children: p.children.map((c) => ({ ...c })),
+  status: p.status,
+  version: p.version,
+});
+
+/** What a caller must decide when creating a process; everything else starts empty. */
+export type NewProcessInit = Pick<Process, "tenant" | "processId" | "sessionId" | "name" | "recipe" | "engine" | "projectId"> &
+  Partial<Omit<Process, "createdAt" | "updatedAt" | "version">>;
+
+/** A fresh ACTIVE process, version 1, with no skills, messages, guard or relatives unless given. */
+export const newProcess = (init: NewProcessInit, now: Date = new Date()): Process => {
+  const at = now.toISOString();
+  return {
+    activeSkills: [],
+    allowedSkillsOverride: null,
+    locked: false,
+    pending: [],
+    guard: null,
+    parentProcessId: null,
+    children: [],
+    status: "ACTIVE",
+    turn: null,
+    appliedRequests: [],
+    ...init,
+    createdAt: at,
+    updatedAt: at,
+    version: 1,
+  };
+};

@@ -1,0 +1,52 @@
+/**
+ * Results of lane work, by requestId, so a caller can wait for (or later fetch) what the lane
+ * did with its request. Records expire (TTL, default 24 h).
+ * Adapters: in-memory-request-store.ts, dynamodb-request-store.ts; shared rules in request-store-base.ts.
+ */
+export type RequestStatus = "QUEUED" | "DONE" | "FAILED";
+
+export interface RequestError {
+  code: string;
+  message: string;
+}
+
+export interface RequestRecord {
+  requestId: string;
+  processId: string;
+  /** The lane message kind, e.g. `skill.activate`. */
+  kind: string;
+  status: RequestStatus;
+  /** Any JSON value; present when DONE. */
+  result?: unknown;
+  /** Present when FAILED. */
+  error?: RequestError;
+}
+
+export type RequestOutcome = { status: "DONE"; result: unknown } | { status: "FAILED"; error: RequestError };
+
+export interface RequestStore {
+  /**
+   * Records a request as QUEUED unless it is known already; an existing record (maybe DONE)
+   * is returned untouched with `created: false` — a repeated requestId never resets a result.
+   */
+  putQueued(tenant: string, processId: string, requestId: string, kind: string): Promise<{ record: RequestRecord; created: boolean }>;
+  /**
+   * QUEUED → DONE/FAILED. The first outcome wins: completing an already completed request
+   * returns the stored record unchanged. Unknown request → `RequestNotFound`.
+   */
+  complete(tenant: string, requestId: string, outcome: RequestOutcome): Promise<RequestRecord>;
+  get(tenant: string, requestId: string): Promise<RequestRecord | undefined>;
+  /**
+   * Polls until the request is DONE/FAILED, `timeoutMs` passed, or `signal` aborted; returns the
+   * last record read (QUEUED when it did not finish in time, undefined when it never existed).
+   */
+  waitFor(tenant: string, requestId: string, timeoutMs: number, options?: { signal?: AbortSignal }): Promise<RequestRecord | undefined>;
+}
+
+/** The API.md shape `{requestId,status,result?,error?}`. */
+export const toApiRequest = (record: RequestRecord): { requestId: string; status: RequestStatus; result?: unknown; error?: RequestError } => ({
+  requestId: record.requestId,
+  status: record.status,
+  ...(record.status === "DONE" ? { result: record.result } : {}),
+  ...(record.error ? { error: { ...record.error } } : {}),
+});
