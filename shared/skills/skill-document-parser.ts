@@ -1,0 +1,150 @@
+import type { DocumentProblem } from "../errors.js";
+import { formatFieldPath, schemaProblems } from "../yaml/schema-problems.js";
+import { isPlainObject, lineAt, parseSafeYaml, shown } from "../yaml/yaml-safety.js";
+import { sanitizeManualPath } from "./manual-path.js";
+import type { SkillDefinition } from "./resolved-skill.js";
+import { KNOWN_FRONTMATTER_FIELDS, SKILL_NAME_PATTERN, SkillFrontmatter, allowedToolNames } from "./skill-frontmatter.js";
+import type { SkillFrontmatterParsed } from "./skill-frontmatter.js";
+import { validateSkillFrontmatter } from "./skill-validator.js";
+
+/**
+ * SKILL.md → SkillDefinition (spec §2, §9): `---` fenced YAML frontmatter, then the Markdown body.
+ * Every finding is returned as a DocumentProblem with the file line where one is known; nothing
+ * here throws for bad input, however hostile (SECURITY.md "YAML frontmatter").
+ */
+
+/** Checked first, before any scan of the text. */
+export const MAX_SKILL_TEXT_BYTES = 1024 * 1024;
+export const MAX_FRONTMATTER_BYTES = 32 * 1024;
+/** A legitimate frontmatter nests at most 5 levels (scripts → params → entry). */
+export const MAX_FRONTMATTER_DEPTH = 20;
+
+export interface SkillParseResult {
+  /** Present iff no problem has severity "error". */
+  definition?: SkillDefinition;
+  problems: DocumentProblem[];
+}
+
+export type FrontmatterSplit =
+  | {
+      ok: true;
+      frontmatter: string;
+      /** Leading blank lines and trailing whitespace removed; may be empty. */
+      body: string;
+      /** File line of the first frontmatter line (the one after the opening fence). */
+      frontmatterLine: number;
+    }
+  | { ok: false; message: string; line: number };
+
+const FENCE = /^---[ \t]*$/;
+
+/** Splits off the frontmatter; tolerates a UTF-8 BOM and CRLF line ends. */
+export function splitFrontmatter(text: string): FrontmatterSplit {
+  const source = (text.startsWith("\uFEFF") ? text.slice(1) : text).replace(/\r\n/g, "\n");
+  const firstEnd = source.indexOf("\n");
+  if (!FENCE.test(firstEnd === -1 ? source : source.slice(0, firstEnd))) {
+    return { ok: false, message: "missing frontmatter: the first line must be '---'", line: 1 };
+  }
+  if (firstEnd === -1) return { ok: false, message: "frontmatter is not closed: no '---' line follows", line: 1 };
+  for (let start = firstEnd + 1; start < source.length; ) {
+    const end = source.indexOf("\n", start);
+    const line = end === -1 ? source.slice(start) : source.slice(start, end);
+    if (FENCE.test(line)) {
+      const body = end === -1 ? "" : source.slice(end + 1);
+      return {
+        ok: true,
+        frontmatter: source.slice(firstEnd + 1, start),
+        body: body.replace(/^(?:[ \t]*\n)+/, "").trimEnd(),
+        frontmatterLine: 2,
+      };
+    }
+    if (end === -1) break;
+    start = end + 1;
+  }
+  return { ok: false, message: "frontmatter is not closed: no '---' line follows", line: 1 };
+}
+
+function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string): SkillDefinition {
+  const run = fm.run ?? { target: "inline" as const };
+  const manualPaths = (fm.manualPaths ?? []).flatMap((raw) => {
+    const checked = sanitizeManualPath(raw);
+    return checked.ok ? [checked.path] : [];
+  });
+  return {
+    name,
+    title: fm.title ?? fm.name ?? name,
+    description: fm.description,
+    version: fm.version ?? "0.0.0",
+    triggers: fm.triggers ?? [],
+    tools: [...new Set([...(fm.tools ?? []), ...allowedToolNames(fm["allowed-tools"])])],
+    manualPaths: [...new Set(manualPaths)],
+    referenceDocs: fm.referenceDocs ?? [],
+    tags: fm.tags ?? [],
+    enabled: fm.enabled,
+    lifecycle: fm.lifecycle,
+    // Spec §2c: a spawned worker starts without the caller's chat history unless told otherwise.
+    run: run.target === "spawn" && run.inherit === undefined ? { ...run, inherit: "none" } : run,
+    arguments: fm.arguments ?? false,
+    activate: fm.activate ?? [],
+    deactivate: fm.deactivate ?? [],
+    // Spec §2a: a blank action: means no turn, so consumers need only test for presence.
+    ...(fm.action !== undefined && fm.action.trim() !== "" ? { action: fm.action } : {}),
+    scripts: fm.scripts ?? [],
+    ...(fm.license !== undefined ? { license: fm.license } : {}),
+    ...(fm.metadata !== undefined ? { metadata: fm.metadata } : {}),
+    body,
+  };
+}
+
+/**
+ * `name` is the skill's directory name (spec §2: the name comes from the directory); `path` is
+ * reported in every problem.
+ */
+export function parseSkillDocument(name: string, text: string, path: string): SkillParseResult {
+  const problem = (severity: DocumentProblem["severity"], message: string, line: number | undefined): DocumentProblem => ({
+    path,
+    ...(line !== undefined ? { line } : {}),
+    message,
+    severity,
+  });
+  if (text.length > MAX_SKILL_TEXT_BYTES || Buffer.byteLength(text, "utf8") > MAX_SKILL_TEXT_BYTES) {
+    return { problems: [problem("error", `document is larger than ${MAX_SKILL_TEXT_BYTES} bytes`, undefined)] };
+  }
+  const problems: DocumentProblem[] = [];
+  if (!SKILL_NAME_PATTERN.test(name)) {
+    problems.push(problem("error", `skill name '${shown(name)}' must be lowercase letters, digits and hyphens (at most 64 characters)`, undefined));
+  }
+  const nul = text.indexOf("\0");
+  if (nul !== -1) {
+    problems.push(problem("error", "document contains a NUL character: it is not a text file", lineAt(text, nul)));
+    return { problems };
+  }
+  const split = splitFrontmatter(text);
+  if (!split.ok) {
+    problems.push(problem("error", split.message, split.line));
+    return { problems };
+  }
+
+  const yaml = parseSafeYaml(split.frontmatter, path, {
+    maxBytes: MAX_FRONTMATTER_BYTES,
+    maxDepth: MAX_FRONTMATTER_DEPTH,
+    firstLine: split.frontmatterLine,
+  });
+  if (yaml.problems.length > 0) return { problems: [...problems, ...yaml.problems] };
+  if (!isPlainObject(yaml.value)) {
+    problems.push(problem("error", "frontmatter must be a mapping of fields (at least a description)", split.frontmatterLine));
+    return { problems };
+  }
+
+  for (const key of Object.keys(yaml.value)) {
+    if (!KNOWN_FRONTMATTER_FIELDS.has(key)) problems.push(problem("warning", `unknown field '${shown(key)}' (ignored)`, yaml.lineOf([key])));
+  }
+  const parsed = SkillFrontmatter.safeParse(yaml.value, { reportInput: true });
+  if (!parsed.success) return { problems: [...problems, ...schemaProblems(parsed.error.issues, path, yaml.lineOf)] };
+
+  for (const found of validateSkillFrontmatter(parsed.data, name)) {
+    problems.push(problem(found.severity, `${formatFieldPath(found.field)}: ${found.message}`, yaml.lineOf(found.field)));
+  }
+  if (problems.some((p) => p.severity === "error")) return { problems };
+  return { definition: toDefinition(name, parsed.data, split.body), problems };
+}

@@ -1,0 +1,122 @@
+import type { YamlPath } from "../yaml/yaml-safety.js";
+import { checkSkillFilePath, sanitizeManualPath } from "./manual-path.js";
+import { allowedToolNames } from "./skill-frontmatter.js";
+import type { SkillArgument, SkillFrontmatterParsed } from "./skill-frontmatter.js";
+import { checkTriggerPattern, triggerPatternWarnings } from "./skill-trigger-pattern.js";
+
+/**
+ * Rules across fields of one SKILL.md that the zod schema cannot express (spec §2, §2a–§2c,
+ * §13.1). Problems name the field they concern; the parser turns that into a message and a line.
+ */
+
+export interface FieldProblem {
+  field: YamlPath;
+  message: string;
+  severity: "error" | "warning";
+}
+
+const MAX_TOOL_NAME = 128;
+const MAX_TOOLS = 200;
+
+type Report = (severity: FieldProblem["severity"], field: YamlPath, message: string) => void;
+
+function checkIdentity(fm: SkillFrontmatterParsed, skillName: string, report: Report): void {
+  // Agent Skills form (agentskills.io): `name` stands in for title, and version defaults.
+  if (fm.name !== undefined) {
+    if (fm.name !== skillName) report("error", ["name"], `must equal the directory name '${skillName}', got '${fm.name}'`);
+    return;
+  }
+  if (fm.title === undefined) report("error", ["title"], "is required (or give the Agent Skills 'name')");
+  if (fm.version === undefined) report("error", ["version"], "is required (or give the Agent Skills 'name')");
+}
+
+function checkRun(fm: SkillFrontmatterParsed, report: Report): void {
+  if (fm.run?.target !== "spawn") {
+    if (fm.run?.recipe !== undefined) report("warning", ["run", "recipe"], "is ignored unless run.target is spawn");
+    if (fm.run?.inherit !== undefined) report("warning", ["run", "inherit"], "is ignored unless run.target is spawn");
+    return;
+  }
+  if (fm.run.recipe === undefined) report("error", ["run", "recipe"], "is required for run.target: spawn");
+  if (fm.action === undefined || fm.action.trim() === "") {
+    report("error", ["action"], "is required for run.target: spawn (without it the worker would start and idle)");
+  }
+  if (fm.lifecycle === "shot") report("error", ["lifecycle"], "shot cannot be combined with run.target: spawn");
+  if ((fm.triggers?.length ?? 0) > 0) {
+    report("warning", ["triggers"], "are ignored for run.target: spawn (only an explicit /skill starts a worker)");
+  }
+}
+
+function checkLifecycle(fm: SkillFrontmatterParsed, report: Report): void {
+  if (fm.lifecycle === "shot" && (fm.deactivate?.length ?? 0) > 0) {
+    report("warning", ["deactivate"], "is never fired for lifecycle: shot");
+  }
+}
+
+function checkPaths(fm: SkillFrontmatterParsed, report: Report): void {
+  fm.manualPaths?.forEach((raw, i) => {
+    const checked = sanitizeManualPath(raw);
+    if (!checked.ok) report("error", ["manualPaths", i], checked.message);
+  });
+  fm.referenceDocs?.forEach((doc, i) => {
+    const checked = checkSkillFilePath(doc.file);
+    if (!checked.ok) report("error", ["referenceDocs", i, "file"], checked.message);
+  });
+  fm.scripts?.forEach((script, i) => {
+    const checked = checkSkillFilePath(script.file);
+    if (!checked.ok) report("error", ["scripts", i, "file"], checked.message);
+  });
+}
+
+/** Reports every repeat of a key after its first occurrence. */
+function checkUnique<T>(items: readonly T[] | undefined, keyOf: (item: T) => string, field: (i: number) => YamlPath, what: string, report: Report): void {
+  const firstAt = new Map<string, number>();
+  items?.forEach((item, i) => {
+    const key = keyOf(item);
+    const first = firstAt.get(key);
+    if (first === undefined) firstAt.set(key, i);
+    else report("error", field(i), `duplicate ${what} '${key}' (first at index ${first})`);
+  });
+}
+
+function checkUniqueness(fm: SkillFrontmatterParsed, report: Report): void {
+  const args: readonly SkillArgument[] | undefined = Array.isArray(fm.arguments) ? fm.arguments : undefined;
+  checkUnique(args, (a) => a.name, (i) => ["arguments", i, "name"], "argument name", report);
+  checkUnique(fm.scripts, (s) => s.name, (i) => ["scripts", i, "name"], "script name", report);
+  checkUnique(fm.referenceDocs, (d) => d.title, (i) => ["referenceDocs", i, "title"], "reference doc title", report);
+  fm.scripts?.forEach((script, s) =>
+    checkUnique(script.params, (p) => p.name, (i) => ["scripts", s, "params", i, "name"], "parameter name", report),
+  );
+}
+
+function checkTriggers(fm: SkillFrontmatterParsed, report: Report): void {
+  fm.triggers?.forEach((trigger, i) => {
+    if (trigger.type !== "PATTERN") return;
+    const error = checkTriggerPattern(trigger.pattern);
+    if (error !== undefined) {
+      report("error", ["triggers", i, "pattern"], error);
+      return;
+    }
+    for (const warning of triggerPatternWarnings(trigger.pattern)) report("warning", ["triggers", i, "pattern"], warning);
+  });
+}
+
+function checkAllowedTools(fm: SkillFrontmatterParsed, report: Report): void {
+  const names = allowedToolNames(fm["allowed-tools"]);
+  if (names.length > MAX_TOOLS) report("error", ["allowed-tools"], `must name at most ${MAX_TOOLS} tools`);
+  const long = names.find((name) => name.length > MAX_TOOL_NAME);
+  if (long !== undefined) report("error", ["allowed-tools"], `tool names must be at most ${MAX_TOOL_NAME} characters`);
+}
+
+/** `skillName` is the directory name the document was read from. */
+export function validateSkillFrontmatter(fm: SkillFrontmatterParsed, skillName: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const report: Report = (severity, field, message) => problems.push({ field, message, severity });
+  checkIdentity(fm, skillName, report);
+  checkRun(fm, report);
+  checkLifecycle(fm, report);
+  checkPaths(fm, report);
+  checkUniqueness(fm, report);
+  checkTriggers(fm, report);
+  checkAllowedTools(fm, report);
+  return problems;
+}

@@ -1,0 +1,28 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { SKILL_FRONTMATTER_SCHEMA_FILE, renderSkillFrontmatterJsonSchema, skillFrontmatterJsonSchema } from "../../shared/skills/write-json-schema.js";
+import { KNOWN_FRONTMATTER_FIELDS } from "../../shared/skills/skill-frontmatter.js";
+
+describe("published JSON Schema of SKILL.md frontmatter", () => {
+  it("is committed exactly as `npm run schema` generates it from the zod schema", () => {
+    // Prepare
+    const committed = readFileSync(new URL(`../../${SKILL_FRONTMATTER_SCHEMA_FILE}`, import.meta.url), "utf8");
+
+    // Act
+    const generated = renderSkillFrontmatterJsonSchema();
+
+    // Assess
+    expect(committed).toBe(generated);
+  });
+
+  it("describes every known field and the input-side requirements", () => {
+    // Act
+    const schema = skillFrontmatterJsonSchema() as { properties: Record<string, unknown>; required: string[]; anyOf: unknown[] };
+
+    // Assess
+    expect(Object.keys(schema.properties).sort()).toEqual([...KNOWN_FRONTMATTER_FIELDS].sort());
+    // fields with defaults (enabled, lifecycle) are optional for an author
+    expect(schema.required).toEqual(["description"]);
+    expect(schema.anyOf).toEqual([{ required: ["name"] }, { required: ["title", "version"] }]);
+  });
+});
