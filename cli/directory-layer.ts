@@ -1,0 +1,30 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { BundledDocumentLayer } from "../shared/documents/bundled-document-layer.js";
+import type { DocumentLayer, DocumentRef, StoredDocument } from "../shared/documents/document-store.js";
+import { SKILLS_PREFIX } from "../shared/skills/skill-paths.js";
+
+/**
+ * A folder on disk seen as one cascade layer. Accepts either a project root (holding
+ * `_vance/skills/…`) or a plain folder of skill directories (`<root>/<name>/SKILL.md`), which is
+ * how authors usually keep skills in a repository.
+ */
+export function directoryLayer(root: string): DocumentLayer {
+  if (existsSync(join(root, SKILLS_PREFIX))) return new BundledDocumentLayer(root);
+  const inner = new BundledDocumentLayer(root);
+  const strip = (path: string): string | undefined => (path.startsWith(SKILLS_PREFIX) ? path.slice(SKILLS_PREFIX.length) : undefined);
+  return {
+    async read(path: string): Promise<StoredDocument | undefined> {
+      const relative = strip(path);
+      if (relative === undefined || relative === "") return undefined;
+      const doc = await inner.read(relative);
+      return doc && { ...doc, path };
+    },
+    async list(prefix: string): Promise<DocumentRef[]> {
+      const relative = strip(prefix);
+      if (relative === undefined) return [];
+      const refs = await inner.list("");
+      return refs.filter((r) => r.path.startsWith(relative)).map((r) => ({ ...r, path: `${SKILLS_PREFIX}${r.path}` }));
+    },
+  };
+}

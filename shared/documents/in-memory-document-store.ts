@@ -1,0 +1,38 @@
+import type { DocumentRef, DocumentStore, StoredDocument } from "./document-store.js";
+import { md5Etag, toBytes } from "./document-body.js";
+import { documentKey, documentKeyPrefix, projectKeyPrefix } from "./document-path.js";
+
+/** DocumentStore for unit tests and the local stack without S3; same keys and ETags as the S3 adapter. */
+export class InMemoryDocumentStore implements DocumentStore {
+  private readonly documents = new Map<string, { body: Uint8Array; etag: string; contentType?: string | undefined }>();
+
+  async get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined> {
+    const stored = this.documents.get(documentKey(tenant, project, path));
+    if (!stored) return undefined;
+    // A copy, so a caller mutating the bytes cannot change what the store holds.
+    return { path, etag: stored.etag, size: stored.body.byteLength, body: stored.body.slice(), contentType: stored.contentType };
+  }
+
+  async put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string): Promise<DocumentRef> {
+    const key = documentKey(tenant, project, path);
+    const bytes = toBytes(body).slice();
+    const etag = md5Etag(bytes);
+    this.documents.set(key, { body: bytes, etag, contentType });
+    return { path, etag, size: bytes.byteLength };
+  }
+
+  async delete(tenant: string, project: string, path: string): Promise<boolean> {
+    return this.documents.delete(documentKey(tenant, project, path));
+  }
+
+  async list(tenant: string, project: string, prefix: string): Promise<DocumentRef[]> {
+    const keyPrefix = documentKeyPrefix(tenant, project, prefix);
+    const projectPrefix = projectKeyPrefix(tenant, project);
+    const refs: DocumentRef[] = [];
+    for (const [key, stored] of this.documents) {
+      if (key.startsWith(keyPrefix)) refs.push({ path: key.slice(projectPrefix.length), etag: stored.etag, size: stored.body.byteLength });
+    }
+    // Code-unit order equals S3's UTF-8 byte order here because paths are ASCII (document-path.ts).
+    return refs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+}

@@ -1,0 +1,92 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import type { DocumentRef, DocumentStore, StoredDocument } from "./document-store.js";
+import { bareEtag, toBytes } from "./document-body.js";
+import { documentKey, documentKeyPrefix, isValidDocumentPath, projectKeyPrefix } from "./document-path.js";
+
+export interface S3DocumentStoreOptions {
+  client: S3Client;
+  bucket: string;
+  /** MaxKeys per ListObjectsV2 page; only tests lower it (to exercise pagination). */
+  listPageSize?: number;
+}
+
+const isNotFound = (error: unknown): boolean => {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  return e?.name === "NoSuchKey" || e?.name === "NotFound" || e?.$metadata?.httpStatusCode === 404;
+};
+
+/** DocumentStore on one S3 bucket; keys are `tenants/{tenant}/projects/{project}/{path}` (DESIGN.md "Data"). */
+export class S3DocumentStore implements DocumentStore {
+  private readonly client: S3Client;
+  private readonly bucket: string;
+  private readonly listPageSize: number | undefined;
+
+  constructor(options: S3DocumentStoreOptions) {
+    this.client = options.client;
+    this.bucket = options.bucket;
+    this.listPageSize = options.listPageSize;
+  }
+
+  async get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined> {
+    const Key = documentKey(tenant, project, path);
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
+      const body = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
+      return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType };
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string): Promise<DocumentRef> {
+    const Key = documentKey(tenant, project, path);
+    const bytes = toBytes(body);
+    const out = await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key, Body: bytes, ContentLength: bytes.byteLength, ContentType: contentType }),
+    );
+    return { path, etag: bareEtag(out.ETag), size: bytes.byteLength };
+  }
+
+  async delete(tenant: string, project: string, path: string): Promise<boolean> {
+    const Key = documentKey(tenant, project, path);
+    // DeleteObject answers 204 whether or not the key existed; the API needs to tell the two apart.
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }));
+    return true;
+  }
+
+  async list(tenant: string, project: string, prefix: string): Promise<DocumentRef[]> {
+    const Prefix = documentKeyPrefix(tenant, project, prefix);
+    const projectPrefix = projectKeyPrefix(tenant, project);
+    const refs: DocumentRef[] = [];
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix, ContinuationToken, MaxKeys: this.listPageSize }),
+      );
+      for (const object of page.Contents ?? []) {
+        if (!object.Key) continue;
+        const path = object.Key.slice(projectPrefix.length);
+        // Keys written around this service (console, CLI) may not be addressable through it: leave them out.
+        if (!isValidDocumentPath(path)) continue;
+        refs.push({ path, etag: bareEtag(object.ETag), size: object.Size ?? 0 });
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    // Real S3 lists in UTF-8 byte order already; emulators (fauxqs sorts with localeCompare) may not.
+    return refs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+}

@@ -1,0 +1,27 @@
+import type { ResolvedSkill, SkillProblem } from "./resolved-skill.js";
+import type { SkillLoader } from "./skill-loader.js";
+import type { SkillScopeContext } from "./skill-scope.js";
+
+/** What every other service calls (spec §10, §11); SkillLoader stays the only reader of skill documents. */
+export class SkillResolver {
+  constructor(private readonly loader: SkillLoader) {}
+
+  resolve(ctx: SkillScopeContext, name: string): Promise<ResolvedSkill | undefined> {
+    return this.loader.load(ctx, name);
+  }
+
+  /** Resolves each distinct name once; names not visible in this scope are dropped, order is kept. */
+  async resolveAll(ctx: SkillScopeContext, names: readonly string[]): Promise<ResolvedSkill[]> {
+    const distinct = [...new Set(names)];
+    const skills = await Promise.all(distinct.map((name) => this.loader.load(ctx, name)));
+    return skills.filter((skill): skill is ResolvedSkill => skill !== undefined);
+  }
+
+  listAvailable(ctx: SkillScopeContext): Promise<ResolvedSkill[]> {
+    return this.loader.listAvailable(ctx);
+  }
+
+  problems(ctx: SkillScopeContext): Promise<SkillProblem[]> {
+    return this.loader.problems(ctx);
+  }
+}

@@ -1,0 +1,109 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { contextFromSettings, renderSkill } from "../../cli/render.js";
+import { formatValidationLine, validateSkillTrees } from "../../cli/validate.js";
+
+function skillsRoot(skills: Record<string, Record<string, string>>): string {
+  const root = mkdtempSync(join(tmpdir(), "skills-cli-"));
+  for (const [name, files] of Object.entries(skills)) {
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(join(root, name, file, ".."), { recursive: true });
+      writeFileSync(join(root, name, file), text);
+    }
+  }
+  return root;
+}
+
+const GREET = `---
+title: Greeter
+description: Greets someone
+version: 1.0.0
+arguments:
+  - name: who
+    required: true
+referenceDocs:
+  - title: Tone
+    file: references/tone.md
+---
+Say hello to {{ args.who }}{% if tier == "small" %} briefly{% endif %}.
+`;
+
+describe("skills validate", () => {
+  it("prints each problem as path:line and flags errors", async () => {
+    // Prepare
+    const root = skillsRoot({
+      good: { "SKILL.md": GREET, "references/tone.md": "Warm." },
+      bad: { "SKILL.md": "---\ntitle: Bad\nversion: 1.0\ndescription: d\nfoo: 1\n---\n" },
+    });
+
+    // Act
+    const lines = await validateSkillTrees([root], root);
+
+    // Assess
+    expect(lines.map(formatValidationLine)).toEqual([
+      "bad/SKILL.md:5: warning: unknown field 'foo' (ignored)",
+      "bad/SKILL.md:3: error: version: expected a string, got a number",
+    ]);
+  });
+
+  it("warns when a referenced file is missing from the skill's own directory", async () => {
+    // Prepare
+    const root = skillsRoot({ good: { "SKILL.md": GREET } });
+
+    // Act
+    const lines = await validateSkillTrees([root], root);
+
+    // Assess
+    expect(lines).toEqual([
+      expect.objectContaining({ severity: "warning", message: expect.stringContaining("references/tone.md") }),
+    ]);
+  });
+
+  it("accepts the bundled skills", async () => {
+    // Act
+    const lines = await validateSkillTrees(["shared/bundled"]);
+
+    // Assess
+    expect(lines.filter((l) => l.severity === "error")).toEqual([]);
+  });
+});
+
+describe("skills render", () => {
+  it("composes one skill with its arguments, context and inline references", async () => {
+    // Prepare
+    const root = skillsRoot({ greet: { "SKILL.md": GREET, "references/tone.md": "Warm {{ not rendered }}." } });
+
+    // Act
+    const { section } = await renderSkill({ root, name: "greet", args: "Ada Lovelace", set: ["tier=small"] });
+
+    // Assess
+    expect(section).toBe(
+      [
+        "--- Skill: greet ---",
+        "Greets someone",
+        "",
+        "Say hello to Ada Lovelace briefly.",
+        "",
+        "--- Reference Doc: Tone ---",
+        "Warm {{ not rendered }}.",
+      ].join("\n"),
+    );
+  });
+
+  it("refuses an unknown skill and explains a defective one", async () => {
+    // Prepare
+    const root = skillsRoot({ broken: { "SKILL.md": "---\ndescription: no title\n---\n" } });
+
+    // Act / Assess
+    await expect(renderSkill({ root, name: "nope", set: [] })).rejects.toThrow("Skill 'nope' not found");
+    await expect(renderSkill({ root, name: "broken", set: [] })).rejects.toThrow(/title/);
+  });
+
+  it("parses --set into the render context", () => {
+    // Act / Assess
+    expect(contextFromSettings(["tier=small", "params.depth=3"])).toEqual({ tier: "small", params: { depth: "3" } });
+    expect(() => contextFromSettings(["colour=red"])).toThrow(/unknown context key/);
+  });
+});
