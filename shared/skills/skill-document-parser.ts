@@ -139,7 +139,11 @@ export function parseSkillDocument(name: string, text: string, path: string): Sk
   for (const key of Object.keys(yaml.value)) {
     if (!KNOWN_FRONTMATTER_FIELDS.has(key)) problems.push(problem("warning", `unknown field '${shown(key)}' (ignored)`, yaml.lineOf([key])));
   }
-  const parsed = SkillFrontmatter.safeParse(yaml.value, { reportInput: true });
+  // Spec §3: a disabled override exists only to hide outer layers, so `enabled: false` alone is a
+  // complete document; the required fields get neutral stand-ins. (parseSafeYaml already refused
+  // `__proto__` keys, and spreading defines own properties only.)
+  const fields = yaml.value.enabled === false ? { title: name, version: "0.0.0", description: `${name} (disabled)`, ...yaml.value } : yaml.value;
+  const parsed = SkillFrontmatter.safeParse(fields, { reportInput: true });
   if (!parsed.success) return { problems: [...problems, ...schemaProblems(parsed.error.issues, path, yaml.lineOf)] };
 
   for (const found of validateSkillFrontmatter(parsed.data, name)) {

@@ -556,3 +556,22 @@ describe("SkillResolver", () => {
     expect(available.map((s) => s.name)).toEqual(["alpha", "beta"]);
   });
 });
+
+describe("a minimal disabling override", () => {
+  it("hides the outer skill with nothing but `enabled: false`", async () => {
+    // Prepare
+    const store = new InMemoryDocumentStore();
+    await store.put("acme", "_tenant", "_vance/skills/shared-skill/SKILL.md", "---\ntitle: Shared\nversion: 1.0.0\ndescription: d\n---\nbody\n");
+    await store.put("acme", "_user_ada", "_vance/skills/shared-skill/SKILL.md", "---\nenabled: false\n---\n");
+    const loader = new SkillLoader({ store, bundled: await bundledFixture({}) });
+
+    // Act
+    const forAda = await loader.load({ tenantId: "acme", userId: "ada" }, "shared-skill");
+    const forBob = await loader.load({ tenantId: "acme", userId: "bob" }, "shared-skill");
+
+    // Assess
+    expect(forAda).toBeUndefined();
+    expect(forBob?.source).toBe("VANCE");
+    expect(await loader.problems({ tenantId: "acme", userId: "ada" })).toEqual([]);
+  });
+});
