@@ -12,12 +12,19 @@ export class TemplateSyntaxError extends TemplateError {
   }
 }
 
-/** The template parsed but failed while rendering (undefined call, denied member, include, …). */
-export class TemplateRenderError extends TemplateError {}
+/** The template parsed but failed while rendering (undefined call, denied member, include, …), with the line where known. */
+export class TemplateRenderError extends TemplateError {
+  constructor(message: string, readonly line?: number) {
+    super(message);
+  }
+}
 
-/** Rendering hit its deadline, memory limit or output cap. */
+/**
+ * Rendering hit its deadline, memory limit or output cap, or the template itself is too
+ * large or too complex to compile ("size").
+ */
 export class TemplateLimitExceeded extends TemplateError {
-  constructor(message: string, readonly limit: "time" | "memory" | "output") {
+  constructor(message: string, readonly limit: "time" | "memory" | "output" | "size") {
     super(message);
   }
 }

@@ -1,0 +1,34 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { formatTable, type BenchRow } from "./bench-table.js";
+import { benchCompose } from "./compose-bench.js";
+import { benchSandbox } from "./sandbox-bench.js";
+
+/** `npm run bench`: every figure in one table, also written to bench/results.json. */
+async function main(): Promise<void> {
+  const rows: BenchRow[] = [];
+  const section = async (name: string, run: () => Promise<BenchRow[]>): Promise<void> => {
+    const started = Date.now();
+    process.stderr.write(`bench: ${name}…`);
+    rows.push(...(await run()));
+    process.stderr.write(` ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  };
+
+  await section("compose", benchCompose);
+  await section("sandbox", async () => {
+    const figures = await benchSandbox();
+    return Object.entries(figures).map(([metric, ours]) => ({ metric: `sandbox_${metric}`, ours, baseline: null, unit: metric.endsWith("Ms") || metric.includes("Ms") ? "ms" : "" }));
+  });
+
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`;
+  console.log(`machine: ${machine}\n`);
+  console.log(formatTable(rows));
+  mkdirSync(new URL(".", import.meta.url), { recursive: true });
+  writeFileSync(new URL("./results.json", import.meta.url), `${JSON.stringify(rows.map(({ metric, ours, baseline, unit }) => ({ metric, ours, baseline, unit })), null, 2)}\n`);
+  process.exit(0);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

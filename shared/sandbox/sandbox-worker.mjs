@@ -1,0 +1,274 @@
+/*
+ * One sandbox worker thread: evaluates untrusted JavaScript in QuickJS (quickjs-emscripten,
+ * sync variant), one fresh runtime + context per evaluation. Spawned by sandbox-pool.ts.
+ *
+ * Plain .mjs on purpose: a worker thread cannot load TypeScript under vitest/tsx, and a plain
+ * module bundles as its own esbuild entry point. The message shapes are typed on the host side
+ * in sandbox-protocol.ts; keep both in step.
+ *
+ * The worker runs in its own thread because QuickJS cannot always be stopped from inside:
+ * some built-ins never poll the interrupt handler, and deep guest recursion needs far more
+ * native stack than the main thread has (the pool starts us with resourceLimits.stackSizeMb).
+ * Any host-side exception here leaves the wasm instance in an unknown state, so we report
+ * `retire: true` and the pool replaces this worker.
+ */
+/* global WebAssembly */
+import { Buffer } from "node:buffer";
+import { performance } from "node:perf_hooks";
+import { setImmediate } from "node:timers";
+import { parentPort, workerData } from "node:worker_threads";
+import { RELEASE_SYNC, newQuickJSWASMModuleFromVariant, newVariant, shouldInterruptAfterDeadline } from "quickjs-emscripten";
+
+const MAX_STACK_BYTES = 256 * 1024;
+const GUEST_FILENAME = "sandbox.js";
+const PRELUDE_FILENAME = "prelude.js";
+
+/*
+ * Evaluated first in every fresh context. It captures the intrinsics it needs before any
+ * guest code runs, so a guest that replaces JSON.stringify or deletes globals cannot bypass
+ * the output cap. Everything that runs guest getters/toJSON (serialize, describe) runs inside
+ * QuickJS, under the same deadline and memory limit as the evaluation itself.
+ */
+const BOOTSTRAP = `(function () {
+  var stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys;
+  var defineProperty = Object.defineProperty, toString = String, root = globalThis;
+  function text(value, max) { var s = toString(value); return s.length > max ? s.slice(0, max) + "…" : s; }
+  return {
+    install: function (json) {
+      var values = parse(json), names = keys(values);
+      for (var i = 0; i < names.length; i++) {
+        defineProperty(root, names[i], { value: values[names[i]], writable: true, configurable: true, enumerable: false });
+      }
+    },
+    serialize: function (value, max) {
+      var json = stringify(value);
+      if (json === undefined) return undefined;
+      return json.length > max ? json.length : json;
+    },
+    describe: function (error) {
+      var out = { name: "Error", message: "" };
+      try {
+        if (error !== null && (typeof error === "object" || typeof error === "function")) {
+          out.name = text(error.name, 100);
+          out.message = text(error.message, 2000);
+          if (typeof error.lineNumber === "number") out.line = error.lineNumber;
+          if (typeof error.stack === "string") out.stack = text(error.stack, 2000);
+        } else {
+          out.message = text(error, 2000);
+        }
+      } catch (e) {
+        out.message = "guest exception could not be described";
+      }
+      return stringify(out);
+    }
+  };
+})()`;
+
+const WASM_PAGE = 64 * 1024;
+const preludes = new Map(Object.entries(workerData?.preludes ?? {}));
+
+/*
+ * The hard memory bound. In this emscripten build QuickJS cannot measure its allocations
+ * (malloc_usable_size is unavailable), so runtime.setMemoryLimit only rejects single large
+ * allocations and long runs of small ones: measured, 20 ArrayBuffers of 1 MiB lived under an
+ * 8 MiB limit and a loop of them grew the process by 2 GB. Capping the wasm memory itself makes
+ * malloc fail, which QuickJS reports as a clean "out of memory". The imported memory must start
+ * at the module's declared 16 MiB.
+ */
+const memory = new WebAssembly.Memory({
+  initial: (16 * 1024 * 1024) / WASM_PAGE,
+  maximum: Math.max(256, Math.floor(workerData.memoryCapBytes / WASM_PAGE)),
+});
+const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory: memory }));
+
+/** Thrown inside this file for guest-caused outcomes; anything else is a host failure. */
+class GuestOutcome {
+  constructor(kind, message, extra = {}) {
+    this.kind = kind;
+    this.message = message;
+    Object.assign(this, extra);
+  }
+}
+
+const describeGuestError = (ctx, helpers, errorHandle, state) => {
+  if (state.interrupted) return new GuestOutcome("timeout", "interrupted");
+  if (helpers === null) {
+    // The bootstrap itself failed (only our code has run, so dumping is safe): a tiny memory limit.
+    const { name, message } = ctx.dump(errorHandle) ?? {};
+    return name === "InternalError" && message === "out of memory"
+      ? new GuestOutcome("memory", message)
+      : new GuestOutcome("guest", String(message ?? "sandbox bootstrap failed"), { name: "Error" });
+  }
+  let described = { name: "Error", message: "guest exception" };
+  const describe = ctx.getProp(helpers, "describe");
+  try {
+    const result = ctx.callFunction(describe, ctx.undefined, errorHandle);
+    if (result.error) {
+      result.error.dispose();
+    } else {
+      described = JSON.parse(ctx.getString(result.value));
+      result.value.dispose();
+    }
+  } finally {
+    describe.dispose();
+  }
+  if (state.interrupted) return new GuestOutcome("timeout", "interrupted");
+  if (described.name === "InternalError" && described.message === "out of memory") {
+    return new GuestOutcome("memory", described.message);
+  }
+  let line = described.line;
+  if (line === undefined && typeof described.stack === "string") {
+    const match = /sandbox\.js:(\d+)/.exec(described.stack);
+    if (match) line = Number(match[1]);
+  }
+  return new GuestOutcome("guest", described.message, { name: described.name, line });
+};
+
+/** Unwraps a VmCallResult, turning a guest exception into a GuestOutcome. */
+const unwrap = (ctx, helpers, result, state) => {
+  if (!result.error) return result.value;
+  try {
+    throw describeGuestError(ctx, helpers, result.error, state);
+  } finally {
+    result.error.dispose();
+  }
+};
+
+const settle = (runtime, ctx, helpers, handle, state) => {
+  const pending = runtime.executePendingJobs();
+  if (pending.error) {
+    handle.dispose();
+    unwrap(ctx, helpers, pending, state);
+  }
+  const promise = ctx.getPromiseState(handle);
+  if (promise.type === "fulfilled") {
+    if (!promise.notAPromise) handle.dispose();
+    return promise.value;
+  }
+  handle.dispose();
+  if (promise.type === "rejected") unwrap(ctx, helpers, { error: promise.error }, state);
+  throw new GuestOutcome("guest", "the guest returned a promise that never settled", { name: "Error" });
+};
+
+const runInContext = (runtime, ctx, request, state) => {
+  const helpers = unwrap(ctx, null, ctx.evalCode(BOOTSTRAP, "bootstrap.js"), state);
+  try {
+    if (request.prelude !== undefined) {
+      const source = preludes.get(request.prelude);
+      if (source === undefined) throw new Error(`unknown prelude '${request.prelude}'`);
+      unwrap(ctx, helpers, ctx.evalCode(source, PRELUDE_FILENAME), state).dispose();
+    }
+    if (request.globalsJson !== undefined) {
+      const install = ctx.getProp(helpers, "install");
+      const json = ctx.newString(request.globalsJson);
+      try {
+        unwrap(ctx, helpers, ctx.callFunction(install, ctx.undefined, json), state).dispose();
+      } finally {
+        json.dispose();
+        install.dispose();
+      }
+    }
+    const evaluated = unwrap(ctx, helpers, ctx.evalCode(request.code, GUEST_FILENAME), state);
+    const value = settle(runtime, ctx, helpers, evaluated, state);
+    const serialize = ctx.getProp(helpers, "serialize");
+    const max = ctx.newNumber(request.maxOutputBytes);
+    let serialized;
+    try {
+      serialized = unwrap(ctx, helpers, ctx.callFunction(serialize, ctx.undefined, value, max), state);
+    } finally {
+      max.dispose();
+      serialize.dispose();
+      value.dispose();
+    }
+    try {
+      const type = ctx.typeof(serialized);
+      if (type === "undefined") return undefined;
+      if (type === "number") throw new GuestOutcome("output", "output too large");
+      return ctx.getString(serialized);
+    } finally {
+      serialized.dispose();
+    }
+  } finally {
+    helpers.dispose();
+  }
+};
+
+const evaluate = (request) => {
+  const state = { interrupted: false };
+  const deadlineReached = shouldInterruptAfterDeadline(Date.now() + request.timeoutMs);
+  const runtime = quickjs.newRuntime();
+  try {
+    runtime.setMemoryLimit(request.memoryBytes);
+    runtime.setMaxStackSize(MAX_STACK_BYTES);
+    runtime.setInterruptHandler((rt) => {
+      if (state.interrupted || deadlineReached(rt)) state.interrupted = true;
+      return state.interrupted;
+    });
+    const ctx = runtime.newContext();
+    try {
+      return runInContext(runtime, ctx, request, state);
+    } finally {
+      ctx.dispose();
+    }
+  } finally {
+    runtime.dispose();
+  }
+};
+
+/** Wasm memory never shrinks: a worker that grew past its retain size is replaced to give it back. */
+const oversized = () => memory.buffer.byteLength > workerData.memoryRetainBytes;
+
+const handleEvaluate = (id, request) => {
+  const started = performance.now();
+  try {
+    const json = evaluate(request);
+    if (json !== undefined && Buffer.byteLength(json, "utf8") > request.maxOutputBytes) {
+      throw new GuestOutcome("output", "output too large");
+    }
+    parentPort.postMessage({ type: "result", id, ok: true, json, durationMs: performance.now() - started, retire: oversized() });
+  } catch (outcome) {
+    if (outcome instanceof GuestOutcome) {
+      const { kind, message, name, line } = outcome;
+      const error = { kind, message, name, line };
+      parentPort.postMessage({ type: "result", id, ok: false, error, durationMs: performance.now() - started, retire: oversized() });
+    } else {
+      // Host-side failure (wasm trap, native stack, disposal): never trust this instance again.
+      const message = outcome instanceof Error ? outcome.message : String(outcome);
+      parentPort.postMessage({ type: "result", id, ok: false, error: { kind: "internal", message }, retire: true });
+    }
+  }
+};
+
+/**
+ * One throwaway evaluation (with a prelude: once per prelude) before real work, so the first
+ * request does not pay for V8 compiling the wasm hot paths and a broken prelude shows early.
+ */
+const warm = (prelude) => {
+  try {
+    evaluate({ code: "0", prelude, timeoutMs: 2000, memoryBytes: 64 * 1024 * 1024, maxOutputBytes: 16 });
+  } catch {
+    // A failing prelude fails each evaluation that asks for it, with the guest's message.
+  }
+};
+
+parentPort.on("message", (message) => {
+  switch (message.type) {
+    case "prelude":
+      preludes.set(message.id, message.source);
+      warm(message.id);
+      break;
+    case "evaluate":
+      handleEvaluate(message.id, message.request);
+      break;
+    default:
+      break;
+  }
+});
+
+// Warm up only after this module has finished evaluating: measured, the same work done during
+// top-level evaluation left the thread busy for hundreds of ms before it took its first message.
+setImmediate(() => {
+  warm(undefined);
+  for (const id of preludes.keys()) warm(id);
+  parentPort.postMessage({ type: "ready" });
+});

@@ -1,0 +1,163 @@
+import { createHash } from "node:crypto";
+import { SandboxError, SandboxMemoryExceeded, SandboxOutputTooLarge, SandboxTimeout } from "../sandbox/sandbox-errors.js";
+import { getDefaultSandboxPool, type SandboxPool } from "../sandbox/sandbox-pool.js";
+import { LruCache } from "./lru-cache.js";
+import { TemplateError, TemplateLimitExceeded, TemplateRenderError } from "./template-errors.js";
+import { precompileTemplate, type TemplatePrecompileOptions } from "./template-precompiler.js";
+import { hasTemplateSyntax, type RenderContext, type TemplateRenderer } from "./template-renderer.js";
+import { NUNJUCKS_GUEST_RUNTIME } from "./vendor/nunjucks-guest-runtime.js";
+
+export interface SandboxedTemplateRendererOptions extends TemplatePrecompileOptions {
+  /** Default: the process-wide pool (getDefaultSandboxPool). */
+  pool?: SandboxPool;
+  timeoutMs?: number;
+  memoryBytes?: number;
+  /** Cap on rendered output, in UTF-8 bytes of its JSON form. */
+  maxOutputBytes?: number;
+  /** Rendered outputs kept, by (template hash, context hash); bounded by count and total characters. */
+  renderCacheEntries?: number;
+  renderCacheChars?: number;
+  /** Precompiled templates (and their syntax errors) kept, by template hash; bounded by count and total characters. */
+  compiledCacheEntries?: number;
+  compiledCacheChars?: number;
+}
+
+const DEFAULTS = {
+  timeoutMs: 500,
+  memoryBytes: 16 * 1024 * 1024,
+  maxOutputBytes: 256 * 1024,
+  renderCacheEntries: 1_000,
+  renderCacheChars: 8 * 1024 * 1024,
+  compiledCacheEntries: 500,
+  compiledCacheChars: 16 * 1024 * 1024,
+};
+
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("base64url");
+
+/** Versioned by content so two renderer builds never share a prelude id with different code. */
+export const NUNJUCKS_PRELUDE_ID = `nunjucks-guest-runtime@${sha256(NUNJUCKS_GUEST_RUNTIME).slice(0, 16)}`;
+
+type Compiled = { code: string } | { error: TemplateError };
+
+const toTemplateError = (error: unknown): unknown => {
+  if (error instanceof SandboxTimeout) return new TemplateLimitExceeded(`template rendering exceeded ${error.timeoutMs} ms`, "time");
+  if (error instanceof SandboxMemoryExceeded) return new TemplateLimitExceeded("template rendering exceeded its memory limit", "memory");
+  if (error instanceof SandboxOutputTooLarge) return new TemplateLimitExceeded(`rendered template exceeds ${error.maxOutputBytes} bytes`, "output");
+  if (error instanceof SandboxError && error.guestErrorName === "InternalError" && /stack overflow/i.test(error.message)) {
+    // Unbounded macro recursion: a resource limit like the others, not an authoring mistake nunjucks could name.
+    return new TemplateLimitExceeded("template recursion exceeded the sandbox stack", "memory");
+  }
+  if (error instanceof SandboxError) {
+    // Only the guest runtime's own failures carry a template line; other lines point into generated code.
+    const line = error.guestErrorName === "TemplateRenderError" ? error.line : undefined;
+    return new TemplateRenderError(error.message, line);
+  }
+  // SandboxUnavailable and anything else is an infrastructure failure, not the author's: pass it on.
+  return error;
+};
+
+/**
+ * Renders untrusted nunjucks templates inside the QuickJS sandbox (see SECURITY.md):
+ * the template is precompiled on the host (parsing only), then executed with a hardened
+ * nunjucks runtime in a fresh QuickJS context per render, bounded in time, memory and
+ * output. Arguments and context travel as JSON data, never as template source, and output is
+ * never rendered again. Autoescape is off (prompt text, not HTML); undefined variables render
+ * empty; include/import/extends fail with TemplateRenderError.
+ *
+ * Caches are per instance and content-addressed. Create one renderer per tenant when cache
+ * hits must not be observable across tenants; they can share one SandboxPool.
+ */
+export class SandboxedTemplateRenderer implements TemplateRenderer {
+  private readonly pool: SandboxPool;
+  private readonly limits: { timeoutMs: number; memoryBytes: number; maxOutputBytes: number };
+  private readonly precompileOptions: TemplatePrecompileOptions;
+  private readonly compiled: LruCache<string, Compiled>;
+  private readonly rendered: LruCache<string, string>;
+  private readonly inFlight = new Map<string, Promise<string>>();
+
+  constructor(options: SandboxedTemplateRendererOptions = {}) {
+    this.pool = options.pool ?? getDefaultSandboxPool();
+    this.pool.registerPrelude(NUNJUCKS_PRELUDE_ID, NUNJUCKS_GUEST_RUNTIME);
+    this.limits = {
+      timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+      memoryBytes: options.memoryBytes ?? DEFAULTS.memoryBytes,
+      maxOutputBytes: options.maxOutputBytes ?? DEFAULTS.maxOutputBytes,
+    };
+    this.precompileOptions = options;
+    this.compiled = new LruCache(
+      options.compiledCacheEntries ?? DEFAULTS.compiledCacheEntries,
+      options.compiledCacheChars ?? DEFAULTS.compiledCacheChars,
+      (entry) => ("code" in entry ? entry.code.length : 0),
+    );
+    this.rendered = new LruCache(
+      options.renderCacheEntries ?? DEFAULTS.renderCacheEntries,
+      options.renderCacheChars ?? DEFAULTS.renderCacheChars,
+      (output) => output.length,
+    );
+  }
+
+  async render(template: string, context: RenderContext): Promise<string> {
+    if (!hasTemplateSyntax(template)) return template;
+    let contextJson: string;
+    try {
+      contextJson = JSON.stringify(context ?? {});
+    } catch (error) {
+      throw new TemplateRenderError(`render context is not JSON data: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const templateHash = sha256(template);
+    // Key order matters (a for-loop over params iterates in it), so hash the exact JSON.
+    const key = `${templateHash}:${sha256(contextJson)}`;
+    const cached = this.rendered.get(key);
+    if (cached !== undefined) return cached;
+    const pending = this.inFlight.get(key);
+    if (pending) return pending;
+    const rendering = this.renderUncached(template, templateHash, contextJson).then(
+      (output) => {
+        this.inFlight.delete(key);
+        this.rendered.set(key, output);
+        return output;
+      },
+      (error: unknown) => {
+        this.inFlight.delete(key);
+        throw error;
+      },
+    );
+    this.inFlight.set(key, rendering);
+    return rendering;
+  }
+
+  private async renderUncached(template: string, templateHash: string, contextJson: string): Promise<string> {
+    const compiled = this.compile(template, templateHash);
+    if ("error" in compiled) throw compiled.error;
+    let output: unknown;
+    try {
+      output = await this.pool.evaluate({
+        code: `__nunjucksRender(function () {\n${compiled.code}\n}, __renderContext);`,
+        globalsJson: `{"__renderContext":${contextJson}}`,
+        prelude: NUNJUCKS_PRELUDE_ID,
+        ...this.limits,
+      });
+    } catch (error) {
+      throw toTemplateError(error);
+    }
+    if (typeof output !== "string") throw new TemplateRenderError("template did not render to text");
+    return output;
+  }
+
+  private compile(template: string, templateHash: string): Compiled {
+    const cached = this.compiled.get(templateHash);
+    if (cached) return cached;
+    let compiled: Compiled;
+    try {
+      compiled = { code: precompileTemplate(template, this.precompileOptions) };
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+      compiled = { error };
+    }
+    this.compiled.set(templateHash, compiled);
+    return compiled;
+  }
+}
+
+export const createTemplateRenderer = (options?: SandboxedTemplateRendererOptions): SandboxedTemplateRenderer =>
+  new SandboxedTemplateRenderer(options);
