@@ -80,3 +80,24 @@ export class SkillLoadError extends SkillsError {
 export class InvalidRequest extends SkillsError {
   readonly code = "INVALID_REQUEST";
 }
+
+export class RecipeNotFound extends SkillsError {
+  readonly code = "RECIPE_NOT_FOUND";
+  constructor(readonly recipeName: string) {
+    super(`Recipe '${recipeName.slice(0, 80)}' not found`);
+  }
+}
+
+/** An `activate:`/`deactivate:` entry (spec §2a) names a verb no handler is registered for. */
+export class UnknownEngineCommand extends InvalidRequest {
+  constructor(readonly verb: string, readonly skillName: string | undefined, readonly command: string) {
+    super(`Unknown engine command '${verb}'${skillName !== undefined ? ` in skill '${skillName}'` : ""}`);
+  }
+}
+
+/** A known engine command verb with arguments it cannot accept. */
+export class InvalidEngineCommand extends InvalidRequest {
+  constructor(readonly verb: string, readonly skillName: string | undefined, readonly command: string, readonly reason: string) {
+    super(`Engine command '${verb}'${skillName !== undefined ? ` in skill '${skillName}'` : ""}: ${reason}`);
+  }
+}

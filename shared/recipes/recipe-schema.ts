@@ -1,34 +1,51 @@
 import { z } from "zod";
 import { SKILL_NAME_PATTERN } from "../skills/skill-frontmatter.js";
+import type { DocumentProblem } from "../errors.js";
+import type { SkillScope } from "../skills/skill-scope.js";
 
-/** The one schema of `_vance/recipes/<name>.yaml` (spec §1, §7; recipes §6c as far as skills need it). */
+/**
+ * The one schema of `_vance/recipes/<name>.yaml` (spec §1, §7; recipes §6c as far as skills need it).
+ * Structural only: rules across fields (known engine, `defaultActiveSkills ⊆ allowedSkills`,
+ * manual path sanitizing) are checked by recipe-document-parser.ts, which knows the lines.
+ */
 const skillName = z.string().regex(SKILL_NAME_PATTERN, "must be a skill name (lowercase letters, digits, hyphens)");
 const toolName = z.string().min(1).max(128);
 
 export const RecipeParams = z
   .object({
-    manualPaths: z.array(z.string().min(1).max(512)).max(50).optional(),
-    inheritContext: z.string().max(64).optional(),
+    manualPaths: z
+      .array(z.string().min(1).max(512))
+      .max(50)
+      .optional()
+      .describe("Folders added to manual_read/manual_list; they take precedence over skill paths"),
+    inheritContext: z.string().max(64).optional().describe("none: a spawned worker starts without the caller's chat history"),
   })
   .catchall(z.union([z.string().max(4096), z.number(), z.boolean(), z.null(), z.array(z.string().max(4096)).max(100)]));
 
 export const RecipeDocument = z.strictObject({
-  engine: z.string().regex(SKILL_NAME_PATTERN, "must be an engine name"),
+  engine: z.string().regex(SKILL_NAME_PATTERN, "must be an engine name").describe("Engine that runs the process: ford, arthur, frankie"),
   description: z.string().max(1024).default(""),
-  promptPrefix: z.string().max(64 * 1024).default(""),
+  promptPrefix: z.string().max(64 * 1024).default("").describe("Template appended to (or replacing) the engine's system prompt"),
   promptMode: z.enum(["APPEND", "OVERWRITE"]).default("APPEND"),
   allowedToolsAdd: z.array(toolName).max(200).default([]),
   allowedToolsRemove: z.array(toolName).max(200).default([]),
-  defaultActiveSkills: z.array(skillName).max(50).default([]),
+  defaultActiveSkills: z.array(skillName).max(50).default([]).describe("Skills active (sticky, fromRecipe) on every spawned process"),
   /** null (or absent) = no restriction; [] = lockdown (spec §7b). */
-  allowedSkills: z.array(skillName).max(500).nullable().default(null),
-  locked: z.boolean().default(false),
+  allowedSkills: z.array(skillName).max(500).nullable().default(null).describe("Skill whitelist: null = any skill, [] = none"),
+  locked: z.boolean().default(false).describe("true: the recipe's own skills cannot be cleared"),
   params: RecipeParams.default({}),
 });
 
 export type RecipeDocument = z.infer<typeof RecipeDocument>;
 
+/** A recipe as the cascade resolved it: the document plus its name and origin. */
 export interface Recipe extends RecipeDocument {
   name: string;
-  source: "USER" | "PROJECT" | "VANCE" | "RESOURCE";
+  source: SkillScope;
+  location: { source: SkillScope; project: string; etag?: string | undefined };
+  /** Non-fatal findings (e.g. a default skill listed twice). */
+  warnings: DocumentProblem[];
 }
+
+/** The parsed document before it is placed in the cascade. */
+export type RecipeDefinition = RecipeDocument & { name: string };
