@@ -1,11 +1,15 @@
 import { parseArgs } from "node:util";
 import { formatValidationLine, validateSkillTrees } from "./validate.js";
 import { renderSkill } from "./render.js";
+import { runTokenCommand, TOKEN_USAGE } from "./token.js";
 
 const USAGE = `usage:
   skills validate <dir>...                                   validate every skill directory below each path
   skills render <skills-root> <name> [--args "…"] [--set key=value ...]
-                                                             print the composed skill section of one skill`;
+                                                             print the composed skill section of one skill
+  ${TOKEN_USAGE.replace("Usage: ", "")}
+                                                             print a signed token (secret: SKILLS_JWT_SECRET,
+                                                             locally local-dev-secret)`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -31,6 +35,8 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${section}\n`);
       return 0;
     }
+    case "token":
+      return runTokenCommand(rest);
     case undefined:
     case "help":
     case "--help":

@@ -1,0 +1,26 @@
+import { SkillsError } from "../errors.js";
+
+/**
+ * No identity could be established: no token, a bad token, or an authorizer context that is
+ * absent or malformed. `reason` is for logs and the 401 message; it never echoes the token.
+ */
+export class Unauthenticated extends SkillsError {
+  readonly code = "UNAUTHENTICATED";
+  constructor(readonly reason: string, options?: { cause?: unknown }) {
+    super(`Unauthenticated: ${reason}`, options);
+  }
+}
+
+/** The identity is known but may not do this (another tenant's path, a project it is not in, …). */
+export class Forbidden extends SkillsError {
+  readonly code = "FORBIDDEN";
+}
+
+/**
+ * The service cannot verify tokens as configured (no secret, a weak secret outside local mode,
+ * the local default requested inside Lambda). Deliberately INTERNAL: a caller cannot fix it,
+ * and failing every request is the only safe outcome.
+ */
+export class AuthConfigurationError extends SkillsError {
+  readonly code = "INTERNAL";
+}

@@ -1,0 +1,73 @@
+import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX } from "../documents/document-path.js";
+import { ProcessNotFound } from "../processes/process-errors.js";
+import { Forbidden } from "./auth-errors.js";
+import { isProjectAdmin, isProjectMember, isTenantAdmin } from "./identity.js";
+import type { Identity } from "./identity.js";
+
+/**
+ * API.md "Authentication and authorization", as pure functions over an Identity. Every rule
+ * fails closed: a project name that is none of the known forms grants nothing.
+ *
+ * Decision: `project-admin:P` counts as a member of P. An administrator who could overwrite
+ * and delete P's documents but not read them would be absurd, and tokens from an IdP may list
+ * the admin role without repeating the membership.
+ */
+
+export const isSameTenant = (identity: Identity, tenant: string): boolean => typeof tenant === "string" && identity.tenant === tenant;
+
+/** A `{tenant}` in the path that differs from the token's tenant → 403 FORBIDDEN. */
+export function assertTenant(identity: Identity, pathTenant: string): void {
+  if (!isSameTenant(identity, pathTenant)) throw new Forbidden(`Tenant '${identity.tenant}' may not access another tenant`);
+}
+
+const userProjectOwner = (project: string): string | undefined =>
+  project.startsWith(USER_PROJECT_PREFIX) ? project.slice(USER_PROJECT_PREFIX.length) : undefined;
+
+/** Member of P, admin of P, or tenant-admin; reserved names (`_…`) are never real projects. */
+export function hasProjectAccess(identity: Identity, projectId: string): boolean {
+  if (typeof projectId !== "string" || projectId === "" || projectId.startsWith("_")) return false;
+  return isTenantAdmin(identity) || isProjectMember(identity, projectId) || isProjectAdmin(identity, projectId);
+}
+
+/** Read documents of `project` (a project id, `_tenant` or `_user_<login>`) in the caller's own tenant. */
+export function canReadDocuments(identity: Identity, project: string): boolean {
+  if (project === TENANT_PROJECT_NAME) return true;
+  const owner = userProjectOwner(project);
+  // "that user only", literally: not even a tenant-admin reads another user's documents.
+  if (owner !== undefined) return owner === identity.login;
+  return hasProjectAccess(identity, project);
+}
+
+/** Write (PUT/DELETE) documents of `project` in the caller's own tenant. */
+export function canWriteDocuments(identity: Identity, project: string): boolean {
+  if (project === TENANT_PROJECT_NAME) return isTenantAdmin(identity);
+  const owner = userProjectOwner(project);
+  if (owner !== undefined) return owner === identity.login;
+  if (typeof project !== "string" || project === "" || project.startsWith("_")) return false;
+  return isTenantAdmin(identity) || isProjectAdmin(identity, project);
+}
+
+/** Tenant check and document read rule in one call, so a handler cannot do only half. */
+export function assertCanReadDocuments(identity: Identity, pathTenant: string, project: string): void {
+  assertTenant(identity, pathTenant);
+  if (!canReadDocuments(identity, project)) throw new Forbidden(`Not allowed to read documents of '${project}'`);
+}
+
+export function assertCanWriteDocuments(identity: Identity, pathTenant: string, project: string): void {
+  assertTenant(identity, pathTenant);
+  if (!canWriteDocuments(identity, project)) throw new Forbidden(`Not allowed to write documents of '${project}'`);
+}
+
+/** Listing skills with `projectId=P` and spawning a process in P. */
+export function assertProjectAccess(identity: Identity, projectId: string): void {
+  if (!hasProjectAccess(identity, projectId)) throw new Forbidden(`Not a member of project '${projectId}'`);
+}
+
+/**
+ * Reading or steering a process. Another tenant's process is reported exactly like a missing
+ * one, so tenants never learn each other's process ids.
+ */
+export function assertProcessAccess(identity: Identity, process: { readonly tenant: string; readonly processId: string; readonly projectId: string }): void {
+  if (!isSameTenant(identity, process.tenant)) throw new ProcessNotFound(process.processId);
+  assertProjectAccess(identity, process.projectId);
+}

@@ -1,0 +1,26 @@
+import type { ErrorCode } from "../errors.js";
+
+/** API.md "Errors": the one table from error code to HTTP status. */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  INVALID_REQUEST: 400,
+  SKILL_NOT_FOUND: 404,
+  PROCESS_NOT_FOUND: 404,
+  SKILL_NOT_ALLOWED: 403,
+  SKILL_LOCKED: 409,
+  SKILL_ARGUMENT_MISSING: 422,
+  INVALID_DOCUMENT: 422,
+  NAME_TAKEN: 409,
+  RECIPE_NOT_FOUND: 404,
+  DOCUMENT_NOT_FOUND: 404,
+  REQUEST_NOT_FOUND: 404,
+  TOOL_NOT_FOUND: 404,
+  INTERNAL: 500,
+});
+
+export const isErrorCode = (code: unknown): code is ErrorCode =>
+  typeof code === "string" && Object.prototype.hasOwnProperty.call(STATUS_BY_CODE, code);
+
+/** Unknown codes are a bug somewhere, and a bug is a 500. */
+export const statusForCode = (code: string): number => (isErrorCode(code) ? STATUS_BY_CODE[code] : 500);
