@@ -1,0 +1,270 @@
+import { randomUUID } from "node:crypto";
+import { InvalidRequest, SkillNotFound } from "../errors.js";
+import { BundledDocumentLayer } from "../documents/bundled-document-layer.js";
+import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
+import { createLaneApplier } from "../lanes/lane-applier.js";
+import type { LaneApplierLogger } from "../lanes/lane-applier.js";
+import type { Lane } from "../lanes/lane.js";
+import type { LaneMessage, LaneMessageKind, LaneUser } from "../lanes/lane-message.js";
+import type { LanePayloads, TurnContext } from "../lanes/lane-payloads.js";
+import type { LaneApply } from "../lanes/lane-worker.js";
+import { ProcessNotFound } from "../processes/process-errors.js";
+import { spawnProcess } from "../processes/process-service.js";
+import type { SpawnDeps } from "../processes/process-service.js";
+import type { ActiveSkillRef, Process } from "../processes/process.js";
+import type { ProcessStore } from "../processes/process-store.js";
+import type { RequestRecord, RequestStatus, RequestStore } from "../processes/request-store.js";
+import { engineConfig } from "../recipes/engines.js";
+import type { EngineConfig } from "../recipes/engines.js";
+import { RecipeLoader } from "../recipes/recipe-loader.js";
+import type { ResolvedSkill, SkillProblem } from "../skills/resolved-skill.js";
+import { SkillLoader } from "../skills/skill-loader.js";
+import { SkillResolver } from "../skills/skill-resolver.js";
+import type { SkillScopeContext } from "../skills/skill-scope.js";
+import { SkillTriggerMatcher } from "../skills/skill-trigger-matcher.js";
+import type { TemplateRenderer } from "../templates/template-renderer.js";
+import { ChildReportReceiver } from "../steering/child-report-receiver.js";
+import { EngineCommandDispatcher } from "../steering/engine-command-dispatcher.js";
+import { LaneRequests } from "../steering/lane-requests.js";
+import { NoopProcessEvents } from "../steering/process-events.js";
+import type { ProcessEvents } from "../steering/process-events.js";
+import { RequestId, toLaneCommand } from "../steering/process-skill-request.js";
+import { SkillCommandRunner } from "../steering/skill-command-runner.js";
+import type { EngineCommandPort } from "../steering/skill-command-runner.js";
+import { SkillSpawnRunner } from "../steering/skill-spawn-runner.js";
+import { SkillSteerProcessor } from "../steering/skill-steer-processor.js";
+import { NoopGuardRunner } from "../turns/guard-runner.js";
+import type { GuardRunner } from "../turns/guard-runner.js";
+import { ServiceToolSpecs } from "../turns/service-tool-specs.js";
+import type { ToolSpecProvider } from "../turns/service-tool-specs.js";
+import { SkillTurnSupport } from "../turns/skill-turn-support.js";
+import type { Turn } from "../turns/turn.js";
+
+/** Every port the service runs on; the composition root builds the domain services from them. */
+export interface SkillsAppDeps {
+  documents: DocumentStore;
+  /** The RESOURCE layer; default: the bundled documents shipped with the package. */
+  bundled?: DocumentLayer;
+  processes: ProcessStore;
+  requests: RequestStore;
+  lane: Lane;
+  renderer: TemplateRenderer;
+  events?: ProcessEvents;
+  guard?: GuardRunner;
+  toolSpecs?: ToolSpecProvider;
+  dispatcher?: EngineCommandPort;
+  engines?: (name: string) => EngineConfig | undefined;
+  clock?: () => Date;
+  /** requestIds and turnIds the service chooses itself. */
+  newId?: () => string;
+  /** Process ids of spawned processes (default: time-ordered random ids). */
+  newProcessId?: () => string;
+  logger?: LaneApplierLogger;
+  /** See LaneApplierDeps.onApplied. */
+  onApplied?: (message: LaneMessage, record: RequestRecord) => void;
+}
+
+export interface Accepted {
+  requestId: string;
+  status: RequestStatus;
+}
+
+export interface SpawnInput {
+  sessionId: string;
+  recipe: string;
+  projectId: string;
+  name?: string | undefined;
+}
+
+/**
+ * The facade the HTTP/WebSocket handlers, the local stack, tests and the bench use. Reads are
+ * direct; every change of a process goes through its lane (`enqueue`), and a caller may wait for
+ * the result with `waitForRequest`. Authorization is the caller's job: the facade trusts the
+ * `user` it is given (taken from a verified token).
+ */
+export interface SkillsApp {
+  readonly skills: SkillResolver;
+  readonly recipes: RecipeLoader;
+  readonly processes: ProcessStore;
+  readonly requests: RequestStore;
+  readonly steer: SkillSteerProcessor;
+  readonly turns: SkillTurnSupport;
+  /** The lane worker's apply (createLaneWorkerHandler(app.applyLaneMessage)). */
+  readonly applyLaneMessage: LaneApply;
+
+  /** Validates the payload, records the request QUEUED and enqueues it on the process's lane. */
+  enqueue<K extends LaneMessageKind>(
+    tenant: string,
+    processId: string,
+    user: LaneUser | null,
+    kind: K,
+    payload: LanePayloads[K],
+    requestId?: string,
+  ): Promise<Accepted>;
+  /** API.md ProcessSkillRequest (ACTIVATE / CLEAR / CLEAR_ALL). */
+  steerSkill(tenant: string, processId: string, user: LaneUser, request: unknown): Promise<Accepted>;
+  composeTurn(
+    tenant: string,
+    processId: string,
+    user: LaneUser,
+    input?: { message?: string | undefined; context?: TurnContext | undefined; requestId?: string | undefined },
+  ): Promise<Accepted & { turnId: string }>;
+  completeTurn(
+    tenant: string,
+    processId: string,
+    user: LaneUser | null,
+    turnId: string,
+    input: { output: string; final?: boolean | undefined; requestId?: string | undefined },
+  ): Promise<Accepted>;
+  waitForRequest(tenant: string, requestId: string, timeoutMs: number, options?: { signal?: AbortSignal }): Promise<RequestRecord | undefined>;
+  getRequest(tenant: string, requestId: string): Promise<RequestRecord | undefined>;
+
+  spawn(tenant: string, user: LaneUser, input: SpawnInput): Promise<Process>;
+  /** ProcessNotFound for an unknown id or another tenant's process. */
+  getProcess(tenant: string, processId: string): Promise<Process>;
+  activeSkills(tenant: string, processId: string): Promise<ActiveSkillRef[]>;
+  previewTurn(tenant: string, processId: string, user: LaneUser | null, message?: string, context?: TurnContext): Promise<Turn>;
+
+  listEffective(tenant: string, user: LaneUser | null, projectId?: string): Promise<ResolvedSkill[]>;
+  /** SkillNotFound when no visible, enabled skill has that name. */
+  resolveEffective(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<ResolvedSkill>;
+  skillProblems(tenant: string, user: LaneUser | null, projectId?: string): Promise<SkillProblem[]>;
+}
+
+export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
+  const clock = deps.clock ?? (() => new Date());
+  const newId = deps.newId ?? randomUUID;
+  const events = deps.events ?? new NoopProcessEvents();
+  const sources = { store: deps.documents, bundled: deps.bundled ?? new BundledDocumentLayer() };
+  const skills = new SkillResolver(new SkillLoader(sources));
+  const recipes = new RecipeLoader(sources);
+  const commands = new SkillCommandRunner(deps.dispatcher ?? new EngineCommandDispatcher());
+  const laneRequests = new LaneRequests(deps.requests, deps.lane, clock);
+  const spawnDeps: SpawnDeps = {
+    processes: deps.processes,
+    recipes,
+    skills,
+    now: clock,
+    ...(deps.newProcessId ? { ids: { newProcessId: deps.newProcessId } } : {}),
+  };
+
+  const steer = new SkillSteerProcessor({
+    store: deps.processes,
+    skills,
+    recipes,
+    renderer: deps.renderer,
+    commands,
+    spawner: new SkillSpawnRunner({ spawn: spawnDeps, requests: laneRequests }),
+    clock,
+  });
+  const turns = new SkillTurnSupport({
+    store: deps.processes,
+    skills,
+    recipes,
+    renderer: deps.renderer,
+    commands,
+    matcher: new SkillTriggerMatcher(),
+    toolSpecs: deps.toolSpecs ?? new ServiceToolSpecs(),
+    guard: deps.guard ?? new NoopGuardRunner(),
+    requests: laneRequests,
+    engines: deps.engines ?? engineConfig,
+    clock,
+  });
+  const applyLaneMessage = createLaneApplier({
+    steer,
+    turns,
+    reports: new ChildReportReceiver(deps.processes, clock),
+    processes: deps.processes,
+    requests: deps.requests,
+    laneRequests,
+    events,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.onApplied ? { onApplied: deps.onApplied } : {}),
+  });
+
+  const scope = (tenant: string, user: LaneUser | null, projectId?: string): SkillScopeContext => ({
+    tenantId: tenant,
+    userId: user?.login,
+    projectId,
+  });
+
+  const getProcess = async (tenant: string, processId: string): Promise<Process> => {
+    const process = await deps.processes.get(tenant, processId);
+    if (!process) throw new ProcessNotFound(processId);
+    return process;
+  };
+
+  const requestIdOf = (requestId: string | undefined): string => {
+    if (requestId === undefined) return newId();
+    const parsed = RequestId.safeParse(requestId);
+    if (!parsed.success) throw new InvalidRequest("requestId must be 1 to 256 printable characters");
+    return parsed.data;
+  };
+
+  const enqueue: SkillsApp["enqueue"] = async (tenant, processId, user, kind, payload, requestId) => {
+    // Unknown (or another tenant's) process: answered now, not as a FAILED request later.
+    await getProcess(tenant, processId);
+    const id = requestIdOf(requestId);
+    const record = await laneRequests.enqueue({ tenant, processId, user, kind, payload, requestId: id });
+    return { requestId: id, status: record.status };
+  };
+
+  return {
+    skills,
+    recipes,
+    processes: deps.processes,
+    requests: deps.requests,
+    steer,
+    turns,
+    applyLaneMessage,
+    enqueue,
+
+    async steerSkill(tenant, processId, user, request) {
+      const command = toLaneCommand(request);
+      return enqueue(tenant, processId, user, command.kind, command.payload as LanePayloads[typeof command.kind], command.requestId);
+    },
+
+    async composeTurn(tenant, processId, user, input = {}) {
+      const turnId = newId();
+      const payload: LanePayloads["turn.compose"] = {
+        turnId,
+        ...(input.message !== undefined ? { message: input.message } : {}),
+        ...(input.context !== undefined ? { context: input.context } : {}),
+      };
+      return { ...(await enqueue(tenant, processId, user, "turn.compose", payload, input.requestId)), turnId };
+    },
+
+    async completeTurn(tenant, processId, user, turnId, input) {
+      const payload: LanePayloads["turn.complete"] = {
+        turnId,
+        output: input.output,
+        ...(input.final !== undefined ? { final: input.final } : {}),
+      };
+      return enqueue(tenant, processId, user, "turn.complete", payload, input.requestId);
+    },
+
+    waitForRequest: (tenant, requestId, timeoutMs, options) => deps.requests.waitFor(tenant, requestId, timeoutMs, options),
+    getRequest: (tenant, requestId) => deps.requests.get(tenant, requestId),
+
+    spawn: (tenant, user, input) =>
+      spawnProcess(spawnDeps, {
+        tenant,
+        sessionId: input.sessionId,
+        userId: user.login,
+        projectId: input.projectId,
+        recipe: input.recipe,
+        name: input.name,
+      }),
+    getProcess,
+    activeSkills: async (tenant, processId) => (await getProcess(tenant, processId)).activeSkills,
+    previewTurn: async (tenant, processId, user, message, context) => turns.preview(await getProcess(tenant, processId), message, context, user),
+
+    listEffective: (tenant, user, projectId) => skills.listAvailable(scope(tenant, user, projectId)),
+    async resolveEffective(tenant, user, projectId, name) {
+      const skill = await skills.resolve(scope(tenant, user, projectId), name);
+      if (!skill) throw new SkillNotFound(name);
+      return skill;
+    },
+    skillProblems: (tenant, user, projectId) => skills.problems(scope(tenant, user, projectId)),
+  };
+}

@@ -1,0 +1,137 @@
+import { SkillsError } from "../errors.js";
+import type { ProcessStore } from "../processes/process-store.js";
+import type { RequestOutcome, RequestRecord, RequestStore } from "../processes/request-store.js";
+import type { ChildReportReceiver } from "../steering/child-report-receiver.js";
+import type { LaneRequests } from "../steering/lane-requests.js";
+import type { ProcessEvents } from "../steering/process-events.js";
+import type { SkillSteerProcessor } from "../steering/skill-steer-processor.js";
+import { derivedRequestId } from "../steering/steer-context.js";
+import type { SteerOutcome, SteerRequest } from "../steering/steer-context.js";
+import type { SkillTurnSupport } from "../turns/skill-turn-support.js";
+import type { LaneMessage } from "./lane-message.js";
+import { parseLanePayload } from "./lane-payloads.js";
+import type { LaneApply, LaneDelivery } from "./lane-worker.js";
+
+export interface LaneApplierLogger {
+  warn(message: string, ...extra: Record<string, unknown>[]): void;
+}
+
+export interface LaneApplierDeps {
+  steer: SkillSteerProcessor;
+  turns: SkillTurnSupport;
+  reports: ChildReportReceiver;
+  processes: ProcessStore;
+  requests: RequestStore;
+  laneRequests: LaneRequests;
+  events: ProcessEvents;
+  logger?: LaneApplierLogger;
+  /**
+   * Called once per request the lane settles, in the order they are settled (per process, the
+   * lane order). Tests record the applied order with it; it must not throw.
+   */
+  onApplied?: (message: LaneMessage, record: RequestRecord) => void;
+}
+
+/**
+ * A domain error is the caller's answer (SKILL_NOT_FOUND, SKILL_LOCKED, …): the request is
+ * recorded FAILED and the lane moves on. Anything else (a store or queue failure, a bug) rejects,
+ * so the message is delivered again and holds back the rest of its process's lane.
+ */
+export const isDomainError = (error: unknown): error is SkillsError => error instanceof SkillsError && error.code !== "INTERNAL";
+
+/**
+ * The lane worker's `apply`: dispatches a message by kind to SkillSteerProcessor, SkillTurnSupport
+ * or the report receiver, then records the request's outcome and tells subscribers.
+ *
+ * At most once: a request whose record is already DONE/FAILED is skipped (a redelivery after the
+ * result was stored); one whose process write happened but whose result was not stored yet is
+ * recognised by the process's `appliedRequests` and answered from the stored state.
+ */
+export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
+  const logger = deps.logger ?? console;
+
+  const bestEffort = async (what: string, event: () => Promise<void>): Promise<void> => {
+    try {
+      await event();
+    } catch (error) {
+      logger.warn(`Could not publish ${what}`, { error });
+    }
+  };
+
+  const dispatch = async (message: LaneMessage, req: SteerRequest): Promise<SteerOutcome<unknown>> => {
+    switch (message.kind) {
+      case "skill.activate":
+        return deps.steer.activate(req, parseLanePayload(message.kind, message.payload));
+      case "skill.clear":
+        return deps.steer.clear(req, parseLanePayload(message.kind, message.payload));
+      case "skill.clearAll":
+        parseLanePayload(message.kind, message.payload);
+        return deps.steer.clearAll(req);
+      case "turn.compose":
+        return deps.turns.compose(req, parseLanePayload(message.kind, message.payload));
+      case "turn.complete":
+        return deps.turns.complete(req, parseLanePayload(message.kind, message.payload));
+      case "process.spawnActivate":
+        return deps.steer.spawnActivate(req, parseLanePayload(message.kind, message.payload));
+      case "process.report":
+        return deps.reports.receive(req, parseLanePayload(message.kind, message.payload));
+    }
+  };
+
+  /** A worker whose activation failed would idle forever unnoticed: its parent hears about it. */
+  const reportFailedSpawn = async (message: LaneMessage, error: SkillsError): Promise<void> => {
+    const payload = message.payload as { parentProcessId?: unknown } | undefined;
+    if (typeof payload?.parentProcessId !== "string") return;
+    const child = await deps.processes.get(message.tenant, message.processId);
+    await deps.laneRequests.enqueue({
+      tenant: message.tenant,
+      processId: payload.parentProcessId,
+      user: null,
+      kind: "process.report",
+      payload: { childProcessId: message.processId, childName: child?.name ?? message.processId, output: `Activation failed: ${error.message}`, status: "FAILED" },
+      requestId: derivedRequestId(message.requestId, "report"),
+    });
+  };
+
+  return async (message: LaneMessage, _delivery: LaneDelivery): Promise<void> => {
+    const { tenant, processId, requestId, kind } = message;
+    const existing = await deps.requests.get(tenant, requestId);
+    if (existing && existing.status !== "QUEUED") return;
+    if (existing && existing.processId !== processId) {
+      logger.warn("Lane message reuses the requestId of another process; dropped", { requestId, processId });
+      return;
+    }
+    // A producer that skipped putQueued still gets a record a caller can read.
+    if (!existing) await deps.requests.putQueued(tenant, processId, requestId, kind);
+
+    const req: SteerRequest = { tenant, processId, requestId, user: message.user };
+    let outcome: RequestOutcome;
+    let steered: SteerOutcome<unknown> | undefined;
+    try {
+      steered = await dispatch(message, req);
+      outcome = { status: "DONE", result: steered.result };
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      outcome = { status: "FAILED", error: { code: error.code, message: error.message } };
+      if (kind === "process.spawnActivate") await reportFailedSpawn(message, error);
+    }
+
+    const record = await deps.requests.complete(tenant, requestId, outcome);
+    deps.onApplied?.(message, record);
+    const scheduled = steered?.scheduled;
+    if (scheduled) {
+      await bestEffort("process-turn-scheduled", () =>
+        deps.events.turnScheduled({ tenant, processId, reason: scheduled.reason, pending: scheduled.pending }),
+      );
+    }
+    await bestEffort("request completion", () =>
+      deps.events.requestCompleted({
+        tenant,
+        processId,
+        requestId,
+        status: record.status === "FAILED" ? "FAILED" : "DONE",
+        ...(record.status === "FAILED" ? { error: record.error } : { result: record.result }),
+      }),
+    );
+  };
+}

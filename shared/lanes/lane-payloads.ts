@@ -1,0 +1,101 @@
+import { z } from "zod";
+import { InvalidRequest } from "../errors.js";
+import { ProcessStatus } from "../processes/process.js";
+import { MAX_ARGS_BYTES, MAX_PENDING_TEXT_BYTES, utf8Bytes } from "../steering/steering-limits.js";
+import type { LaneMessageKind } from "./lane-message.js";
+
+/**
+ * The payload of each lane message kind. Producers validate before enqueueing (so a caller gets
+ * INVALID_REQUEST at once) and the applier validates again (a message is data from a queue).
+ * Objects are strict: a misspelt field is an error, not silently ignored.
+ */
+const maxBytes = (limit: number) => (text: string) => utf8Bytes(text) <= limit;
+
+const skillName = z.string().min(1).max(128);
+const id = z.string().min(1).max(256);
+const args = z.string().refine(maxBytes(MAX_ARGS_BYTES), `must be at most ${MAX_ARGS_BYTES} bytes`);
+const shortLabel = z.string().min(1).max(128);
+
+export const SkillActivatePayload = z.strictObject({
+  skillName,
+  args: args.nullable().optional(),
+  oneShot: z.boolean().optional(),
+});
+
+export const SkillClearPayload = z.strictObject({ skillName });
+
+export const SkillClearAllPayload = z.strictObject({});
+
+/** What the engine knows about the turn it is about to run; only rendering sees it. */
+export const TurnContext = z.strictObject({
+  tier: shortLabel.optional(),
+  model: shortLabel.optional(),
+  provider: shortLabel.optional(),
+  lang: shortLabel.optional(),
+  profile: shortLabel.optional(),
+});
+
+export const TurnComposePayload = z.strictObject({
+  turnId: id,
+  message: z.string().refine(maxBytes(MAX_PENDING_TEXT_BYTES), `must be at most ${MAX_PENDING_TEXT_BYTES} bytes`).optional(),
+  context: TurnContext.optional(),
+});
+
+export const TurnCompletePayload = z.strictObject({
+  turnId: id,
+  // Model output: kept in full up to the lane's message size, cut when stored (steering-limits.ts).
+  output: z.string(),
+  final: z.boolean().optional(),
+});
+
+export const ProcessSpawnActivatePayload = z.strictObject({
+  skillName,
+  args: args.nullable(),
+  parentProcessId: id,
+  parentRequestId: z.string().min(1).max(512),
+});
+
+export const ProcessReportPayload = z.strictObject({
+  childProcessId: id,
+  childName: z.string().min(1).max(256),
+  output: z.string(),
+  status: ProcessStatus,
+});
+
+export const lanePayloadSchemas = {
+  "skill.activate": SkillActivatePayload,
+  "skill.clear": SkillClearPayload,
+  "skill.clearAll": SkillClearAllPayload,
+  "turn.compose": TurnComposePayload,
+  "turn.complete": TurnCompletePayload,
+  "process.spawnActivate": ProcessSpawnActivatePayload,
+  "process.report": ProcessReportPayload,
+} as const satisfies Record<LaneMessageKind, z.ZodType>;
+
+export type LanePayloads = { [K in LaneMessageKind]: z.infer<(typeof lanePayloadSchemas)[K]> };
+export type SkillActivatePayload = LanePayloads["skill.activate"];
+export type SkillClearPayload = LanePayloads["skill.clear"];
+export type TurnContext = z.infer<typeof TurnContext>;
+export type TurnComposePayload = LanePayloads["turn.compose"];
+export type TurnCompletePayload = LanePayloads["turn.complete"];
+export type ProcessSpawnActivatePayload = LanePayloads["process.spawnActivate"];
+export type ProcessReportPayload = LanePayloads["process.report"];
+
+export class InvalidLanePayload extends InvalidRequest {
+  constructor(readonly kind: LaneMessageKind, readonly issues: readonly string[]) {
+    super(`Invalid ${kind} request: ${issues.join("; ")}`);
+  }
+}
+
+/** `skill.clearAll` may travel without a payload; every other kind needs one. */
+export function parseLanePayload<K extends LaneMessageKind>(kind: K, payload: unknown): LanePayloads[K] {
+  const schema: z.ZodType = lanePayloadSchemas[kind];
+  const parsed = schema.safeParse(payload === undefined && kind === "skill.clearAll" ? {} : payload);
+  if (!parsed.success) {
+    throw new InvalidLanePayload(
+      kind,
+      parsed.error.issues.map((i) => `${i.path.map(String).join(".") || "(payload)"}: ${i.message}`),
+    );
+  }
+  return parsed.data as LanePayloads[K];
+}

@@ -1,0 +1,54 @@
+import type { ProcessReportPayload } from "../lanes/lane-payloads.js";
+import { hasApplied, markApplied } from "../processes/applied-requests.js";
+import type { PendingMessage } from "../processes/process.js";
+import type { ProcessStore } from "../processes/process-store.js";
+import { pendingId } from "./steer-context.js";
+import type { SteerOutcome, SteerRequest } from "./steer-context.js";
+import { appendPending, MAX_PENDING_TEXT_BYTES, truncateUtf8, utf8Bytes } from "./steering-limits.js";
+
+export const PROCESS_SENDER = "_process";
+
+export interface ReportResult {
+  turnScheduled: boolean;
+}
+
+/**
+ * The parent's side of a finished worker (spec §2c "reports its terminal status along with the
+ * last response … back to the caller's Inbox; its Lane then wakes up"): the report becomes a
+ * pending message (sender `_process`, kind `report`) and a parent turn is scheduled.
+ */
+export class ChildReportReceiver {
+  constructor(
+    private readonly store: ProcessStore,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async receive(req: SteerRequest, payload: ProcessReportPayload): Promise<SteerOutcome<ReportResult>> {
+    const message: PendingMessage = {
+      id: pendingId(req.requestId, "report"),
+      sender: PROCESS_SENDER,
+      text: reportText(payload),
+      kind: "report",
+      at: this.clock().toISOString(),
+      childProcessId: payload.childProcessId,
+    };
+    const { process, changed } = await this.store.update(req.tenant, req.processId, (current) => {
+      if (hasApplied(current, req.requestId)) return undefined;
+      return markApplied(appendPending(current, [message]), req.requestId);
+    });
+    return {
+      result: { turnScheduled: changed || process.pending.some((m) => m.id === message.id) },
+      process,
+      scheduled: changed ? { reason: "report", pending: process.pending } : undefined,
+    };
+  }
+}
+
+/** A header the model can read, then the child's last output, cut to fit one pending message. */
+export function reportText(payload: Pick<ProcessReportPayload, "childName" | "childProcessId" | "status" | "output">): string {
+  const header = `Worker process '${payload.childName}' (${payload.childProcessId}) ended with status ${payload.status}.`;
+  const output = payload.output.trim();
+  if (output === "") return header;
+  const budget = MAX_PENDING_TEXT_BYTES - utf8Bytes(header) - 2;
+  return `${header}\n\n${truncateUtf8(output, budget)}`;
+}

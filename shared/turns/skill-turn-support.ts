@@ -1,0 +1,301 @@
+import { InvalidRequest, SkillsError } from "../errors.js";
+import type { TurnComposePayload, TurnCompletePayload, TurnContext } from "../lanes/lane-payloads.js";
+import type { LaneUser } from "../lanes/lane-message.js";
+import { hasApplied, markApplied } from "../processes/applied-requests.js";
+import { ProcessNotFound } from "../processes/process-errors.js";
+import type { ActiveSkillRef, PendingMessage, Process, ProcessStatus } from "../processes/process.js";
+import type { ProcessStore } from "../processes/process-store.js";
+import { engineConfig } from "../recipes/engines.js";
+import type { EngineConfig } from "../recipes/engines.js";
+import type { ResolvedSkill } from "../skills/resolved-skill.js";
+import type { SkillTriggerMatcher } from "../skills/skill-trigger-matcher.js";
+import type { SkillScopeContext } from "../skills/skill-scope.js";
+import type { TemplateRenderer } from "../templates/template-renderer.js";
+import { addTriggered } from "../steering/active-skill-rules.js";
+import type { LaneRequests } from "../steering/lane-requests.js";
+import { turnRenderContext } from "../steering/render-context.js";
+import type { SkillCommandRunner } from "../steering/skill-command-runner.js";
+import { deactivateAll, SYSTEM_SENDER } from "../steering/skill-steer-processor.js";
+import type { RecipeSource, SkillSource } from "../steering/skill-steer-processor.js";
+import { derivedRequestId, pendingId, scopeOf, withWarnings } from "../steering/steer-context.js";
+import type { SteerOutcome, SteerRequest } from "../steering/steer-context.js";
+import { appendPending, MAX_OUTPUT_BYTES, MAX_PENDING_TEXT_BYTES, truncateUtf8 } from "../steering/steering-limits.js";
+import type { GuardRunner } from "./guard-runner.js";
+import type { ToolSpecProvider } from "./service-tool-specs.js";
+import { triggeredSkills } from "./trigger-hook.js";
+import { MAX_TURN_BYTES, TurnTooLarge } from "./turn-errors.js";
+import { composeTurn } from "./turn-composer.js";
+import type { Turn, TurnMessage } from "./turn.js";
+
+export interface TurnSkillSource extends SkillSource {
+  listAvailable(ctx: SkillScopeContext): Promise<ResolvedSkill[]>;
+}
+
+export interface SkillTurnSupportDeps {
+  store: ProcessStore;
+  skills: TurnSkillSource;
+  recipes: RecipeSource;
+  renderer: TemplateRenderer;
+  commands: SkillCommandRunner;
+  matcher: SkillTriggerMatcher;
+  toolSpecs: ToolSpecProvider;
+  guard: GuardRunner;
+  /** Sends a finished worker's report to its parent's lane. */
+  requests: LaneRequests;
+  engines?: (name: string) => EngineConfig | undefined;
+  clock?: () => Date;
+}
+
+export const GUARD_SENDER = "_guard";
+export const PREVIEW_TURN_ID = "preview";
+
+/** Result of `turn.complete`. */
+export interface TurnCompleteResult {
+  activeSkills: ActiveSkillRef[];
+  /** oneShot skills auto-cleared by this completion (all skills when the process ended). */
+  cleared: string[];
+  status: ProcessStatus;
+  turnScheduled: boolean;
+  warnings?: string[];
+}
+
+/** Everything a turn needs, computed from one snapshot without writing. */
+interface PreparedTurn {
+  turn: Turn;
+  /** Trigger activations that passed their `activate:` commands on the snapshot. */
+  triggered: ResolvedSkill[];
+  consumed: PendingMessage[];
+}
+
+/**
+ * SkillTurnSupport (spec §4a, §5): the one place that turns a process into an LLM turn and
+ * settles it afterwards, so engines cannot diverge.
+ *
+ * compose (lane): pre-turn trigger hook (oneShot activations with their `activate:`), then the
+ * composition, consuming every pending message — each one is delivered in exactly one turn —
+ * and recording the turn in flight with the oneShot skills it carries.
+ * complete (lane): auto-clears those oneShot skills (firing `deactivate:`), stores the output,
+ * asks the guard hook, and on `final` ends the process (every skill is cleared — `deactivate:`
+ * fires "on close", §2c) and reports to the parent.
+ * preview: the turn compose would produce now, trigger activations included, writing nothing.
+ */
+export class SkillTurnSupport {
+  private readonly deps: SkillTurnSupportDeps;
+  private readonly engines: (name: string) => EngineConfig | undefined;
+  private readonly clock: () => Date;
+
+  constructor(deps: SkillTurnSupportDeps) {
+    this.deps = deps;
+    this.engines = deps.engines ?? engineConfig;
+    this.clock = deps.clock ?? (() => new Date());
+  }
+
+  async preview(process: Process, message?: string, context?: TurnContext, user?: LaneUser | null): Promise<Turn> {
+    const userMessage = toUserMessage(message, `${PREVIEW_TURN_ID}#user`, user ?? null, this.clock().toISOString());
+    return (await this.prepare(process, PREVIEW_TURN_ID, userMessage, context)).turn;
+  }
+
+  async compose(req: SteerRequest, payload: TurnComposePayload): Promise<SteerOutcome<Turn>> {
+    const snapshot = await this.load(req);
+    if (hasApplied(snapshot, req.requestId)) return this.replayCompose(snapshot, payload);
+    assertActive(snapshot);
+    const at = this.clock().toISOString();
+    const userMessage = toUserMessage(payload.message, pendingId(req.requestId, "user"), req.user, at);
+    const prepared = await this.prepare(snapshot, payload.turnId, userMessage, payload.context);
+    const bytes = Buffer.byteLength(JSON.stringify(prepared.turn), "utf8");
+    if (bytes > MAX_TURN_BYTES) throw new TurnTooLarge(snapshot.processId, bytes);
+    const consumedIds = new Set(prepared.consumed.map((m) => m.id));
+
+    const { process, changed } = await this.deps.store.update(req.tenant, req.processId, (current) => {
+      if (hasApplied(current, req.requestId)) return undefined;
+      let next = current;
+      for (const skill of prepared.triggered) next = this.activateTriggered(next, skill, at);
+      next = { ...next, pending: next.pending.filter((m) => !consumedIds.has(m.id)) };
+      next = { ...next, turn: { turnId: payload.turnId, oneShotSkills: next.activeSkills.filter((s) => s.oneShot).map((s) => s.name) } };
+      return markApplied(next, req.requestId);
+    });
+    if (!changed) return this.replayCompose(process, payload);
+    return { result: { ...prepared.turn, activeSkills: process.activeSkills.map((s) => ({ ...s })) }, process };
+  }
+
+  async complete(req: SteerRequest, payload: TurnCompletePayload): Promise<SteerOutcome<TurnCompleteResult>> {
+    const snapshot = await this.load(req);
+    if (hasApplied(snapshot, req.requestId)) return this.replayComplete(req, snapshot, payload);
+    assertActive(snapshot);
+    assertTurnInFlight(snapshot, payload.turnId);
+    const final = payload.final ?? false;
+    const output = truncateUtf8(payload.output, MAX_OUTPUT_BYTES);
+    const definitions = await this.resolveAll(snapshot, final ? snapshot.activeSkills : oneShotsOf(snapshot));
+    const verdict = snapshot.guard !== null ? await this.deps.guard.evaluate({ process: snapshot, turnId: payload.turnId, output, final }) : {};
+    const continueWith = final ? undefined : verdict.continueWith?.trim() || undefined;
+    const guardMessage: PendingMessage | undefined =
+      continueWith === undefined
+        ? undefined
+        : {
+            id: pendingId(req.requestId, "guard"),
+            sender: GUARD_SENDER,
+            text: truncateUtf8(continueWith, MAX_PENDING_TEXT_BYTES),
+            kind: "guard",
+            at: this.clock().toISOString(),
+          };
+
+    let cleared: string[] = [];
+    let warnings: string[] = [];
+    const { process, changed } = await this.deps.store.update(req.tenant, req.processId, (current) => {
+      if (hasApplied(current, req.requestId)) return undefined;
+      assertTurnInFlight(current, payload.turnId);
+      const removed = final ? current.activeSkills : oneShotsOf(current);
+      const removedNames = new Set(removed.map((s) => s.name));
+      const remaining = current.activeSkills.filter((s) => !removedNames.has(s.name));
+      const deactivated = deactivateAll(this.deps.commands, { ...current, activeSkills: remaining }, removed, definitions);
+      cleared = removed.map((s) => s.name);
+      warnings = deactivated.warnings;
+      let next: Process = { ...deactivated.process, lastOutput: output, turn: null, ...(final ? { status: "DONE" as const } : {}) };
+      if (guardMessage) next = appendPending(next, [guardMessage]);
+      return markApplied(next, req.requestId);
+    });
+    if (!changed) return this.replayComplete(req, process, payload);
+    if (final) await this.reportToParent(req, process, output);
+    return {
+      result: withWarnings(
+        { activeSkills: process.activeSkills, cleared, status: process.status, turnScheduled: guardMessage !== undefined },
+        warnings,
+      ),
+      process,
+      scheduled: guardMessage ? { reason: "guard", pending: process.pending } : undefined,
+    };
+  }
+
+  private async load(req: SteerRequest): Promise<Process> {
+    const process = await this.deps.store.get(req.tenant, req.processId);
+    if (!process) throw new ProcessNotFound(req.processId);
+    return process;
+  }
+
+  private async prepare(snapshot: Process, turnId: string, userMessage: TurnMessage | undefined, context: TurnContext | undefined): Promise<PreparedTurn> {
+    const scope = scopeOf(snapshot);
+    const warnings: string[] = [];
+    const at = this.clock().toISOString();
+    // With a user message the trigger hook lists every visible skill anyway; that listing then
+    // also resolves the active ones, so a turn costs one listing instead of a read per skill.
+    const [recipe, available] = await Promise.all([
+      this.deps.recipes.load(scope, snapshot.recipe),
+      userMessage ? this.deps.skills.listAvailable(scope) : Promise.resolve(undefined),
+    ]);
+    if (!recipe) warnings.push(`Recipe '${snapshot.recipe}' no longer resolves; composing without its prefix and tool changes`);
+    const engine = this.engines(snapshot.engine);
+    if (!engine) warnings.push(`Engine '${snapshot.engine}' is unknown; composing without its default prompt and tools`);
+    const triggerable = available && userMessage ? triggeredSkills(available, snapshot, userMessage.text, this.deps.matcher) : [];
+
+    // Trigger activations run their `activate:` on a trial copy; one that fails is skipped (§4a: the turn continues).
+    let trial = snapshot;
+    const triggered: ResolvedSkill[] = [];
+    for (const skill of triggerable) {
+      try {
+        trial = this.activateTriggered(trial, skill, at, true);
+        triggered.push(skill);
+      } catch (error) {
+        if (!(error instanceof SkillsError)) throw error;
+        warnings.push(`Triggered skill '${skill.name}' not activated: ${error.message}`);
+      }
+    }
+
+    const definitions = available
+      ? new Map(trial.activeSkills.map((s) => [s.name, available.find((a) => a.name === s.name)] as const))
+      : await this.resolveAll(trial, trial.activeSkills);
+
+    const consumed = [...snapshot.pending];
+    const messages: TurnMessage[] = [...consumed.map((m) => ({ ...m, role: "user" as const })), ...(userMessage ? [userMessage] : [])];
+    const turn = await composeTurn(
+      {
+        turnId,
+        process: trial,
+        definitions,
+        recipe,
+        engine,
+        context: turnRenderContext(trial, recipe, context),
+        messages,
+        warnings,
+      },
+      { renderer: this.deps.renderer, toolSpecs: this.deps.toolSpecs },
+    );
+    return { turn, triggered, consumed };
+  }
+
+  /**
+   * A trigger activation: `activate:` then a oneShot entry, never on top of an existing entry
+   * (§4c). In the write a failing one is skipped (strict=false): it passed on the snapshot, so
+   * only a state that changed since could make it fail.
+   */
+  private activateTriggered(process: Process, skill: ResolvedSkill, at: string, strict = false): Process {
+    if (process.activeSkills.some((s) => s.name === skill.name)) return process;
+    let next: Process;
+    try {
+      next = this.deps.commands.activate(process, skill);
+    } catch (error) {
+      if (strict) throw error;
+      return process;
+    }
+    return { ...next, activeSkills: addTriggered(next.activeSkills, skill.name, skill.source, at) };
+  }
+
+  private async resolveAll(process: Process, entries: readonly ActiveSkillRef[]): Promise<Map<string, ResolvedSkill | undefined>> {
+    const scope = scopeOf(process);
+    const resolved = await Promise.all(entries.map(async (e) => [e.name, await this.deps.skills.resolve(scope, e.name)] as const));
+    return new Map(resolved);
+  }
+
+  /**
+   * A compose whose write already happened (redelivery after a crash before the result was
+   * recorded): the same system prompt and tools, but the pending messages it consumed are gone
+   * from the process and cannot be delivered again — the Turn says so.
+   */
+  private async replayCompose(process: Process, payload: TurnComposePayload): Promise<SteerOutcome<Turn>> {
+    const prepared = await this.prepare({ ...process, pending: [] }, payload.turnId, undefined, payload.context);
+    const turn = prepared.turn;
+    turn.warnings.push("This turn was composed by an earlier delivery; its consumed messages are not repeated");
+    if (payload.message !== undefined && payload.message.trim() !== "") {
+      turn.messages.push({ id: "replayed#user", sender: SYSTEM_SENDER, role: "user", text: payload.message, kind: "user", at: this.clock().toISOString() });
+    }
+    return { result: turn, process };
+  }
+
+  private async replayComplete(req: SteerRequest, process: Process, payload: TurnCompletePayload): Promise<SteerOutcome<TurnCompleteResult>> {
+    // The report is sent after the write; a crash in between is repaired here (the parent applies it once).
+    if (payload.final && process.status === "DONE") await this.reportToParent(req, process, process.lastOutput ?? "");
+    return { result: { activeSkills: process.activeSkills, cleared: [], status: process.status, turnScheduled: false }, process };
+  }
+
+  private async reportToParent(req: SteerRequest, child: Process, output: string): Promise<void> {
+    if (child.parentProcessId === null) return;
+    await this.deps.requests.enqueue({
+      tenant: child.tenant,
+      processId: child.parentProcessId,
+      user: null,
+      kind: "process.report",
+      payload: { childProcessId: child.processId, childName: child.name, output, status: child.status },
+      requestId: derivedRequestId(req.requestId, "report"),
+    });
+  }
+}
+
+function toUserMessage(text: string | undefined, id: string, user: LaneUser | null, at: string): TurnMessage | undefined {
+  if (text === undefined || text.trim() === "") return undefined;
+  return { id, role: "user", sender: user?.login ?? SYSTEM_SENDER, text, kind: "user", at };
+}
+
+function assertActive(process: Process): void {
+  if (process.status !== "ACTIVE") throw new InvalidRequest(`Process '${process.processId}' is ${process.status}; it runs no more turns`);
+}
+
+function assertTurnInFlight(process: Process, turnId: string): void {
+  if (process.turn?.turnId !== turnId) {
+    throw new InvalidRequest(`Turn '${turnId.slice(0, 80)}' is not the turn in flight on process '${process.processId}'`);
+  }
+}
+
+/** The oneShot skills the turn in flight carried and that are still oneShot (an explicit re-activation may have made one sticky). */
+function oneShotsOf(process: Process): ActiveSkillRef[] {
+  const carried = new Set(process.turn?.oneShotSkills ?? []);
+  return process.activeSkills.filter((s) => s.oneShot && carried.has(s.name));
+}

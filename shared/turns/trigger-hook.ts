@@ -1,0 +1,38 @@
+import type { Process } from "../processes/process.js";
+import type { ResolvedSkill } from "../skills/resolved-skill.js";
+import { bindArguments } from "../skills/skill-argument-binder.js";
+import { triggerCandidates } from "../skills/skill-trigger-matcher.js";
+import type { SkillTriggerMatcher } from "../skills/skill-trigger-matcher.js";
+
+/**
+ * The pre-turn hook of spec §4a: which of the listed skills does this user message activate
+ * (oneShot)? Candidates are enabled, have triggers, are not active already (so an explicit
+ * activation is never downgraded, §4c) and are inside the recipe whitelist (§7b). On top of the
+ * spec's filter:
+ * - `run.target: spawn` skills never trigger: only the explicit path spawns (§2c);
+ * - `lifecycle: shot` skills never trigger: a shot cannot be "active for one turn", it is a
+ *   command, and firing a command on a keyword would be as surprising as spawning;
+ * - a skill with a required argument cannot be triggered (a trigger brings no arguments).
+ */
+export function triggeredSkills(
+  available: readonly ResolvedSkill[],
+  process: Pick<Process, "activeSkills" | "allowedSkillsOverride">,
+  message: string,
+  matcher: SkillTriggerMatcher,
+): ResolvedSkill[] {
+  const candidates = triggerCandidates(available, {
+    activeNames: process.activeSkills.map((s) => s.name),
+    allowedSkills: process.allowedSkillsOverride,
+  }).filter((skill) => skill.run.target !== "spawn" && skill.lifecycle !== "shot" && bindsWithoutArguments(skill));
+  const matched = new Set(matcher.match(candidates, message));
+  return candidates.filter((skill) => matched.has(skill.name));
+}
+
+function bindsWithoutArguments(skill: ResolvedSkill): boolean {
+  try {
+    bindArguments(skill.name, skill.arguments, undefined);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,107 @@
+import type { Process } from "../processes/process.js";
+import type { EngineConfig } from "../recipes/engines.js";
+import type { Recipe } from "../recipes/recipe-schema.js";
+import type { ResolvedSkill } from "../skills/resolved-skill.js";
+import { composeSection } from "../skills/skill-prompt-composer.js";
+import type { ComposeEntry } from "../skills/skill-prompt-composer.js";
+import { composeManualPaths, composeTools } from "../skills/tool-union.js";
+import { TemplateError } from "../templates/template-errors.js";
+import { hasTemplateSyntax } from "../templates/template-renderer.js";
+import type { RenderContext, TemplateRenderer } from "../templates/template-renderer.js";
+import { SKILL_REFERENCE_DOC_TOOL } from "./service-tool-specs.js";
+import type { ToolSpecProvider } from "./service-tool-specs.js";
+import type { SystemMessage, Turn, TurnMessage } from "./turn.js";
+
+export interface TurnComposition {
+  turnId: string;
+  /** The process as the turn sees it: trigger activations already added. */
+  process: Pick<Process, "activeSkills">;
+  /** Current definitions by name; a name mapped to undefined no longer resolves. */
+  definitions: ReadonlyMap<string, ResolvedSkill | undefined>;
+  recipe: Recipe | undefined;
+  engine: EngineConfig | undefined;
+  context: RenderContext;
+  messages: TurnMessage[];
+  /** Findings made before composing (trigger hook, missing recipe…). */
+  warnings: readonly string[];
+}
+
+export interface TurnComposerDeps {
+  renderer: TemplateRenderer;
+  toolSpecs: ToolSpecProvider;
+}
+
+/**
+ * SkillTurnSupport's composition step (spec §5a–§5c): system prompt, skill section, tool union,
+ * manual paths. Reads nothing and writes nothing; a skill that no longer resolves, has become a
+ * shot, fails to render or no longer binds its stored args is left out — body, tools and
+ * manual paths alike — with a warning, and the others compose normally.
+ */
+export async function composeTurn(input: TurnComposition, deps: TurnComposerDeps): Promise<Turn> {
+  const warnings = [...input.warnings];
+  const entries: ComposeEntry[] = [];
+  for (const ref of input.process.activeSkills) {
+    const skill = input.definitions.get(ref.name);
+    if (!skill) {
+      warnings.push(`Skill '${ref.name}' no longer resolves; left out of this turn`);
+      continue;
+    }
+    if (skill.lifecycle === "shot") {
+      warnings.push(`Skill '${ref.name}' is a shot skill now and contributes nothing to a turn`);
+      continue;
+    }
+    entries.push({ skill, args: ref.args ?? undefined });
+  }
+
+  const section = await composeSection(entries, input.context, deps.renderer);
+  warnings.push(...section.warnings.map((w) => `Skill '${w.skill}' left out: ${w.message}`));
+  const included = entries.filter((e) => section.included.includes(e.skill.name)).map((e) => e.skill);
+
+  const tools = composeTools({
+    engineTools: input.engine?.allowedTools ?? [],
+    recipeAdd: input.recipe?.allowedToolsAdd,
+    recipeRemove: input.recipe?.allowedToolsRemove,
+    skills: included,
+  });
+  // The ON_DEMAND listing points at documents only this tool serves; only ever added, like skill tools.
+  if (section.onDemand.length > 0 && !tools.includes(SKILL_REFERENCE_DOC_TOOL)) tools.push(SKILL_REFERENCE_DOC_TOOL);
+
+  const base = await basePrompt(input, deps.renderer, warnings);
+  const systemPrompt: SystemMessage[] = [];
+  if (base !== "") systemPrompt.push({ role: "system", content: base });
+  if (section.section !== "") systemPrompt.push({ role: "system", content: section.section });
+
+  return {
+    turnId: input.turnId,
+    systemPrompt,
+    skillSection: section.section,
+    tools,
+    toolSpecs: deps.toolSpecs.specsFor({ tools, skills: included }),
+    manualPaths: composeManualPaths({ recipePaths: input.recipe?.params.manualPaths, skills: included }),
+    messages: input.messages,
+    activeSkills: input.process.activeSkills.map((s) => ({ ...s })),
+    warnings,
+  };
+}
+
+/**
+ * [1] engine default prompt and [2] recipe promptPrefix (spec §5a): APPEND joins them with a blank
+ * line, OVERWRITE keeps the prefix only. A templated prefix renders with the turn context; one
+ * that fails to render is left out with a warning, like a skill body.
+ */
+async function basePrompt(input: TurnComposition, renderer: TemplateRenderer, warnings: string[]): Promise<string> {
+  const engine = input.engine?.systemPrompt.trim() ?? "";
+  let prefix = input.recipe?.promptPrefix ?? "";
+  if (hasTemplateSyntax(prefix)) {
+    try {
+      prefix = await renderer.render(prefix, input.context);
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+      warnings.push(`Recipe '${input.recipe?.name ?? "?"}' promptPrefix left out: ${error.message}`);
+      prefix = "";
+    }
+  }
+  prefix = prefix.trim();
+  if (input.recipe?.promptMode === "OVERWRITE") return prefix;
+  return [engine, prefix].filter((part) => part !== "").join("\n\n");
+}

@@ -1,0 +1,35 @@
+import type { ActiveSkillRef, PendingMessage } from "../processes/process.js";
+
+export interface SystemMessage {
+  role: "system";
+  content: string;
+}
+
+/** A tool the turn may call, as the engine advertises it to the model. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the tool's `args`. */
+  inputSchema: Record<string, unknown>;
+}
+
+/**
+ * A message the turn delivers to the model: a consumed pending message (sender `_skill`,
+ * `_process`, `_guard`, or the user whose arguments were injected) or the turn's own user
+ * message, in that order. The pending fields are kept as they were queued.
+ */
+export type TurnMessage = PendingMessage & { role: "user" };
+
+/** API.md `Turn`; `warnings` lists skills left out and similar findings that did not fail the turn. */
+export interface Turn {
+  turnId: string;
+  /** [engine default + recipe prefix per promptMode] then [skill section], each omitted when empty (spec §5a). */
+  systemPrompt: SystemMessage[];
+  skillSection: string;
+  tools: string[];
+  toolSpecs: ToolSpec[];
+  manualPaths: string[];
+  messages: TurnMessage[];
+  activeSkills: ActiveSkillRef[];
+  warnings: string[];
+}
