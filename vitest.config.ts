@@ -19,6 +19,24 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        test: {
+          // CDK assertions on the synthesized stack; one test bundles every function for real.
+          name: "infra",
+          include: ["test/infra/**/*.test.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
+        test: {
+          // The local stack over real HTTP and WebSocket; each file starts its own stack.
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
     ],
   },
 });

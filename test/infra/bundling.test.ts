@@ -1,0 +1,143 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
+import { App } from "aws-cdk-lib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FUNCTION_NAMES, type FunctionName } from "../../infra/api-routes.js";
+import { PROJECT_ROOT, QUICKJS_WASM_FILE, SANDBOX_WORKER_FILE } from "../../infra/constructs/skills-function.js";
+import { FUNCTION_ENVIRONMENT } from "../../infra/function-environment.js";
+import { FUNCTION_SETTINGS, SkillsStack } from "../../infra/skills-stack.js";
+import { SandboxPool } from "../../shared/sandbox/sandbox-pool.js";
+
+/** Infrastructure modules a handler may import: plain data, no CDK. */
+const CDK_FREE_INFRA = ["infra/table-schema.ts", "infra/function-environment.ts", "infra/api-routes.ts"];
+
+const filesUnder = (root: string, dir = root): string[] =>
+  readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    return statSync(path).isDirectory() ? filesUnder(root, path) : [relative(root, path)];
+  });
+
+let outdir: string;
+let assetDirs: Record<FunctionName, string>;
+
+beforeAll(() => {
+  // One real synthesis: esbuild for every function plus the afterBundling hooks.
+  outdir = mkdtempSync(join(tmpdir(), "skills-cdk-bundles-"));
+  const app = new App({ outdir, builtinCloudFormationValidation: false });
+  const stack = new SkillsStack(app, "SkillsService");
+  const template = app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, { Properties: { Code: { S3Key: string } } }> };
+  assetDirs = Object.fromEntries(
+    FUNCTION_NAMES.map((name) => {
+      const key = template.Resources[stack.getLogicalId(stack.functions[name].node.defaultChild as never)]!.Properties.Code.S3Key;
+      return [name, join(outdir, `asset.${key.replace(/\.zip$/, "")}`)];
+    }),
+  ) as Record<FunctionName, string>;
+});
+
+afterAll(() => {
+  if (outdir) rmSync(outdir, { recursive: true, force: true });
+});
+
+describe("function bundles", () => {
+  it.each(FUNCTION_NAMES)("%s is a minified ESM bundle with a source map and the createRequire shim", (name) => {
+    // Prepare
+    const dir = assetDirs[name];
+
+    // Act
+    const code = readFileSync(join(dir, "index.mjs"), "utf8");
+    const map = JSON.parse(readFileSync(join(dir, "index.mjs.map"), "utf8")) as { sources: string[]; sourcesContent?: unknown };
+
+    // Assess
+    expect(code.startsWith("import { createRequire as __skillsCreateRequire } from 'node:module';")).toBe(true);
+    expect(code).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+    expect(map.sources.some((source) => source.endsWith(`functions/${name}/handler.ts`))).toBe(true);
+    expect(map.sourcesContent).toBeUndefined();
+  });
+
+  it.each(FUNCTION_NAMES)("%s contains neither the CDK nor the QuickJS sandbox", (name) => {
+    // Prepare
+    const map = JSON.parse(readFileSync(join(assetDirs[name], "index.mjs.map"), "utf8")) as { sources: string[] };
+
+    // Act
+    const sources = map.sources.map((source) => relative(PROJECT_ROOT, join(assetDirs[name], source)).split("\\").join("/"));
+
+    // Assess
+    expect(sources.filter((source) => /node_modules\/(aws-cdk-lib|constructs|aws-cdk)\//.test(source))).toEqual([]);
+    expect(sources.filter((source) => source.startsWith("infra/") && !CDK_FREE_INFRA.includes(source))).toEqual([]);
+    expect(sources.filter((source) => /quickjs|@jitl/.test(source))).toEqual([]);
+  });
+
+  it.each(FUNCTION_NAMES)("%s ships the bundled skills and the sandbox worker only if it uses them", (name) => {
+    // Prepare
+    const settings = FUNCTION_SETTINGS[name];
+    const dir = assetDirs[name];
+
+    // Act
+    const files = filesUnder(dir).sort();
+
+    // Assess
+    const expected = ["index.mjs", "index.mjs.map"];
+    if (settings.loadsSkills) expected.push(...filesUnder(join(PROJECT_ROOT, "shared/bundled")).map((file) => join("bundled", file)));
+    if (settings.runsSandbox) expected.push(SANDBOX_WORKER_FILE, QUICKJS_WASM_FILE);
+    expect(files).toEqual(expected.sort());
+  });
+
+  it("copies the bundled documents byte for byte", () => {
+    // Prepare
+    const source = join(PROJECT_ROOT, "shared/bundled");
+    const copy = join(assetDirs["http-skills"], "bundled");
+
+    // Act
+    const differing = filesUnder(source).filter((file) => !readFileSync(join(source, file)).equals(readFileSync(join(copy, file))));
+
+    // Assess
+    expect(filesUnder(source).length).toBeGreaterThan(0);
+    expect(differing).toEqual([]);
+  });
+
+  it.each(FUNCTION_NAMES)("%s loads in a fresh Node process and exports a handler function", (name) => {
+    // Prepare
+    const dir = assetDirs[name];
+    const env = {
+      PATH: process.env.PATH,
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "test",
+      AWS_SECRET_ACCESS_KEY: "test",
+      [FUNCTION_ENVIRONMENT.tableName]: "skills-table",
+      [FUNCTION_ENVIRONMENT.bucketName]: "skills-bucket",
+      [FUNCTION_ENVIRONMENT.laneQueueUrl]: "https://sqs.us-east-1.amazonaws.com/123456789012/skills-lane.fifo",
+      [FUNCTION_ENVIRONMENT.websocketCallbackUrl]: "https://example.invalid/live",
+      [FUNCTION_ENVIRONMENT.jwtSecretArn]: "arn:aws:secretsmanager:us-east-1:123456789012:secret:jwt-AbCdEf",
+      [FUNCTION_ENVIRONMENT.bundledDir]: join(dir, "bundled"),
+    };
+    const probe = `const m = await import(${JSON.stringify(pathToFileURL(join(dir, "index.mjs")).href)}); console.log(typeof m.handler); process.exit(0);`;
+
+    // Act
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
+
+    // Assess
+    expect(result.stderr).not.toMatch(/Error/);
+    expect(result.stdout.trim()).toBe("function");
+    expect(result.status).toBe(0);
+  });
+
+  it("runs guest code in the bundled sandbox worker with the copied wasm", async () => {
+    // Prepare
+    const dir = assetDirs["lane-worker"];
+    const pool = new SandboxPool({ size: 1, workerUrl: pathToFileURL(join(dir, SANDBOX_WORKER_FILE)) });
+
+    try {
+      // Act
+      const result = await pool.evaluate({ code: "[1, 2, 3].map((n) => n * 14).reduce((a, b) => a + b)", timeoutMs: 5_000 });
+
+      // Assess
+      expect(result).toBe(84);
+      expect(existsSync(join(dir, QUICKJS_WASM_FILE))).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+});
