@@ -1,0 +1,28 @@
+import type { APIGatewayProxyResultV2 } from "aws-lambda";
+import type { ConnectionStore } from "../../shared/connections/connection-store.js";
+import { handleConnect } from "../../shared/connections/ws-lifecycle.js";
+import { runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
+import { powertoolsObservability } from "../_shared/observability.js";
+import type { HandlerLogger } from "../_shared/observability.js";
+import { connectionStoreFromEnv } from "../_ws-shared/ws-runtime.js";
+
+export interface WsConnectDeps {
+  connections: ConnectionStore;
+  logger: HandlerLogger;
+}
+
+/** `$connect` (behind the token authorizer): registers the connection with its identity; no identity, no connection. */
+export const createWsConnectHandler =
+  (deps: WsConnectDeps) =>
+  async (event: unknown): Promise<APIGatewayProxyResultV2> => {
+    try {
+      return await handleConnect(deps, event);
+    } catch (error) {
+      deps.logger.error("WebSocket $connect failed", { error });
+      throw error;
+    }
+  };
+
+const { logger } = powertoolsObservability("skills-ws-connect");
+
+export const handler = createWsConnectHandler({ connections: connectionStoreFromEnv(runtimeFromEnv()), logger });

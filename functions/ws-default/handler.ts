@@ -1,0 +1,43 @@
+import type { APIGatewayProxyResultV2 } from "aws-lambda";
+import type { ConnectionPush } from "../../shared/connections/connection-push.js";
+import { createWsFrameRouter } from "../../shared/connections/ws-frame-router.js";
+import type { WsFrameRouterDeps } from "../../shared/connections/ws-frame-router.js";
+import { handleMessage } from "../../shared/connections/ws-lifecycle.js";
+import { runtimeFromEnv, skillsAppFromEnv } from "../../shared/runtime/app-from-env.js";
+import { powertoolsObservability } from "../_shared/observability.js";
+import type { HandlerLogger } from "../_shared/observability.js";
+import { connectionPushFromEnv, connectionStoreFromEnv } from "../_ws-shared/ws-runtime.js";
+
+export interface WsDefaultDeps extends Omit<WsFrameRouterDeps, "logger"> {
+  push: ConnectionPush;
+  logger: HandlerLogger;
+}
+
+/**
+ * `$default`: every client frame (API.md "WebSocket frames"). Answers go back through
+ * PostToConnection to the caller's connection; the integration response is always 200.
+ * Only a failure to push at all (not a gone client) fails the invocation, and is logged.
+ */
+export const createWsDefaultHandler = (deps: WsDefaultDeps) => {
+  const router = createWsFrameRouter(deps);
+  return async (event: unknown): Promise<APIGatewayProxyResultV2> => {
+    try {
+      return await handleMessage({ router, push: deps.push, logger: deps.logger }, event);
+    } catch (error) {
+      deps.logger.error("WebSocket frame could not be answered", { error });
+      throw error;
+    }
+  };
+};
+
+const { logger } = powertoolsObservability("skills-ws-default");
+const resources = runtimeFromEnv();
+const connections = connectionStoreFromEnv(resources);
+
+export const handler = createWsDefaultHandler({
+  // No events: this function only enqueues; the lane worker publishes results.
+  app: skillsAppFromEnv(resources, { logger }),
+  connections,
+  push: connectionPushFromEnv(resources, connections, logger),
+  logger,
+});

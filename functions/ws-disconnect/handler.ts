@@ -1,0 +1,31 @@
+import type { APIGatewayProxyResultV2 } from "aws-lambda";
+import type { ConnectionStore } from "../../shared/connections/connection-store.js";
+import { handleDisconnect } from "../../shared/connections/ws-lifecycle.js";
+import { runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
+import { powertoolsObservability } from "../_shared/observability.js";
+import type { HandlerLogger } from "../_shared/observability.js";
+import { connectionStoreFromEnv } from "../_ws-shared/ws-runtime.js";
+
+export interface WsDisconnectDeps {
+  connections: ConnectionStore;
+  logger: HandlerLogger;
+}
+
+/**
+ * `$disconnect`: removes the connection and its subscriptions. API Gateway does not retry it;
+ * a failure is logged and left to the items' TTL (and to GoneException clean-up on the next push).
+ */
+export const createWsDisconnectHandler =
+  (deps: WsDisconnectDeps) =>
+  async (event: unknown): Promise<APIGatewayProxyResultV2> => {
+    try {
+      return await handleDisconnect(deps, event);
+    } catch (error) {
+      deps.logger.error("WebSocket $disconnect clean-up failed; items expire by TTL", { error });
+      return { statusCode: 200 };
+    }
+  };
+
+const { logger } = powertoolsObservability("skills-ws-disconnect");
+
+export const handler = createWsDisconnectHandler({ connections: connectionStoreFromEnv(runtimeFromEnv()), logger });

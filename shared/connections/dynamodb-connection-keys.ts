@@ -1,0 +1,36 @@
+import type { TableKey } from "../processes/dynamodb-keys.js";
+
+/**
+ * Keys of connection items in the service table, in the style of processes/dynamodb-keys.ts:
+ * tenant first, URI-encoded parts, so a crafted connection or process id cannot forge a key.
+ *
+ * A connection's partition holds its record and one back-reference per subscription, so
+ * `$disconnect` finds everything to delete with one query; a process's subscriber partition
+ * holds one item per subscribed connection, so the fan-out is one query too (no index needed).
+ */
+const part = (value: string): string => encodeURIComponent(value);
+
+export const CONNECTION_SORT_KEY = "CONNECTION";
+export const SUBSCRIPTION_SORT_PREFIX = "SUB#";
+export const SUBSCRIBER_SORT_PREFIX = "C#";
+
+export const connectionPartition = (tenant: string, connectionId: string): string => `T#${part(tenant)}#C#${part(connectionId)}`;
+
+export const processSubscribersPartition = (tenant: string, processId: string): string => `T#${part(tenant)}#PS#${part(processId)}`;
+
+export const connectionItemKey = (tenant: string, connectionId: string): TableKey => ({
+  pk: connectionPartition(tenant, connectionId),
+  sk: CONNECTION_SORT_KEY,
+});
+
+/** The back-reference in the connection's partition. */
+export const connectionSubscriptionKey = (tenant: string, connectionId: string, processId: string): TableKey => ({
+  pk: connectionPartition(tenant, connectionId),
+  sk: `${SUBSCRIPTION_SORT_PREFIX}${part(processId)}`,
+});
+
+/** The item the fan-out reads, in the process's subscriber partition. */
+export const processSubscriberKey = (tenant: string, processId: string, connectionId: string): TableKey => ({
+  pk: processSubscribersPartition(tenant, processId),
+  sk: `${SUBSCRIBER_SORT_PREFIX}${part(connectionId)}`,
+});

@@ -1,0 +1,186 @@
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { TABLE_TTL_ATTRIBUTE } from "../../infra/table-schema.js";
+import { parseIdentity } from "../auth/identity.js";
+import { documentClientOf } from "../processes/dynamodb-client.js";
+import type { DynamoDBClientLike } from "../processes/dynamodb-client.js";
+import type { TableKey } from "../processes/dynamodb-keys.js";
+import { ConnectionCleanupIncomplete } from "./connection-errors.js";
+import { CONNECTION_TTL_SECONDS, epochSeconds } from "./connection-store.js";
+import type { ConnectionRecord, ConnectionStore, ConnectionStoreOptions, NewConnection } from "./connection-store.js";
+import {
+  CONNECTION_SORT_KEY,
+  SUBSCRIPTION_SORT_PREFIX,
+  connectionItemKey,
+  connectionPartition,
+  connectionSubscriptionKey,
+  processSubscriberKey,
+  processSubscribersPartition,
+} from "./dynamodb-connection-keys.js";
+
+/** BatchWriteItem takes at most 25 requests. */
+const BATCH_SIZE = 25;
+const BATCH_ATTEMPTS = 6;
+
+type Item = Record<string, unknown>;
+
+/**
+ * ConnectionStore on the service table (keys: dynamodb-connection-keys.ts). Every item carries
+ * `expiresAt`, so connections whose `$disconnect` was lost disappear by TTL; reads skip items
+ * past their expiry because TTL deletion can lag by days.
+ */
+export class DynamoDBConnectionStore implements ConnectionStore {
+  private readonly documents: DynamoDBDocumentClient;
+  private readonly ttlSeconds: number;
+  private readonly clock: () => Date;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(
+    client: DynamoDBClientLike,
+    private readonly tableName: string,
+    options: ConnectionStoreOptions & { sleep?: (ms: number) => Promise<void> } = {},
+  ) {
+    this.documents = documentClientOf(client);
+    this.ttlSeconds = options.ttlSeconds ?? CONNECTION_TTL_SECONDS;
+    this.clock = options.clock ?? (() => new Date());
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  async put(connection: NewConnection): Promise<ConnectionRecord> {
+    const now = this.clock();
+    const { identity } = connection;
+    const record: ConnectionRecord = {
+      connectionId: connection.connectionId,
+      identity: { login: identity.login, tenant: identity.tenant, projects: [...identity.projects], roles: [...identity.roles] },
+      connectedAt: now.toISOString(),
+      expiresAt: epochSeconds(now) + this.ttlSeconds,
+    };
+    await this.documents.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...connectionItemKey(identity.tenant, connection.connectionId),
+          entity: "connection",
+          connectionId: record.connectionId,
+          tenant: identity.tenant,
+          login: identity.login,
+          identity: record.identity,
+          connectedAt: record.connectedAt,
+          [TABLE_TTL_ATTRIBUTE]: record.expiresAt,
+        },
+      }),
+    );
+    return record;
+  }
+
+  async get(tenant: string, connectionId: string): Promise<ConnectionRecord | undefined> {
+    const out = await this.documents.send(
+      new GetCommand({ TableName: this.tableName, Key: connectionItemKey(tenant, connectionId), ConsistentRead: true }),
+    );
+    const item = out.Item;
+    if (!item || !this.live(item) || typeof item.connectedAt !== "string") return undefined;
+    const identity = item.identity as Record<string, unknown> | undefined;
+    return {
+      connectionId,
+      // Re-validated like any authorizer context: a corrupt item must not become an identity.
+      identity: parseIdentity({ login: identity?.login, tenant: identity?.tenant, projects: identity?.projects, roles: identity?.roles }),
+      connectedAt: item.connectedAt,
+      expiresAt: item[TABLE_TTL_ATTRIBUTE] as number,
+    };
+  }
+
+  async remove(tenant: string, connectionId: string): Promise<void> {
+    const items = await this.queryAll(connectionPartition(tenant, connectionId));
+    const subscriberItems: TableKey[] = [];
+    const ownItems: TableKey[] = [];
+    for (const item of items) {
+      const sk = String(item.sk);
+      if (sk.startsWith(SUBSCRIPTION_SORT_PREFIX) && typeof item.processId === "string") {
+        subscriberItems.push(processSubscriberKey(tenant, item.processId, connectionId));
+      }
+      ownItems.push({ pk: String(item.pk), sk });
+    }
+    // Fan-out items first: if this stops half-way, what is left is only reachable from here (or TTL).
+    await this.batchDelete(subscriberItems);
+    await this.batchDelete(ownItems.filter((k) => k.sk !== CONNECTION_SORT_KEY));
+    await this.batchDelete(ownItems.filter((k) => k.sk === CONNECTION_SORT_KEY));
+  }
+
+  async subscribe(tenant: string, connectionId: string, processId: string): Promise<void> {
+    const expiresAt = epochSeconds(this.clock()) + this.ttlSeconds;
+    // Back-reference first: a subscriber item without one would survive `$disconnect`.
+    await this.documents.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...connectionSubscriptionKey(tenant, connectionId, processId),
+          entity: "connectionSubscription",
+          processId,
+          [TABLE_TTL_ATTRIBUTE]: expiresAt,
+        },
+      }),
+    );
+    await this.documents.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...processSubscriberKey(tenant, processId, connectionId),
+          entity: "processSubscriber",
+          connectionId,
+          processId,
+          [TABLE_TTL_ATTRIBUTE]: expiresAt,
+        },
+      }),
+    );
+  }
+
+  async subscriptionsOf(tenant: string, connectionId: string): Promise<string[]> {
+    const items = await this.queryAll(connectionPartition(tenant, connectionId), SUBSCRIPTION_SORT_PREFIX);
+    return items.filter((item) => this.live(item) && typeof item.processId === "string").map((item) => item.processId as string);
+  }
+
+  async subscribers(tenant: string, processId: string): Promise<string[]> {
+    const items = await this.queryAll(processSubscribersPartition(tenant, processId));
+    return items.filter((item) => this.live(item) && typeof item.connectionId === "string").map((item) => item.connectionId as string);
+  }
+
+  private live(item: Item): boolean {
+    const expiresAt = item[TABLE_TTL_ATTRIBUTE];
+    return typeof expiresAt === "number" && expiresAt > epochSeconds(this.clock());
+  }
+
+  private async queryAll(pk: string, skPrefix?: string): Promise<Item[]> {
+    const items: Item[] = [];
+    let startKey: Item | undefined;
+    do {
+      const out = await this.documents.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: skPrefix === undefined ? "pk = :pk" : "pk = :pk AND begins_with(sk, :prefix)",
+          ExpressionAttributeValues: { ":pk": pk, ...(skPrefix === undefined ? {} : { ":prefix": skPrefix }) },
+          ConsistentRead: true,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      items.push(...(out.Items ?? []));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  }
+
+  /** Deletes in batches of 25, retrying what DynamoDB left unprocessed (throttling) with backoff. */
+  private async batchDelete(keys: TableKey[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += BATCH_SIZE) {
+      let requests = keys.slice(i, i + BATCH_SIZE).map((Key) => ({ DeleteRequest: { Key } }));
+      for (let attempt = 1; requests.length > 0; attempt++) {
+        const out = await this.documents.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }));
+        requests = (out.UnprocessedItems?.[this.tableName] ?? []).flatMap((r) =>
+          r.DeleteRequest?.Key ? [{ DeleteRequest: { Key: r.DeleteRequest.Key as TableKey } }] : [],
+        );
+        if (requests.length === 0) break;
+        if (attempt >= BATCH_ATTEMPTS) throw new ConnectionCleanupIncomplete(requests.length, attempt);
+        await this.sleep(Math.min(1000, 50 * 2 ** attempt));
+      }
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import type { ErrorBody } from "../http/error-response.js";
+import type { ActiveSkillRef, PendingMessage } from "../processes/process.js";
+import type { RequestError, RequestStatus } from "../processes/request-store.js";
+import type { SkillSummary } from "../skills/skill-summary.js";
+import type { TurnScheduledReason } from "../steering/process-events.js";
+
+/**
+ * Server → client frames (API.md "WebSocket frames"). Fields beyond API.md are additive:
+ * `processId` on results and `requestId` echoes let a client with several subscriptions and
+ * requests in flight correlate every frame; `truncated` marks a frame shrunk to fit
+ * API Gateway's message limit (frame-size.ts), whose full content the HTTP API still serves.
+ */
+export interface ErrorFrame {
+  type: "error";
+  error: ErrorBody["error"];
+  /** The `requestId` of the frame that was refused, when it had a readable one. */
+  requestId?: string;
+}
+
+export interface ProcessSkillResultFrame {
+  type: "process-skill-result";
+  requestId: string;
+  processId: string;
+  status: RequestStatus;
+  result?: unknown;
+  error?: RequestError;
+  /** `result` was too large to push: read it with GET …/processes/{processId}/requests/{requestId}. */
+  truncated?: true;
+}
+
+export interface SkillListResultFrame {
+  type: "skill-list-result";
+  projectId: string;
+  processId?: string;
+  requestId?: string;
+  skills: SkillSummary[];
+  active: ActiveSkillRef[];
+  /** Only the first skills (by name) fitted: GET /brain/{tenant}/skills/effective lists all `total`. */
+  truncated?: true;
+  total?: number;
+}
+
+export interface ProcessTurnScheduledFrame {
+  type: "process-turn-scheduled";
+  processId: string;
+  reason: TurnScheduledReason;
+  pending: PendingMessage[];
+  /** Message texts were cut to fit; the turn itself (POST …/turns) delivers them in full. */
+  truncated?: true;
+}
+
+/** Extra frame: the subscription is stored; results and scheduled turns of the process follow. */
+export interface ProcessSubscribedFrame {
+  type: "process-subscribed";
+  processId: string;
+  requestId?: string;
+}
+
+export type ServerFrame = ErrorFrame | ProcessSkillResultFrame | SkillListResultFrame | ProcessTurnScheduledFrame | ProcessSubscribedFrame;
+
+export const errorFrame = (error: ErrorBody["error"], requestId?: string): ErrorFrame => ({
+  type: "error",
+  error,
+  ...(requestId === undefined ? {} : { requestId }),
+});

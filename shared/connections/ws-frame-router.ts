@@ -1,0 +1,166 @@
+import { randomUUID } from "node:crypto";
+import type { SkillsApp } from "../app/skills-app.js";
+import { assertProcessAccess, assertProjectAccess } from "../auth/authorization.js";
+import type { Identity } from "../auth/identity.js";
+import { InvalidRequest } from "../errors.js";
+import { errorResponse } from "../http/error-response.js";
+import type { LaneUser } from "../lanes/lane-message.js";
+import type { ActiveSkillRef, Process } from "../processes/process.js";
+import type { RequestRecord } from "../processes/request-store.js";
+import { toSkillSummary } from "../skills/skill-summary.js";
+import { toLaneCommand } from "../steering/process-skill-request.js";
+import { TooManySubscriptions } from "./connection-errors.js";
+import type { ConnectionPush } from "./connection-push.js";
+import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from "./connection-store.js";
+import type { ConnectionStore } from "./connection-store.js";
+import { errorFrame } from "./server-frames.js";
+import type { ProcessSkillResultFrame, ServerFrame } from "./server-frames.js";
+import { parseClientFrame } from "./ws-frames.js";
+import type { ProcessSkillFrame, ProcessSubscribeFrame, SkillListFrame } from "./ws-frames.js";
+
+export interface WsFrameRouterDeps {
+  app: Pick<SkillsApp, "getProcess" | "getRequest" | "steerSkill" | "listEffective">;
+  connections: ConnectionStore;
+  push: ConnectionPush;
+  /** requestIds for `process-skill` frames without one. */
+  newRequestId?: () => string;
+  logger?: { error(message: string, ...extra: Record<string, unknown>[]): void };
+}
+
+/** Who sent the frame (identity from the authorizer context) and on which connection. */
+export interface WsCaller {
+  identity: Identity;
+  connectionId: string;
+}
+
+export type WsFrameRouter = (caller: WsCaller, body: string | undefined | null, options?: { isBase64Encoded?: boolean }) => Promise<void>;
+
+export const toLaneUser = (identity: Identity): LaneUser => ({ login: identity.login, roles: [...identity.roles], projects: [...identity.projects] });
+
+const resultFrame = (processId: string, record: RequestRecord): ProcessSkillResultFrame => ({
+  type: "process-skill-result",
+  requestId: record.requestId,
+  processId,
+  status: record.status,
+  ...(record.status === "DONE" ? { result: record.result } : {}),
+  ...(record.error ? { error: { code: record.error.code, message: record.error.message } } : {}),
+});
+
+/**
+ * Answers one client frame by pushing frames back to the caller's connection (API Gateway
+ * WebSockets have no reply channel in the integration response). A frame that cannot be
+ * accepted — bad JSON, unknown type, invalid fields, not allowed — gets an `error` frame and
+ * the connection stays open. Authorization is the HTTP API's, cell for cell.
+ *
+ * `process-skill` answers at once with `process-skill-result {status:"QUEUED"}` (the HTTP 202
+ * body: the client learns the requestId, also one the service chose), sent BEFORE the request
+ * reaches the lane, so the final DONE/FAILED for that requestId — pushed to every subscriber of
+ * the process when the lane finishes — can never arrive before it. A request that then fails to
+ * enqueue is answered FAILED under the same requestId. A requestId already settled is answered
+ * with its stored result, not applied again.
+ */
+export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
+  const newRequestId = deps.newRequestId ?? randomUUID;
+  const logger = deps.logger ?? console;
+
+  const authorizedProcess = async (identity: Identity, processId: string): Promise<Process> => {
+    // The caller's own tenant: another tenant's process is simply not found.
+    const process = await deps.app.getProcess(identity.tenant, processId);
+    assertProcessAccess(identity, process);
+    return process;
+  };
+
+  const ensureSubscribed = async (caller: WsCaller, processId: string): Promise<void> => {
+    const tenant = caller.identity.tenant;
+    const current = await deps.connections.subscriptionsOf(tenant, caller.connectionId);
+    if (!current.includes(processId) && current.length >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+      throw new TooManySubscriptions(MAX_SUBSCRIPTIONS_PER_CONNECTION);
+    }
+    // Also when already subscribed: renews the subscription's expiry.
+    await deps.connections.subscribe(tenant, caller.connectionId, processId);
+  };
+
+  const errorBody = (error: unknown, context: Record<string, unknown>) => {
+    const { statusCode, body } = errorResponse(error);
+    if (statusCode >= 500) logger.error("WebSocket frame failed", { ...context, error });
+    return body.error;
+  };
+
+  const processSkill = async (caller: WsCaller, frame: ProcessSkillFrame, reply: (frame: ServerFrame) => Promise<unknown>): Promise<void> => {
+    const { type: _type, processId, ...request } = frame;
+    const { tenant } = caller.identity;
+    toLaneCommand(request);
+    await authorizedProcess(caller.identity, processId);
+    await ensureSubscribed(caller, processId);
+
+    const requestId = request.requestId ?? newRequestId();
+    if (request.requestId !== undefined) {
+      const existing = await deps.app.getRequest(tenant, requestId);
+      if (existing && existing.processId !== processId) {
+        throw new InvalidRequest(`Request '${requestId.slice(0, 80)}' was already used for another process`);
+      }
+      if (existing && existing.status !== "QUEUED") {
+        await reply(resultFrame(processId, existing));
+        return;
+      }
+    }
+
+    await reply({ type: "process-skill-result", requestId, processId, status: "QUEUED" });
+    try {
+      await deps.app.steerSkill(tenant, processId, toLaneUser(caller.identity), { ...request, requestId });
+    } catch (error) {
+      const { code, message } = errorBody(error, { type: frame.type, processId, requestId });
+      await reply({ type: "process-skill-result", requestId, processId, status: "FAILED", error: { code, message } });
+    }
+  };
+
+  const processSubscribe = async (caller: WsCaller, frame: ProcessSubscribeFrame, reply: (frame: ServerFrame) => Promise<unknown>): Promise<void> => {
+    await authorizedProcess(caller.identity, frame.processId);
+    await ensureSubscribed(caller, frame.processId);
+    await reply({ type: "process-subscribed", processId: frame.processId, ...(frame.requestId === undefined ? {} : { requestId: frame.requestId }) });
+  };
+
+  const skillList = async (caller: WsCaller, frame: SkillListFrame, reply: (frame: ServerFrame) => Promise<unknown>): Promise<void> => {
+    const { identity } = caller;
+    assertProjectAccess(identity, frame.projectId);
+    let active: ActiveSkillRef[] = [];
+    if (frame.processId !== undefined) {
+      const process = await authorizedProcess(identity, frame.processId);
+      if (process.projectId !== frame.projectId) {
+        throw new InvalidRequest(`Process '${frame.processId}' belongs to another project than '${frame.projectId}'`);
+      }
+      active = process.activeSkills;
+    }
+    const skills = await deps.app.listEffective(identity.tenant, toLaneUser(identity), frame.projectId);
+    await reply({
+      type: "skill-list-result",
+      projectId: frame.projectId,
+      ...(frame.processId === undefined ? {} : { processId: frame.processId }),
+      ...(frame.requestId === undefined ? {} : { requestId: frame.requestId }),
+      skills: skills.map(toSkillSummary),
+      active,
+    });
+  };
+
+  return async (caller, body, options = {}) => {
+    const reply = (frame: ServerFrame) => deps.push.send({ tenant: caller.identity.tenant, connectionId: caller.connectionId }, frame);
+    const parsed = parseClientFrame(body, options);
+    if (!parsed.ok) {
+      await reply(errorFrame(errorBody(parsed.error, {}), parsed.requestId));
+      return;
+    }
+    const frame = parsed.frame;
+    try {
+      switch (frame.type) {
+        case "process-skill":
+          return await processSkill(caller, frame, reply);
+        case "process-subscribe":
+          return await processSubscribe(caller, frame, reply);
+        case "skill-list":
+          return await skillList(caller, frame, reply);
+      }
+    } catch (error) {
+      await reply(errorFrame(errorBody(error, { type: frame.type }), frame.requestId));
+    }
+  };
+}

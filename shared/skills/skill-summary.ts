@@ -1,0 +1,31 @@
+import type { ResolvedSkill } from "./resolved-skill.js";
+import type { SkillArgument, SkillRun, SkillTrigger } from "./skill-frontmatter.js";
+import type { SkillScope } from "./skill-scope.js";
+
+/** API.md `SkillSummary`: exactly these fields, in this order, nothing internal (location, body…). */
+export interface SkillSummary {
+  name: string;
+  title: string;
+  description: string;
+  version: string;
+  tags: string[];
+  source: SkillScope;
+  lifecycle: "sticky" | "shot";
+  triggers: SkillTrigger[];
+  arguments: boolean | SkillArgument[];
+  run: SkillRun;
+}
+
+/** Copies, so a caller serializing or changing the summary never touches a cached skill. */
+export const toSkillSummary = (skill: ResolvedSkill): SkillSummary => ({
+  name: skill.name,
+  title: skill.title,
+  description: skill.description,
+  version: skill.version,
+  tags: [...skill.tags],
+  source: skill.source,
+  lifecycle: skill.lifecycle,
+  triggers: structuredClone(skill.triggers),
+  arguments: Array.isArray(skill.arguments) ? structuredClone(skill.arguments) : skill.arguments,
+  run: { ...skill.run },
+});
