@@ -2,7 +2,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { formatTable, type BenchRow } from "./bench-table.js";
 import { benchCompose } from "./compose-bench.js";
+import { benchLanes } from "./lane-bench.js";
 import { benchSandbox } from "./sandbox-bench.js";
+import { benchScripts } from "./script-bench.js";
 
 /** `npm run bench`: every figure in one table, also written to bench/results.json. */
 async function main(): Promise<void> {
@@ -15,10 +17,15 @@ async function main(): Promise<void> {
   };
 
   await section("compose", benchCompose);
+  await section("lanes", benchLanes);
   await section("sandbox", async () => {
     const figures = await benchSandbox();
     return Object.entries(figures).map(([metric, ours]) => ({ metric: `sandbox_${metric}`, ours, baseline: null, unit: metric.endsWith("Ms") || metric.includes("Ms") ? "ms" : "" }));
   });
+
+  await section("scripts", async () =>
+    Object.entries(await benchScripts()).map(([metric, ours]) => ({ metric: `script_${metric}`, ours, baseline: null, unit: "ms" })),
+  );
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`;
   console.log(`machine: ${machine}\n`);

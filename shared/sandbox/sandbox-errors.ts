@@ -51,3 +51,11 @@ export class SandboxMemoryExceeded extends SkillsError {
 export class SandboxUnavailable extends SkillsError {
   readonly code = "INTERNAL";
 }
+
+/** The caller's AbortSignal fired (e.g. the host call that started a nested evaluation gave up). */
+export class SandboxAborted extends SkillsError {
+  readonly code = "INTERNAL";
+  constructor() {
+    super("sandbox evaluation was aborted");
+  }
+}

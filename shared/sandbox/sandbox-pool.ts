@@ -1,7 +1,9 @@
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
-import { SandboxError, SandboxMemoryExceeded, SandboxOutputTooLarge, SandboxTimeout, SandboxUnavailable } from "./sandbox-errors.js";
-import type { HostToWorker, WorkerEvaluateRequest, WorkerFailure, WorkerInit, WorkerToHost } from "./sandbox-protocol.js";
+import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
+import { decodeHostArgs, encodeHostError, encodeHostFailure, encodeHostValue, hostPathProblem, type HostFunction } from "./host-call.js";
+import { PendingHostCall } from "./pending-host-call.js";
+import { SandboxAborted, SandboxError, SandboxMemoryExceeded, SandboxOutputTooLarge, SandboxTimeout, SandboxUnavailable } from "./sandbox-errors.js";
+import type { HostReply, HostToWorker, WorkerEvaluateRequest, WorkerFailure, WorkerInit, WorkerStats, WorkerToHost } from "./sandbox-protocol.js";
 
 /** One evaluation of untrusted JavaScript. The completion value of `code` is the result. */
 export interface SandboxRequest {
@@ -21,6 +23,34 @@ export interface SandboxRequest {
   memoryBytes?: number;
   /** Cap on the result serialized as JSON (UTF-8 bytes). */
   maxOutputBytes?: number;
+  /**
+   * Host functions by guest path ("vance.tool", "vance.workspace.read"). The guest calls them
+   * synchronously; they run on this (main) thread and may return promises. Intermediate
+   * objects are created in the guest (or extend a same-named JSON global).
+   */
+  hostFunctions?: Record<string, HostFunction>;
+  /** How long one host call may take (never past the evaluation deadline, which keeps running). */
+  hostCallTimeoutMs?: number;
+  maxHostCalls?: number;
+  /** Caps on one call's arguments and result serialized as JSON (UTF-8 bytes). */
+  maxHostArgsBytes?: number;
+  maxHostResultBytes?: number;
+  /** Nesting level handed to host functions (HostCallContext.depth); deeper work is served first. */
+  depth?: number;
+  /** Cancels the evaluation (queued or running: the running worker is replaced). */
+  signal?: AbortSignal;
+  /** Sees every host function failure before the guest gets its sanitized version (for logs). */
+  onHostError?: (path: string, error: unknown) => void;
+}
+
+/** Costs of one evaluation, from evaluateWithStats. */
+export interface SandboxStats extends WorkerStats {
+  durationMs: number;
+}
+
+export interface SandboxEvaluation {
+  value: unknown;
+  stats: SandboxStats;
 }
 
 export interface SandboxPoolOptions {
@@ -44,6 +74,20 @@ export interface SandboxPoolOptions {
   workerMemoryRetainBytes?: number;
   /** Where sandbox-worker.mjs lives; override when bundling puts it elsewhere. */
   workerUrl?: URL;
+  /** Per-request defaults for host calls. */
+  hostCallTimeoutMs?: number;
+  maxHostCalls?: number;
+  maxHostArgsBytes?: number;
+  maxHostResultBytes?: number;
+  /**
+   * Upper bound on worker threads. A worker blocked in a host call does not count against
+   * `size`, so nested evaluations (a tool running a script from inside a script) get another
+   * worker instead of deadlocking behind their caller. Default: 4 × size, enough for the
+   * default re-entrancy depth of 3 below every warm worker.
+   */
+  maxWorkers?: number;
+  /** How long a worker beyond `size` may stay idle before it is stopped. */
+  extraWorkerIdleMs?: number;
 }
 
 const DEFAULTS = {
@@ -54,6 +98,10 @@ const DEFAULTS = {
   workerStackSizeMb: 16,
   workerMemoryCapBytes: 128 * 1024 * 1024,
   workerMemoryRetainBytes: 64 * 1024 * 1024,
+  maxHostCalls: 10_000,
+  maxHostArgsBytes: 1024 * 1024,
+  maxHostResultBytes: 1024 * 1024,
+  extraWorkerIdleMs: 10_000,
 };
 
 const MIN_MEMORY_BYTES = 1024 * 1024;
@@ -61,7 +109,13 @@ const MIN_MEMORY_BYTES = 1024 * 1024;
 interface Job {
   id: number;
   request: WorkerEvaluateRequest;
-  resolve: (value: unknown) => void;
+  hostFunctions: HostFunction[];
+  maxHostResultBytes: number;
+  depth: number;
+  onHostError: ((path: string, error: unknown) => void) | undefined;
+  /** Host calls in flight, aborted when the job ends however it ends. */
+  pendingCalls: Map<number, PendingHostCall>;
+  resolve: (evaluation: SandboxEvaluation) => void;
   reject: (error: Error) => void;
 }
 
@@ -70,6 +124,9 @@ interface PoolWorker {
   ready: boolean;
   job: Job | null;
   watchdog: NodeJS.Timeout | null;
+  idleTimer: NodeJS.Timeout | null;
+  replyPort: MessagePort;
+  replySignal: Int32Array;
   /** Set once we decided to drop it, so late events from the dying thread are ignored. */
   gone: boolean;
 }
@@ -94,10 +151,17 @@ const toError = (failure: WorkerFailure, request: WorkerEvaluateRequest): Error 
  * runtime (see sandbox-worker.mjs). The pool owns the external watchdog: a worker still busy
  * at deadline + grace is terminated and replaced, because some QuickJS built-ins never poll
  * the interrupt handler. Idle workers are unref'd so a CLI process can exit.
+ *
+ * Host functions run here, on the main thread, while the calling worker blocks (see
+ * sandbox-protocol.ts). A blocked worker may be waiting for a nested evaluation (a tool that
+ * runs a script), so it does not count against `size`: the pool grows up to `maxWorkers`, and
+ * nested work is queued ahead of top-level work. Past `maxWorkers`, nested work waits and
+ * the caller's deadline ends the wait: slow, never a deadlock.
  */
 export class SandboxPool {
   private readonly size: number;
-  private readonly settings: typeof DEFAULTS;
+  private readonly maxWorkers: number;
+  private readonly settings: typeof DEFAULTS & { hostCallTimeoutMs: number | undefined };
   private readonly workerUrl: URL;
   private readonly preludes = new Map<string, string>();
   private readonly workers = new Set<PoolWorker>();
@@ -117,7 +181,13 @@ export class SandboxPool {
       workerStackSizeMb: options.workerStackSizeMb ?? DEFAULTS.workerStackSizeMb,
       workerMemoryCapBytes: options.workerMemoryCapBytes ?? DEFAULTS.workerMemoryCapBytes,
       workerMemoryRetainBytes: options.workerMemoryRetainBytes ?? DEFAULTS.workerMemoryRetainBytes,
+      hostCallTimeoutMs: options.hostCallTimeoutMs,
+      maxHostCalls: options.maxHostCalls ?? DEFAULTS.maxHostCalls,
+      maxHostArgsBytes: options.maxHostArgsBytes ?? DEFAULTS.maxHostArgsBytes,
+      maxHostResultBytes: options.maxHostResultBytes ?? DEFAULTS.maxHostResultBytes,
+      extraWorkerIdleMs: options.extraWorkerIdleMs ?? DEFAULTS.extraWorkerIdleMs,
     };
+    this.maxWorkers = Math.max(this.size, Math.floor(options.maxWorkers ?? this.size * 4));
     this.workerUrl = options.workerUrl ?? new URL("./sandbox-worker.mjs", import.meta.url);
   }
 
@@ -139,30 +209,95 @@ export class SandboxPool {
   }
 
   /** Resolves with the guest's completion value (JSON round-tripped); rejects with a sandbox error. */
-  evaluate(request: SandboxRequest): Promise<unknown> {
+  async evaluate(request: SandboxRequest): Promise<unknown> {
+    return (await this.run(request, false)).value;
+  }
+
+  /** Like evaluate, plus what the evaluation cost (QuickJS memory counters included). */
+  evaluateWithStats(request: SandboxRequest): Promise<SandboxEvaluation> {
+    return this.run(request, true);
+  }
+
+  private run(request: SandboxRequest, collectStats: boolean): Promise<SandboxEvaluation> {
     if (this.closed) return Promise.reject(new SandboxUnavailable("sandbox pool is closed"));
     if (request.prelude !== undefined && !this.preludes.has(request.prelude)) {
       return Promise.reject(new SandboxUnavailable(`unknown sandbox prelude '${request.prelude}'`));
     }
+    if (request.signal?.aborted) return Promise.reject(new SandboxAborted());
     let globalsJson: string | undefined;
     try {
       globalsJson = request.globalsJson ?? (request.globals === undefined ? undefined : JSON.stringify(request.globals));
     } catch (error) {
       return Promise.reject(new SandboxUnavailable("sandbox globals must be JSON data", { cause: error }));
     }
+    const hostEntries = Object.entries(request.hostFunctions ?? {});
+    const pathProblem = hostPathProblem(hostEntries.map(([path]) => path));
+    if (pathProblem !== undefined) return Promise.reject(new SandboxUnavailable(pathProblem));
+    const timeoutMs = request.timeoutMs ?? this.settings.timeoutMs;
     const resolved: WorkerEvaluateRequest = {
       code: request.code,
       ...(globalsJson === undefined ? {} : { globalsJson }),
       ...(request.prelude === undefined ? {} : { prelude: request.prelude }),
-      timeoutMs: request.timeoutMs ?? this.settings.timeoutMs,
+      timeoutMs,
       // Below ~16 KB QuickJS cannot even create a context (and aborts while freeing it).
       memoryBytes: Math.max(MIN_MEMORY_BYTES, request.memoryBytes ?? this.settings.memoryBytes),
       maxOutputBytes: request.maxOutputBytes ?? this.settings.maxOutputBytes,
+      ...(hostEntries.length === 0 ? {} : { hostFunctions: hostEntries.map(([path]) => path) }),
+      hostCallTimeoutMs: Math.min(timeoutMs, request.hostCallTimeoutMs ?? this.settings.hostCallTimeoutMs ?? timeoutMs),
+      maxHostCalls: request.maxHostCalls ?? this.settings.maxHostCalls,
+      maxHostArgsBytes: request.maxHostArgsBytes ?? this.settings.maxHostArgsBytes,
+      ...(collectStats ? { collectStats } : {}),
     };
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextJobId++, request: resolved, resolve, reject });
+      const signal = request.signal;
+      const job: Job = {
+        id: this.nextJobId++,
+        request: resolved,
+        hostFunctions: hostEntries.map(([, fn]) => fn),
+        maxHostResultBytes: request.maxHostResultBytes ?? this.settings.maxHostResultBytes,
+        depth: Math.max(0, Math.floor(request.depth ?? 0)),
+        onHostError: request.onHostError,
+        pendingCalls: new Map(),
+        resolve: (evaluation) => {
+          finish();
+          resolve(evaluation);
+        },
+        reject: (error) => {
+          finish();
+          reject(error);
+        },
+      };
+      const onAbort = (): void => this.abort(job);
+      const finish = (): void => {
+        signal?.removeEventListener("abort", onAbort);
+        for (const call of job.pendingCalls.values()) call.abort(new SandboxAborted());
+        job.pendingCalls.clear();
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.enqueue(job);
       this.dispatch();
     });
+  }
+
+  /** Deeper (nested) work first: its caller holds a worker while it waits. */
+  private enqueue(job: Job): void {
+    const index = this.queue.findIndex((queued) => queued.depth < job.depth);
+    if (index === -1) this.queue.push(job);
+    else this.queue.splice(index, 0, job);
+  }
+
+  private abort(job: Job): void {
+    const queued = this.queue.indexOf(job);
+    if (queued !== -1) {
+      this.queue.splice(queued, 1);
+      job.reject(new SandboxAborted());
+      return;
+    }
+    const entry = [...this.workers].find((candidate) => candidate.job === job);
+    if (!entry) return;
+    entry.job = null;
+    job.reject(new SandboxAborted());
+    void this.replace(entry);
   }
 
   get isClosed(): boolean {
@@ -198,20 +333,35 @@ export class SandboxPool {
   }
 
   private spawn(): PoolWorker {
+    const channel = new MessageChannel();
+    const replySignal = new SharedArrayBuffer(4);
     const init: WorkerInit = {
       preludes: Object.fromEntries(this.preludes),
       memoryCapBytes: this.settings.workerMemoryCapBytes,
       memoryRetainBytes: this.settings.workerMemoryRetainBytes,
+      replyPort: channel.port2,
+      replySignal,
     };
     const worker = new Worker(this.workerUrl, {
       workerData: init,
+      transferList: [channel.port2],
       // Nothing of the host environment (credentials live in process.env on Lambda).
       env: {},
       execArgv: [],
       resourceLimits: { stackSizeMb: this.settings.workerStackSizeMb, maxOldGenerationSizeMb: 128 },
     });
     worker.unref();
-    const entry: PoolWorker = { worker, ready: false, job: null, watchdog: null, gone: false };
+    channel.port1.unref();
+    const entry: PoolWorker = {
+      worker,
+      ready: false,
+      job: null,
+      watchdog: null,
+      idleTimer: null,
+      replyPort: channel.port1,
+      replySignal: new Int32Array(replySignal),
+      gone: false,
+    };
     this.workers.add(entry);
     worker.on("message", (message: WorkerToHost) => this.onMessage(entry, message));
     worker.on("error", (error: Error & { code?: string }) => {
@@ -231,15 +381,21 @@ export class SandboxPool {
       entry.ready = true;
       this.wakeReadyWaiters();
       this.dispatch();
+      this.trimLater(entry);
       return;
     }
     const job = entry.job;
     if (!job || job.id !== message.id) return;
+    if (message.type === "hostCall") {
+      this.onHostCall(entry, job, message);
+      return;
+    }
     this.clearWatchdog(entry);
     entry.job = null;
     if (message.ok) {
       try {
-        job.resolve(message.json === undefined ? undefined : JSON.parse(message.json));
+        const value: unknown = message.json === undefined ? undefined : JSON.parse(message.json);
+        job.resolve({ value, stats: { durationMs: message.durationMs, hostCalls: 0, wasmMemoryBytes: 0, ...message.stats } });
       } catch (error) {
         job.reject(new SandboxUnavailable("sandbox result was not valid JSON", { cause: error }));
       }
@@ -248,6 +404,50 @@ export class SandboxPool {
     }
     if (message.retire) void this.replace(entry);
     this.dispatch();
+    this.trimLater(entry);
+  }
+
+  /**
+   * Runs one host function for a worker blocked in Atomics.wait and wakes it with the reply.
+   * The worker bounds its own wait (per-call timeout, evaluation deadline); the abort here
+   * only tells the host function to stop. A reply for an evaluation that already ended is
+   * dropped: that worker has moved on.
+   */
+  private onHostCall(entry: PoolWorker, job: Job, message: Extract<WorkerToHost, { type: "hostCall" }>): void {
+    const path = job.request.hostFunctions?.[message.index];
+    const fn = job.hostFunctions[message.index];
+    if (path === undefined || fn === undefined) {
+      this.reply(entry, { callId: message.callId, reply: encodeHostFailure("HOST_CALL_FAILED", "invalid host call") });
+      return;
+    }
+    const call = new PendingHostCall(path, job.depth, job.request.hostCallTimeoutMs);
+    job.pendingCalls.set(message.callId, call);
+    // This worker no longer counts against `size`: queued work may get a new worker now.
+    if (this.queue.length > 0) this.dispatch();
+    call.run(
+      () => fn(decodeHostArgs(message.argsJson), call.context),
+      (outcome) => {
+        job.pendingCalls.delete(message.callId);
+        if (entry.job !== job || entry.gone) return;
+        const reply = outcome.ok ? encodeHostValue(path, outcome.value, job.maxHostResultBytes) : this.hostFailure(job, path, outcome.error);
+        this.reply(entry, { callId: message.callId, reply });
+      },
+    );
+  }
+
+  private hostFailure(job: Job, path: string, error: unknown): string {
+    try {
+      job.onHostError?.(path, error);
+    } catch {
+      // A failing logger must not change what the guest sees.
+    }
+    return encodeHostError(path, error);
+  }
+
+  private reply(entry: PoolWorker, reply: HostReply): void {
+    entry.replyPort.postMessage(reply);
+    Atomics.store(entry.replySignal, 0, 1);
+    Atomics.notify(entry.replySignal, 0);
   }
 
   /** A worker died or misbehaved: fail its job, drop it, keep the pool at strength. */
@@ -269,14 +469,14 @@ export class SandboxPool {
       this.updateRefs();
       return;
     }
-    if (!this.closed) this.spawn();
+    if (!this.closed && this.workers.size < this.size) this.spawn();
     this.dispatch();
   }
 
   private async replace(entry: PoolWorker): Promise<void> {
     await this.drop(entry);
     if (!this.closed) {
-      this.spawn();
+      if (this.workers.size < this.size) this.spawn();
       this.dispatch();
     }
   }
@@ -285,8 +485,26 @@ export class SandboxPool {
     if (entry.gone) return;
     entry.gone = true;
     this.clearWatchdog(entry);
+    this.clearIdleTimer(entry);
     this.workers.delete(entry);
+    entry.replyPort.close();
     await entry.worker.terminate().catch(() => undefined);
+  }
+
+  /** Workers beyond `size` exist for nested work only; an idle one stops after a while. */
+  private trimLater(entry: PoolWorker): void {
+    if (entry.gone || entry.job || entry.idleTimer || this.workers.size <= this.size) return;
+    entry.idleTimer = setTimeout(() => {
+      entry.idleTimer = null;
+      if (!entry.gone && !entry.job && this.workers.size > this.size) void this.drop(entry);
+    }, this.settings.extraWorkerIdleMs);
+    entry.idleTimer.unref();
+  }
+
+  /** `size` plus one per worker blocked in a host call (it may be waiting for nested work). */
+  private capacity(): number {
+    const blocked = [...this.workers].filter((entry) => entry.job !== null && entry.job.pendingCalls.size > 0).length;
+    return Math.min(this.maxWorkers, this.size + blocked);
   }
 
   private dispatch(): void {
@@ -294,7 +512,8 @@ export class SandboxPool {
       const idle = [...this.workers].find((entry) => entry.ready && !entry.job && !entry.gone);
       if (!idle) {
         const starting = [...this.workers].filter((entry) => !entry.ready).length;
-        for (let n = starting; n < this.queue.length && this.workers.size < this.size; n++) this.spawn();
+        const capacity = this.capacity();
+        for (let n = starting; n < this.queue.length && this.workers.size < capacity; n++) this.spawn();
         break;
       }
       const job = this.queue.shift() as Job;
@@ -313,6 +532,7 @@ export class SandboxPool {
   }
 
   private start(entry: PoolWorker, job: Job): void {
+    this.clearIdleTimer(entry);
     entry.job = job;
     entry.worker.ref();
     entry.watchdog = setTimeout(() => {
@@ -331,6 +551,11 @@ export class SandboxPool {
   private clearWatchdog(entry: PoolWorker): void {
     if (entry.watchdog) clearTimeout(entry.watchdog);
     entry.watchdog = null;
+  }
+
+  private clearIdleTimer(entry: PoolWorker): void {
+    if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    entry.idleTimer = null;
   }
 
   private wakeReadyWaiters(): void {

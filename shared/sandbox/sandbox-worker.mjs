@@ -16,7 +16,7 @@
 import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
 import { setImmediate } from "node:timers";
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { RELEASE_SYNC, newQuickJSWASMModuleFromVariant, newVariant, shouldInterruptAfterDeadline } from "quickjs-emscripten";
 
 const MAX_STACK_BYTES = 256 * 1024;
@@ -31,9 +31,49 @@ const PRELUDE_FILENAME = "prelude.js";
  */
 const BOOTSTRAP = `(function () {
   var stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys;
-  var defineProperty = Object.defineProperty, toString = String, root = globalThis;
+  var defineProperty = Object.defineProperty, setPrototypeOf = Object.setPrototypeOf, toString = String, root = globalThis, GuestError = Error;
+  var substring = Function.prototype.call.bind(String.prototype.substring);
   function text(value, max) { var s = toString(value); return s.length > max ? s.slice(0, max) + "…" : s; }
+  function hostError(code, message) {
+    var error = new GuestError(message);
+    defineProperty(error, "name", { value: "HostError", writable: true, configurable: true });
+    defineProperty(error, "code", { value: code, writable: true, configurable: true });
+    return error;
+  }
+  function attach(path, fn) {
+    var names = path.split("."), target = root;
+    for (var i = 0; i < names.length - 1; i++) {
+      var next = target[names[i]];
+      if (next === null || typeof next !== "object") {
+        next = {};
+        defineProperty(target, names[i], { value: next, writable: true, configurable: true, enumerable: target !== root });
+      }
+      target = next;
+    }
+    defineProperty(target, names[names.length - 1], { value: fn, writable: true, configurable: true, enumerable: true });
+  }
+  // Only JSON crosses: arguments are serialized here, inside the guest and under its limits;
+  // the raw host function stays in this closure.
+  function bridge(host, index, maxArgsChars) {
+    return function () {
+      // No prototype: a guest Array.prototype.toJSON must not rewrite the argument list itself.
+      var list = setPrototypeOf([], null);
+      for (var i = 0; i < arguments.length; i++) list[i] = arguments[i];
+      var json = stringify(list);
+      if (json.length > maxArgsChars) throw hostError("HOST_ARGS_TOO_LARGE", "host call arguments exceed " + maxArgsChars + " bytes");
+      var reply = host(index, json);
+      var tag = reply[0];
+      if (tag === "u") return undefined;
+      if (tag === "v") return parse(substring(reply, 1));
+      var failure = parse(substring(reply, 1));
+      throw hostError(failure.code, failure.message);
+    };
+  }
   return {
+    bind: function (host, pathsJson, maxArgsChars) {
+      var paths = parse(pathsJson);
+      for (var i = 0; i < paths.length; i++) attach(paths[i], bridge(host, i, maxArgsChars));
+    },
     install: function (json) {
       var values = parse(json), names = keys(values);
       for (var i = 0; i < names.length; i++) {
@@ -80,6 +120,103 @@ const memory = new WebAssembly.Memory({
   maximum: Math.max(256, Math.floor(workerData.memoryCapBytes / WASM_PAGE)),
 });
 const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory: memory }));
+
+const replyPort = workerData.replyPort;
+const replySignal = new Int32Array(workerData.replySignal);
+let lastCallId = 0;
+
+const encodeFailure = (code, message) => `e${JSON.stringify({ code, message })}`;
+
+/**
+ * Blocks this thread until the pool's reply to `callId` arrives or `until` (epoch ms) passes.
+ * Replies to calls we gave up on may still arrive; they are skipped. The signal is reset
+ * before the port is drained, so a reply posted in between still ends the next wait at once.
+ */
+const awaitReply = (callId, until) => {
+  for (;;) {
+    Atomics.store(replySignal, 0, 0);
+    for (let received = receiveMessageOnPort(replyPort); received !== undefined; received = receiveMessageOnPort(replyPort)) {
+      if (received.message.callId === callId) return received.message.reply;
+    }
+    const remaining = until - Date.now();
+    if (remaining <= 0) return undefined;
+    Atomics.wait(replySignal, 0, 0, remaining);
+  }
+};
+
+/** One guest → host call; always returns a reply string for the guest bridge, never throws. */
+const callHost = (jobId, request, state, index, argsJson) => {
+  if (!Number.isInteger(index) || index < 0 || index >= (request.hostFunctions?.length ?? 0) || typeof argsJson !== "string") {
+    return encodeFailure("HOST_CALL_FAILED", "invalid host call");
+  }
+  const path = request.hostFunctions[index];
+  if (state.hostCalls >= request.maxHostCalls) {
+    return encodeFailure("HOST_CALL_LIMIT", `more than ${request.maxHostCalls} host calls in one evaluation`);
+  }
+  if (Buffer.byteLength(argsJson, "utf8") > request.maxHostArgsBytes) {
+    return encodeFailure("HOST_ARGS_TOO_LARGE", `host call arguments exceed ${request.maxHostArgsBytes} bytes`);
+  }
+  // The deadline keeps running while the host works: a host call never extends it.
+  const remaining = state.deadline - Date.now();
+  if (remaining <= 0) {
+    state.interrupted = true;
+    return encodeFailure("HOST_CALL_TIMEOUT", "the evaluation deadline passed");
+  }
+  state.hostCalls += 1;
+  const callId = ++lastCallId;
+  parentPort.postMessage({ type: "hostCall", id: jobId, callId, index, argsJson });
+  const reply = awaitReply(callId, Date.now() + Math.min(request.hostCallTimeoutMs, remaining));
+  if (reply !== undefined) return reply;
+  if (Date.now() >= state.deadline) {
+    // The interrupt handler now stops the guest at its next poll, even inside a catch block.
+    state.interrupted = true;
+    return encodeFailure("HOST_CALL_TIMEOUT", "the evaluation deadline passed");
+  }
+  return encodeFailure("HOST_CALL_TIMEOUT", `host call '${path}' timed out after ${request.hostCallTimeoutMs} ms`);
+};
+
+/**
+ * Installs the request's host functions as guest closures (see BOOTSTRAP `bind`). The one raw
+ * QuickJS function handle is disposed here; its argument handles are borrowed (the library
+ * frees them) and its returned string handle is owned and freed by the library after the call.
+ */
+const bindHostFunctions = (ctx, helpers, jobId, request, state) => {
+  const host = ctx.newFunction("host", (indexHandle, argsHandle) => {
+    let reply;
+    try {
+      const index = indexHandle !== undefined && ctx.typeof(indexHandle) === "number" ? ctx.getNumber(indexHandle) : -1;
+      const argsJson = argsHandle !== undefined && ctx.typeof(argsHandle) === "string" ? ctx.getString(argsHandle) : undefined;
+      reply = callHost(jobId, request, state, index, argsJson);
+    } catch (error) {
+      // Never let a host exception reach the guest verbatim; this worker is retired afterwards.
+      state.hostFault = error instanceof Error ? error.message : String(error);
+      reply = encodeFailure("HOST_CALL_FAILED", "host call failed");
+    }
+    return ctx.newString(reply);
+  });
+  const bind = ctx.getProp(helpers, "bind");
+  const paths = ctx.newString(JSON.stringify(request.hostFunctions));
+  const maxArgsChars = ctx.newNumber(request.maxHostArgsBytes);
+  try {
+    unwrap(ctx, helpers, ctx.callFunction(bind, ctx.undefined, host, paths, maxArgsChars), state).dispose();
+  } finally {
+    maxArgsChars.dispose();
+    paths.dispose();
+    bind.dispose();
+    host.dispose();
+  }
+};
+
+/** QuickJS' own counters (JSMemoryUsage), for leak tests and benchmarks. */
+const memoryCounters = (runtime, ctx) => {
+  const usage = runtime.computeMemoryUsage();
+  try {
+    const dumped = ctx.dump(usage);
+    return Object.fromEntries(Object.entries(dumped).filter(([, value]) => typeof value === "number"));
+  } finally {
+    usage.dispose();
+  }
+};
 
 /** Thrown inside this file for guest-caused outcomes; anything else is a host failure. */
 class GuestOutcome {
@@ -150,7 +287,7 @@ const settle = (runtime, ctx, helpers, handle, state) => {
   throw new GuestOutcome("guest", "the guest returned a promise that never settled", { name: "Error" });
 };
 
-const runInContext = (runtime, ctx, request, state) => {
+const runInContext = (runtime, ctx, jobId, request, state) => {
   const helpers = unwrap(ctx, null, ctx.evalCode(BOOTSTRAP, "bootstrap.js"), state);
   try {
     if (request.prelude !== undefined) {
@@ -168,6 +305,7 @@ const runInContext = (runtime, ctx, request, state) => {
         install.dispose();
       }
     }
+    if (request.hostFunctions !== undefined && request.hostFunctions.length > 0) bindHostFunctions(ctx, helpers, jobId, request, state);
     const evaluated = unwrap(ctx, helpers, ctx.evalCode(request.code, GUEST_FILENAME), state);
     const value = settle(runtime, ctx, helpers, evaluated, state);
     const serialize = ctx.getProp(helpers, "serialize");
@@ -180,22 +318,25 @@ const runInContext = (runtime, ctx, request, state) => {
       serialize.dispose();
       value.dispose();
     }
+    let json;
     try {
       const type = ctx.typeof(serialized);
-      if (type === "undefined") return undefined;
       if (type === "number") throw new GuestOutcome("output", "output too large");
-      return ctx.getString(serialized);
+      json = type === "undefined" ? undefined : ctx.getString(serialized);
     } finally {
       serialized.dispose();
     }
+    // A guest that caught the deadline's HostError and finished before the next interrupt poll.
+    if (state.interrupted) throw new GuestOutcome("timeout", "interrupted");
+    if (request.collectStats) state.quickjs = memoryCounters(runtime, ctx);
+    return json;
   } finally {
     helpers.dispose();
   }
 };
 
-const evaluate = (request) => {
-  const state = { interrupted: false };
-  const deadlineReached = shouldInterruptAfterDeadline(Date.now() + request.timeoutMs);
+const evaluate = (jobId, request, state) => {
+  const deadlineReached = shouldInterruptAfterDeadline(state.deadline);
   const runtime = quickjs.newRuntime();
   try {
     runtime.setMemoryLimit(request.memoryBytes);
@@ -206,7 +347,7 @@ const evaluate = (request) => {
     });
     const ctx = runtime.newContext();
     try {
-      return runInContext(runtime, ctx, request, state);
+      return runInContext(runtime, ctx, jobId, request, state);
     } finally {
       ctx.dispose();
     }
@@ -218,19 +359,32 @@ const evaluate = (request) => {
 /** Wasm memory never shrinks: a worker that grew past its retain size is replaced to give it back. */
 const oversized = () => memory.buffer.byteLength > workerData.memoryRetainBytes;
 
+const newState = (request) => ({ interrupted: false, deadline: Date.now() + request.timeoutMs, hostCalls: 0, hostFault: undefined, quickjs: undefined });
+
+const statsOf = (state) => ({
+  hostCalls: state.hostCalls,
+  wasmMemoryBytes: memory.buffer.byteLength,
+  ...(state.quickjs === undefined ? {} : { quickjs: state.quickjs }),
+});
+
 const handleEvaluate = (id, request) => {
   const started = performance.now();
+  const state = newState(request);
   try {
-    const json = evaluate(request);
+    const json = evaluate(id, request, state);
     if (json !== undefined && Buffer.byteLength(json, "utf8") > request.maxOutputBytes) {
       throw new GuestOutcome("output", "output too large");
     }
-    parentPort.postMessage({ type: "result", id, ok: true, json, durationMs: performance.now() - started, retire: oversized() });
+    if (state.hostFault !== undefined) throw new Error(state.hostFault);
+    const durationMs = performance.now() - started;
+    parentPort.postMessage({ type: "result", id, ok: true, json, durationMs, stats: statsOf(state), retire: oversized() });
   } catch (outcome) {
     if (outcome instanceof GuestOutcome) {
       const { kind, message, name, line } = outcome;
       const error = { kind, message, name, line };
-      parentPort.postMessage({ type: "result", id, ok: false, error, durationMs: performance.now() - started, retire: oversized() });
+      const durationMs = performance.now() - started;
+      const retire = oversized() || state.hostFault !== undefined;
+      parentPort.postMessage({ type: "result", id, ok: false, error, durationMs, stats: statsOf(state), retire });
     } else {
       // Host-side failure (wasm trap, native stack, disposal): never trust this instance again.
       const message = outcome instanceof Error ? outcome.message : String(outcome);
@@ -245,7 +399,8 @@ const handleEvaluate = (id, request) => {
  */
 const warm = (prelude) => {
   try {
-    evaluate({ code: "0", prelude, timeoutMs: 2000, memoryBytes: 64 * 1024 * 1024, maxOutputBytes: 16 });
+    const request = { code: "0", prelude, timeoutMs: 2000, memoryBytes: 64 * 1024 * 1024, maxOutputBytes: 16, hostCallTimeoutMs: 0, maxHostCalls: 0, maxHostArgsBytes: 0 };
+    evaluate(0, request, newState(request));
   } catch {
     // A failing prelude fails each evaluation that asks for it, with the guest's message.
   }

@@ -1,0 +1,48 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { llmConfigFromEnv } from "./llm-config.js";
+import { DisabledLlm, type LlmPort } from "./llm-port.js";
+import { OpenAiChatLlm, type LlmLogger } from "./openai-chat-llm.js";
+
+export interface CreateLlmPortOptions {
+  /**
+   * Reads a Secrets Manager secret by ARN (on Lambda: secretFromParametersAndSecretsExtension
+   * from shared/auth). Needed when SKILLS_LLM_API_KEY_SECRET_ARN is set.
+   */
+  resolveSecret?: (secretId: string) => Promise<string>;
+  /** Defaults to a Powertools Logger (level from POWERTOOLS_LOG_LEVEL). */
+  logger?: LlmLogger;
+  fetch?: typeof fetch;
+}
+
+/**
+ * The LlmPort for this process, configured by environment (see llmConfigFromEnv): without
+ * SKILLS_LLM_URL a DisabledLlm (every call null, guards fail open). The secret is fetched on
+ * first use and kept; a failed fetch is retried on the next call (that call answers null).
+ */
+export const createLlmPort = (env: Record<string, string | undefined>, options: CreateLlmPortOptions = {}): LlmPort => {
+  const config = llmConfigFromEnv(env);
+  if (!config) return new DisabledLlm();
+  const logger = options.logger ?? new Logger({ serviceName: "skills-llm" });
+  let apiKey: string | (() => Promise<string | undefined>) | undefined = config.apiKey;
+  const secretArn = config.apiKeySecretArn;
+  if (apiKey === undefined && secretArn !== undefined) {
+    const resolveSecret = options.resolveSecret;
+    if (!resolveSecret) throw new TypeError("SKILLS_LLM_API_KEY_SECRET_ARN is set but no resolveSecret was given");
+    let cached: Promise<string> | undefined;
+    apiKey = () => {
+      cached ??= resolveSecret(secretArn).catch((error: unknown) => {
+        cached = undefined;
+        throw error;
+      });
+      return cached;
+    };
+  }
+  return new OpenAiChatLlm({
+    url: config.url,
+    model: config.model,
+    timeoutMs: config.timeoutMs,
+    logger,
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+  });
+};
