@@ -1,13 +1,11 @@
 import type { SkillTrigger } from "./skill-frontmatter.js";
-import {
-  compileTriggerPattern,
-  prepareTriggerInput,
-  sharedTriggerPatternCache,
-  type TriggerInput,
-  type TriggerPatternCache,
-} from "./skill-trigger-pattern.js";
+import { SkillTriggerIndex } from "./skill-trigger-index.js";
+import { sharedTriggerPatternCache, type TriggerPatternCache } from "./skill-trigger-pattern.js";
 
-const MAX_CACHED_KEYWORDS = 20_000;
+export { tokenize } from "./trigger-keyword-index.js";
+
+/** Indexes kept for candidate lists that arrive as fresh arrays of the same skills (see indexFor). */
+const MAX_INDEXES_BY_MEMBERS = 8;
 
 /** What the matcher needs of a skill; ResolvedSkill satisfies it. */
 export interface TriggerCandidate {
@@ -26,88 +24,64 @@ export interface TriggerCandidate {
  *   counts towards the total.
  * - A skill matches when any of its triggers fires. A pattern that does not compile (it should
  *   have been rejected at load) never fires and never throws.
+ * - Only the first MAX_TRIGGER_INPUT_LENGTH characters of the message are looked at.
+ *
+ * Matching goes through a SkillTriggerIndex compiled once per candidate list and cached here.
+ * Candidates are treated as immutable: a cached index is reused for the same skill objects with
+ * the same names and trigger arrays, whatever array holds them.
  */
 export class SkillTriggerMatcher {
+  private readonly byArray = new WeakMap<readonly TriggerCandidate[], SkillTriggerIndex>();
+  // Callers such as the trigger hook filter a stable catalogue into a fresh array every turn.
+  private readonly byMembers = new Map<number, SkillTriggerIndex>();
+
   constructor(private readonly patternCache: TriggerPatternCache = sharedTriggerPatternCache) {}
 
   /** Names of the matching candidates, in candidate order. */
   match(candidates: readonly TriggerCandidate[], input: string): string[] {
-    const prepared = prepareTriggerInput(input);
-    const tokens = new InputTokens(prepared.lowered);
-    return candidates
-      .filter((candidate) => candidate.triggers.some((trigger) => this.fires(trigger, prepared, tokens)))
-      .map((candidate) => candidate.name);
+    return this.indexFor(candidates).match(input);
   }
 
-  // Keywords are re-tokenized for every message otherwise; bounded because keywords are tenant data.
-  private readonly keywordTokenCache = new Map<string, readonly string[]>();
-
-  private keywordTokens(keyword: string): readonly string[] {
-    let tokens = this.keywordTokenCache.get(keyword);
-    if (tokens === undefined) {
-      if (this.keywordTokenCache.size >= MAX_CACHED_KEYWORDS) this.keywordTokenCache.clear();
-      tokens = tokenize(keyword.toLowerCase());
-      this.keywordTokenCache.set(keyword, tokens);
+  /**
+   * The (cached) index over `candidates`: by array identity first, then by the identities of the
+   * skills in it; a list that differs in any member, name or trigger array gets a new index.
+   */
+  indexFor<T extends TriggerCandidate>(candidates: readonly T[]): SkillTriggerIndex<T> {
+    const byArray = this.byArray.get(candidates);
+    if (byArray?.covers(candidates) === true) return byArray as unknown as SkillTriggerIndex<T>;
+    const key = membersKey(candidates);
+    let index = this.byMembers.get(key);
+    if (index?.covers(candidates) === true) {
+      this.byMembers.delete(key); // re-insert: most recently used last
+    } else {
+      index = new SkillTriggerIndex(candidates, this.patternCache);
     }
-    return tokens;
-  }
-
-  private fires(trigger: SkillTrigger, input: TriggerInput, tokens: InputTokens): boolean {
-    if (trigger.type === "PATTERN") {
-      try {
-        return compileTriggerPattern(trigger.pattern, this.patternCache).find(input);
-      } catch {
-        return false;
-      }
+    this.byMembers.set(key, index);
+    while (this.byMembers.size > MAX_INDEXES_BY_MEMBERS) {
+      const oldest = this.byMembers.keys().next();
+      if (oldest.done === true) break;
+      this.byMembers.delete(oldest.value);
     }
-    const total = trigger.keywords.length;
-    if (total === 0) return false;
-    let present = 0;
-    for (const keyword of trigger.keywords) {
-      if (tokens.containsSequence(this.keywordTokens(keyword))) present += 1;
-      if (present * 2 >= total) return true;
-    }
-    return false;
+    this.byArray.set(candidates, index);
+    return index as unknown as SkillTriggerIndex<T>;
   }
 }
 
-/** Tokens of spec §4a: runs of `[a-z0-9]`, at least 2 characters, from lowercased text. */
-export function tokenize(lowered: string): string[] {
-  return lowered.split(/[^a-z0-9]+/).filter((token) => token.length >= 2);
-}
+const objectIds = new WeakMap<object, number>();
+let nextObjectId = 1;
 
-/** The input's tokens, built once per message; positions are indexed lazily for multi-word keywords. */
-class InputTokens {
-  private readonly list: string[];
-  private readonly set: ReadonlySet<string>;
-  private positions: Map<string, number[]> | undefined;
-
-  constructor(lowered: string) {
-    this.list = tokenize(lowered);
-    this.set = new Set(this.list);
-  }
-
-  containsSequence(sequence: readonly string[]): boolean {
-    const [first] = sequence;
-    if (first === undefined || !sequence.every((token) => this.set.has(token))) return false;
-    if (sequence.length === 1) return true;
-    return (this.indexPositions().get(first) ?? []).some((start) =>
-      sequence.every((token, offset) => this.list[start + offset] === token),
-    );
-  }
-
-  private indexPositions(): Map<string, number[]> {
-    if (this.positions === undefined) {
-      const positions = new Map<string, number[]>();
-      this.list.forEach((token, index) => {
-        const at = positions.get(token);
-        if (at === undefined) positions.set(token, [index]);
-        else at.push(index);
-      });
-      this.positions = positions;
+/** A hash of the candidates' identities; collisions are caught by SkillTriggerIndex.covers. */
+function membersKey(candidates: readonly TriggerCandidate[]): number {
+  let hash = 0x811c9dc5 ^ candidates.length;
+  for (const candidate of candidates) {
+    let id = objectIds.get(candidate);
+    if (id === undefined) {
+      id = nextObjectId++;
+      objectIds.set(candidate, id);
     }
-    return this.positions;
+    hash = Math.imul(hash ^ id, 0x01000193);
   }
+  return hash >>> 0;
 }
 
 /** A skill as listed by the resolver, with the fields the trigger filter reads. */

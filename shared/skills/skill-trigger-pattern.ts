@@ -54,6 +54,8 @@ export interface CompiledTriggerPattern {
   readonly pattern: string;
   /** Undefined when no required literal could be proven; then every message runs the regex. */
   readonly prefilter: RequiredLiterals | undefined;
+  /** Instructions of the compiled RE2 program (a proxy for its DFA's appetite). */
+  readonly programSize: number;
   /** Cheap check first; the regex only runs when the prefilter cannot rule a match out. */
   find(input: TriggerInput): boolean;
   /** The regex alone (for tests that pin prefilter soundness, and diagnostics). */
@@ -260,7 +262,7 @@ function findUnsupportedConstruct(pattern: string): string | undefined {
       }
       inClass = true;
       // `]` right after `[` or `[^` is a literal, not the end of the class
-      classStart = pattern[i + 1] === "^" ? i + 3 : i + 2;
+      classStart = pattern[i + 1] === "^" ? i + 2 : i + 1;
       i += 1;
       continue;
     }
@@ -331,6 +333,7 @@ function buildCompiled(pattern: string, regex: RE2JS): CompiledTriggerPattern {
   return {
     pattern,
     prefilter,
+    programSize: regex.programSize(),
     findUnfiltered,
     find: (input) => (prefilter === undefined || mayMatch(prefilter, input.haystack)) && findUnfiltered(input),
   };

@@ -20,12 +20,16 @@ export function triggeredSkills(
   message: string,
   matcher: SkillTriggerMatcher,
 ): ResolvedSkill[] {
-  const candidates = triggerCandidates(available, {
-    activeNames: process.activeSkills.map((s) => s.name),
-    allowedSkills: process.allowedSkillsOverride,
-  }).filter((skill) => skill.run.target !== "spawn" && skill.lifecycle !== "shot" && bindsWithoutArguments(skill));
-  const matched = new Set(matcher.match(candidates, message));
-  return candidates.filter((skill) => matched.has(skill.name));
+  // One index per listing (the catalogue hands out the same array while nothing changed); the
+  // per-process filter is applied while matching, so activating a skill does not rebuild it.
+  const candidates = new Set(
+    triggerCandidates(available, {
+      activeNames: process.activeSkills.map((s) => s.name),
+      allowedSkills: process.allowedSkillsOverride,
+    }).filter((skill) => skill.run.target !== "spawn" && skill.lifecycle !== "shot" && bindsWithoutArguments(skill)),
+  );
+  const matched = new Set(matcher.indexFor(available).match(message, (skill) => candidates.has(skill)));
+  return available.filter((skill) => candidates.has(skill) && matched.has(skill.name));
 }
 
 function bindsWithoutArguments(skill: ResolvedSkill): boolean {

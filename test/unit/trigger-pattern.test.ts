@@ -302,3 +302,13 @@ describe("triggerPatternWarnings", () => {
     expect(triggerPatternWarnings("änderung\\\\b")).toEqual([]);
   });
 });
+
+describe("character classes in sequence", () => {
+  it("accepts a one-character class followed by another class", () => {
+    // Act / Assess
+    expect(checkTriggerPattern("[a]b[c]")).toBeUndefined();
+    expect(checkTriggerPattern("x[^a]y[b]")).toBeUndefined();
+    expect(checkTriggerPattern("[]a]x")).toBeUndefined();
+    expect(checkTriggerPattern("[a[b]")).toMatch(/nested character class/);
+  });
+});

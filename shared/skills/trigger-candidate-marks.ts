@@ -1,0 +1,12 @@
+/**
+ * Per-message state of each candidate while an index matches (one byte per candidate, indexed by
+ * candidate position). Parts of the index skip work for candidates that are no longer open.
+ */
+export type CandidateMarks = Uint8Array;
+
+/** Not decided yet: its triggers still need evaluating. */
+export const CANDIDATE_OPEN = 0;
+/** Some trigger fired. */
+export const CANDIDATE_FIRED = 1;
+/** Not to be considered for this message (filtered out by the caller). */
+export const CANDIDATE_EXCLUDED = 2;

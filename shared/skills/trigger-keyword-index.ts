@@ -1,0 +1,192 @@
+import { CANDIDATE_FIRED, CANDIDATE_OPEN, type CandidateMarks } from "./trigger-candidate-marks.js";
+
+/** Tokens of spec §4a: runs of `[a-z0-9]`, at least 2 characters, from lowercased text. */
+export function tokenize(lowered: string): string[] {
+  // Same result as `lowered.split(/[^a-z0-9]+/).filter((t) => t.length >= 2)`, without the regex.
+  const tokens: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= lowered.length; i++) {
+    const code = i < lowered.length ? lowered.charCodeAt(i) : -1;
+    const inToken = (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
+    if (inToken) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      if (i - start >= 2) tokens.push(lowered.slice(start, i));
+      start = -1;
+    }
+  }
+  return tokens;
+}
+
+/** A keyword of one KEYWORDS trigger (or several identical ones: `weight`). */
+interface KeywordPosting {
+  readonly trigger: number;
+  /** How many of the trigger's keywords tokenize to this sequence (duplicates count each time). */
+  readonly weight: number;
+}
+
+/** A multi-word keyword, filed under its first two tokens. */
+interface SequencePosting extends KeywordPosting {
+  /** Dense id, so that a sequence occurring several times in a message counts once. */
+  readonly id: number;
+  /** Token ids after the first two ("merge request review" → [review]), or undefined. */
+  readonly rest: Int32Array | undefined;
+}
+
+interface FlatPostings {
+  /** Postings of token id t are at [singleStart[t], singleStart[t + 1]). */
+  readonly singleStart: Int32Array;
+  readonly singleTrigger: Int32Array;
+  readonly singleWeight: Int32Array;
+  readonly owners: Int32Array;
+  readonly totals: Int32Array;
+}
+
+/**
+ * KEYWORDS triggers (spec §4a) as an inverted index, so a message costs its tokens plus the
+ * postings it hits, not triggers × keywords. Keyword tokens get numeric ids. A single-token keyword
+ * is filed under its token and looked at once per distinct message token; a multi-word keyword
+ * ("pull request") is filed under its first two tokens and looked at only where that pair occurs
+ * in the message, checking any further tokens at that position.
+ *
+ * Semantics kept exactly: a trigger fires when at least half of its keywords occur (as whole
+ * tokens, or as consecutive tokens for a multi-word keyword); duplicate keywords count once each;
+ * a keyword without any token never occurs but counts towards the total; no keywords, no fire.
+ */
+export class KeywordTriggerIndex {
+  private readonly vocabulary = new Map<string, number>();
+  /** Token id → single-token keywords. */
+  private readonly singles: KeywordPosting[][] = [];
+  /** First token id → second token id → multi-word keywords. */
+  private readonly pairs: (Map<number, SequencePosting[]> | undefined)[] = [];
+  private sequenceCount = 0;
+  private readonly owners: number[] = [];
+  private readonly totals: number[] = [];
+  private flat: FlatPostings | undefined;
+
+  /** Adds one KEYWORDS trigger of the candidate at position `owner`. */
+  add(owner: number, keywords: readonly string[]): void {
+    this.flat = undefined;
+    const trigger = this.owners.length;
+    this.owners.push(owner);
+    this.totals.push(keywords.length);
+    // Few keywords per trigger: a linear search beats a Map per trigger.
+    const sequences: { ids: number[]; weight: number }[] = [];
+    for (const keyword of keywords) {
+      const tokens = tokenize(keyword.toLowerCase());
+      if (tokens.length === 0) continue;
+      const ids = tokens.map((token) => this.tokenId(token));
+      const known = sequences.find((sequence) => sameIds(sequence.ids, ids));
+      if (known === undefined) sequences.push({ ids, weight: 1 });
+      else known.weight += 1;
+    }
+    for (const { ids, weight } of sequences) {
+      const [first, second, ...rest] = ids as [number, ...number[]];
+      if (second === undefined) {
+        (this.singles[first] as KeywordPosting[]).push({ trigger, weight });
+        continue;
+      }
+      let bySecond = this.pairs[first];
+      if (bySecond === undefined) {
+        bySecond = new Map();
+        this.pairs[first] = bySecond;
+      }
+      const posting: SequencePosting = {
+        trigger,
+        weight,
+        id: this.sequenceCount++,
+        rest: rest.length > 0 ? Int32Array.from(rest) : undefined,
+      };
+      const list = bySecond.get(second);
+      if (list === undefined) bySecond.set(second, [posting]);
+      else list.push(posting);
+    }
+  }
+
+  /** Marks as fired every open owner of a trigger that `lowered` satisfies. */
+  match(lowered: string, marks: CandidateMarks): void {
+    if (this.vocabulary.size === 0) return;
+    const flat = this.flatten();
+    const tokens = tokenize(lowered);
+    const n = tokens.length;
+    // One id past the end: a pair lookup at the last token then finds nothing, without reading out of bounds.
+    const ids = new Int32Array(n + 1).fill(-1);
+    for (let i = 0; i < n; i++) ids[i] = this.vocabulary.get(tokens[i] as string) ?? -1;
+    const seen = new Uint8Array(this.singles.length);
+    const counted = new Uint8Array(this.sequenceCount);
+    const counts = new Int32Array(flat.owners.length);
+    const { singleStart, singleTrigger, singleWeight, owners, totals } = flat;
+    for (let i = 0; i < n; i++) {
+      const id = ids[i] as number;
+      if (id < 0) continue;
+      if (seen[id] === 0) {
+        seen[id] = 1;
+        const end = singleStart[id + 1] as number;
+        for (let k = singleStart[id] as number; k < end; k++) {
+          const trigger = singleTrigger[k] as number;
+          const owner = owners[trigger] as number;
+          if (marks[owner] !== CANDIDATE_OPEN) continue;
+          const present = (counts[trigger] as number) + (singleWeight[k] as number);
+          counts[trigger] = present;
+          if (present * 2 >= (totals[trigger] as number)) marks[owner] = CANDIDATE_FIRED;
+        }
+      }
+      const sequences = this.pairs[id]?.get(ids[i + 1] as number);
+      if (sequences === undefined) continue;
+      for (const posting of sequences) {
+        const owner = owners[posting.trigger] as number;
+        if (counted[posting.id] === 1 || marks[owner] !== CANDIDATE_OPEN) continue;
+        if (posting.rest !== undefined && !restAt(ids, i + 2, posting.rest)) continue;
+        counted[posting.id] = 1;
+        const present = (counts[posting.trigger] as number) + posting.weight;
+        counts[posting.trigger] = present;
+        if (present * 2 >= (totals[posting.trigger] as number)) marks[owner] = CANDIDATE_FIRED;
+      }
+    }
+  }
+
+  /** The single-token postings as flat arrays (rebuilt after `add`), for a tight matching loop. */
+  private flatten(): FlatPostings {
+    if (this.flat !== undefined) return this.flat;
+    const singleStart = new Int32Array(this.singles.length + 1);
+    let total = 0;
+    this.singles.forEach((postings, id) => {
+      singleStart[id] = total;
+      total += postings.length;
+    });
+    singleStart[this.singles.length] = total;
+    const singleTrigger = new Int32Array(total);
+    const singleWeight = new Int32Array(total);
+    let k = 0;
+    for (const postings of this.singles) {
+      for (const { trigger, weight } of postings) {
+        singleTrigger[k] = trigger;
+        singleWeight[k] = weight;
+        k += 1;
+      }
+    }
+    this.flat = { singleStart, singleTrigger, singleWeight, owners: Int32Array.from(this.owners), totals: Int32Array.from(this.totals) };
+    return this.flat;
+  }
+
+  private tokenId(token: string): number {
+    let id = this.vocabulary.get(token);
+    if (id === undefined) {
+      id = this.singles.length;
+      this.vocabulary.set(token, id);
+      this.singles.push([]);
+      this.pairs.push(undefined);
+    }
+    return id;
+  }
+}
+
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((id, k) => id === b[k]);
+}
+
+function restAt(ids: Int32Array, at: number, rest: Int32Array): boolean {
+  if (at + rest.length > ids.length) return false;
+  for (let k = 0; k < rest.length; k++) if (ids[at + k] !== rest[k]) return false;
+  return true;
+}

@@ -1,0 +1,205 @@
+import { CANDIDATE_FIRED, CANDIDATE_OPEN, type CandidateMarks } from "./trigger-candidate-marks.js";
+import {
+  compileTriggerPattern,
+  type CompiledTriggerPattern,
+  type RequiredLiterals,
+  type TriggerInput,
+  type TriggerPatternCache,
+} from "./skill-trigger-pattern.js";
+import { LiteralAutomaton } from "./trigger-literal-automaton.js";
+import { TriggerRegexSet } from "./trigger-regex-set.js";
+
+/** Patterns with larger programs run alone: in a set their DFA states would multiply the others'. */
+const MAX_SET_MEMBER_PROGRAM = 200;
+const MAX_SET_PATTERNS = 64;
+const MAX_SET_PROGRAM = 2000;
+
+/** A PATTERN trigger of the candidate at position `owner`. */
+export interface PatternTriggerEntry {
+  readonly owner: number;
+  readonly pattern: string;
+}
+
+type LiteralTree =
+  | { readonly kind: "literal"; readonly id: number }
+  | { readonly kind: "all" | "any"; readonly of: readonly LiteralTree[] };
+
+interface PatternGroup {
+  readonly set: TriggerRegexSet;
+  /** Pattern ids, in the set's order. */
+  readonly members: readonly number[];
+}
+
+/**
+ * PATTERN triggers (spec §4a) of many candidates, arranged so that a message costs few regex runs
+ * while every answer stays the one `CompiledTriggerPattern.find` gives:
+ *
+ * - Required literals (the prefilter trees of skill-trigger-pattern.ts) of all patterns are found
+ *   in one Aho–Corasick pass over the message. A pattern is looked at only when one of its "key"
+ *   literals occurs: for an AND the most selective child is enough to rule the pattern out (any
+ *   match contains it), for an OR every alternative is needed. Only then is its tree evaluated, and
+ *   only when the tree holds does its regex run.
+ * - Patterns without a provable literal run together, in one lazy-DFA pass per group
+ *   (TriggerRegexSet); patterns with big programs, or a group whose DFA gave up, run one by one.
+ * - Identical pattern texts are evaluated once; no regex runs for candidates no longer open.
+ */
+export class PatternTriggerIndex {
+  private readonly patterns: CompiledTriggerPattern[] = [];
+  private readonly owners: number[][] = [];
+  private readonly prefilters: (LiteralTree | undefined)[] = [];
+  /** Literal id → the patterns keyed by it. */
+  private readonly keyedPatterns: number[][] = [];
+  private readonly automaton: LiteralAutomaton;
+  private readonly groups: PatternGroup[] = [];
+  private readonly loners: number[] = [];
+
+  constructor(entries: readonly PatternTriggerEntry[], cache: TriggerPatternCache) {
+    const patternIds = new Map<string, number>();
+    for (const { owner, pattern } of entries) {
+      let id = patternIds.get(pattern);
+      if (id === undefined) {
+        let compiled: CompiledTriggerPattern;
+        try {
+          compiled = compileTriggerPattern(pattern, cache);
+        } catch {
+          continue; // rejected at load already; such a trigger never fires
+        }
+        id = this.patterns.length;
+        patternIds.set(pattern, id);
+        this.patterns.push(compiled);
+        this.owners.push([]);
+      }
+      const owners = this.owners[id] as number[];
+      if (!owners.includes(owner)) owners.push(owner);
+    }
+
+    const literalIds = new Map<string, number>();
+    const literalTexts: string[] = [];
+    const idOf = (text: string): number => {
+      let id = literalIds.get(text);
+      if (id === undefined) {
+        id = literalTexts.length;
+        literalIds.set(text, id);
+        literalTexts.push(text);
+        this.keyedPatterns.push([]);
+      }
+      return id;
+    };
+    const unkeyed: number[] = [];
+    this.patterns.forEach((compiled, pattern) => {
+      const tree = compiled.prefilter === undefined ? undefined : literalTree(compiled.prefilter, idOf);
+      const keys = tree === undefined ? undefined : keyLiterals(tree, literalTexts);
+      // Without keys the tree cannot rule anything out; the regex alone decides (as find does).
+      this.prefilters.push(keys === undefined ? undefined : tree);
+      if (keys === undefined) unkeyed.push(pattern);
+      else for (const id of keys) (this.keyedPatterns[id] as number[]).push(pattern);
+    });
+    this.automaton = new LiteralAutomaton(literalTexts);
+    this.groupUnkeyedPatterns(unkeyed);
+  }
+
+  /** Marks as fired every open owner of a pattern found in the message. */
+  match(input: TriggerInput, marks: CandidateMarks): void {
+    if (this.patterns.length === 0) return;
+    const found = this.automaton.find(input.haystack);
+    const present = new Uint8Array(this.keyedPatterns.length);
+    for (const id of found) present[id] = 1;
+    const considered = new Uint8Array(this.patterns.length);
+    for (const id of found) {
+      for (const pattern of this.keyedPatterns[id] as number[]) {
+        if (considered[pattern] === 1) continue;
+        considered[pattern] = 1;
+        if (this.isOpen(pattern, marks) && holds(this.prefilters[pattern] as LiteralTree, present)) {
+          this.runAlone(pattern, input, marks);
+        }
+      }
+    }
+    for (const { set, members } of this.groups) {
+      if (!members.some((pattern) => this.isOpen(pattern, marks))) continue;
+      const matched = set.match(input.lowered);
+      if (matched === undefined) {
+        for (const pattern of members) if (this.isOpen(pattern, marks)) this.runAlone(pattern, input, marks);
+      } else {
+        for (const index of matched) this.fire(members[index] as number, marks);
+      }
+    }
+    for (const pattern of this.loners) if (this.isOpen(pattern, marks)) this.runAlone(pattern, input, marks);
+  }
+
+  private groupUnkeyedPatterns(unkeyed: readonly number[]): void {
+    let members: number[] = [];
+    let program = 0;
+    const flush = (): void => {
+      if (members.length === 1) this.loners.push(...members);
+      else if (members.length > 1) {
+        const texts = members.map((id) => (this.patterns[id] as CompiledTriggerPattern).pattern);
+        this.groups.push({ set: new TriggerRegexSet(texts), members });
+      }
+      members = [];
+      program = 0;
+    };
+    for (const id of unkeyed) {
+      const size = (this.patterns[id] as CompiledTriggerPattern).programSize;
+      if (size > MAX_SET_MEMBER_PROGRAM) {
+        this.loners.push(id);
+        continue;
+      }
+      if (members.length >= MAX_SET_PATTERNS || program + size > MAX_SET_PROGRAM) flush();
+      members.push(id);
+      program += size;
+    }
+    flush();
+  }
+
+  private runAlone(pattern: number, input: TriggerInput, marks: CandidateMarks): void {
+    if ((this.patterns[pattern] as CompiledTriggerPattern).findUnfiltered(input)) this.fire(pattern, marks);
+  }
+
+  private isOpen(pattern: number, marks: CandidateMarks): boolean {
+    return (this.owners[pattern] as number[]).some((owner) => marks[owner] === CANDIDATE_OPEN);
+  }
+
+  private fire(pattern: number, marks: CandidateMarks): void {
+    for (const owner of this.owners[pattern] as number[]) if (marks[owner] === CANDIDATE_OPEN) marks[owner] = CANDIDATE_FIRED;
+  }
+}
+
+function literalTree(node: RequiredLiterals, idOf: (text: string) => number): LiteralTree {
+  return node.kind === "literal"
+    ? { kind: "literal", id: idOf(node.text) }
+    : { kind: node.kind, of: node.of.map((child) => literalTree(child, idOf)) };
+}
+
+/**
+ * Literals of which at least one occurs whenever the tree holds, or undefined when the tree can
+ * hold without any (an empty AND). For an AND one child's keys suffice: the child with the fewest
+ * keys, then the longest shortest key (longer literals are rarer in text), so that as few
+ * patterns as possible are looked at per message.
+ */
+function keyLiterals(tree: LiteralTree, texts: readonly string[]): number[] | undefined {
+  if (tree.kind === "literal") return [tree.id];
+  const children = tree.of.map((child) => keyLiterals(child, texts));
+  if (tree.kind === "any") {
+    return children.includes(undefined) ? undefined : [...new Set(children.flatMap((keys) => keys ?? []))];
+  }
+  const shortest = (keys: number[]): number => Math.min(...keys.map((id) => (texts[id] as string).length));
+  let best: number[] | undefined;
+  for (const keys of children) {
+    if (keys === undefined) continue;
+    if (best === undefined || keys.length < best.length || (keys.length === best.length && shortest(keys) > shortest(best))) {
+      best = keys;
+    }
+  }
+  return best;
+}
+
+function holds(tree: LiteralTree, present: Uint8Array): boolean {
+  switch (tree.kind) {
+    case "literal":
+      return present[tree.id] === 1;
+    case "all":
+      return tree.of.every((child) => holds(child, present));
+    case "any":
+      return tree.of.some((child) => holds(child, present));
+  }
+}
