@@ -1,0 +1,63 @@
+import { ENV } from "../../shared/runtime/config.js";
+import { FUNCTION_ENVIRONMENT } from "../function-environment.js";
+import type { AwsCredentials, LocalResources } from "./local-resources.js";
+import type { RunningEmulators } from "./local-emulators.js";
+
+/**
+ * The variables the deployed stack gives each function, with local values. The handlers read
+ * them at module scope, so they are set before any handler module is imported.
+ */
+export interface LocalEnvironmentInput {
+  resources: LocalResources;
+  emulators: RunningEmulators;
+  region: string;
+  credentials: AwsCredentials;
+  /** `http://127.0.0.1:<port>`: PostToConnection then reaches `/@connections/{id}` of the local gateway. */
+  managementEndpoint: string;
+  jwtSecret: string;
+}
+
+export function localEnvironment(input: LocalEnvironmentInput): Record<string, string | undefined> {
+  const { resources, emulators, credentials } = input;
+  const vars: Record<string, string | undefined> = {
+    [FUNCTION_ENVIRONMENT.tableName]: resources.tableName,
+    [FUNCTION_ENVIRONMENT.bucketName]: resources.bucketName,
+    [FUNCTION_ENVIRONMENT.laneQueueUrl]: resources.laneQueueUrl,
+    [FUNCTION_ENVIRONMENT.laneDeadLetterQueueUrl]: resources.deadLetterQueueUrl,
+    // config.ts and the CDK stack use different names for the management endpoint; set both.
+    [ENV.webSocketEndpoint]: input.managementEndpoint,
+    [FUNCTION_ENVIRONMENT.websocketCallbackUrl]: input.managementEndpoint,
+    [FUNCTION_ENVIRONMENT.jwtSecret]: input.jwtSecret,
+    // The secret is given in clear locally; an ARN from the shell would send the authorizer to Secrets Manager.
+    [FUNCTION_ENVIRONMENT.jwtSecretArn]: undefined,
+    [ENV.localMode]: "1",
+    AWS_REGION: input.region,
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    AWS_SESSION_TOKEN: credentials.sessionToken,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ?? "true",
+    // EMF metric blobs on stdout help nobody locally; POWERTOOLS_METRICS_DISABLED=false brings them back.
+    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? "true",
+    POWERTOOLS_METRICS_NAMESPACE: process.env.POWERTOOLS_METRICS_NAMESPACE ?? "SkillsLocal",
+  };
+  if (emulators.mode === "emulators") {
+    vars.AWS_ENDPOINT_URL = undefined;
+    vars.AWS_ENDPOINT_URL_DYNAMODB = emulators.endpoints.dynamodb;
+    vars.AWS_ENDPOINT_URL_S3 = emulators.endpoints.s3;
+    vars.AWS_ENDPOINT_URL_SQS = emulators.endpoints.sqs;
+  }
+  return vars;
+}
+
+/** Sets `vars` on process.env (undefined removes) and returns a function that restores the previous values. */
+export function applyEnvironment(vars: Record<string, string | undefined>, env: NodeJS.ProcessEnv = process.env): () => void {
+  const previous = Object.fromEntries(Object.keys(vars).map((name) => [name, env[name]]));
+  const set = (values: Record<string, string | undefined>): void => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) delete env[name];
+      else env[name] = value;
+    }
+  };
+  set(vars);
+  return () => set(previous);
+}

@@ -1,0 +1,327 @@
+import { createServer } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import { join, resolve } from "node:path";
+import type { SQSBatchResponse } from "aws-lambda";
+import { LOCAL_DEV_SECRET } from "../../shared/auth/auth-config.js";
+import type { Identity } from "../../shared/auth/identity.js";
+import { issueToken } from "../../shared/auth/token-issuer.js";
+import { SqsLanePoller } from "../../shared/lanes/sqs-lane-poller.js";
+import type { SqsLaneIdleOptions } from "../../shared/lanes/sqs-lane-poller.js";
+import { ConnectionRegistry } from "./connection-registry.js";
+import { lockDataDir } from "./data-dir-lock.js";
+import { FunctionRegistry } from "./function-registry.js";
+import type { HandlerOverrides } from "./function-registry.js";
+import { gatewayError, writeStructured } from "./gateway-errors.js";
+import { HttpGateway } from "./http-gateway.js";
+import { applyEnvironment, localEnvironment } from "./local-environment.js";
+import { startEmulators } from "./local-emulators.js";
+import type { AwsEndpoints, RunningEmulators } from "./local-emulators.js";
+import { consoleLogger } from "./local-logger.js";
+import type { LocalStackLogger } from "./local-logger.js";
+import { createLocalResources, DEFAULT_RESOURCE_NAMES, localClients } from "./local-resources.js";
+import type { AwsCredentials, LocalClients, LocalResourceNames, LocalResources } from "./local-resources.js";
+import { CONNECTIONS_PATH_PREFIX, handleManagementRequest } from "./management-endpoint.js";
+import { restoreBucketSnapshot, saveBucketSnapshot } from "./s3-snapshot.js";
+import { WEBSOCKET_PATH, WebSocketGateway } from "./websocket-gateway.js";
+
+export const DEFAULT_PORT = 3000;
+export const DEFAULT_HOST = "127.0.0.1";
+/** API.md "Running locally": the identity of the token printed at startup. */
+export const DEFAULT_DEV_IDENTITY: Identity = { tenant: "demo", login: "dev", projects: ["demo"], roles: ["tenant-admin"] };
+
+export interface LaneOptions {
+  /** Concurrent receive loops (the event source mapping's maximum concurrency). @default 4 */
+  concurrency?: number;
+  /** Records per invocation (FIFO: at most 10). @default 10 */
+  batchSize?: number;
+  /** Long-poll wait per receive, 0–1 s. @default 1 */
+  waitTimeSeconds?: number;
+  /** Unset: a failed record reappears after the queue's visibility timeout, as on AWS. Tests set 0. */
+  retryDelaySeconds?: number;
+  /** The lane worker's Lambda timeout; the queue's visibility timeout is six times this. @default 30 000 */
+  workerTimeoutMs?: number;
+  /** Deliveries before a record moves to the DLQ. @default 5 */
+  maxReceiveCount?: number;
+}
+
+export interface LocalStackOptions {
+  /** 0 picks a free port. @default $PORT or 3000 */
+  port?: number;
+  /** @default 127.0.0.1 */
+  host?: string;
+  /** Keep DynamoDB (dynalite on LevelDB) and a snapshot of the documents bucket here across restarts. */
+  dataDir?: string;
+  /** Replace functions by name (tests); the others load from functions/<name>/handler.ts. */
+  handlers?: HandlerOverrides;
+  /** Load every handler module at startup and refuse to start if one fails. @default true */
+  preloadHandlers?: boolean;
+  logger?: LocalStackLogger;
+  /** Log one line per HTTP request. @default false */
+  accessLog?: boolean;
+  /** HS256 secret. @default $SKILLS_JWT_SECRET or `local-dev-secret` */
+  jwtSecret?: string;
+  devIdentity?: Identity;
+  /** Lifetime of the printed dev token (seconds or `12h`, `7d`, …). @default 12h */
+  devTokenTtl?: number | string;
+  /** @default $AWS_REGION or us-east-1 */
+  region?: string;
+  resourceNames?: Partial<LocalResourceNames>;
+  lane?: LaneOptions;
+  /**
+   * Send a `$default` function's response body back to the client, as a route response would.
+   * @default false, like the deployed `$default` route (no route response: replies go through PostToConnection)
+   */
+  webSocketReturnResponse?: boolean;
+  webSocketIdleTimeoutMs?: number;
+  /** Timeout of HTTP route functions (API Gateway's integration timeout). @default 30 000 */
+  integrationTimeoutMs?: number;
+  /** Timeout of the authorizer and WebSocket functions. @default 10 000 */
+  functionTimeoutMs?: number;
+  /** Where AWS_ENDPOINT_URL etc. are read from. @default process.env */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The identity part of a token; projects and roles default to none. */
+export interface TokenIdentity {
+  tenant: string;
+  login: string;
+  projects?: readonly string[];
+  roles?: readonly string[];
+}
+
+export interface LocalStack {
+  readonly httpUrl: string;
+  readonly wsUrl: string;
+  readonly port: number;
+  readonly mode: RunningEmulators["mode"];
+  readonly endpoints: AwsEndpoints;
+  readonly resources: LocalResources;
+  readonly region: string;
+  readonly credentials: AwsCredentials;
+  readonly devIdentity: Identity;
+  readonly devToken: string;
+  /** One line per backing service, for the startup banner. */
+  readonly description: readonly string[];
+  /** Issues an HS256 token the stack's authorizer accepts. */
+  token(identity: TokenIdentity, options?: { ttl?: number | string }): Promise<string>;
+  /** Resolves once the lane queue is empty and no batch is being handled. */
+  laneIdle(options?: SqsLaneIdleOptions): Promise<void>;
+  /** Stops the gateway, closes every WebSocket ($disconnect runs), stops the poller and the emulators. */
+  close(): Promise<void>;
+}
+
+/** process.env is global and the handlers read it at module scope: one stack per process at a time. */
+export class LocalStackAlreadyRunning extends Error {
+  constructor() {
+    super("A local stack is already running in this process; close it first");
+  }
+}
+
+export class PortInUse extends Error {
+  constructor(readonly host: string, readonly port: number) {
+    super(`Port ${port} on ${host} is in use; choose another with --port or PORT`);
+  }
+}
+
+let running = false;
+
+function urlHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => reject(error.code === "EADDRINUSE" ? new PortInUse(host, port) : error);
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolvePort((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function closeServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolveClose) => {
+    if (!server.listening) return resolveClose();
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearTimeout(force);
+      resolveClose();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+function rejectUpgrade(socket: Duplex): void {
+  socket.end("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+}
+
+function credentialsFor(mode: RunningEmulators["mode"], env: NodeJS.ProcessEnv): AwsCredentials {
+  // The emulators accept any key; real keys from the developer's shell must not travel to them.
+  if (mode === "emulators") return { accessKeyId: "local", secretAccessKey: "local" };
+  return {
+    accessKeyId: env.AWS_ACCESS_KEY_ID || "test",
+    secretAccessKey: env.AWS_SECRET_ACCESS_KEY || "test",
+    sessionToken: env.AWS_SESSION_TOKEN || undefined,
+  };
+}
+
+/**
+ * Starts the local stack: emulators (or AWS_ENDPOINT_URL), bucket/table/lane queues, the HTTP +
+ * WebSocket gateway on one port and the lane poller. Resolves once `/health` answers 200.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  if (running) throw new LocalStackAlreadyRunning();
+  running = true;
+
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? consoleLogger;
+  const host = options.host ?? DEFAULT_HOST;
+  const requestedPort = options.port ?? (env.PORT ? Number.parseInt(env.PORT, 10) : DEFAULT_PORT);
+  const region = options.region ?? (env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1");
+  const externalEndpoint = env.AWS_ENDPOINT_URL || undefined;
+  const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir);
+  const jwtSecret = options.jwtSecret ?? (env.SKILLS_JWT_SECRET || LOCAL_DEV_SECRET);
+  const lane = options.lane ?? {};
+  const workerTimeoutMs = lane.workerTimeoutMs ?? 30_000;
+
+  let state: "starting" | "ready" | "stopping" = "starting";
+  let unlock: (() => Promise<void>) | undefined;
+  let emulators: RunningEmulators | undefined;
+  let clients: LocalClients | undefined;
+  let resources: LocalResources | undefined;
+  let restoreEnv: (() => void) | undefined;
+  let poller: SqsLanePoller | undefined;
+  let webSocket: WebSocketGateway | undefined;
+  let http: HttpGateway | undefined;
+  const connections = new ConnectionRegistry();
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const rawPath = (req.url ?? "/").split("?")[0] ?? "/";
+    if (rawPath === "/health" && req.method === "GET") {
+      const ok = state === "ready" && poller?.isRunning === true;
+      writeStructured(res, { statusCode: ok ? 200 : 503, headers: { "content-type": "application/json", "cache-control": "no-store" }, body: JSON.stringify({ status: ok ? "ok" : state }) });
+      return;
+    }
+    if (state !== "ready" || http === undefined) {
+      req.resume();
+      writeStructured(res, gatewayError("SERVICE_UNAVAILABLE", `The local stack is ${state}`));
+      return;
+    }
+    const handled = rawPath.startsWith(CONNECTIONS_PATH_PREFIX) ? handleManagementRequest(req, res, rawPath, connections) : http.handle(req, res);
+    handled.catch((error: unknown) => {
+      logger.error(`Unhandled error for ${req.method ?? "?"} ${rawPath}`, error);
+      if (!res.headersSent) writeStructured(res, gatewayError("INTERNAL", "Internal error"));
+      else res.destroy();
+    });
+  });
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (state !== "ready" || webSocket === undefined) return rejectUpgrade(socket);
+    webSocket.handleUpgrade(req, socket, head);
+  });
+
+  const shutdown = async (): Promise<void> => {
+    state = "stopping";
+    const serverClosed = closeServer(server, 2000);
+    await webSocket?.closeAll();
+    await poller?.stop();
+    await serverClosed;
+    if (dataDir !== undefined && emulators?.mode === "emulators" && clients !== undefined && resources !== undefined) {
+      try {
+        const saved = await saveBucketSnapshot(clients.s3, resources.bucketName, join(dataDir, "s3"));
+        logger.info(`Saved ${saved} document(s) to ${join(dataDir, "s3")}`);
+      } catch (error) {
+        logger.error("Could not save the documents bucket", error);
+      }
+    }
+    clients?.destroy();
+    await emulators?.stop();
+    restoreEnv?.();
+    await unlock?.();
+    running = false;
+  };
+
+  try {
+    if (dataDir !== undefined && externalEndpoint === undefined) unlock = await lockDataDir(dataDir);
+    if (dataDir !== undefined && externalEndpoint !== undefined) logger.warn(`--data is ignored: state lives at AWS_ENDPOINT_URL (${externalEndpoint})`);
+    emulators = await startEmulators({ host: DEFAULT_HOST, dataDir, externalEndpoint, env });
+    const credentials = credentialsFor(emulators.mode, env);
+    clients = localClients(emulators.endpoints, region, credentials);
+    resources = await createLocalResources(clients, { ...DEFAULT_RESOURCE_NAMES, ...options.resourceNames }, {
+      region,
+      laneVisibilityTimeoutSeconds: Math.ceil((workerTimeoutMs * 6) / 1000),
+      laneMaxReceiveCount: lane.maxReceiveCount ?? 5,
+    });
+    const description = [...emulators.description];
+    if (dataDir !== undefined && emulators.mode === "emulators") {
+      const restored = await restoreBucketSnapshot(clients.s3, resources.bucketName, join(dataDir, "s3"));
+      description.push(`Documents  ${restored} restored from ${join(dataDir, "s3")} (saved again on shutdown)`);
+    }
+
+    const port = await listen(server, requestedPort, host);
+    const baseUrl = `http://${urlHost(host)}:${port}`;
+    restoreEnv = applyEnvironment(
+      localEnvironment({ resources, emulators, region, credentials, managementEndpoint: baseUrl, jwtSecret }),
+      process.env,
+    );
+
+    const functions = new FunctionRegistry({ overrides: options.handlers, region });
+    if (options.preloadHandlers ?? true) await functions.preload();
+    const functionTimeoutMs = options.functionTimeoutMs ?? 10_000;
+    http = new HttpGateway({ functions, region, logger, integrationTimeoutMs: options.integrationTimeoutMs, authorizerTimeoutMs: functionTimeoutMs, accessLog: options.accessLog });
+    webSocket = new WebSocketGateway({
+      functions,
+      connections,
+      region,
+      logger,
+      functionTimeoutMs,
+      returnResponse: options.webSocketReturnResponse ?? false,
+      idleTimeoutMs: options.webSocketIdleTimeoutMs,
+    });
+    poller = new SqsLanePoller({
+      sqs: clients.sqs,
+      queueUrl: resources.laneQueueUrl,
+      handler: async (event, context) => (await functions.invoke("lane-worker", event, { timeoutMs: workerTimeoutMs, context })) as SQSBatchResponse | undefined,
+      concurrency: lane.concurrency ?? 4,
+      batchSize: lane.batchSize ?? 10,
+      waitTimeSeconds: lane.waitTimeSeconds ?? 1,
+      ...(lane.retryDelaySeconds === undefined ? {} : { retryDelaySeconds: lane.retryDelaySeconds }),
+      functionName: "lane-worker",
+      functionTimeoutMs: workerTimeoutMs,
+      logger: { warn: (message, ...extra) => logger.warn(message, extra[0]), error: (message, ...extra) => logger.error(message, extra[0]) },
+    });
+    await poller.start();
+
+    const devIdentity = options.devIdentity ?? DEFAULT_DEV_IDENTITY;
+    const token = (identity: TokenIdentity, tokenOptions: { ttl?: number | string } = {}): Promise<string> =>
+      issueToken({ projects: [], roles: [], ...identity }, jwtSecret, { ttl: tokenOptions.ttl ?? "1h" });
+    const devToken = await token(devIdentity, { ttl: options.devTokenTtl ?? "12h" });
+    state = "ready";
+
+    const activePoller = poller;
+    let closing: Promise<void> | undefined;
+    return {
+      httpUrl: baseUrl,
+      wsUrl: `ws://${urlHost(host)}:${port}${WEBSOCKET_PATH}`,
+      port,
+      mode: emulators.mode,
+      endpoints: emulators.endpoints,
+      resources,
+      region,
+      credentials,
+      devIdentity,
+      devToken,
+      description,
+      token,
+      laneIdle: (idleOptions) => activePoller.idle(idleOptions),
+      close: () => (closing ??= shutdown()),
+    };
+  } catch (error) {
+    await shutdown().catch((cleanupError: unknown) => logger.error("Cleanup after a failed start failed", cleanupError));
+    throw error;
+  }
+}
