@@ -101,3 +101,19 @@ export class InvalidEngineCommand extends InvalidRequest {
     super(`Engine command '${verb}'${skillName !== undefined ? ` in skill '${skillName}'` : ""}: ${reason}`);
   }
 }
+
+/** GET/DELETE of a document that does not exist (API.md DOCUMENT_NOT_FOUND). */
+export class DocumentNotFound extends SkillsError {
+  readonly code = "DOCUMENT_NOT_FOUND";
+  constructor(readonly path: string) {
+    super(`Document '${path.slice(0, 200)}' not found`);
+  }
+}
+
+/** A tool the process does not have now, or one the Skills service does not serve (API.md TOOL_NOT_FOUND). */
+export class ToolNotFound extends SkillsError {
+  readonly code = "TOOL_NOT_FOUND";
+  constructor(readonly toolName: string, reason?: string) {
+    super(`Tool '${toolName.slice(0, 128)}' not found${reason ? `: ${reason}` : ""}`);
+  }
+}

@@ -3,7 +3,7 @@ import { loadAuthConfig } from "../../shared/auth/auth-config.js";
 import type { AuthConfig } from "../../shared/auth/auth-config.js";
 import { Unauthenticated } from "../../shared/auth/auth-errors.js";
 import { secretFromParametersAndSecretsExtension } from "../../shared/auth/aws-secrets-extension.js";
-import { authorize, UNAUTHORIZED_MESSAGE } from "../../shared/auth/lambda-authorizer.js";
+import { authorize, isHttpAuthorizerEvent, UNAUTHORIZED_MESSAGE, unauthenticatedHttpResult } from "../../shared/auth/lambda-authorizer.js";
 import type { AuthorizerEvent, AuthorizerResult } from "../../shared/auth/lambda-authorizer.js";
 import { verifyToken } from "../../shared/auth/token-verifier.js";
 
@@ -20,8 +20,10 @@ export interface AuthorizerDependencies {
 
 /**
  * HTTP API (payload 2.0, simple responses) and WebSocket `$connect` authorizer. A missing or bad
- * token throws "Unauthorized" (API Gateway answers 401); a configuration failure throws anything
- * else (API Gateway answers 500). Either way nothing is allowed.
+ * token is let through on the HTTP API marked unauthenticated (the function answers 401 in
+ * API.md's shape, see lambda-authorizer.ts) and throws "Unauthorized" on `$connect` (API Gateway
+ * answers 401). A configuration failure throws anything else (API Gateway answers 500), so
+ * nothing is let through when tokens cannot be verified at all.
  */
 export const createAuthorizerHandler =
   (deps: AuthorizerDependencies) =>
@@ -31,6 +33,7 @@ export const createAuthorizerHandler =
     } catch (error) {
       if (error instanceof Unauthenticated) {
         deps.logger.info("Request not authenticated", { reason: error.reason });
+        if (isHttpAuthorizerEvent(event)) return unauthenticatedHttpResult(error.reason);
         throw new Error(UNAUTHORIZED_MESSAGE);
       }
       deps.logger.error("Authorizer failed", { error });

@@ -15,10 +15,23 @@ import type { Identity } from "./identity.js";
  * One authorizer for both APIs: the HTTP API (payload 2.0, simple responses) and the WebSocket
  * API's `$connect` (REQUEST authorizer answering with an IAM policy). Decisions depend on the
  * token only, never on the path, so API Gateway may cache them by identity source.
+ *
+ * On the HTTP API a missing or bad token is *allowed through* with an UnauthenticatedContext:
+ * API Gateway's own 401 has the body `{"message":"Unauthorized"}`, not API.md's error shape, so
+ * the function answers 401 UNAUTHENTICATED itself. Every HTTP function must therefore refuse a
+ * request whose context is not an identity (functions/_shared/http-handler.ts does, fail closed).
+ * A WebSocket upgrade has no body to carry an error, so `$connect` is still denied outright.
  */
 export type AuthorizerEvent = APIGatewayRequestAuthorizerEventV2 | APIGatewayRequestAuthorizerEvent;
 
-export type HttpAuthorizerResult = APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>;
+/** The context of an HTTP request without a valid token; `reason` never contains the token. */
+export interface UnauthenticatedContext {
+  [key: string]: string;
+  authenticated: "false";
+  reason: string;
+}
+
+export type HttpAuthorizerResult = APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext | UnauthenticatedContext>;
 export type WebSocketAuthorizerResult = APIGatewayAuthorizerWithContextResult<AuthorizerContext>;
 export type AuthorizerResult = HttpAuthorizerResult | WebSocketAuthorizerResult;
 
@@ -59,6 +72,24 @@ export function authorizerResult(request: AuthorizerRequest, identity: Identity)
     },
     context,
   };
+}
+
+/** An HTTP API (payload 2.0) authorizer event, as opposed to a WebSocket `$connect` one. */
+export function isHttpAuthorizerEvent(event: unknown): boolean {
+  return isRecord(event) && event.type === "REQUEST" && event.version === "2.0" && typeof event.routeArn === "string";
+}
+
+const MAX_REASON_LENGTH = 200;
+
+/** The HTTP answer for a request without a valid token: let it through, marked, so the function can answer 401 in API.md's shape. */
+export function unauthenticatedHttpResult(reason: string): HttpAuthorizerResult {
+  return { isAuthorized: true, context: { authenticated: "false", reason: reason.slice(0, MAX_REASON_LENGTH) } };
+}
+
+/** The reason of an UnauthenticatedContext; undefined for any other context (an identity, or garbage to be validated as one). */
+export function unauthenticatedReasonOf(context: unknown): string | undefined {
+  if (!isRecord(context) || context.authenticated !== "false") return undefined;
+  return typeof context.reason === "string" && context.reason !== "" ? context.reason : "no valid token";
 }
 
 /** Verifies the event's token and shapes the allow response; `Unauthenticated` otherwise. */

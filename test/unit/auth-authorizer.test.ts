@@ -6,6 +6,7 @@ import { AuthConfigurationError, Unauthenticated } from "../../shared/auth/auth-
 import { identityFromAuthorizerContext, identityFromEvent, toAuthorizerContext } from "../../shared/auth/authorizer-context.js";
 import type { Identity } from "../../shared/auth/identity.js";
 import type { AuthorizerEvent, HttpAuthorizerResult, WebSocketAuthorizerResult } from "../../shared/auth/lambda-authorizer.js";
+import { unauthenticatedReasonOf } from "../../shared/auth/lambda-authorizer.js";
 import { issueToken } from "../../shared/auth/token-issuer.js";
 import { httpAuthorizerEvent } from "../fixtures/events/authorizer-http-v2.js";
 import { WEBSOCKET_METHOD_ARN, websocketConnectAuthorizerEvent } from "../fixtures/events/authorizer-websocket-connect.js";
@@ -67,29 +68,33 @@ describe("authorizer on the HTTP API (payload 2.0, simple responses)", () => {
     ["a Basic credential", "Basic bWlhOnB3", /Bearer/],
     ["a bearer without a token", "Bearer ", /Bearer/],
     ["a forged token", "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtaWEiLCJ0ZW5hbnQiOiJhY21lIn0.c2lnbmF0dXJl", /signature|exp/],
-  ])("answers Unauthorized (401) for %s and logs why", async (_label, authorization, reason) => {
+  ])("lets %s through marked unauthenticated, with no identity, and logs why", async (_label, authorization, reason) => {
     // Prepare
     const { handler, logs } = setup();
 
     // Act
-    const error = await rejection(handler(httpAuthorizerEvent(authorization)));
+    const result = (await handler(httpAuthorizerEvent(authorization))) as HttpAuthorizerResult;
 
     // Assess
-    expect(error.message).toBe("Unauthorized");
+    expect(result.isAuthorized).toBe(true);
+    expect(result.context).toEqual({ authenticated: "false", reason: expect.stringMatching(reason) });
+    expect(unauthenticatedReasonOf(result.context)).toMatch(reason);
+    expect(() => identityFromAuthorizerContext(result.context)).toThrow(Unauthenticated);
     expect(logs).toHaveLength(1);
     expect(String(logs[0]?.extra[0]?.reason)).toMatch(reason);
   });
 
-  it("answers Unauthorized for an expired token", async () => {
+  it("marks an expired token unauthenticated without echoing the token", async () => {
     // Prepare
     const { handler, logs } = setup();
     const token = await issueToken(mia, SECRET, { ttl: 60, now: new Date(Date.now() - 3_600_000) });
 
     // Act
-    const error = await rejection(handler(httpAuthorizerEvent(`Bearer ${token}`)));
+    const result = (await handler(httpAuthorizerEvent(`Bearer ${token}`))) as HttpAuthorizerResult;
 
     // Assess
-    expect(error.message).toBe("Unauthorized");
+    expect(unauthenticatedReasonOf(result.context)).toMatch(/expired/);
+    expect(JSON.stringify(result)).not.toContain(token);
     expect(String(logs[0]?.extra[0]?.reason)).toMatch(/expired/);
   });
 });

@@ -1,0 +1,63 @@
+import type { DocumentService } from "../../shared/documents/document-service.js";
+import { contentTypeOf } from "../../shared/documents/document-service.js";
+import { readBody } from "../../shared/http/request.js";
+import { emptyResponse, jsonResponse } from "../../shared/http/response.js";
+import { route } from "../_shared/http-route.js";
+import type { HttpReply, HttpRoute } from "../_shared/http-route.js";
+
+export interface DocumentsRoutesDeps {
+  documents: Pick<DocumentService, "put" | "get" | "delete" | "list">;
+}
+
+/**
+ * A raw upload arrives whole in one Lambda event (6 MB, base64 for binary types), so documents
+ * are capped below that; SKILL.md and recipes have their own, smaller parser limits.
+ */
+export const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
+
+const DOCUMENT = "/brain/{tenant}/projects/{project}/documents/{path+}";
+
+const quoted = (etag: string): string => `"${etag}"`;
+
+/** `If-None-Match: "etag"` (or a list, or `*`) matching the stored document. */
+function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch.split(",").some((tag) => {
+    const bare = tag.trim().replace(/^W\//, "").replaceAll('"', "");
+    return bare === "*" || bare === etag;
+  });
+}
+
+/** API.md "Documents (the editor API)"; the rules (authorization, validation on PUT) are DocumentService's. */
+export function documentsRoutes({ documents }: DocumentsRoutesDeps): HttpRoute[] {
+  return [
+    route("GET", "/brain/{tenant}/projects/{project}/documents", async (request) => {
+      const list = await documents.list(request.identity, request.param("tenant"), request.param("project"), request.query("prefix") ?? "");
+      return jsonResponse(200, { documents: list });
+    }),
+
+    route("PUT", DOCUMENT, async (request) => {
+      const body = readBody(request.event, { maxBytes: MAX_DOCUMENT_BYTES });
+      const saved = await documents.put(request.identity, request.param("tenant"), request.param("project"), request.param("path"), body, request.header("content-type"));
+      return jsonResponse(200, saved, { etag: quoted(saved.etag) });
+    }),
+
+    route("GET", DOCUMENT, async (request): Promise<HttpReply> => {
+      const doc = await documents.get(request.identity, request.param("tenant"), request.param("project"), request.param("path"));
+      const headers = { etag: quoted(doc.etag), "cache-control": "no-store", "x-content-type-options": "nosniff" };
+      if (notModified(request.header("if-none-match"), doc.etag)) return emptyResponse(304, headers);
+      // Base64 keeps any bytes intact through API Gateway; it decodes before answering the client.
+      return {
+        statusCode: 200,
+        headers: { ...headers, "content-type": contentTypeOf(doc) },
+        body: Buffer.from(doc.body).toString("base64"),
+        isBase64Encoded: true,
+      };
+    }),
+
+    route("DELETE", DOCUMENT, async (request) => {
+      await documents.delete(request.identity, request.param("tenant"), request.param("project"), request.param("path"));
+      return emptyResponse(204);
+    }),
+  ];
+}

@@ -1,0 +1,79 @@
+import { z } from "zod";
+import type { SkillsApp } from "../../shared/app/skills-app.js";
+import { assertProjectAccess } from "../../shared/auth/authorization.js";
+import { TurnContext } from "../../shared/lanes/lane-payloads.js";
+import { describeZodIssues } from "../../shared/http/zod-issues.js";
+import { parseJsonBody } from "../../shared/http/request.js";
+import { jsonResponse } from "../../shared/http/response.js";
+import { InvalidRequest } from "../../shared/errors.js";
+import { RequestNotFound } from "../../shared/processes/process-errors.js";
+import { toApiProcess } from "../../shared/processes/process.js";
+import { toApiRequest } from "../../shared/processes/request-store.js";
+import { RequestId } from "../../shared/steering/process-skill-request.js";
+import { recordRecipeActivations } from "../_shared/activation-metrics.js";
+import { route } from "../_shared/http-route.js";
+import type { HttpRequest, HttpRoute } from "../_shared/http-route.js";
+import type { SkillActivationSink } from "../_shared/observability.js";
+import { NO_ACTIVATION_METRICS } from "../_shared/observability.js";
+import { accessibleProcess } from "../_shared/process-access.js";
+
+export interface ProcessesRoutesDeps {
+  app: Pick<SkillsApp, "spawn" | "getProcess" | "getRequest" | "turns">;
+  activations?: SkillActivationSink;
+}
+
+/** API.md spawn body; identity (the user) comes from the token, never from here. */
+const SpawnBody = z.strictObject({
+  recipe: z.string().min(1).max(128),
+  projectId: z.string().min(1).max(64),
+  name: z.string().min(1).max(128).optional(),
+});
+
+const CONTEXT_FIELDS = ["tier", "model", "provider", "lang", "profile"] as const;
+
+/** `?tier=…&model=…` etc.: what the engine would pass as the turn context of a real compose. */
+function previewContext(request: HttpRequest): TurnContext | undefined {
+  const given = Object.fromEntries(CONTEXT_FIELDS.flatMap((field) => {
+    const value = request.query(field);
+    return value === undefined ? [] : [[field, value]];
+  }));
+  if (Object.keys(given).length === 0) return undefined;
+  const parsed = TurnContext.safeParse(given);
+  if (!parsed.success) throw new InvalidRequest(`Invalid turn context: ${describeZodIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/** API.md "Processes", request status and the composition preview (which renders, hence the sandbox). */
+export function processesRoutes({ app, activations = NO_ACTIVATION_METRICS }: ProcessesRoutesDeps): HttpRoute[] {
+  return [
+    route("POST", "/brain/{tenant}/sessions/{sessionId}/processes", async (request) => {
+      const body = parseJsonBody(request.event, SpawnBody);
+      assertProjectAccess(request.identity, body.projectId);
+      const process = await app.spawn(request.identity.tenant, request.user, { sessionId: request.param("sessionId"), ...body });
+      recordRecipeActivations(activations, process);
+      return jsonResponse(201, toApiProcess(process), {
+        location: `/brain/${encodeURIComponent(process.tenant)}/processes/${encodeURIComponent(process.processId)}`,
+      });
+    }),
+
+    route("GET", "/brain/{tenant}/processes/{processId}", async (request) => {
+      const process = await accessibleProcess(app, request, request.param("processId"));
+      return jsonResponse(200, toApiProcess(process));
+    }),
+
+    route("GET", "/brain/{tenant}/processes/{processId}/requests/{requestId}", async (request) => {
+      const process = await accessibleProcess(app, request, request.param("processId"));
+      const requestId = request.param("requestId");
+      // A requestId no producer could have used, or one of another process, is unknown here.
+      const record = RequestId.safeParse(requestId).success ? await app.getRequest(process.tenant, requestId) : undefined;
+      if (!record || record.processId !== process.processId) throw new RequestNotFound(requestId.slice(0, 256));
+      return jsonResponse(200, toApiRequest(record));
+    }),
+
+    route("GET", "/brain/{tenant}/processes/{processId}/composition", async (request) => {
+      const process = await accessibleProcess(app, request, request.param("processId"));
+      const turn = await app.turns.preview(process, request.query("message"), previewContext(request), request.user);
+      return jsonResponse(200, turn);
+    }),
+  ];
+}

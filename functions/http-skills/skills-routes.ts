@@ -1,0 +1,49 @@
+import type { SkillsApp } from "../../shared/app/skills-app.js";
+import { assertProjectAccess } from "../../shared/auth/authorization.js";
+import { jsonResponse } from "../../shared/http/response.js";
+import { toSkillDetail } from "../../shared/skills/skill-detail.js";
+import { toSkillSummary } from "../../shared/skills/skill-summary.js";
+import { publicRoute, route } from "../_shared/http-route.js";
+import type { AuthenticatedRequest, HttpRoute } from "../_shared/http-route.js";
+import { accessibleProcess } from "../_shared/process-access.js";
+import { optionalQuery, requiredQuery } from "../_shared/query.js";
+
+export interface SkillsRoutesDeps {
+  app: Pick<SkillsApp, "listEffective" | "resolveEffective" | "skillProblems" | "getProcess">;
+}
+
+/** `?projectId=P` adds P's layer to the cascade: only for members of P (or a tenant-admin). */
+function projectIdOf(request: AuthenticatedRequest): string | undefined {
+  const projectId = optionalQuery(request, "projectId");
+  if (projectId !== undefined) assertProjectAccess(request.identity, projectId);
+  return projectId;
+}
+
+/** API.md "Skills" and `/health`. Nothing here renders a template. */
+export function skillsRoutes({ app }: SkillsRoutesDeps): HttpRoute[] {
+  return [
+    publicRoute("GET", "/health", async () => jsonResponse(200, { status: "ok" })),
+
+    route("GET", "/brain/{tenant}/skills/effective", async (request) => {
+      const skills = await app.listEffective(request.identity.tenant, request.user, projectIdOf(request));
+      return jsonResponse(200, { skills: skills.map(toSkillSummary) });
+    }),
+
+    route("GET", "/brain/{tenant}/skills/effective/{name}", async (request) => {
+      const skill = await app.resolveEffective(request.identity.tenant, request.user, projectIdOf(request), request.param("name"));
+      return jsonResponse(200, toSkillDetail(skill));
+    }),
+
+    route("GET", "/brain/{tenant}/skills/problems", async (request) => {
+      const problems = await app.skillProblems(request.identity.tenant, request.user, projectIdOf(request));
+      return jsonResponse(200, {
+        problems: problems.map((p) => ({ name: p.name, source: p.source, path: p.path, ...(p.line !== undefined ? { line: p.line } : {}), message: p.message })),
+      });
+    }),
+
+    route("GET", "/brain/{tenant}/skills/active", async (request) => {
+      const process = await accessibleProcess(app, request, requiredQuery(request, "processId"));
+      return jsonResponse(200, { activeSkills: process.activeSkills });
+    }),
+  ];
+}

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import type { SkillsApp } from "../../shared/app/skills-app.js";
+import { TurnContext } from "../../shared/lanes/lane-payloads.js";
+import { parseJsonBody } from "../../shared/http/request.js";
+import { RequestId } from "../../shared/steering/process-skill-request.js";
+import { route } from "../_shared/http-route.js";
+import type { HttpRoute } from "../_shared/http-route.js";
+import { laneReply } from "../_shared/lane-reply.js";
+import { accessibleProcess } from "../_shared/process-access.js";
+
+export interface SteerRoutesDeps {
+  app: Pick<SkillsApp, "getProcess" | "steerSkill" | "composeTurn" | "completeTurn" | "waitForRequest">;
+}
+
+// Limits on texts are the lane payloads' (lane-payloads.ts); these only fix the shape.
+const ComposeBody = z.strictObject({
+  message: z.string().optional(),
+  context: TurnContext.optional(),
+  requestId: RequestId.optional(),
+});
+
+const CompleteBody = z.strictObject({
+  output: z.string(),
+  final: z.boolean().optional(),
+  requestId: RequestId.optional(),
+});
+
+/**
+ * API.md "Steering": every change goes through the process lane; the answer is 202 QUEUED, or
+ * with `Prefer: wait=N` the lane's result (lane-reply.ts). Nothing here renders: the lane
+ * worker does, so this function ships no sandbox.
+ */
+export function steerRoutes({ app }: SteerRoutesDeps): HttpRoute[] {
+  return [
+    route("POST", "/brain/{tenant}/processes/{processId}/skill", async (request) => {
+      const process = await accessibleProcess(app, request, request.param("processId"));
+      // The ProcessSkillRequest is validated by the domain (toLaneCommand), one rule for HTTP and WebSocket.
+      const body = parseJsonBody(request.event, z.unknown());
+      const accepted = await app.steerSkill(process.tenant, process.processId, request.user, body);
+      return laneReply(app, process.tenant, accepted, request);
+    }),
+
+    route("POST", "/brain/{tenant}/processes/{processId}/turns", async (request) => {
+      const process = await accessibleProcess(app, request, request.param("processId"));
+      const body = parseJsonBody(request.event, ComposeBody);
+      const accepted = await app.composeTurn(process.tenant, process.processId, request.user, body);
+      return laneReply(app, process.tenant, accepted, request, { turnId: accepted.turnId });
+    }),
+
+    route("POST", "/brain/{tenant}/processes/{processId}/turns/{turnId}/complete", async (request) => {
+      const process = await accessibleProcess(app, request, request.param("processId"));
+      const body = parseJsonBody(request.event, CompleteBody);
+      const accepted = await app.completeTurn(process.tenant, process.processId, request.user, request.param("turnId"), body);
+      return laneReply(app, process.tenant, accepted, request);
+    }),
+  ];
+}

@@ -1,0 +1,27 @@
+import { z } from "zod";
+import type { SkillsApp } from "../../shared/app/skills-app.js";
+import { parseJsonBody } from "../../shared/http/request.js";
+import { jsonResponse } from "../../shared/http/response.js";
+import type { ToolInvoker } from "../../shared/tools/tool-invoker.js";
+import { route } from "../_shared/http-route.js";
+import type { HttpRoute } from "../_shared/http-route.js";
+import { accessibleProcess } from "../_shared/process-access.js";
+
+export interface ToolsRoutesDeps {
+  app: Pick<SkillsApp, "getProcess">;
+  tools: Pick<ToolInvoker, "invoke">;
+}
+
+const ToolBody = z.strictObject({ args: z.record(z.string(), z.unknown()).optional() });
+
+/** API.md `POST …/tools/{toolName}`; which tools exist and what they do is ToolInvoker's. */
+export function toolsRoutes({ app, tools }: ToolsRoutesDeps): HttpRoute[] {
+  return [
+    route("POST", "/brain/{tenant}/processes/{processId}/tools/{toolName}", async (request) => {
+      const process = await accessibleProcess(app, request, request.param("processId"));
+      const { args } = parseJsonBody(request.event, ToolBody);
+      const result = await tools.invoke(process, request.user, request.param("toolName"), args ?? {});
+      return jsonResponse(200, { result: result ?? null });
+    }),
+  ];
+}

@@ -1,0 +1,19 @@
+import { createLaneWorkerHandler } from "../../shared/lanes/lane-worker.js";
+import { laneDeadLetterFromEnv, processEventsFromEnv, runtimeFromEnv, skillsAppFromEnv } from "../../shared/runtime/app-from-env.js";
+import { createTemplateRenderer } from "../../shared/templates/sandboxed-template-renderer.js";
+import { laneActivationMetrics } from "../_shared/activation-metrics.js";
+import { powertoolsObservability } from "../_shared/observability.js";
+
+// Module scope: built once per container. The lane applies every change of a process: it
+// renders, pushes results to WebSocket subscribers, and counts skill activations.
+const { logger, activations } = powertoolsObservability("skills-lane-worker");
+const resources = runtimeFromEnv();
+const metrics = laneActivationMetrics(activations, logger);
+const app = skillsAppFromEnv(resources, {
+  renderer: createTemplateRenderer(),
+  events: processEventsFromEnv(resources, logger),
+  logger,
+  onApplied: metrics.onApplied,
+});
+
+export const handler = createLaneWorkerHandler(metrics.wrap(app), { logger, onPoison: laneDeadLetterFromEnv(resources) });

@@ -1,0 +1,149 @@
+import { assertCanReadDocuments, assertCanWriteDocuments } from "../auth/authorization.js";
+import type { Identity } from "../auth/identity.js";
+import { DocumentNotFound, InvalidDocument } from "../errors.js";
+import type { DocumentProblem } from "../errors.js";
+import { parseRecipeDocument } from "../recipes/recipe-document-parser.js";
+import { recipeNameOf } from "../recipes/recipe-paths.js";
+import type { SkillDefinition } from "../skills/resolved-skill.js";
+import { parseSkillDocument } from "../skills/skill-document-parser.js";
+import { skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
+import { strictUtf8 } from "./document-body.js";
+import { validateDocumentPath, validateDocumentPrefix, validateProjectName } from "./document-path.js";
+import type { DocumentRef, DocumentStore, StoredDocument } from "./document-store.js";
+
+/** A finding that did not stop the save (API.md `warnings`), in the shape of an INVALID_DOCUMENT problem. */
+export interface DocumentWarning {
+  path: string;
+  line?: number;
+  message: string;
+}
+
+export interface DocumentSaved {
+  path: string;
+  etag: string;
+  warnings: DocumentWarning[];
+}
+
+const CONTENT_TYPES: readonly (readonly [RegExp, string])[] = [
+  [/\.md$/i, "text/markdown; charset=utf-8"],
+  [/\.ya?ml$/i, "application/yaml; charset=utf-8"],
+  [/\.json$/i, "application/json; charset=utf-8"],
+  [/\.(txt|js|mjs|ts|py|sh)$/i, "text/plain; charset=utf-8"],
+];
+
+const OCTET_STREAM = "application/octet-stream";
+
+/**
+ * What a GET answers: the uploader's content type, else one by file extension. S3 reports an
+ * object stored without a type as `application/octet-stream` (or `binary/octet-stream`), so
+ * those count as "none given" when the extension says better.
+ */
+export function contentTypeOf(doc: Pick<StoredDocument, "path" | "contentType">): string {
+  const given = doc.contentType?.trim() ?? "";
+  if (given !== "" && !/^(application|binary)\/octet-stream\b/i.test(given)) return given;
+  return CONTENT_TYPES.find(([pattern]) => pattern.test(doc.path))?.[1] ?? (given || OCTET_STREAM);
+}
+
+/**
+ * What the uploader said the document is, except where it said nothing useful: `curl --data`
+ * labels every upload as a form, which would make every later GET answer a form.
+ */
+const storedContentType = (contentType: string | undefined): string | undefined =>
+  contentType === undefined || contentType.trim() === "" || /^application\/x-www-form-urlencoded\b/i.test(contentType) ? undefined : contentType;
+
+const toWarning = (problem: DocumentProblem): DocumentWarning => ({
+  path: problem.path,
+  ...(problem.line !== undefined ? { line: problem.line } : {}),
+  message: problem.message,
+});
+
+function textOrInvalid(path: string, body: Uint8Array): string {
+  const text = strictUtf8(body);
+  if (text === undefined) throw new InvalidDocument(path, [{ path, message: "is not UTF-8 text (invalid byte sequence or binary content)", severity: "error" }]);
+  return text;
+}
+
+/**
+ * The editor API (API.md "Documents") over a DocumentStore: the authorization table for
+ * documents, and the rule that a SKILL.md or recipe is only saved when the loader would accept
+ * it — validated with the loader's own parsers, so "saved" and "loadable" cannot drift apart.
+ * An invalid one is `InvalidDocument` (422 with every problem) and nothing is written.
+ */
+export class DocumentService {
+  constructor(private readonly store: DocumentStore) {}
+
+  async put(identity: Identity, tenant: string, project: string, path: string, body: Uint8Array, contentType?: string): Promise<DocumentSaved> {
+    assertCanWriteDocuments(identity, tenant, project);
+    validateProjectName(project);
+    validateDocumentPath(path);
+    const warnings = await this.validate(tenant, project, path, body);
+    const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType));
+    return { path: saved.path, etag: saved.etag, warnings };
+  }
+
+  async get(identity: Identity, tenant: string, project: string, path: string): Promise<StoredDocument> {
+    assertCanReadDocuments(identity, tenant, project);
+    validateProjectName(project);
+    const doc = await this.store.get(tenant, project, validateDocumentPath(path));
+    if (!doc) throw new DocumentNotFound(path);
+    return doc;
+  }
+
+  /** The next lookup of this path falls through to the next outer cascade level. */
+  async delete(identity: Identity, tenant: string, project: string, path: string): Promise<void> {
+    assertCanWriteDocuments(identity, tenant, project);
+    validateProjectName(project);
+    if (!(await this.store.delete(tenant, project, validateDocumentPath(path)))) throw new DocumentNotFound(path);
+  }
+
+  /** Paths relative to the project, sorted. */
+  async list(identity: Identity, tenant: string, project: string, prefix = ""): Promise<DocumentRef[]> {
+    assertCanReadDocuments(identity, tenant, project);
+    validateProjectName(project);
+    const refs = await this.store.list(tenant, project, validateDocumentPrefix(prefix));
+    return refs.map(({ path, etag, size }) => ({ path, etag, size }));
+  }
+
+  /** Warnings of a document that may be saved; `InvalidDocument` for one that must not be. */
+  private async validate(tenant: string, project: string, path: string, body: Uint8Array): Promise<DocumentWarning[]> {
+    const skillName = skillDirectoryNameOf(path);
+    if (skillName !== undefined) {
+      const parsed = parseSkillDocument(skillName, textOrInvalid(path, body), path);
+      if (!parsed.definition || parsed.problems.some((p) => p.severity === "error")) throw new InvalidDocument(path, parsed.problems);
+      const missing = await this.missingSiblings(tenant, project, skillName, parsed.definition);
+      return [...parsed.problems.map(toWarning), ...missing];
+    }
+    const recipeName = recipeNameOf(path);
+    if (recipeName !== undefined) {
+      const parsed = parseRecipeDocument(recipeName, textOrInvalid(path, body), path);
+      if (!parsed.recipe || parsed.problems.some((p) => p.severity === "error")) throw new InvalidDocument(path, parsed.problems);
+      return parsed.problems.map(toWarning);
+    }
+    return [];
+  }
+
+  /**
+   * Sibling files are read from the SKILL.md's own layer only (layer pinning), so one that is not
+   * in this project yet will not be found later either — unless it is uploaded next, which is
+   * why this is a warning and not an error.
+   */
+  private async missingSiblings(tenant: string, project: string, name: string, skill: SkillDefinition): Promise<DocumentWarning[]> {
+    const files = [
+      ...skill.referenceDocs.map((ref) => ({ field: "referenceDocs", file: ref.file })),
+      ...skill.scripts.map((script) => ({ field: "scripts", file: script.file })),
+    ];
+    if (files.length === 0) return [];
+    const directory = skillDirectory(name);
+    const present = new Set((await this.store.list(tenant, project, `${directory}/`)).map((ref) => ref.path));
+    const skillPath = `${directory}/SKILL.md`;
+    return files.flatMap(({ field, file }) => {
+      let sibling: string;
+      try {
+        sibling = skillFilePath(directory, file);
+      } catch (error) {
+        return [{ path: skillPath, message: `${field} file '${file}' is not a path inside the skill directory (${(error as Error).message})` }];
+      }
+      return present.has(sibling) ? [] : [{ path: skillPath, message: `${field} file '${file}' is not present yet in this project (expected at ${sibling})` }];
+    });
+  }
+}

@@ -1,0 +1,147 @@
+import { createSkillsApp } from "../app/skills-app.js";
+import type { SkillsApp, SkillsAppDeps } from "../app/skills-app.js";
+import { createApiGatewayConnectionPush } from "../connections/apigateway-connection-push.js";
+import { DynamoDBConnectionStore } from "../connections/dynamodb-connection-store.js";
+import { createWebSocketProcessEvents } from "../connections/websocket-process-events.js";
+import { bundledDocuments } from "../documents/bundled-document-layer.js";
+import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
+import { S3DocumentStore } from "../documents/s3-document-store.js";
+import type { Lane } from "../lanes/lane.js";
+import type { LanePoisonHandler } from "../lanes/lane-worker.js";
+import { createSqsLaneDeadLetter } from "../lanes/sqs-lane-dead-letter.js";
+import { SqsLane } from "../lanes/sqs-lane.js";
+import { DynamoDBProcessStore } from "../processes/dynamodb-process-store.js";
+import { DynamoDBRequestStore } from "../processes/dynamodb-request-store.js";
+import type { ProcessStore } from "../processes/process-store.js";
+import type { RequestStore } from "../processes/request-store.js";
+import { NoopProcessEvents } from "../steering/process-events.js";
+import type { ProcessEvents } from "../steering/process-events.js";
+import { hasTemplateSyntax } from "../templates/template-renderer.js";
+import type { TemplateRenderer } from "../templates/template-renderer.js";
+import { awsClients } from "./aws-clients.js";
+import { ConfigurationError, ENV } from "./config.js";
+import type { RuntimeConfig } from "./config.js";
+
+/**
+ * Builds the service from the environment the stack (or the local stack) gives a function,
+ * once per container (call it at module scope). A function only receives the variables of the
+ * resources it was granted (infra/function-environment.ts), so every resource is optional here:
+ * a missing one becomes an adapter that fails with ConfigurationError (a 500, logged) when used,
+ * which is a missing grant in the stack, never a silent fallback.
+ *
+ * Only the AWS adapters are imported here. The template renderer (QuickJS) is passed in by the
+ * functions that render, so the others do not bundle the sandbox.
+ */
+
+/** Optional: parks poison lane messages in the DLQ at once (sqs-lane-dead-letter.ts). */
+export const LANE_DLQ_URL_ENV = "SKILLS_LANE_DLQ_URL";
+/** infra/function-environment.ts names the WebSocket callback URL so; config.ts reads SKILLS_WS_ENDPOINT. Either works. */
+export const WS_CALLBACK_URL_ENV = "SKILLS_WS_CALLBACK_URL";
+
+export interface AppEnvironment {
+  tableName?: string | undefined;
+  bucketName?: string | undefined;
+  laneQueueUrl?: string | undefined;
+  laneDeadLetterQueueUrl?: string | undefined;
+  webSocketEndpoint?: string | undefined;
+  region: string;
+  endpoints: RuntimeConfig["endpoints"];
+}
+
+const setting = (env: NodeJS.ProcessEnv, name: string): string | undefined => {
+  const value = env[name];
+  return value === undefined || value.trim() === "" ? undefined : value;
+};
+
+/** Same names and endpoint precedence as runtimeConfig (config.ts), without requiring every resource. */
+export function appEnvironment(env: NodeJS.ProcessEnv = process.env): AppEnvironment {
+  return {
+    tableName: setting(env, ENV.table),
+    bucketName: setting(env, ENV.bucket),
+    laneQueueUrl: setting(env, ENV.laneQueueUrl),
+    laneDeadLetterQueueUrl: setting(env, LANE_DLQ_URL_ENV),
+    webSocketEndpoint: setting(env, ENV.webSocketEndpoint) ?? setting(env, WS_CALLBACK_URL_ENV),
+    region: setting(env, "AWS_REGION") ?? setting(env, "AWS_DEFAULT_REGION") ?? "us-east-1",
+    endpoints: {
+      s3: setting(env, "AWS_ENDPOINT_URL_S3") ?? setting(env, "AWS_ENDPOINT_URL"),
+      dynamodb: setting(env, "AWS_ENDPOINT_URL_DYNAMODB") ?? setting(env, "AWS_ENDPOINT_URL"),
+      sqs: setting(env, "AWS_ENDPOINT_URL_SQS") ?? setting(env, "AWS_ENDPOINT_URL"),
+    },
+  };
+}
+
+/**
+ * A port whose resource this function was not given: every call rejects with ConfigurationError.
+ * (A Proxy, so one definition covers every port; `then` stays undefined so it is never mistaken for a promise.)
+ */
+export function unconfigured<T extends object>(port: string, variable: string): T {
+  const fail = (): Promise<never> => Promise.reject(new ConfigurationError(`${port} is not available to this function: ${variable} is not set`));
+  return new Proxy({} as T, { get: (_target, property) => (property === "then" ? undefined : fail) });
+}
+
+/** The stores and the lane of one container. */
+export interface RuntimeResources {
+  environment: AppEnvironment;
+  clients: ReturnType<typeof awsClients>;
+  documents: DocumentStore;
+  bundled: DocumentLayer;
+  processes: ProcessStore;
+  requests: RequestStore;
+  lane: Lane;
+}
+
+export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeResources {
+  const environment = appEnvironment(env);
+  const { tableName, bucketName, laneQueueUrl } = environment;
+  // awsClients only reads region and endpoints; constructing a client opens no connection.
+  const clients = awsClients({ tableName: tableName ?? "", bucketName: bucketName ?? "", laneQueueUrl: laneQueueUrl ?? "", region: environment.region, endpoints: environment.endpoints });
+  return {
+    environment,
+    clients,
+    documents: bucketName ? new S3DocumentStore({ client: clients.s3, bucket: bucketName }) : unconfigured("The document store", ENV.bucket),
+    bundled: bundledDocuments(),
+    processes: tableName ? new DynamoDBProcessStore(clients.dynamodb, tableName) : unconfigured("The process store", ENV.table),
+    requests: tableName ? new DynamoDBRequestStore(clients.dynamodb, tableName) : unconfigured("The request store", ENV.table),
+    lane: laneQueueUrl ? new SqsLane(clients.sqs, laneQueueUrl) : unconfigured("The lane", ENV.laneQueueUrl),
+  };
+}
+
+/** For functions that never render: a template reaching it is a wiring bug, reported as such. */
+export class TemplatesNotRendered implements TemplateRenderer {
+  async render(template: string): Promise<string> {
+    if (!hasTemplateSyntax(template)) return template;
+    throw new ConfigurationError("This function does not render templates; pass a renderer to skillsAppFromEnv");
+  }
+}
+
+export type AppFromEnvOptions = Partial<Pick<SkillsAppDeps, "renderer" | "events" | "logger" | "onApplied" | "guard" | "toolSpecs">>;
+
+export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEnvOptions = {}): SkillsApp {
+  return createSkillsApp({
+    documents: resources.documents,
+    bundled: resources.bundled,
+    processes: resources.processes,
+    requests: resources.requests,
+    lane: resources.lane,
+    ...options,
+    renderer: options.renderer ?? new TemplatesNotRendered(),
+  });
+}
+
+/**
+ * Results and scheduled turns pushed to WebSocket subscribers when the function knows the
+ * WebSocket API's callback URL and the table; otherwise nobody is told (state stays readable over HTTP).
+ */
+export function processEventsFromEnv(resources: RuntimeResources, logger?: { warn(message: string, ...extra: Record<string, unknown>[]): void }): ProcessEvents {
+  const { webSocketEndpoint, tableName, region } = resources.environment;
+  if (!webSocketEndpoint || !tableName) return new NoopProcessEvents();
+  const connections = new DynamoDBConnectionStore(resources.clients.dynamodb, tableName);
+  const push = createApiGatewayConnectionPush({ endpoint: webSocketEndpoint, region }, connections, logger ? { logger } : {});
+  return createWebSocketProcessEvents({ connections, push });
+}
+
+/** Poison lane records go to the DLQ at once when its URL is known; otherwise they wait for maxReceiveCount. */
+export function laneDeadLetterFromEnv(resources: RuntimeResources): LanePoisonHandler | undefined {
+  const url = resources.environment.laneDeadLetterQueueUrl;
+  return url ? createSqsLaneDeadLetter(resources.clients.sqs, url) : undefined;
+}

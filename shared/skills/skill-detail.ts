@@ -1,0 +1,32 @@
+import type { ResolvedReferenceDoc, ResolvedSkill } from "./resolved-skill.js";
+import type { SkillScript } from "./skill-frontmatter.js";
+import { toSkillSummary } from "./skill-summary.js";
+import type { SkillSummary } from "./skill-summary.js";
+
+/**
+ * API.md `GET …/skills/effective/{name}`: the summary plus what a turn would use. INLINE
+ * reference docs carry their `content`; ON_DEMAND ones only their metadata (they are read on
+ * request through a tool). Where the skill was loaded from (`location`) stays internal.
+ */
+export interface SkillDetail extends SkillSummary {
+  body: string;
+  tools: string[];
+  manualPaths: string[];
+  referenceDocs: ResolvedReferenceDoc[];
+  activate: string[];
+  deactivate: string[];
+  action: string | null;
+  scripts: SkillScript[];
+}
+
+export const toSkillDetail = (skill: ResolvedSkill): SkillDetail => ({
+  ...toSkillSummary(skill),
+  body: skill.body,
+  tools: [...skill.tools],
+  manualPaths: [...skill.manualPaths],
+  referenceDocs: skill.referenceDocs.map((ref) => ({ ...ref })),
+  activate: [...skill.activate],
+  deactivate: [...skill.deactivate],
+  action: skill.action ?? null,
+  scripts: structuredClone(skill.scripts),
+});

@@ -1,0 +1,273 @@
+import { describe, expect, it } from "vitest";
+import { Forbidden } from "../../shared/auth/auth-errors.js";
+import type { Identity } from "../../shared/auth/identity.js";
+import { contentTypeOf, DocumentService } from "../../shared/documents/document-service.js";
+import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
+import { DocumentNotFound, InvalidDocument, InvalidRequest } from "../../shared/errors.js";
+import { IDENTITIES } from "../fixtures/events/http-handler-event.js";
+import { skillMd } from "../support/skill-fixtures.js";
+
+const TENANT = "acme";
+const SKILL = "_vance/skills/reviewer/SKILL.md";
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+const text = (body: Uint8Array): string => new TextDecoder().decode(body);
+
+function setup() {
+  const store = new InMemoryDocumentStore();
+  return { store, service: new DocumentService(store) };
+}
+
+const failure = async (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+describe("DocumentService.put: validation with the loader's parsers", () => {
+  it("saves a valid SKILL.md and answers path, etag and no warnings", async () => {
+    // Prepare
+    const { store, service } = setup();
+
+    // Act
+    const saved = await service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, bytes(skillMd()), "text/markdown");
+
+    // Assess
+    const stored = await store.get(TENANT, "_tenant", SKILL);
+    expect(saved).toEqual({ path: SKILL, etag: stored?.etag, warnings: [] });
+    expect(text(stored!.body)).toBe(skillMd());
+    expect(stored?.contentType).toBe("text/markdown");
+  });
+
+  it.each([
+    ["no frontmatter", "Just a body.", /frontmatter/],
+    ["a missing description", "---\ntitle: T\nversion: 1.0.0\n---\nBody.\n", /description/],
+    ["broken YAML", "---\ntitle: [unclosed\ndescription: d\n---\n", /./],
+    ["a YAML alias bomb", "---\na: &a [x]\nb: *a\ndescription: d\ntitle: t\nversion: 1.0.0\n---\n", /alias/i],
+  ])("refuses a SKILL.md with %s: InvalidDocument with every problem, nothing saved", async (_label, source, message) => {
+    // Prepare
+    const { store, service } = setup();
+
+    // Act
+    const error = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, bytes(source)));
+
+    // Assess
+    expect(error).toBeInstanceOf(InvalidDocument);
+    const problems = (error as InvalidDocument).problems.filter((p) => p.severity === "error");
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.map((p) => p.message).join("\n")).toMatch(message);
+    expect(problems.every((p) => p.path === SKILL)).toBe(true);
+    expect(await store.get(TENANT, "_tenant", SKILL)).toBeUndefined();
+  });
+
+  it("reports the line of a field error", async () => {
+    // Prepare
+    const { service } = setup();
+    const source = "---\ntitle: T\ndescription: D\nversion: not-semver\n---\nBody.\n";
+
+    // Act
+    const error = (await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, bytes(source)))) as InvalidDocument;
+
+    // Assess
+    expect(error.problems).toContainEqual(expect.objectContaining({ path: SKILL, line: 4, severity: "error", message: expect.stringMatching(/version/) }));
+  });
+
+  it("keeps the previous version when an overwrite does not validate", async () => {
+    // Prepare
+    const { store, service } = setup();
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, bytes(skillMd({ title: "Good" })));
+
+    // Act
+    await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, bytes("broken")));
+
+    // Assess
+    expect(text((await store.get(TENANT, "_tenant", SKILL))!.body)).toContain("Good");
+  });
+
+  it("refuses a SKILL.md whose directory is not a valid skill name, and one that is not UTF-8", async () => {
+    // Prepare
+    const { service } = setup();
+
+    // Act
+    const badName = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/Bad_Name/SKILL.md", bytes(skillMd())));
+    const binary = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, new Uint8Array([0xff, 0xfe, 0x00, 0x41])));
+
+    // Assess
+    expect(badName).toBeInstanceOf(InvalidDocument);
+    expect(binary).toBeInstanceOf(InvalidDocument);
+    expect((binary as InvalidDocument).problems[0]?.message).toMatch(/UTF-8/);
+  });
+
+  it("saves with warnings: an unknown field, and referenced files not present yet in this project", async () => {
+    // Prepare
+    const { store, service } = setup();
+    await store.put(TENANT, "_tenant", "_vance/skills/reviewer/references/present.md", "here");
+    const source = skillMd({
+      extra: [
+        "colour: blue",
+        "referenceDocs:",
+        "  - { title: Present, file: references/present.md }",
+        "  - { title: Later, file: references/later.md, loadMode: ON_DEMAND }",
+        "scripts:",
+        "  - { name: fetch, file: scripts/fetch.js }",
+      ].join("\n"),
+    });
+
+    // Act
+    const saved = await service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, bytes(source));
+
+    // Assess
+    expect(saved.warnings).toEqual([
+      { path: SKILL, line: expect.any(Number), message: expect.stringMatching(/unknown field 'colour'/) },
+      { path: SKILL, message: expect.stringMatching(/referenceDocs file 'references\/later.md' is not present yet/) },
+      { path: SKILL, message: expect.stringMatching(/scripts file 'scripts\/fetch.js' is not present yet/) },
+    ]);
+    expect(await store.get(TENANT, "_tenant", SKILL)).toBeDefined();
+  });
+
+  it("does not count a sibling of another layer as present (layer pinning)", async () => {
+    // Prepare
+    const { store, service } = setup();
+    await store.put(TENANT, "_tenant", "_vance/skills/reviewer/references/checklist.md", "tenant copy");
+    const source = skillMd({ extra: "referenceDocs:\n  - { title: C, file: references/checklist.md }" });
+
+    // Act
+    const saved = await service.put(IDENTITIES.alice, TENANT, "_user_alice", SKILL, bytes(source));
+
+    // Assess
+    expect(saved.warnings).toHaveLength(1);
+    expect(saved.warnings[0]?.message).toMatch(/not present yet/);
+  });
+
+  it("validates recipes: an unknown engine is refused, a valid recipe saved", async () => {
+    // Prepare
+    const { store, service } = setup();
+
+    // Act
+    const refused = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/recipes/fast.yaml", bytes("engine: warp\n")));
+    const saved = await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/recipes/calm.yaml", bytes("engine: ford\npromptPrefix: Calm.\n"));
+
+    // Assess
+    expect(refused).toBeInstanceOf(InvalidDocument);
+    expect((refused as InvalidDocument).problems[0]).toMatchObject({ path: "_vance/recipes/fast.yaml", line: 1, message: expect.stringMatching(/unknown engine/) });
+    expect(await store.get(TENANT, "_tenant", "_vance/recipes/fast.yaml")).toBeUndefined();
+    expect(saved.warnings).toEqual([]);
+  });
+
+  it("saves any other document as is, binary included", async () => {
+    // Prepare
+    const { store, service } = setup();
+    const body = new Uint8Array([0, 1, 2, 255]);
+
+    // Act
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/reviewer/assets/logo.png", body, "image/png");
+
+    // Assess
+    expect([...(await store.get(TENANT, "_tenant", "_vance/skills/reviewer/assets/logo.png"))!.body]).toEqual([0, 1, 2, 255]);
+  });
+
+  it("does not keep curl's default form content type, so a GET answers by file type", async () => {
+    // Prepare
+    const { store, service } = setup();
+
+    // Act
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, bytes(skillMd()), "application/x-www-form-urlencoded");
+
+    // Assess
+    const stored = await store.get(TENANT, "_tenant", SKILL);
+    expect(stored?.contentType).toBeUndefined();
+    expect(contentTypeOf(stored!)).toBe("text/markdown; charset=utf-8");
+    expect(contentTypeOf({ path: "a/SKILL.md", contentType: "binary/octet-stream" })).toBe("text/markdown; charset=utf-8");
+    expect(contentTypeOf({ path: "a/logo.bin", contentType: undefined })).toBe("application/octet-stream");
+    expect(contentTypeOf({ path: "a/logo.png", contentType: "image/png" })).toBe("image/png");
+  });
+
+  it.each(["../escape.md", "a//b.md", "/abs.md", "a\\b.md", "a/./b.md", "a/%2e%2e/b.md"])("refuses the path %j with InvalidRequest", async (path) => {
+    // Prepare
+    const { service } = setup();
+
+    // Act
+    const error = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", path, bytes("x")));
+
+    // Assess
+    expect(error).toBeInstanceOf(InvalidRequest);
+  });
+});
+
+describe("DocumentService get, delete, list", () => {
+  it("gets a document, lists it relative to the project, deletes it, then answers DocumentNotFound", async () => {
+    // Prepare
+    const { service } = setup();
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, bytes(skillMd()));
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", "notes/a.md", bytes("a"));
+
+    // Act
+    const doc = await service.get(IDENTITIES.alice, TENANT, "_tenant", SKILL);
+    const all = await service.list(IDENTITIES.alice, TENANT, "_tenant");
+    const skills = await service.list(IDENTITIES.alice, TENANT, "_tenant", "_vance/");
+    await service.delete(IDENTITIES.admin, TENANT, "_tenant", SKILL);
+    const afterDelete = await failure(service.get(IDENTITIES.alice, TENANT, "_tenant", SKILL));
+    const deleteAgain = await failure(service.delete(IDENTITIES.admin, TENANT, "_tenant", SKILL));
+
+    // Assess
+    expect(text(doc.body)).toBe(skillMd());
+    expect(all.map((d) => d.path)).toEqual([SKILL, "notes/a.md"]);
+    expect(skills).toEqual([{ path: SKILL, etag: doc.etag, size: doc.size }]);
+    expect(afterDelete).toBeInstanceOf(DocumentNotFound);
+    expect(deleteAgain).toBeInstanceOf(DocumentNotFound);
+    expect((deleteAgain as DocumentNotFound).code).toBe("DOCUMENT_NOT_FOUND");
+  });
+});
+
+describe("DocumentService authorization (API.md table)", () => {
+  type Op = "read" | "write";
+  const cells: [string, Identity, string, Op, boolean][] = [
+    ["any user reads _tenant", IDENTITIES.mallory, "_tenant", "read", true],
+    ["a tenant-admin writes _tenant", IDENTITIES.admin, "_tenant", "write", true],
+    ["a project admin may not write _tenant", IDENTITIES.padmin, "_tenant", "write", false],
+    ["a member may not write _tenant", IDENTITIES.alice, "_tenant", "write", false],
+    ["a member reads its project", IDENTITIES.alice, "proj1", "read", true],
+    ["a non-member may not read the project", IDENTITIES.mallory, "proj1", "read", false],
+    ["a member may not write its project", IDENTITIES.alice, "proj1", "write", false],
+    ["the project admin writes the project", IDENTITIES.padmin, "proj1", "write", true],
+    ["a tenant-admin writes any project", IDENTITIES.admin, "proj1", "write", true],
+    ["a user reads its own documents", IDENTITIES.alice, "_user_alice", "read", true],
+    ["a user writes its own documents", IDENTITIES.alice, "_user_alice", "write", true],
+    ["another user may not read them", IDENTITIES.bob, "_user_alice", "read", false],
+    ["another user may not write them", IDENTITIES.bob, "_user_alice", "write", false],
+    ["not even a tenant-admin reads them", IDENTITIES.admin, "_user_alice", "read", false],
+    ["a reserved name is nobody's project", IDENTITIES.admin, "_secret", "read", false],
+  ];
+
+  it.each(cells)("%s", async (_label, identity, project, op, allowed) => {
+    // Prepare
+    const { store, service } = setup();
+    const storable = project !== "_secret";
+    if (storable) await store.put(TENANT, project, "notes/a.md", "a");
+
+    // Act
+    const error = await failure(op === "read" ? service.list(identity, TENANT, project) : service.put(identity, TENANT, project, "notes/b.md", bytes("b")));
+
+    // Assess
+    if (allowed) expect(error).toBeUndefined();
+    else expect(error).toBeInstanceOf(Forbidden);
+    if (storable && op === "write") expect((await store.get(TENANT, project, "notes/b.md")) !== undefined).toBe(allowed);
+  });
+
+  it("refuses every operation in another tenant, whatever the roles there", async () => {
+    // Prepare
+    const { store, service } = setup();
+    await store.put(TENANT, "_tenant", "notes/a.md", "a");
+
+    // Act
+    const results = await Promise.all([
+      failure(service.get(IDENTITIES.eve, TENANT, "_tenant", "notes/a.md")),
+      failure(service.list(IDENTITIES.eve, TENANT, "_tenant")),
+      failure(service.put(IDENTITIES.eve, TENANT, "_tenant", "notes/a.md", bytes("pwned"))),
+      failure(service.delete(IDENTITIES.eve, TENANT, "_tenant", "notes/a.md")),
+    ]);
+
+    // Assess
+    for (const error of results) expect(error).toBeInstanceOf(Forbidden);
+    expect(text((await store.get(TENANT, "_tenant", "notes/a.md"))!.body)).toBe("a");
+  });
+});

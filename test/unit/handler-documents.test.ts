@@ -1,0 +1,223 @@
+import { describe, expect, it } from "vitest";
+import { MAX_DOCUMENT_BYTES } from "../../functions/http-documents/documents-routes.js";
+import { IDENTITIES } from "../fixtures/events/http-handler-event.js";
+import { handlerHarness, PROJECT, TENANT } from "../support/handler-harness.js";
+import { skillMd } from "../support/skill-fixtures.js";
+
+const docs = (project: string, path = ""): string => `/brain/acme/projects/${project}/documents${path === "" ? "" : `/${path}`}`;
+const SKILL = "_vance/skills/reviewer/SKILL.md";
+
+describe("PUT …/documents/{path}", () => {
+  it("saves the raw body and answers 200 {path, etag, warnings}", async () => {
+    // Prepare
+    const h = await handlerHarness();
+
+    // Act
+    const reply = await h.call("documents", { method: "PUT", path: docs(PROJECT, SKILL), as: IDENTITIES.padmin, headers: { "content-type": "text/markdown" }, body: skillMd() });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(reply.json).toEqual({ path: SKILL, etag: expect.stringMatching(/^[0-9a-f]{32}$/), warnings: [] });
+    expect(reply.headers.etag).toBe(`"${reply.json.etag}"`);
+    expect(new TextDecoder().decode((await h.documents.get(TENANT, PROJECT, SKILL))!.body)).toBe(skillMd());
+  });
+
+  it("answers 422 INVALID_DOCUMENT with problems [{path, line?, message}] and saves nothing", async () => {
+    // Prepare
+    const h = await handlerHarness();
+
+    // Act
+    const reply = await h.call("documents", {
+      method: "PUT",
+      path: docs("_tenant", SKILL),
+      as: IDENTITIES.admin,
+      body: "---\ntitle: T\ndescription: D\nversion: nope\nlifecycle: forever\n---\nBody\n",
+    });
+
+    // Assess
+    expect(reply.status).toBe(422);
+    expect(reply.json.error.code).toBe("INVALID_DOCUMENT");
+    expect(reply.json.error.problems.length).toBeGreaterThanOrEqual(1);
+    for (const problem of reply.json.error.problems) {
+      expect(Object.keys(problem).every((k) => ["path", "line", "message"].includes(k))).toBe(true);
+      expect(problem.path).toBe(SKILL);
+    }
+    expect(await h.documents.get(TENANT, "_tenant", SKILL)).toBeUndefined();
+  });
+
+  it("answers warnings for a referenced file that is not there yet, and saves", async () => {
+    // Prepare
+    const h = await handlerHarness();
+
+    // Act
+    const reply = await h.call("documents", {
+      method: "PUT",
+      path: docs("_user_alice", SKILL),
+      body: skillMd({ extra: "referenceDocs:\n  - { title: C, file: references/c.md }" }),
+    });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(reply.json.warnings).toEqual([{ path: SKILL, message: expect.stringMatching(/references\/c.md/) }]);
+  });
+
+  it("accepts a binary body of any content type (base64 from API Gateway) and serves it back byte for byte", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]);
+    await h.call("documents", { method: "PUT", path: docs(PROJECT, "assets/logo.png"), as: IDENTITIES.padmin, headers: { "content-type": "image/png" }, body: bytes, base64: true });
+
+    // Act
+    const reply = await h.call("documents", { method: "GET", path: docs(PROJECT, "assets/logo.png") });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(reply.headers["content-type"]).toBe("image/png");
+    expect([...reply.raw]).toEqual([...bytes]);
+  });
+
+  it("answers 400 for a body above the document limit", async () => {
+    // Prepare
+    const h = await handlerHarness();
+
+    // Act
+    const reply = await h.call("documents", { method: "PUT", path: docs("_user_alice", "big.txt"), body: "x".repeat(MAX_DOCUMENT_BYTES + 1) });
+
+    // Assess
+    expect(reply.status).toBe(400);
+    expect(await h.documents.get(TENANT, "_user_alice", "big.txt")).toBeUndefined();
+  });
+});
+
+describe("GET and DELETE …/documents/{path}", () => {
+  it("answers the raw body with its ETag, 304 for a matching If-None-Match, 204 on delete, then 404", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    const put = await h.call("documents", { method: "PUT", path: docs("_tenant", SKILL), as: IDENTITIES.admin, body: skillMd() });
+
+    // Act
+    const got = await h.call("documents", { method: "GET", path: docs("_tenant", SKILL), as: IDENTITIES.mallory });
+    const unchanged = await h.call("documents", { method: "GET", path: docs("_tenant", SKILL), headers: { "if-none-match": `"${put.json.etag}"` } });
+    const deleted = await h.call("documents", { method: "DELETE", path: docs("_tenant", SKILL), as: IDENTITIES.admin });
+    const gone = await h.call("documents", { method: "GET", path: docs("_tenant", SKILL) });
+    const deletedAgain = await h.call("documents", { method: "DELETE", path: docs("_tenant", SKILL), as: IDENTITIES.admin });
+
+    // Assess
+    expect(got.status).toBe(200);
+    expect(got.raw.toString("utf8")).toBe(skillMd());
+    expect(got.headers.etag).toBe(`"${put.json.etag}"`);
+    expect(got.headers["content-type"]).toMatch(/^text\/markdown/);
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.raw.length).toBe(0);
+    expect(deleted.status).toBe(204);
+    expect(gone.status).toBe(404);
+    expect(gone.json).toEqual({ error: { code: "DOCUMENT_NOT_FOUND", message: expect.any(String) } });
+    expect(deletedAgain.status).toBe(404);
+  });
+
+  it("falls through to the next outer level after a delete", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.putSkill("reviewer", { title: "Tenant" });
+    await h.putSkill("reviewer", { title: "Project" }, PROJECT);
+
+    // Act
+    await h.call("documents", { method: "DELETE", path: docs(PROJECT, SKILL), as: IDENTITIES.padmin });
+    const skill = await h.call("skills", { method: "GET", path: `/brain/acme/skills/effective/reviewer?projectId=${PROJECT}` });
+
+    // Assess
+    expect(skill.json).toMatchObject({ title: "Tenant", source: "VANCE" });
+  });
+});
+
+describe("GET …/documents?prefix=", () => {
+  it("lists {path, etag, size} relative to the project, filtered by prefix", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.putSkill("reviewer", {}, PROJECT);
+    await h.documents.put(TENANT, PROJECT, "notes/todo.md", "todo");
+
+    // Act
+    const all = await h.call("documents", { method: "GET", path: docs(PROJECT) });
+    const skills = await h.call("documents", { method: "GET", path: `${docs(PROJECT)}?prefix=_vance/skills/` });
+
+    // Assess
+    expect(all.json.documents.map((d: { path: string }) => d.path)).toEqual([SKILL, "notes/todo.md"]);
+    expect(skills.json).toEqual({ documents: [{ path: SKILL, etag: expect.any(String), size: expect.any(Number) }] });
+  });
+
+  it("answers 400 for a prefix with a dot segment", async () => {
+    // Prepare
+    const h = await handlerHarness();
+
+    // Act
+    const reply = await h.call("documents", { method: "GET", path: `${docs(PROJECT)}?prefix=../_tenant/` });
+
+    // Assess
+    expect(reply.status).toBe(400);
+  });
+});
+
+describe("documents: authorization over HTTP", () => {
+  it.each([
+    ["a member writing its project (403)", IDENTITIES.alice, "PUT", docs(PROJECT, "a.md"), 403],
+    ["a non-admin writing _tenant (403)", IDENTITIES.padmin, "PUT", docs("_tenant", "a.md"), 403],
+    ["a non-admin deleting in _tenant (403)", IDENTITIES.alice, "DELETE", docs("_tenant", "a.md"), 403],
+    ["a user reading another user's document (403)", IDENTITIES.bob, "GET", docs("_user_alice", "a.md"), 403],
+    ["a user writing another user's documents (403)", IDENTITIES.bob, "PUT", docs("_user_alice", "a.md"), 403],
+    ["a non-member listing the project (403)", IDENTITIES.mallory, "GET", docs(PROJECT), 403],
+    ["another tenant reading (403)", IDENTITIES.eve, "GET", docs("_tenant", "a.md"), 403],
+    ["another tenant writing under its own path into this tenant (403)", IDENTITIES.eve, "PUT", docs("_tenant", "a.md"), 403],
+  ])("refuses %s and changes nothing", async (_label, as, method, path, status) => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.documents.put(TENANT, "_tenant", "a.md", "tenant");
+    await h.documents.put(TENANT, "_user_alice", "a.md", "alice's");
+
+    // Act
+    const reply = await h.call("documents", { method, path, as, body: method === "PUT" ? "changed" : undefined });
+
+    // Assess
+    expect(reply.status).toBe(status);
+    expect(reply.json.error.code).toBe("FORBIDDEN");
+    expect(new TextDecoder().decode((await h.documents.get(TENANT, "_tenant", "a.md"))!.body)).toBe("tenant");
+    expect(new TextDecoder().decode((await h.documents.get(TENANT, "_user_alice", "a.md"))!.body)).toBe("alice's");
+    expect(await h.documents.get(TENANT, PROJECT, "a.md")).toBeUndefined();
+  });
+
+  it("writes into the caller's own tenant only: a globex admin's PUT under /brain/globex lands in globex", async () => {
+    // Prepare
+    const h = await handlerHarness();
+
+    // Act
+    const reply = await h.call("documents", { method: "PUT", path: "/brain/globex/projects/_tenant/documents/a.md", as: IDENTITIES.eve, body: "globex" });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(await h.documents.get("globex", "_tenant", "a.md")).toBeDefined();
+    expect(await h.documents.get(TENANT, "_tenant", "a.md")).toBeUndefined();
+  });
+
+  it.each([
+    ["..", `${docs("_user_alice")}/../../_tenant/documents/a.md`],
+    ["%2e%2e", `${docs("_user_alice")}/%2e%2e/x.md`],
+    ["%252e%252e", `${docs("_user_alice")}/%252e%252e/x.md`],
+    [".%2e", `${docs("_user_alice")}/.%2e/x.md`],
+    ["a backslash", `${docs("_user_alice")}/a\\..\\x.md`],
+    ["an encoded backslash", `${docs("_user_alice")}/a%5c..%5cx.md`],
+    ["an encoded slash", `${docs("_user_alice")}/a%2f..%2fx.md`],
+    ["a fullwidth dot pair", `${docs("_user_alice")}/%EF%BC%8E%EF%BC%8E/x.md`],
+  ])("answers 400 for a document path with %s and writes nothing", async (_label, path) => {
+    // Prepare
+    const h = await handlerHarness();
+
+    // Act
+    const reply = await h.call("documents", { method: "PUT", path, body: "x" });
+
+    // Assess
+    expect(reply.status).toBe(400);
+    expect(reply.json.error.code).toBe("INVALID_REQUEST");
+    expect(await h.documents.list(TENANT, "_user_alice", "")).toEqual([]);
+    expect(await h.documents.list(TENANT, "_tenant", "")).toEqual(expect.not.arrayContaining([expect.objectContaining({ path: "a.md" })]));
+  });
+});
