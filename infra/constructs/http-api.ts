@@ -12,11 +12,6 @@ export interface SkillsHttpApiProps {
   authorizer: IFunction;
   /** The function behind each function name used in HTTP_ROUTES. */
   handlers: Partial<Record<FunctionName, IFunction>>;
-  /**
-   * How long a verdict for one Authorization header is reused. Bounds how long a token stays
-   * usable past its `exp`. @default 1 minute
-   */
-  authorizerCacheTtl?: Duration;
   /** @default 100 requests/s steady, bursts of 200 */
   throttle?: ThrottleSettings;
 }
@@ -24,9 +19,11 @@ export interface SkillsHttpApiProps {
 /**
  * The HTTP surface of API.md on API Gateway (HTTP API, payload v2): every route from
  * HTTP_ROUTES behind one Lambda authorizer with simple responses, `/health` public.
- * Unauthenticated requests never reach a handler: API Gateway answers 401 itself when the
- * Authorization header is missing or the authorizer throws "Unauthorized" (body
- * `{"message":"Unauthorized"}`, not API.md's error shape; HTTP APIs cannot customize it).
+ * API Gateway's own 401 body is `{"message":"Unauthorized"}`, not API.md's error shape, and HTTP
+ * APIs cannot change it. So the authorizer runs for every request (no identity source, hence no
+ * result cache) and lets a missing or bad token through marked unauthenticated; the handler
+ * wrapper then answers 401 UNAUTHENTICATED in the API.md shape. Identity still comes only from
+ * the authorizer's verified context.
  */
 export class SkillsHttpApi extends Construct {
   readonly api: HttpApi;
@@ -37,8 +34,8 @@ export class SkillsHttpApi extends Construct {
     super(scope, id);
     this.authorizer = new HttpLambdaAuthorizer("JwtAuthorizer", props.authorizer, {
       responseTypes: [HttpLambdaResponseType.SIMPLE],
-      identitySource: ["$request.header.Authorization"],
-      resultsCacheTtl: props.authorizerCacheTtl ?? Duration.minutes(1),
+      identitySource: [],
+      resultsCacheTtl: Duration.seconds(0),
     });
     this.api = new HttpApi(this, "Api", {
       description: "Skills service HTTP API (API.md)",
