@@ -50,7 +50,9 @@ async function laneRig(): Promise<LaneRig> {
     queueUrl: resources.laneQueueUrl,
     handler: createLaneWorkerHandler(app.applyLaneMessage, { logger: silent }),
     concurrency: 4,
-    waitTimeSeconds: 1,
+    // fauxqs wakes long polls only on new sends, not when a FIFO group unlocks after a delete,
+    // so long polling would add up to a second per message of a busy group (SQS does not).
+    waitTimeSeconds: 0,
     logger: silent,
   });
   poller.start();

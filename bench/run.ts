@@ -2,6 +2,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { formatTable, type BenchRow } from "./bench-table.js";
 import { benchCompose } from "./compose-bench.js";
+import { benchBundles } from "./bundle-bench.js";
+import { benchHttp } from "./http-bench.js";
 import { benchLanes } from "./lane-bench.js";
 import { benchSandbox } from "./sandbox-bench.js";
 import { benchScripts } from "./script-bench.js";
@@ -18,6 +20,8 @@ async function main(): Promise<void> {
 
   await section("compose", benchCompose);
   await section("lanes", benchLanes);
+  await section("http", benchHttp);
+  await section("bundles", benchBundles);
   await section("sandbox", async () => {
     const figures = await benchSandbox();
     return Object.entries(figures).map(([metric, ours]) => ({ metric: `sandbox_${metric}`, ours, baseline: null, unit: metric.endsWith("Ms") || metric.includes("Ms") ? "ms" : "" }));

@@ -1,0 +1,327 @@
+import { Agent, request as httpRequest } from "node:http";
+import type { WsTestClient } from "./ws-client.js";
+
+/**
+ * A tiny typed client of the API.md contract for the end-to-end tests. Requests go out through
+ * node:http with the path exactly as given (fetch would normalize `..`, `%2e%2e` and `\`, which
+ * the traversal tests must send verbatim). The types are the wire shapes of API.md, written out
+ * here on purpose: the tests check the contract, not the implementation's own types.
+ */
+
+export interface ApiError {
+  error: { code: string; message: string; problems?: { path: string; line?: number; message: string }[] };
+}
+
+export interface ActiveSkillRef {
+  name: string;
+  resolvedFromScope: "USER" | "PROJECT" | "VANCE" | "RESOURCE";
+  oneShot: boolean;
+  fromRecipe: boolean;
+  activatedAt: string;
+  args: string | null;
+}
+
+export interface SkillSummary {
+  name: string;
+  title: string;
+  description: string;
+  version: string;
+  tags: string[];
+  source: ActiveSkillRef["resolvedFromScope"];
+  lifecycle: "sticky" | "shot";
+  triggers: { type: "PATTERN" | "KEYWORDS"; pattern?: string; keywords?: string[] }[];
+  arguments: boolean | { name: string; type: string; description?: string; required: boolean }[];
+  run: { target: "inline" | "spawn"; recipe?: string; inherit?: string };
+}
+
+export interface SkillDetail extends SkillSummary {
+  body: string;
+  tools: string[];
+  manualPaths: string[];
+  referenceDocs: { title: string; file: string; loadMode: "INLINE" | "ON_DEMAND"; summary?: string; content?: string }[];
+  activate: string[];
+  deactivate: string[];
+  action: string | null;
+  scripts: unknown[];
+}
+
+export interface PendingMessage {
+  id: string;
+  sender: string;
+  text: string;
+  kind?: string;
+  skill?: string;
+  [field: string]: unknown;
+}
+
+export interface Process {
+  processId: string;
+  sessionId: string;
+  name: string;
+  recipe: string;
+  projectId: string;
+  activeSkills: ActiveSkillRef[];
+  allowedSkillsOverride: string[] | null;
+  locked: boolean;
+  pending: PendingMessage[];
+  guard: null | { type: "inline" | "script"; [field: string]: unknown };
+  parentProcessId: string | null;
+  children: { processId: string; name: string }[];
+  status: string;
+  version: number;
+}
+
+export interface Turn {
+  turnId: string;
+  systemPrompt: { role: "system"; content: string }[];
+  skillSection: string;
+  tools: string[];
+  toolSpecs: { name: string; description: string; inputSchema: Record<string, unknown> }[];
+  manualPaths: string[];
+  messages: (PendingMessage & { role: "user" })[];
+  activeSkills: ActiveSkillRef[];
+}
+
+export interface ActivateResult {
+  activeSkills: ActiveSkillRef[];
+  turnScheduled: boolean;
+  spawned?: { processId: string; name: string };
+}
+
+export interface LaneAnswer<R = unknown> {
+  requestId: string;
+  status: "QUEUED" | "DONE" | "FAILED";
+  result?: R;
+  error?: ApiError["error"];
+}
+
+export interface ProcessSkillRequest {
+  command: "ACTIVATE" | "CLEAR" | "CLEAR_ALL";
+  skillName?: string;
+  args?: string;
+  oneShot?: boolean;
+  requestId?: string;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  text: string;
+  /** The body parsed as JSON; undefined when it is not JSON. */
+  json: T;
+}
+
+export type RequestBody = string | Buffer | Record<string, unknown> | unknown[];
+
+export interface RequestOptions {
+  body?: RequestBody;
+  headers?: Record<string, string>;
+  /** `Prefer: wait=N` (seconds). */
+  wait?: number;
+}
+
+/**
+ * `Prefer: wait=N` for the tests' lane calls: generous, so a loaded machine answers 200 rather
+ * than 202; a healthy lane answers in a fraction of a second whatever N is.
+ */
+export const LANE_WAIT_SECONDS = 15;
+
+/** The API.md error of a response, if its body is one. */
+export function errorOf(response: ApiResponse<unknown>): ApiError["error"] | undefined {
+  const body = jsonOrUndefined(response.text) as Partial<ApiError> | undefined;
+  return typeof body === "object" && body !== null && typeof body.error === "object" ? body.error : undefined;
+}
+
+const agent = new Agent({ keepAlive: true });
+
+const jsonOrUndefined = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+};
+
+const enc = encodeURIComponent;
+/** A document path keeps its slashes; each segment is encoded once. */
+const encPath = (path: string): string => path.split("/").map(enc).join("/");
+
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly token?: string,
+  ) {}
+
+  /** The same stack with another token (undefined: no Authorization header). */
+  as(token: string | undefined): ApiClient {
+    return new ApiClient(this.baseUrl, token);
+  }
+
+  /** One request with `path` sent byte for byte as given. */
+  send<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const url = new URL(this.baseUrl);
+    const headers: Record<string, string> = {};
+    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
+    if (options.wait !== undefined) headers.prefer = `wait=${options.wait}`;
+    let payload: Buffer | undefined;
+    if (options.body !== undefined) {
+      const isRaw = typeof options.body === "string" || Buffer.isBuffer(options.body);
+      payload = isRaw ? Buffer.from(options.body as string | Buffer) : Buffer.from(JSON.stringify(options.body));
+      if (!isRaw) headers["content-type"] = "application/json";
+      headers["content-length"] = String(payload.byteLength);
+    }
+    Object.assign(headers, options.headers);
+    return new Promise((resolve, reject) => {
+      const req = httpRequest({ agent, hostname: url.hostname, port: url.port, method, path, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          const body = Buffer.concat(chunks);
+          const text = body.toString("utf8");
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: jsonOrUndefined(text) as T });
+        });
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end(payload);
+    });
+  }
+
+  // Documents
+
+  putDocument(tenant: string, project: string, path: string, body: string | Buffer, contentType = "text/markdown") {
+    return this.send<{ path: string; etag: string; warnings: { path: string; line?: number; message: string }[] }>(
+      "PUT",
+      `/brain/${enc(tenant)}/projects/${enc(project)}/documents/${encPath(path)}`,
+      { body, headers: { "content-type": contentType } },
+    );
+  }
+
+  getDocument(tenant: string, project: string, path: string) {
+    return this.send("GET", `/brain/${enc(tenant)}/projects/${enc(project)}/documents/${encPath(path)}`);
+  }
+
+  deleteDocument(tenant: string, project: string, path: string) {
+    return this.send("DELETE", `/brain/${enc(tenant)}/projects/${enc(project)}/documents/${encPath(path)}`);
+  }
+
+  listDocuments(tenant: string, project: string, prefix?: string) {
+    const query = prefix === undefined ? "" : `?prefix=${enc(prefix)}`;
+    return this.send<{ documents: { path: string; etag: string; size: number }[] }>("GET", `/brain/${enc(tenant)}/projects/${enc(project)}/documents${query}`);
+  }
+
+  // Skills
+
+  effective(tenant: string, projectId?: string) {
+    const query = projectId === undefined ? "" : `?projectId=${enc(projectId)}`;
+    return this.send<{ skills: SkillSummary[] }>("GET", `/brain/${enc(tenant)}/skills/effective${query}`);
+  }
+
+  effectiveSkill(tenant: string, name: string, projectId?: string) {
+    const query = projectId === undefined ? "" : `?projectId=${enc(projectId)}`;
+    return this.send<SkillDetail>("GET", `/brain/${enc(tenant)}/skills/effective/${enc(name)}${query}`);
+  }
+
+  problems(tenant: string, projectId?: string) {
+    const query = projectId === undefined ? "" : `?projectId=${enc(projectId)}`;
+    return this.send<{ problems: { name: string; source: string; path: string; message: string }[] }>("GET", `/brain/${enc(tenant)}/skills/problems${query}`);
+  }
+
+  active(tenant: string, processId: string) {
+    return this.send<{ activeSkills: ActiveSkillRef[] }>("GET", `/brain/${enc(tenant)}/skills/active?processId=${enc(processId)}`);
+  }
+
+  // Processes and steering
+
+  spawn(tenant: string, sessionId: string, body: { recipe: string; projectId: string; name?: string }) {
+    return this.send<Process>("POST", `/brain/${enc(tenant)}/sessions/${enc(sessionId)}/processes`, { body });
+  }
+
+  process(tenant: string, processId: string) {
+    return this.send<Process>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}`);
+  }
+
+  steer(tenant: string, processId: string, request: ProcessSkillRequest, wait?: number) {
+    return this.send<LaneAnswer<ActivateResult>>("POST", `/brain/${enc(tenant)}/processes/${enc(processId)}/skill`, {
+      body: { ...request },
+      ...(wait === undefined ? {} : { wait }),
+    });
+  }
+
+  requestStatus(tenant: string, processId: string, requestId: string) {
+    return this.send<LaneAnswer>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/requests/${enc(requestId)}`);
+  }
+
+  compose(tenant: string, processId: string, body: { message?: string; requestId?: string } = {}, wait?: number) {
+    return this.send<LaneAnswer<Turn> & { turnId: string }>("POST", `/brain/${enc(tenant)}/processes/${enc(processId)}/turns`, {
+      body,
+      ...(wait === undefined ? {} : { wait }),
+    });
+  }
+
+  complete(tenant: string, processId: string, turnId: string, body: { output: string; final?: boolean }, wait?: number) {
+    return this.send<LaneAnswer<{ activeSkills: ActiveSkillRef[]; [field: string]: unknown }>>(
+      "POST",
+      `/brain/${enc(tenant)}/processes/${enc(processId)}/turns/${enc(turnId)}/complete`,
+      { body, ...(wait === undefined ? {} : { wait }) },
+    );
+  }
+
+  composition(tenant: string, processId: string, message?: string) {
+    const query = message === undefined ? "" : `?message=${enc(message)}`;
+    return this.send<Turn>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/composition${query}`);
+  }
+
+  tool(tenant: string, processId: string, toolName: string, args: Record<string, unknown> = {}) {
+    return this.send<{ result: unknown }>("POST", `/brain/${enc(tenant)}/processes/${enc(processId)}/tools/${enc(toolName)}`, { body: { args } });
+  }
+}
+
+/** A SKILL.md from frontmatter lines and a body. */
+export const skillMd = (frontmatter: string, body = ""): string => `---\n${frontmatter.trim()}\n---\n${body}`;
+
+/**
+ * Every JSON frame a WebSocket client receives, kept in order, so a test can wait for the frame
+ * it cares about while others (results of other requests, subscriptions) arrive in between.
+ */
+export class FrameInbox {
+  readonly frames: Record<string, unknown>[] = [];
+  private readonly taken = new Set<number>();
+
+  constructor(readonly client: WsTestClient) {
+    client.socket.on("message", (data, isBinary) => {
+      if (isBinary) return;
+      const parsed = jsonOrUndefined(data.toString());
+      if (typeof parsed === "object" && parsed !== null) this.frames.push(parsed as Record<string, unknown>);
+    });
+  }
+
+  send(frame: Record<string, unknown> | string): void {
+    this.client.send(frame);
+  }
+
+  /** The first frame not taken yet that matches; fails after `timeoutMs`. */
+  async next<T = Record<string, unknown>>(match: (frame: Record<string, unknown>) => boolean, timeoutMs = 5000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const index = this.frames.findIndex((frame, i) => !this.taken.has(i) && match(frame));
+      if (index >= 0) {
+        this.taken.add(index);
+        return this.frames[index] as T;
+      }
+      if (Date.now() >= deadline) throw new Error(`No matching WebSocket frame within ${timeoutMs} ms; received: ${JSON.stringify(this.frames).slice(0, 2000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /** Frames of `type` received so far (taken or not). */
+  ofType(type: string): Record<string, unknown>[] {
+    return this.frames.filter((frame) => frame.type === type);
+  }
+}
+
+export const ofType =
+  (type: string, extra: Record<string, unknown> = {}) =>
+  (frame: Record<string, unknown>): boolean =>
+    frame.type === type && Object.entries(extra).every(([key, value]) => frame[key] === value);
