@@ -1,8 +1,8 @@
 import { InvalidRequest } from "../errors.js";
 import type { SkillScope, SkillScopeContext } from "../skills/skill-scope.js";
 import { TENANT_PROJECT, userProject } from "../skills/skill-scope.js";
-import type { DocumentLayer, DocumentStore } from "./document-store.js";
-import { validateProjectId } from "./document-path.js";
+import type { DocumentLayer, DocumentRef, DocumentStore } from "./document-store.js";
+import { validateLogin, validateProjectId, validateTenantId } from "./document-path.js";
 import { StoreDocumentLayer } from "./store-document-layer.js";
 
 /**
@@ -14,44 +14,80 @@ import { StoreDocumentLayer } from "./store-document-layer.js";
 /** Document project label of the RESOURCE layer (it is not a project of any tenant). */
 export const BUNDLED_PROJECT = "bundled";
 
-export interface CascadeLayer {
+/** One level of a scope's cascade, before anything is read from it. */
+export interface CascadeLevel {
   source: SkillScope;
   /** A project id, `_tenant`, `_user_<login>`, or `bundled`. */
   project: string;
+}
+
+export interface CascadeLayer extends CascadeLevel {
   layer: DocumentLayer;
+  /**
+   * Set by a catalogue: every document of the layer under the catalogue's prefix (`_vance/`), by
+   * path. A path it does not hold is absent, so a lookup skips the layer without a read.
+   */
+  listing?: ReadonlyMap<string, DocumentRef> | undefined;
 }
 
 /** Where a document was found: enough to read siblings from the same layer later (layer pinning). */
-export interface LayerLocation {
-  source: SkillScope;
-  project: string;
+export type LayerLocation = CascadeLevel;
+
+/** A level a catalogue served from an older snapshot because refreshing it failed. */
+export interface StaleLevel extends CascadeLevel {
+  reason: string;
+}
+
+/** A scope's layers as a catalogue validated them for one lookup; every layer carries its `listing`. */
+export interface CascadeView {
+  layers: CascadeLayer[];
+  /**
+   * One object per level, the same objects while nothing in any level changed: anything computed
+   * from `layers` may be reused while the snapshots are identical.
+   */
+  snapshots: readonly object[];
+  stale: readonly StaleLevel[];
+}
+
+/** Port of the warm catalogue (shared/catalogue/document-catalogue.ts). */
+export interface CascadeCatalogue {
+  view(scope: SkillScopeContext): Promise<CascadeView>;
 }
 
 export interface CascadeSources {
   store: DocumentStore;
   /** The RESOURCE layer (bundled-document-layer.ts); injected so tests can use fixtures. */
   bundled: DocumentLayer;
+  /** When set, lookups go through this catalogue instead of listing and reading every level. */
+  catalogue?: CascadeCatalogue | undefined;
+}
+
+/** Innermost first, RESOURCE last. Throws InvalidRequest for a malformed tenant, user or project. */
+export function cascadeLevels(scope: SkillScopeContext): CascadeLevel[] {
+  validateTenantId(scope.tenantId);
+  const levels: CascadeLevel[] = [];
+  if (scope.userId != null && scope.userId !== "") levels.push({ source: "USER", project: userProject(validateLogin(scope.userId)) });
+  // No project: the PROJECT step is skipped and the lookup starts at `_tenant` (spec §3 step 2).
+  if (scope.projectId != null && scope.projectId !== "") levels.push({ source: "PROJECT", project: validateProjectId(scope.projectId) });
+  levels.push({ source: "VANCE", project: TENANT_PROJECT });
+  levels.push({ source: "RESOURCE", project: BUNDLED_PROJECT });
+  return levels;
 }
 
 /** Innermost first. Throws InvalidRequest for a malformed tenant, user or project. */
-export function cascadeLayers(scope: SkillScopeContext, sources: CascadeSources): CascadeLayer[] {
-  const layers: CascadeLayer[] = [];
-  const at = (source: SkillScope, project: string): void => {
-    layers.push({ source, project, layer: new StoreDocumentLayer(sources.store, scope.tenantId, project) });
-  };
-  if (scope.userId != null && scope.userId !== "") at("USER", userProject(scope.userId));
-  // No project: the PROJECT step is skipped and the lookup starts at `_tenant` (spec §3 step 2).
-  if (scope.projectId != null && scope.projectId !== "") at("PROJECT", validateProjectId(scope.projectId));
-  at("VANCE", TENANT_PROJECT);
-  layers.push({ source: "RESOURCE", project: BUNDLED_PROJECT, layer: sources.bundled });
-  return layers;
+export function cascadeLayers(scope: SkillScopeContext, sources: Pick<CascadeSources, "store" | "bundled">): CascadeLayer[] {
+  return cascadeLevels(scope).map((level) => ({
+    ...level,
+    // StoreDocumentLayer validates the user's project name (`_user_<login>`).
+    layer: level.source === "RESOURCE" ? sources.bundled : new StoreDocumentLayer(sources.store, scope.tenantId, level.project),
+  }));
 }
 
 /**
  * The layer of `scope` that `location` names. A location carries no tenant, so it is only
  * trusted as one of this scope's own layers: a stale or forged one cannot reach another project.
  */
-export function pinnedLayer(scope: SkillScopeContext, sources: CascadeSources, location: LayerLocation): CascadeLayer {
+export function pinnedLayer(scope: SkillScopeContext, sources: Pick<CascadeSources, "store" | "bundled">, location: LayerLocation): CascadeLayer {
   const found = cascadeLayers(scope, sources).find((l) => l.source === location.source && l.project === location.project);
   if (!found) throw new InvalidRequest(`Layer ${location.source} '${String(location.project).slice(0, 80)}' is not part of this scope`);
   return found;

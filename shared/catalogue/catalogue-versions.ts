@@ -1,0 +1,33 @@
+/**
+ * The CatalogueVersions port: one counter per cascade level (tenant + document project), bumped
+ * by every change of a document under `_vance/` in that level. A warm catalogue compares the
+ * counters with the ones its snapshots were taken at; a level whose counter moved is listed again.
+ * Adapters: in-memory-catalogue-versions.ts (tests, local), dynamodb-catalogue-versions.ts (AWS).
+ */
+
+/** Only documents under this prefix make up the catalogue (skills, recipes); other writes bump nothing. */
+export const CATALOGUE_PREFIX = "_vance/";
+
+export interface LevelVersion {
+  /** 0 for a level that was never bumped. */
+  version: number;
+  /** ISO time of the last bump; tells a counter that was reset apart from the one seen before. */
+  changedAt: string | null;
+}
+
+export const UNVERSIONED: LevelVersion = Object.freeze({ version: 0, changedAt: null });
+
+export interface CatalogueVersions {
+  /** Atomically increments the level's counter (creating it at 1) and returns the new value. */
+  bump(tenant: string, project: string): Promise<LevelVersion>;
+  /**
+   * The current counters of `projects` (a strongly consistent read, so a bump that returned before
+   * the read started is seen); a level never bumped is UNVERSIONED. One round trip for all of them.
+   */
+  read(tenant: string, projects: readonly string[]): Promise<Map<string, LevelVersion>>;
+}
+
+/** What a snapshot remembers of the version it was taken at. */
+export const versionToken = (version: LevelVersion): string => `${version.version}@${version.changedAt ?? ""}`;
+
+export const affectsCatalogue = (path: string): boolean => path.startsWith(CATALOGUE_PREFIX);

@@ -1,0 +1,109 @@
+import type { CascadeCatalogue, CascadeLevel, CascadeView, StaleLevel } from "../documents/cascade-layers.js";
+import { cascadeLevels } from "../documents/cascade-layers.js";
+import { messageOf } from "../documents/cascade-resolver.js";
+import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
+import { StoreDocumentLayer } from "../documents/store-document-layer.js";
+import type { SkillScopeContext } from "../skills/skill-scope.js";
+import { LruCache } from "../templates/lru-cache.js";
+import { CatalogueUnavailable } from "./catalogue-errors.js";
+import { CatalogueLevel, type CatalogueLogger, type LevelSnapshot } from "./catalogue-level.js";
+import { versionToken, type CatalogueVersions } from "./catalogue-versions.js";
+import { VersionReadBatch } from "./version-read-batch.js";
+
+export interface DocumentCatalogueOptions {
+  store: DocumentStore;
+  /** The RESOURCE layer: listed once per tenant entry, never validated (a change needs a restart, spec §3). */
+  bundled: DocumentLayer;
+  versions: CatalogueVersions;
+  logger?: CatalogueLogger;
+  /** Levels (tenant × project) kept; the least recently used one is dropped beyond it. */
+  maxLevels?: number;
+}
+
+const RESOURCE_TOKEN = "resource";
+const DEFAULT_MAX_LEVELS = 1024;
+
+/**
+ * The warm catalogue of one instance (a Lambda container): per cascade level, the listing of its
+ * `_vance/` documents and their bodies by ETag (see CatalogueLevel). Every lookup validates all
+ * store levels of its scope with ONE versions read (coalesced with the other lookups of the same
+ * moment, see VersionReadBatch); an unchanged level is served from memory, a changed one is listed
+ * again and only documents whose ETag changed are read again. So an edit is visible on the very
+ * next lookup (spec §3 "Hot Reload") without listing or reading S3 on every turn.
+ *
+ * Entries are keyed by tenant (SECURITY.md): nothing one tenant's lookups cached is ever handed
+ * to another tenant, the bundled layer included.
+ *
+ * Faults: versions unavailable → every level is listed (fresh, uncached validation). A level that
+ * cannot be listed is served from its last snapshot with a warning (StaleLevel), or, with none,
+ * the lookup fails with CatalogueUnavailable (retryable).
+ */
+export class DocumentCatalogue implements CascadeCatalogue {
+  private readonly store: DocumentStore;
+  private readonly bundled: DocumentLayer;
+  private readonly logger: CatalogueLogger;
+  private readonly batch: VersionReadBatch;
+  private readonly levels: LruCache<string, CatalogueLevel>;
+
+  constructor(options: DocumentCatalogueOptions) {
+    this.store = options.store;
+    this.bundled = options.bundled;
+    this.logger = options.logger ?? console;
+    this.batch = new VersionReadBatch(options.versions);
+    this.levels = new LruCache(options.maxLevels ?? DEFAULT_MAX_LEVELS);
+  }
+
+  /** Throws InvalidRequest for a malformed scope, CatalogueUnavailable when a level is unknown and unlistable. */
+  async view(scope: SkillScopeContext): Promise<CascadeView> {
+    const levels = cascadeLevels(scope);
+    const tenant = scope.tenantId;
+    const tokens = await this.tokensOf(
+      tenant,
+      levels.filter((l) => l.source !== "RESOURCE").map((l) => l.project),
+    );
+    const served = await Promise.all(
+      levels.map((level) => this.serve(tenant, level, level.source === "RESOURCE" ? RESOURCE_TOKEN : tokens?.get(level.project))),
+    );
+    return {
+      layers: served.map((s) => s.snapshot.cascadeLayer),
+      snapshots: served.map((s) => s.snapshot),
+      stale: served.flatMap((s) => (s.stale ? [s.stale] : [])),
+    };
+  }
+
+  private async tokensOf(tenant: string, projects: string[]): Promise<Map<string, string> | undefined> {
+    try {
+      const versions = await this.batch.read(tenant, projects);
+      return new Map([...versions].map(([project, version]) => [project, versionToken(version)]));
+    } catch (error) {
+      this.logger.warn("Catalogue versions unavailable: listing every level of the scope", { tenant, error: messageOf(error) });
+      return undefined;
+    }
+  }
+
+  /** `token` undefined: the version is unknown, so only a fresh listing will do. */
+  private async serve(tenant: string, level: CascadeLevel, token: string | undefined): Promise<{ snapshot: LevelSnapshot; stale?: StaleLevel }> {
+    const entry = this.entryFor(tenant, level);
+    if (token !== undefined && entry.snapshot && entry.token === token) return { snapshot: entry.snapshot };
+    try {
+      return { snapshot: await entry.refresh(token) };
+    } catch (error) {
+      const previous = entry.snapshot;
+      if (!previous) throw new CatalogueUnavailable(tenant, level.project, { cause: error });
+      this.logger.warn("Catalogue serves a stale level: it could not be listed", { tenant, project: level.project, error: messageOf(error) });
+      return { snapshot: previous, stale: { source: level.source, project: level.project, reason: messageOf(error) } };
+    }
+  }
+
+  private entryFor(tenant: string, level: CascadeLevel): CatalogueLevel {
+    // The RESOURCE label `bundled` is also a valid project id: the source keeps the two apart.
+    const key = JSON.stringify([tenant, level.source === "RESOURCE" ? "RESOURCE" : "STORE", level.project]);
+    let entry = this.levels.get(key);
+    if (!entry) {
+      const raw = level.source === "RESOURCE" ? this.bundled : new StoreDocumentLayer(this.store, tenant, level.project);
+      entry = new CatalogueLevel(level, raw, this.logger);
+      this.levels.set(key, entry);
+    }
+    return entry;
+  }
+}

@@ -1,0 +1,22 @@
+import { validateProjectName, validateTenantId } from "../documents/document-path.js";
+import { UNVERSIONED, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
+
+/** CatalogueVersions in process memory: unit tests, and the local stack without DynamoDB. */
+export class InMemoryCatalogueVersions implements CatalogueVersions {
+  private readonly levels = new Map<string, LevelVersion>();
+
+  constructor(private readonly clock: () => Date = () => new Date()) {}
+
+  async bump(tenant: string, project: string): Promise<LevelVersion> {
+    const key = levelKey(tenant, project);
+    const next = { version: (this.levels.get(key)?.version ?? 0) + 1, changedAt: this.clock().toISOString() };
+    this.levels.set(key, next);
+    return { ...next };
+  }
+
+  async read(tenant: string, projects: readonly string[]): Promise<Map<string, LevelVersion>> {
+    return new Map(projects.map((project) => [project, { ...(this.levels.get(levelKey(tenant, project)) ?? UNVERSIONED) }]));
+  }
+}
+
+const levelKey = (tenant: string, project: string): string => JSON.stringify([validateTenantId(tenant), validateProjectName(project)]);

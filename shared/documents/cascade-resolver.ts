@@ -1,0 +1,184 @@
+import type { DocumentProblem } from "../errors.js";
+import { SKILL_SCOPES_INNER_FIRST, type SkillScope } from "../skills/skill-scope.js";
+import { strictUtf8 } from "./document-body.js";
+import type { DocumentRef, StoredDocument } from "./document-store.js";
+import { mapWithConcurrency, type CascadeLayer } from "./cascade-layers.js";
+
+/** A document the cascade skipped, and why (skills: SkillProblem, recipes: RecipeProblem). */
+export interface CascadeProblem {
+  name: string;
+  source: SkillScope;
+  path: string;
+  line?: number | undefined;
+  message: string;
+}
+
+/** Paths present in one layer (under the kind's prefix, or the catalogue's), by path. */
+export type LayerListing = ReadonlyMap<string, DocumentRef>;
+
+export interface ParsedDocument<TDefinition> {
+  /** Present iff no problem has severity "error". */
+  definition?: TDefinition | undefined;
+  problems: DocumentProblem[];
+}
+
+/** The usable document a lookup found, handed to the kind to become a resolved item. */
+export interface FoundDocument<TDefinition> {
+  at: CascadeLayer;
+  name: string;
+  definition: TDefinition;
+  warnings: DocumentProblem[];
+  doc: StoredDocument;
+  /** The layer's listing when the lookup had one: a sibling it does not hold is absent. */
+  listing: LayerListing | undefined;
+}
+
+/** What differs between skills and recipes; everything else about the cascade is shared. */
+export interface CascadeDocumentKind<TDefinition, TItem> {
+  /** Listing prefix of this kind inside every layer, e.g. `_vance/skills/`. */
+  readonly prefix: string;
+  /** The name a document path stands for (not yet checked), or undefined for any other file. */
+  nameOf(path: string): string | undefined;
+  isName(name: string): boolean;
+  documentPath(name: string): string;
+  invalidNameMessage(name: string): string;
+  /** Checked on the bytes before decoding. */
+  readonly maxBytes: number;
+  /** Problem of a document that parsed to nothing without an error saying why. */
+  readonly invalidDocumentMessage: string;
+  parse(name: string, text: string, path: string): ParsedDocument<TDefinition>;
+  /** A disabled document ends the lookup: outer layers must not shine through (spec §2, §3). */
+  isEnabled(definition: TDefinition): boolean;
+  materialize(found: FoundDocument<TDefinition>): Promise<TItem>;
+}
+
+type ParseOutcome<TDefinition> =
+  | { ok: true; definition: TDefinition; warnings: DocumentProblem[] }
+  | { ok: false; findings: { line?: number | undefined; message: string }[] };
+
+type Lookup<TDefinition> =
+  | { kind: "absent" }
+  | { kind: "defective"; problems: CascadeProblem[] }
+  | { kind: "found"; definition: TDefinition; warnings: DocumentProblem[]; doc: StoredDocument };
+
+/** Parallel reads during a listing: enough to hide latency, few enough not to queue SDK sockets. */
+const LISTING_CONCURRENCY = 16;
+
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const layerRank = (source: SkillScope): number => SKILL_SCOPES_INNER_FIRST.indexOf(source);
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Resolves documents of one kind by name through a scope's layers, innermost first; the first
+ * usable document wins. Defective documents (unreadable, not UTF-8, binary, too large, failing to
+ * parse or validate, invalid name) are invisible: the lookup falls through to the next outer
+ * layer and the problems of a scan report them. Only a failing listing throws.
+ *
+ * Parse results are memoized per document object: a catalogue hands out the same object for an
+ * unchanged ETag, so a warm lookup never parses again, while a plain store's fresh objects do.
+ */
+export class CascadeDocumentResolver<TDefinition, TItem> {
+  private readonly parsed = new WeakMap<StoredDocument, ParseOutcome<TDefinition>>();
+
+  constructor(private readonly kind: CascadeDocumentKind<TDefinition, TItem>) {}
+
+  /** One name; a layer with a `listing` that lacks the document is skipped without a read. */
+  load(layers: readonly CascadeLayer[], name: string): Promise<TItem | undefined> {
+    if (!this.kind.isName(name)) return Promise.resolve(undefined);
+    return this.resolveName(layers, name, layers.map((l) => l.listing), []);
+  }
+
+  /** Union of all layers by name (inner wins), disabled and defective ones removed, sorted by name. */
+  async scan(layers: readonly CascadeLayer[]): Promise<{ items: TItem[]; problems: CascadeProblem[] }> {
+    const { prefix } = this.kind;
+    const problems: CascadeProblem[] = [];
+    // One list call per layer without a listing, all layers at once; everything below reuses them.
+    const listings = await Promise.all(
+      layers.map(async (l): Promise<LayerListing> => l.listing ?? new Map((await l.layer.list(prefix)).map((ref) => [ref.path, ref]))),
+    );
+    const names = new Set<string>();
+    layers.forEach((l, i) => {
+      for (const path of listings[i]!.keys()) {
+        if (!path.startsWith(prefix)) continue;
+        const name = this.kind.nameOf(path);
+        if (name === undefined) continue;
+        if (this.kind.isName(name)) names.add(name);
+        else problems.push({ name, source: l.source, path, message: this.kind.invalidNameMessage(name) });
+      }
+    });
+    const sorted = [...names].sort(byCodePoint);
+    const resolved = await mapWithConcurrency(sorted, LISTING_CONCURRENCY, (name) => this.resolveName(layers, name, listings, problems));
+    problems.sort((a, b) => byCodePoint(a.name, b.name) || layerRank(a.source) - layerRank(b.source));
+    return { items: resolved.filter((item): item is Awaited<TItem> => item !== undefined), problems };
+  }
+
+  private async resolveName(
+    layers: readonly CascadeLayer[],
+    name: string,
+    listings: readonly (LayerListing | undefined)[],
+    problems: CascadeProblem[],
+  ): Promise<TItem | undefined> {
+    const path = this.kind.documentPath(name);
+    for (const [i, at] of layers.entries()) {
+      const listing = listings[i];
+      if (listing && !listing.has(path)) continue;
+      const lookup = await this.lookup(at, name, path);
+      if (lookup.kind === "absent") continue;
+      if (lookup.kind === "defective") {
+        problems.push(...lookup.problems);
+        continue;
+      }
+      if (!this.kind.isEnabled(lookup.definition)) return undefined;
+      return this.kind.materialize({ at, name, definition: lookup.definition, warnings: [...lookup.warnings], doc: lookup.doc, listing });
+    }
+    return undefined;
+  }
+
+  private async lookup(at: CascadeLayer, name: string, path: string): Promise<Lookup<TDefinition>> {
+    const problem = (finding: { line?: number | undefined; message: string }): CascadeProblem => ({
+      name,
+      source: at.source,
+      path,
+      ...(finding.line !== undefined ? { line: finding.line } : {}),
+      message: finding.message,
+    });
+    let doc: StoredDocument | undefined;
+    try {
+      doc = await at.layer.read(path);
+    } catch (error) {
+      return { kind: "defective", problems: [problem({ message: `could not be read: ${messageOf(error)}` })] };
+    }
+    if (!doc) return { kind: "absent" };
+    const outcome = this.outcomeOf(doc, name, path);
+    if (!outcome.ok) return { kind: "defective", problems: outcome.findings.map(problem) };
+    return { kind: "found", definition: outcome.definition, warnings: outcome.warnings, doc };
+  }
+
+  private outcomeOf(doc: StoredDocument, name: string, path: string): ParseOutcome<TDefinition> {
+    const memo = this.parsed.get(doc);
+    if (memo) return memo;
+    const outcome = this.parse(doc, name, path);
+    this.parsed.set(doc, outcome);
+    return outcome;
+  }
+
+  private parse(doc: StoredDocument, name: string, path: string): ParseOutcome<TDefinition> {
+    const fail = (message: string): ParseOutcome<TDefinition> => ({ ok: false, findings: [{ message }] });
+    // The parser's own limit, applied on the bytes without building the string.
+    if (doc.body.byteLength > this.kind.maxBytes) return fail(`is larger than ${this.kind.maxBytes} bytes`);
+    const text = strictUtf8(doc.body);
+    if (text === undefined) return fail("is not UTF-8 text (invalid byte sequence or binary content)");
+    let parsed: ParsedDocument<TDefinition>;
+    try {
+      parsed = this.kind.parse(name, text, path);
+    } catch (error) {
+      return fail(`could not be parsed: ${messageOf(error)}`);
+    }
+    const errors = parsed.problems.filter((p) => p.severity === "error");
+    if (!parsed.definition || errors.length > 0) {
+      if (errors.length === 0) return fail(this.kind.invalidDocumentMessage);
+      return { ok: false, findings: errors.map((p) => ({ ...(p.line !== undefined ? { line: p.line } : {}), message: p.message })) };
+    }
+    return { ok: true, definition: parsed.definition, warnings: parsed.problems.filter((p) => p.severity !== "error") };
+  }
+}
