@@ -14,6 +14,8 @@ export const FUNCTION_ENVIRONMENT = {
   laneQueueUrl: "SKILLS_LANE_QUEUE_URL",
   /** The lane's DLQ: the worker parks a poison message there at once instead of retrying it. */
   laneDeadLetterQueueUrl: "SKILLS_LANE_DLQ_URL",
+  /** The lane's redrive maxReceiveCount: on that delivery the worker settles a failing request and parks it. */
+  laneMaxReceiveCount: "SKILLS_LANE_MAX_RECEIVE_COUNT",
   /** `https://{apiId}.execute-api.{region}.amazonaws.com/{stage}`, the PostToConnection endpoint. */
   websocketCallbackUrl: "SKILLS_WS_CALLBACK_URL",
   /** Secrets Manager ARN of the HS256 secret; the secret string is the key itself. */

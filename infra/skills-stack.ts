@@ -111,7 +111,7 @@ export class SkillsStack extends Stack {
     table.grantReadItems(functions["http-skills"]);
 
     documents.grantRead(functions["http-processes"]);
-    table.grantItemActions(functions["http-processes"], "GetItem", "Query", "PutItem", "UpdateItem");
+    table.grantItemActions(functions["http-processes"], "GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem");
 
     lane.grantSendMessages(functions["http-steer"]);
     table.grantItemActions(functions["http-steer"], "GetItem", "PutItem", "UpdateItem");
@@ -120,8 +120,10 @@ export class SkillsStack extends Stack {
     // Catalogue version bumps, so warm Lambdas notice a changed level.
     table.grantItemActions(functions["http-documents"], "UpdateItem");
 
-    documents.grantRead(functions["http-tools"]);
-    table.grantReadItems(functions["http-tools"]);
+    // Skill scripts read and write the project's workspace (vance.workspace.*) and wait for FOOT
+    // answers stored in the table by the WebSocket router.
+    documents.grantReadWrite(functions["http-tools"]);
+    table.grantReadWriteItems(functions["http-tools"]);
 
     documents.grantRead(functions["lane-worker"]);
     table.grantReadWriteItems(functions["lane-worker"]);
@@ -133,7 +135,8 @@ export class SkillsStack extends Stack {
     lane.connectWorker(functions["lane-worker"], { maxConcurrency: props.laneWorkerMaxConcurrency ?? 10 });
 
     table.grantItemActions(functions["ws-connect"], "PutItem");
-    table.grantItemActions(functions["ws-disconnect"], "Query", "DeleteItem");
+    // Disconnect removes the connection and its subscriptions with batch deletes.
+    table.grantItemActions(functions["ws-disconnect"], "Query", "DeleteItem", "BatchWriteItem");
 
     documents.grantRead(functions["ws-default"]);
     table.grantReadWriteItems(functions["ws-default"]);
@@ -151,6 +154,8 @@ export class SkillsStack extends Stack {
     });
     this.webSocketApi.grantManageConnections(functions["ws-default"]);
     this.webSocketApi.grantManageConnections(functions["lane-worker"]);
+    // FOOT scripts are pushed to a subscribed client from the tools function.
+    this.webSocketApi.grantManageConnections(functions["http-tools"]);
 
     this.alarms = new ServiceAlarms(this, "Alarms", { topicArn: props.alarmTopicArn });
     this.alarms.watchDeadLetterQueue("LaneDeadLetterQueue", lane.deadLetterQueue);

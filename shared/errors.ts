@@ -17,6 +17,7 @@ export type ErrorCode =
   | "DOCUMENT_NOT_FOUND"
   | "REQUEST_NOT_FOUND"
   | "TOOL_NOT_FOUND"
+  | "SERVICE_UNAVAILABLE"
   | "INTERNAL";
 
 export abstract class SkillsError extends Error {

@@ -1,4 +1,6 @@
-import { skillsAppFromEnv, runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
+import { footRouterFromEnv, skillsAppFromEnv, runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
+import { SkillScriptRunner } from "../../shared/scripts/skill-script-runner.js";
+import { SkillLoader } from "../../shared/skills/skill-loader.js";
 import { createTemplateRenderer } from "../../shared/templates/sandboxed-template-renderer.js";
 import { SERVICE_TOOLS } from "../../shared/tools/service-tools.js";
 import { ToolInvoker } from "../../shared/tools/tool-invoker.js";
@@ -7,14 +9,18 @@ import { powertoolsObservability } from "../_shared/observability.js";
 import { toolsRoutes } from "./tools-routes.js";
 
 // Module scope: built once per container. Whether a process has a tool now is decided by the
-// turn a compose would produce now, which renders skill bodies.
+// turn a compose would produce now, which renders skill bodies. Skill scripts run in the same
+// sandbox pool; FOOT scripts go to a subscribed WebSocket client when the stack gives this
+// function the WebSocket API (otherwise they answer "foot routing not available").
 const { logger } = powertoolsObservability("skills-http-tools");
 const resources = runtimeFromEnv();
 const app = skillsAppFromEnv(resources, { renderer: createTemplateRenderer(), logger });
+const sources = { store: resources.documents, bundled: resources.bundled };
 const tools = new ToolInvoker({
-  sources: { store: resources.documents, bundled: resources.bundled },
+  sources,
   preview: (process, user) => app.turns.preview(process, undefined, undefined, user),
   tools: SERVICE_TOOLS,
+  scripts: new SkillScriptRunner({ loader: new SkillLoader(sources), documents: resources.documents, foot: footRouterFromEnv(resources, logger), logger }),
 });
 
 export const handler = httpHandler(toolsRoutes({ app, tools }), { logger });

@@ -20,8 +20,13 @@ export function toolsRoutes({ app, tools }: ToolsRoutesDeps): HttpRoute[] {
     route("POST", "/brain/{tenant}/processes/{processId}/tools/{toolName}", async (request) => {
       const process = await accessibleProcess(app, request, request.param("processId"));
       const { args } = parseJsonBody(request.event, ToolBody);
-      const result = await tools.invoke(process, request.user, request.param("toolName"), args ?? {});
-      return jsonResponse(200, { result: result ?? null });
+      const outcome = await tools.invoke(process, request.user, request.param("toolName"), args ?? {});
+      // Script tools add their vance.log trace beside the API.md `result`.
+      return jsonResponse(200, {
+        result: outcome.result ?? null,
+        ...(outcome.logs !== undefined ? { logs: outcome.logs } : {}),
+        ...(outcome.droppedLogs !== undefined ? { droppedLogs: outcome.droppedLogs } : {}),
+      });
     }),
   ];
 }

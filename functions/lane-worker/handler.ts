@@ -1,5 +1,6 @@
+import { guardRunnerFromEnv } from "../../shared/guards/guard-runner-from-env.js";
 import { createLaneWorkerHandler } from "../../shared/lanes/lane-worker.js";
-import { laneDeadLetterFromEnv, processEventsFromEnv, runtimeFromEnv, skillsAppFromEnv } from "../../shared/runtime/app-from-env.js";
+import { laneWorkerOptionsFromEnv, processEventsFromEnv, runtimeFromEnv, skillsAppFromEnv } from "../../shared/runtime/app-from-env.js";
 import { createTemplateRenderer } from "../../shared/templates/sandboxed-template-renderer.js";
 import { laneActivationMetrics } from "../_shared/activation-metrics.js";
 import { powertoolsObservability } from "../_shared/observability.js";
@@ -11,9 +12,11 @@ const resources = runtimeFromEnv();
 const metrics = laneActivationMetrics(activations, logger);
 const app = skillsAppFromEnv(resources, {
   renderer: createTemplateRenderer(),
+  // Completion guards run in the same sandbox as the templates.
+  guard: guardRunnerFromEnv({ store: resources.documents, bundled: resources.bundled }, process.env, logger),
   events: processEventsFromEnv(resources, logger),
   logger,
   onApplied: metrics.onApplied,
 });
 
-export const handler = createLaneWorkerHandler(metrics.wrap(app), { logger, onPoison: laneDeadLetterFromEnv(resources) });
+export const handler = createLaneWorkerHandler(metrics.wrap(app), { logger, ...laneWorkerOptionsFromEnv(resources) });

@@ -35,10 +35,12 @@ export class LaneQueue extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
   readonly visibilityTimeout: Duration;
+  readonly maxReceiveCount: number;
 
   constructor(scope: Construct, id: string, props: LaneQueueProps) {
     super(scope, id);
     this.visibilityTimeout = Duration.seconds(props.workerTimeout.toSeconds() * LaneQueue.VISIBILITY_FACTOR);
+    this.maxReceiveCount = props.maxReceiveCount ?? 5;
     const fifo = {
       fifo: true,
       contentBasedDeduplication: false,
@@ -58,7 +60,7 @@ export class LaneQueue extends Construct {
       queueName: this.physicalQueueName("lane"),
       visibilityTimeout: this.visibilityTimeout,
       retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: this.maxReceiveCount },
     });
   }
 
@@ -68,9 +70,13 @@ export class LaneQueue extends Construct {
     return Grant.addToPrincipal({ grantee: user, actions: ["sqs:SendMessage"], resourceArns: [this.queue.queueArn] });
   }
 
-  /** sqs:SendMessage on the DLQ only: the worker parks a message it can never apply without five redeliveries. */
+  /**
+   * sqs:SendMessage on the DLQ only: the worker parks a message it can never apply without five
+   * redeliveries, and one still failing on the last delivery the redrive policy allows.
+   */
   grantParkMessages(user: ResourceUser): Grant {
     user.addEnvironment(FUNCTION_ENVIRONMENT.laneDeadLetterQueueUrl, this.deadLetterQueue.queueUrl);
+    user.addEnvironment(FUNCTION_ENVIRONMENT.laneMaxReceiveCount, String(this.maxReceiveCount));
     return Grant.addToPrincipal({ grantee: user, actions: ["sqs:SendMessage"], resourceArns: [this.deadLetterQueue.queueArn] });
   }
 

@@ -7,7 +7,7 @@ import { tableSchema } from "../table-schema.js";
 import type { ResourceUser } from "./resource-user.js";
 
 /** The item-level actions handlers use; table-level ones (Scan, DescribeTable, …) are never granted. */
-export type TableItemAction = "GetItem" | "Query" | "PutItem" | "UpdateItem" | "DeleteItem";
+export type TableItemAction = "GetItem" | "BatchGetItem" | "BatchWriteItem" | "Query" | "PutItem" | "UpdateItem" | "DeleteItem";
 
 const attributeType = { S: AttributeType.STRING } as const;
 
@@ -39,11 +39,12 @@ export class ProcessTable extends Construct {
 
   /** GetItem and Query: readers of process state. */
   grantReadItems(user: ResourceUser): Grant {
-    return this.grantItemActions(user, "GetItem", "Query");
+    // BatchGetItem: the warm catalogue checks every cascade level's version with one read.
+    return this.grantItemActions(user, "GetItem", "Query", "BatchGetItem");
   }
 
   /** Reads plus conditional Put/Update and Delete: the lane worker and the WebSocket router. */
   grantReadWriteItems(user: ResourceUser): Grant {
-    return this.grantItemActions(user, "GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem");
+    return this.grantItemActions(user, "GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem");
   }
 }

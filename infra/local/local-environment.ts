@@ -24,6 +24,7 @@ export function localEnvironment(input: LocalEnvironmentInput): Record<string, s
     [FUNCTION_ENVIRONMENT.bucketName]: resources.bucketName,
     [FUNCTION_ENVIRONMENT.laneQueueUrl]: resources.laneQueueUrl,
     [FUNCTION_ENVIRONMENT.laneDeadLetterQueueUrl]: resources.deadLetterQueueUrl,
+    [FUNCTION_ENVIRONMENT.laneMaxReceiveCount]: String(resources.laneMaxReceiveCount),
     // config.ts and the CDK stack use different names for the management endpoint; set both.
     [ENV.webSocketEndpoint]: input.managementEndpoint,
     [FUNCTION_ENVIRONMENT.websocketCallbackUrl]: input.managementEndpoint,

@@ -25,6 +25,8 @@ export interface LocalResources {
   laneQueueUrl: string;
   laneQueueArn: string;
   deadLetterQueueUrl: string;
+  /** The lane's redrive limit, which the lane worker is told. */
+  laneMaxReceiveCount: number;
 }
 
 export interface LocalClients {
@@ -94,5 +96,6 @@ export async function createLocalResources(
     laneQueueUrl: queues.queueUrl,
     laneQueueArn: queues.queueArn,
     deadLetterQueueUrl: queues.deadLetterQueueUrl,
+    laneMaxReceiveCount: settings.laneMaxReceiveCount,
   };
 }

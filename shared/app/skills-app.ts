@@ -1,6 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { InvalidRequest, SkillNotFound } from "../errors.js";
+import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
+import { DocumentCatalogue } from "../catalogue/document-catalogue.js";
 import { BundledDocumentLayer } from "../documents/bundled-document-layer.js";
+import type { FootInvocationStore } from "../foot/foot-invocation-store.js";
+import { InMemoryFootInvocationStore } from "../foot/in-memory-foot-invocation-store.js";
 import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
 import { createLaneApplier } from "../lanes/lane-applier.js";
 import type { LaneApplierLogger } from "../lanes/lane-applier.js";
@@ -45,6 +49,12 @@ export interface SkillsAppDeps {
   documents: DocumentStore;
   /** The RESOURCE layer; default: the bundled documents shipped with the package. */
   bundled?: DocumentLayer;
+  /**
+   * Opt-in warm catalogue (shared/catalogue): skill and recipe lookups validate the level versions
+   * with one read instead of listing and reading every level. Document writes must then bump them
+   * (catalogueChangeNotifier, bumpForS3Event).
+   */
+  catalogueVersions?: CatalogueVersions;
   processes: ProcessStore;
   requests: RequestStore;
   lane: Lane;
@@ -62,6 +72,11 @@ export interface SkillsAppDeps {
   logger?: LaneApplierLogger;
   /** See LaneApplierDeps.onApplied. */
   onApplied?: (message: LaneMessage, record: RequestRecord) => void;
+  /**
+   * Where Foot clients' answers to FOOT scripts wait for the invoking function (shared between
+   * functions on AWS: DynamoDB). Default: in memory, enough when everything runs in one process.
+   */
+  footInvocations?: FootInvocationStore;
 }
 
 export interface Accepted {
@@ -87,6 +102,7 @@ export interface SkillsApp {
   readonly recipes: RecipeLoader;
   readonly processes: ProcessStore;
   readonly requests: RequestStore;
+  readonly footInvocations: FootInvocationStore;
   readonly steer: SkillSteerProcessor;
   readonly turns: SkillTurnSupport;
   /** The lane worker's apply (createLaneWorkerHandler(app.applyLaneMessage)). */
@@ -135,7 +151,11 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
   const clock = deps.clock ?? (() => new Date());
   const newId = deps.newId ?? randomUUID;
   const events = deps.events ?? new NoopProcessEvents();
-  const sources = { store: deps.documents, bundled: deps.bundled ?? new BundledDocumentLayer() };
+  const bundled = deps.bundled ?? new BundledDocumentLayer();
+  const catalogue = deps.catalogueVersions
+    ? new DocumentCatalogue({ store: deps.documents, bundled, versions: deps.catalogueVersions, ...(deps.logger ? { logger: deps.logger } : {}) })
+    : undefined;
+  const sources = { store: deps.documents, bundled, catalogue };
   const skills = new SkillResolver(new SkillLoader(sources));
   const recipes = new RecipeLoader(sources);
   const commands = new SkillCommandRunner(deps.dispatcher ?? new EngineCommandDispatcher());
@@ -214,6 +234,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     recipes,
     processes: deps.processes,
     requests: deps.requests,
+    footInvocations: deps.footInvocations ?? new InMemoryFootInvocationStore(),
     steer,
     turns,
     applyLaneMessage,

@@ -56,7 +56,27 @@ export interface ProcessSubscribedFrame {
   requestId?: string;
 }
 
-export type ServerFrame = ErrorFrame | ProcessSkillResultFrame | SkillListResultFrame | ProcessTurnScheduledFrame | ProcessSubscribedFrame;
+/**
+ * A `target: FOOT` script for the client to evaluate (spec §13.5); answered with a
+ * `process-skill-script-result` carrying the same `invocationId`. `processId` is additive.
+ */
+export interface ProcessSkillScriptExecuteFrame {
+  type: "process-skill-script-execute";
+  invocationId: string;
+  processId: string;
+  skillName: string;
+  scriptName: string;
+  args: Record<string, unknown>;
+  source: string;
+}
+
+export type ServerFrame =
+  | ErrorFrame
+  | ProcessSkillResultFrame
+  | SkillListResultFrame
+  | ProcessTurnScheduledFrame
+  | ProcessSubscribedFrame
+  | ProcessSkillScriptExecuteFrame;
 
 export const errorFrame = (error: ErrorBody["error"], requestId?: string): ErrorFrame => ({
   type: "error",

@@ -16,10 +16,11 @@ import type { ConnectionStore } from "./connection-store.js";
 import { errorFrame } from "./server-frames.js";
 import type { ProcessSkillResultFrame, ServerFrame } from "./server-frames.js";
 import { parseClientFrame } from "./ws-frames.js";
-import type { ProcessSkillFrame, ProcessSubscribeFrame, SkillListFrame } from "./ws-frames.js";
+import type { ProcessSkillFrame, ProcessSkillScriptResultFrame, ProcessSubscribeFrame, SkillListFrame } from "./ws-frames.js";
 
 export interface WsFrameRouterDeps {
-  app: Pick<SkillsApp, "getProcess" | "getRequest" | "steerSkill" | "listEffective">;
+  /** With `footInvocations`, the router accepts Foot clients' `process-skill-script-result` answers. */
+  app: Pick<SkillsApp, "getProcess" | "getRequest" | "steerSkill" | "listEffective"> & Partial<Pick<SkillsApp, "footInvocations">>;
   connections: ConnectionStore;
   push: ConnectionPush;
   /** requestIds for `process-skill` frames without one. */
@@ -142,6 +143,26 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
     });
   };
 
+  /**
+   * A Foot client's answer to a FOOT script: stored for the invoking function, which polls it.
+   * Accepted once, and only from the connection the script was pushed to (the tenant comes from
+   * the caller's identity, so another tenant's invocation is not even found). Nothing is sent
+   * back on success; a refused answer gets an `error` frame.
+   */
+  const scriptResult = async (caller: WsCaller, frame: ProcessSkillScriptResultFrame): Promise<void> => {
+    const store = deps.app.footInvocations;
+    if (store === undefined) throw new InvalidRequest("This service does not accept FOOT script results");
+    const logs = frame.logs === undefined ? {} : { logs: frame.logs };
+    const answer =
+      frame.error !== undefined
+        ? { status: "FAILED" as const, error: { code: frame.error.code ?? "SCRIPT_ERROR", message: frame.error.message }, ...logs }
+        : { status: "DONE" as const, result: frame.result ?? null, ...logs };
+    const accepted = await store.answer(caller.identity.tenant, frame.invocationId, caller.connectionId, answer);
+    if (!accepted) {
+      throw new InvalidRequest(`Invocation '${frame.invocationId.slice(0, 80)}' is unknown, expired, already answered, or was not sent to this connection`);
+    }
+  };
+
   return async (caller, body, options = {}) => {
     const reply = (frame: ServerFrame) => deps.push.send({ tenant: caller.identity.tenant, connectionId: caller.connectionId }, frame);
     const parsed = parseClientFrame(body, options);
@@ -158,6 +179,8 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
           return await processSubscribe(caller, frame, reply);
         case "skill-list":
           return await skillList(caller, frame, reply);
+        case "process-skill-script-result":
+          return await scriptResult(caller, frame);
       }
     } catch (error) {
       await reply(errorFrame(errorBody(error, { type: frame.type }), frame.requestId));

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { InvalidRequest } from "../errors.js";
+import { FootLogEntry, MAX_FOOT_LOG_ENTRIES } from "../foot/foot-invocation-store.js";
 import { describeZodIssues } from "../http/zod-issues.js";
 import { ProcessSkillRequest, RequestId } from "../steering/process-skill-request.js";
 
@@ -29,14 +30,31 @@ export const SkillListFrame = z.strictObject({
   requestId: RequestId.optional(),
 });
 
-export const ClientFrame = z.discriminatedUnion("type", [ProcessSkillFrame, ProcessSubscribeFrame, SkillListFrame]);
+/**
+ * The Foot client's answer to a `process-skill-script-execute` (spec §13.5): exactly one of
+ * `result` (the script's value, JSON) and `error`; `logs` are the script's `vance.log` entries,
+ * which land in the tool result's trace.
+ */
+export const ProcessSkillScriptResultFrame = z
+  .strictObject({
+    type: z.literal("process-skill-script-result"),
+    invocationId: Id,
+    result: z.unknown().optional(),
+    error: z.strictObject({ code: z.string().min(1).max(64).optional(), message: z.string().max(4_000) }).optional(),
+    logs: z.array(FootLogEntry).max(MAX_FOOT_LOG_ENTRIES).optional(),
+    requestId: RequestId.optional(),
+  })
+  .refine((frame) => ("result" in frame) !== (frame.error !== undefined), { message: "must carry exactly one of 'result' and 'error'" });
+
+export const ClientFrame = z.discriminatedUnion("type", [ProcessSkillFrame, ProcessSubscribeFrame, SkillListFrame, ProcessSkillScriptResultFrame]);
 
 export type ProcessSkillFrame = z.infer<typeof ProcessSkillFrame>;
 export type ProcessSubscribeFrame = z.infer<typeof ProcessSubscribeFrame>;
 export type SkillListFrame = z.infer<typeof SkillListFrame>;
+export type ProcessSkillScriptResultFrame = z.infer<typeof ProcessSkillScriptResultFrame>;
 export type ClientFrame = z.infer<typeof ClientFrame>;
 
-export const CLIENT_FRAME_TYPES = ["process-skill", "process-subscribe", "skill-list"] as const;
+export const CLIENT_FRAME_TYPES = ["process-skill", "process-subscribe", "skill-list", "process-skill-script-result"] as const;
 
 /** API Gateway's inbound message limit; the local stack and tests may send more. */
 export const MAX_CLIENT_FRAME_BYTES = 128_000;

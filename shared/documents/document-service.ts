@@ -1,3 +1,4 @@
+import { noDocumentChangeNotifier, type DocumentChangeNotifier } from "../catalogue/document-change-notifier.js";
 import { assertCanReadDocuments, assertCanWriteDocuments } from "../auth/authorization.js";
 import type { Identity } from "../auth/identity.js";
 import { DocumentNotFound, InvalidDocument } from "../errors.js";
@@ -70,7 +71,14 @@ function textOrInvalid(path: string, body: Uint8Array): string {
  * An invalid one is `InvalidDocument` (422 with every problem) and nothing is written.
  */
 export class DocumentService {
-  constructor(private readonly store: DocumentStore) {}
+  /**
+   * `notify` runs after every successful write, before the caller gets its answer, so the warm
+   * catalogue of every instance sees the edit on its next turn (catalogueChangeNotifier).
+   */
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly notify: DocumentChangeNotifier = noDocumentChangeNotifier,
+  ) {}
 
   async put(identity: Identity, tenant: string, project: string, path: string, body: Uint8Array, contentType?: string): Promise<DocumentSaved> {
     assertCanWriteDocuments(identity, tenant, project);
@@ -78,6 +86,7 @@ export class DocumentService {
     validateDocumentPath(path);
     const warnings = await this.validate(tenant, project, path, body);
     const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType));
+    await this.notify({ tenant, project, path });
     return { path: saved.path, etag: saved.etag, warnings };
   }
 
@@ -94,6 +103,7 @@ export class DocumentService {
     assertCanWriteDocuments(identity, tenant, project);
     validateProjectName(project);
     if (!(await this.store.delete(tenant, project, validateDocumentPath(path)))) throw new DocumentNotFound(path);
+    await this.notify({ tenant, project, path });
   }
 
   /** Paths relative to the project, sorted. */

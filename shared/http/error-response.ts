@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SkillsError } from "../errors.js";
 import type { DocumentProblem, ErrorCode } from "../errors.js";
+import { isTransientServiceError } from "../runtime/transient-errors.js";
 import { isErrorCode, statusForCode } from "./error-table.js";
 import { describeZodIssues } from "./zod-issues.js";
 
@@ -21,6 +22,7 @@ export interface ErrorResult {
 }
 
 export const INTERNAL_ERROR_MESSAGE = "Internal error";
+export const SERVICE_UNAVAILABLE_MESSAGE = "A backing service is busy or unavailable; retry later";
 const MAX_MESSAGE_LENGTH = 2000;
 const MAX_PROBLEMS = 100;
 
@@ -54,8 +56,9 @@ function problemsOf(error: SkillsError): ProblemBody[] {
 }
 
 /**
- * Any thrown value → status + API.md error body. Domain errors keep their message; anything
- * unknown (or deliberately INTERNAL) gets a generic one, so internals never reach a caller.
+ * Any thrown value → status + API.md error body. Domain errors keep their message; a throttled or
+ * unreachable backing service is 503 SERVICE_UNAVAILABLE (the caller may retry); anything else
+ * (or deliberately INTERNAL) gets a generic message, so internals never reach a caller.
  * Callers log the original error when `statusCode >= 500`.
  */
 export function errorResponse(error: unknown): ErrorResult {
@@ -66,6 +69,9 @@ export function errorResponse(error: unknown): ErrorResult {
     const body: ErrorBody = { error: { code: error.code, message: bounded(error.message) } };
     if (error.code === "INVALID_DOCUMENT") body.error.problems = problemsOf(error);
     return { statusCode: statusForCode(error.code), body };
+  }
+  if (isTransientServiceError(error)) {
+    return { statusCode: 503, body: { error: { code: "SERVICE_UNAVAILABLE", message: SERVICE_UNAVAILABLE_MESSAGE } } };
   }
   return { statusCode: 500, body: { error: { code: "INTERNAL", message: INTERNAL_ERROR_MESSAGE } } };
 }

@@ -16,6 +16,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   DOCUMENT_NOT_FOUND: 404,
   REQUEST_NOT_FOUND: 404,
   TOOL_NOT_FOUND: 404,
+  SERVICE_UNAVAILABLE: 503,
   INTERNAL: 500,
 });
 

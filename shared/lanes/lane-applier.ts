@@ -1,16 +1,23 @@
 import { SkillsError } from "../errors.js";
+import { hasApplied } from "../processes/applied-requests.js";
 import type { ProcessStore } from "../processes/process-store.js";
 import type { RequestOutcome, RequestRecord, RequestStore } from "../processes/request-store.js";
+import { sleep } from "../processes/retry-backoff.js";
 import type { ChildReportReceiver } from "../steering/child-report-receiver.js";
 import type { LaneRequests } from "../steering/lane-requests.js";
 import type { ProcessEvents } from "../steering/process-events.js";
 import type { SkillSteerProcessor } from "../steering/skill-steer-processor.js";
 import { derivedRequestId } from "../steering/steer-context.js";
 import type { SteerOutcome, SteerRequest } from "../steering/steer-context.js";
+import { isTransientServiceError } from "../runtime/transient-errors.js";
 import type { SkillTurnSupport } from "../turns/skill-turn-support.js";
+import { LaneRequestAbandoned } from "./lane-errors.js";
 import type { LaneMessage } from "./lane-message.js";
 import { parseLanePayload } from "./lane-payloads.js";
 import type { LaneApply, LaneDelivery } from "./lane-worker.js";
+
+const GIVE_UP_ATTEMPTS = 3;
+const GIVE_UP_BACKOFF_MS = 50;
 
 export interface LaneApplierLogger {
   warn(message: string, ...extra: Record<string, unknown>[]): void;
@@ -37,7 +44,8 @@ export interface LaneApplierDeps {
  * recorded FAILED and the lane moves on. Anything else (a store or queue failure, a bug) rejects,
  * so the message is delivered again and holds back the rest of its process's lane.
  */
-export const isDomainError = (error: unknown): error is SkillsError => error instanceof SkillsError && error.code !== "INTERNAL";
+export const isDomainError = (error: unknown): error is SkillsError =>
+  error instanceof SkillsError && error.code !== "INTERNAL" && error.code !== "SERVICE_UNAVAILABLE";
 
 /**
  * The lane worker's `apply`: dispatches a message by kind to SkillSteerProcessor, SkillTurnSupport
@@ -46,6 +54,9 @@ export const isDomainError = (error: unknown): error is SkillsError => error ins
  * At most once: a request whose record is already DONE/FAILED is skipped (a redelivery after the
  * result was stored); one whose process write happened but whose result was not stored yet is
  * recognised by the process's `appliedRequests` and answered from the stored state.
+ *
+ * Never waiting forever: when a delivery marked `lastAttempt` fails, the request is recorded
+ * FAILED before the message leaves the lane (see `abandon`), so the caller gets an error.
  */
 export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
   const logger = deps.logger ?? console;
@@ -93,7 +104,20 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
     });
   };
 
-  return async (message: LaneMessage, _delivery: LaneDelivery): Promise<void> => {
+  const publishCompletion = async (message: LaneMessage, record: RequestRecord): Promise<void> => {
+    const { tenant, processId, requestId } = message;
+    await bestEffort("request completion", () =>
+      deps.events.requestCompleted({
+        tenant,
+        processId,
+        requestId,
+        status: record.status === "FAILED" ? "FAILED" : "DONE",
+        ...(record.status === "FAILED" ? { error: record.error } : { result: record.result }),
+      }),
+    );
+  };
+
+  const settle = async (message: LaneMessage): Promise<void> => {
     const { tenant, processId, requestId, kind } = message;
     const existing = await deps.requests.get(tenant, requestId);
     if (existing && existing.status !== "QUEUED") return;
@@ -124,14 +148,53 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
         deps.events.turnScheduled({ tenant, processId, reason: scheduled.reason, pending: scheduled.pending }),
       );
     }
-    await bestEffort("request completion", () =>
-      deps.events.requestCompleted({
-        tenant,
-        processId,
-        requestId,
-        status: record.status === "FAILED" ? "FAILED" : "DONE",
-        ...(record.status === "FAILED" ? { error: record.error } : { result: record.result }),
-      }),
-    );
+    await publishCompletion(message, record);
+  };
+
+  /**
+   * The last delivery failed, so nobody would ever settle this request. If the process shows it
+   * applied (the failure came after the write), it is answered from the stored state like any
+   * redelivery; otherwise it is recorded FAILED (LaneRequestAbandoned). true when the request is
+   * settled as applied (or was settled meanwhile), false when it was given up.
+   */
+  const abandon = async (message: LaneMessage, delivery: LaneDelivery, cause: unknown): Promise<boolean> => {
+    const { tenant, processId, requestId } = message;
+    const process = await deps.processes.get(tenant, processId);
+    if (process && hasApplied(process, requestId)) {
+      await settle(message);
+      return true;
+    }
+    const { record: current } = await deps.requests.putQueued(tenant, processId, requestId, message.kind);
+    if (current.processId !== processId) return false;
+    if (current.status !== "QUEUED") return true;
+    const error = new LaneRequestAbandoned(requestId, delivery.receiveCount, isTransientServiceError(cause));
+    const record = await deps.requests.complete(tenant, requestId, { status: "FAILED", error: { code: error.code, message: error.message } });
+    deps.onApplied?.(message, record);
+    await publishCompletion(message, record);
+    return false;
+  };
+
+  return async (message: LaneMessage, delivery: LaneDelivery): Promise<void> => {
+    try {
+      await settle(message);
+    } catch (error) {
+      if (delivery.lastAttempt !== true) throw error;
+      // No later delivery will try again: a throttled store gets a few more chances here.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          if (await abandon(message, delivery, error)) return;
+          break;
+        } catch (giveUpError) {
+          if (attempt < GIVE_UP_ATTEMPTS && isTransientServiceError(giveUpError)) {
+            await sleep(GIVE_UP_BACKOFF_MS * attempt);
+            continue;
+          }
+          logger.warn("Could not record that the lane gave up on a request", { requestId: message.requestId, error: giveUpError });
+          break;
+        }
+      }
+      // Still a failure: the worker parks the message (or the redrive policy moves it) for inspection.
+      throw error;
+    }
   };
 }

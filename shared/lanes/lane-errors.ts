@@ -44,3 +44,20 @@ export class LaneIdleTimeout extends SkillsError {
     super(`Lane did not become idle within ${timeoutMs} ms (${Object.entries(state).map(([k, v]) => `${k}=${v}`).join(", ")})`);
   }
 }
+
+/**
+ * The lane gave up on a request on the last delivery its queue allows, before applying it. It is
+ * recorded FAILED, so a caller waiting for it gets an answer instead of a QUEUED record forever:
+ * SERVICE_UNAVAILABLE when the last failure was a throttled or unreachable backing service (send
+ * it again later, under a new requestId), INTERNAL otherwise.
+ */
+export class LaneRequestAbandoned extends SkillsError {
+  readonly code: "SERVICE_UNAVAILABLE" | "INTERNAL";
+  constructor(readonly requestId: string, readonly deliveries: number, transient: boolean) {
+    super(
+      `Request '${requestId.slice(0, 256)}' was not applied: the lane gave up after ${deliveries} deliveries` +
+        (transient ? " because a backing service was unavailable; send it again later" : " because of an internal error"),
+    );
+    this.code = transient ? "SERVICE_UNAVAILABLE" : "INTERNAL";
+  }
+}

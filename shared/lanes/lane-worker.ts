@@ -11,6 +11,11 @@ export interface LaneDelivery {
   messageId: string;
   groupId: string | undefined;
   receiveCount: number;
+  /**
+   * The last delivery the queue's redrive policy allows (receiveCount ≥ maxReceiveCount): if it
+   * fails, the message leaves the lane. Absent when the worker was not told the limit.
+   */
+  lastAttempt?: boolean;
 }
 
 /**
@@ -39,6 +44,14 @@ export interface LaneWorkerOptions {
   /** Defaults to a Powertools Logger (level from POWERTOOLS_LOG_LEVEL, e.g. SILENT in tests). */
   logger?: LaneWorkerLogger;
   onPoison?: LanePoisonHandler;
+  /**
+   * The lane queue's maxReceiveCount. `apply` then sees `delivery.lastAttempt` (and can settle the
+   * request before it is lost), and a record still failing on that delivery goes to `onPoison`
+   * instead of back to the queue, so the rest of its group goes on in this very batch. Left to
+   * the redrive policy, on AWS the group's later records, received in the same batches and
+   * skipped, would have used up their receive counts too and follow it into the DLQ, unapplied.
+   */
+  maxReceiveCount?: number;
 }
 
 export type LaneWorkerHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
@@ -61,10 +74,12 @@ export function createLaneWorkerHandler(apply: LaneApply, options: LaneWorkerOpt
   const logger = options.logger ?? new Logger({ serviceName: "skills-lane-worker" });
 
   const applyRecord = async (record: SQSRecord): Promise<void> => {
+    const receiveCount = Number.parseInt(record.attributes.ApproximateReceiveCount, 10) || 1;
     const delivery: LaneDelivery = {
       messageId: record.messageId,
       groupId: record.attributes.MessageGroupId,
-      receiveCount: Number.parseInt(record.attributes.ApproximateReceiveCount, 10) || 1,
+      receiveCount,
+      ...(options.maxReceiveCount !== undefined ? { lastAttempt: receiveCount >= options.maxReceiveCount } : {}),
     };
     let message: LaneMessage;
     try {
@@ -83,6 +98,11 @@ export function createLaneWorkerHandler(apply: LaneApply, options: LaneWorkerOpt
     try {
       await apply(message, delivery);
     } catch (error) {
+      if (delivery.lastAttempt === true && options.onPoison !== undefined) {
+        logger.error("Lane message failed on its last delivery; parked", { ...about, error });
+        await options.onPoison(record, error);
+        return;
+      }
       logger.warn("Lane message failed; it and the rest of its group will be redelivered", { ...about, error });
       throw error;
     }

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { Process } from "./process.js";
 import { ConcurrentUpdateConflict, NameTaken, ProcessNotFound, ProcessStateInvalid, ProcessTooLarge } from "./process-errors.js";
 import type { CreateResult, ProcessMutation, ProcessStore, UpdateResult } from "./process-store.js";
@@ -129,9 +130,13 @@ export abstract class BaseProcessStore implements ProcessStore {
   }
 
   async update(tenant: string, processId: string, mutate: ProcessMutation): Promise<UpdateResult> {
+    let lost: Process | undefined;
     for (let attempt = 1; ; attempt++) {
       const current = await this.get(tenant, processId);
       if (!current) throw new ProcessNotFound(processId);
+      // A write whose answer was lost did happen: the SDK's retry of it (or ours) then finds the
+      // version moved and reports a conflict. Found stored as written, it is our change.
+      if (lost !== undefined && sameState(current, lost)) return { process: current, changed: true };
       const next = await mutate(structuredClone(current));
       if (next === undefined) return { process: current, changed: false };
       const candidate = this.validated({
@@ -145,6 +150,7 @@ export abstract class BaseProcessStore implements ProcessStore {
         version: current.version + 1,
       });
       if (await this.replaceProcessIfVersion(candidate, current.version)) return { process: candidate, changed: true };
+      lost = candidate;
       if (attempt >= this.maxAttempts) throw new ConcurrentUpdateConflict(processId, attempt);
       await this.sleep(jitteredBackoffMs(attempt, this.backoff, this.random));
     }
@@ -185,6 +191,9 @@ export abstract class BaseProcessStore implements ProcessStore {
     return parsed.data;
   }
 }
+
+/** Stored items lose `undefined` fields and key order; compare what is stored. */
+const sameState = (a: Process, b: Process): boolean => isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
 
 const describeIssues = (issues: readonly { path: readonly PropertyKey[]; message: string }[]): string =>
   issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ");

@@ -51,7 +51,12 @@ export const GuardConfig = z.discriminatedUnion("type", [
 export const ProcessChild = z.object({ processId: z.string().min(1), name: z.string().min(1) });
 
 /** The turn in flight: which oneShot skills it consumed and must auto-clear on completion. */
-export const ProcessTurn = z.object({ turnId: z.string().min(1), oneShotSkills: z.array(z.string()) });
+export const ProcessTurn = z.object({
+  turnId: z.string().min(1),
+  oneShotSkills: z.array(z.string()),
+  /** What the turn was asked to do (`vance.guard.task`): its user message, else its consumed pending texts; capped. */
+  task: z.string().optional(),
+});
 
 export const ProcessStatus = z.enum(["ACTIVE", "DONE", "FAILED"]);
 

@@ -6,8 +6,13 @@ import { createWebSocketProcessEvents } from "../connections/websocket-process-e
 import { bundledDocuments } from "../documents/bundled-document-layer.js";
 import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
 import { S3DocumentStore } from "../documents/s3-document-store.js";
+import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
+import { DynamoDBCatalogueVersions } from "../catalogue/dynamodb-catalogue-versions.js";
+import { DynamoDBFootInvocationStore } from "../foot/dynamodb-foot-invocation-store.js";
+import type { FootInvocationStore } from "../foot/foot-invocation-store.js";
+import { FootRouter } from "../foot/foot-router.js";
 import type { Lane } from "../lanes/lane.js";
-import type { LanePoisonHandler } from "../lanes/lane-worker.js";
+import type { LanePoisonHandler, LaneWorkerOptions } from "../lanes/lane-worker.js";
 import { createSqsLaneDeadLetter } from "../lanes/sqs-lane-dead-letter.js";
 import { SqsLane } from "../lanes/sqs-lane.js";
 import { DynamoDBProcessStore } from "../processes/dynamodb-process-store.js";
@@ -35,6 +40,8 @@ import type { RuntimeConfig } from "./config.js";
 
 /** Optional: parks poison lane messages in the DLQ at once (sqs-lane-dead-letter.ts). */
 export const LANE_DLQ_URL_ENV = "SKILLS_LANE_DLQ_URL";
+/** Optional: the lane's redrive maxReceiveCount, so the worker answers a request before giving it up. */
+export const LANE_MAX_RECEIVE_COUNT_ENV = "SKILLS_LANE_MAX_RECEIVE_COUNT";
 /** infra/function-environment.ts names the WebSocket callback URL so; config.ts reads SKILLS_WS_ENDPOINT. Either works. */
 export const WS_CALLBACK_URL_ENV = "SKILLS_WS_CALLBACK_URL";
 
@@ -43,6 +50,7 @@ export interface AppEnvironment {
   bucketName?: string | undefined;
   laneQueueUrl?: string | undefined;
   laneDeadLetterQueueUrl?: string | undefined;
+  laneMaxReceiveCount?: number | undefined;
   webSocketEndpoint?: string | undefined;
   region: string;
   endpoints: RuntimeConfig["endpoints"];
@@ -53,6 +61,14 @@ const setting = (env: NodeJS.ProcessEnv, name: string): string | undefined => {
   return value === undefined || value.trim() === "" ? undefined : value;
 };
 
+function positiveInteger(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = setting(env, name);
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new ConfigurationError(`${name} must be a positive integer, got '${value}'`);
+  return parsed;
+}
+
 /** Same names and endpoint precedence as runtimeConfig (config.ts), without requiring every resource. */
 export function appEnvironment(env: NodeJS.ProcessEnv = process.env): AppEnvironment {
   return {
@@ -60,6 +76,7 @@ export function appEnvironment(env: NodeJS.ProcessEnv = process.env): AppEnviron
     bucketName: setting(env, ENV.bucket),
     laneQueueUrl: setting(env, ENV.laneQueueUrl),
     laneDeadLetterQueueUrl: setting(env, LANE_DLQ_URL_ENV),
+    laneMaxReceiveCount: positiveInteger(env, LANE_MAX_RECEIVE_COUNT_ENV),
     webSocketEndpoint: setting(env, ENV.webSocketEndpoint) ?? setting(env, WS_CALLBACK_URL_ENV),
     region: setting(env, "AWS_REGION") ?? setting(env, "AWS_DEFAULT_REGION") ?? "us-east-1",
     endpoints: {
@@ -123,9 +140,36 @@ export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEn
     processes: resources.processes,
     requests: resources.requests,
     lane: resources.lane,
+    footInvocations: footInvocationsFromEnv(resources),
+    ...(resources.environment.tableName ? { catalogueVersions: catalogueVersionsFromEnv(resources) } : {}),
     ...options,
     renderer: options.renderer ?? new TemplatesNotRendered(),
   });
+}
+
+/** The warm catalogue's per-level version items live in the table (shared/catalogue). */
+export function catalogueVersionsFromEnv(resources: RuntimeResources): CatalogueVersions {
+  const { tableName } = resources.environment;
+  return tableName ? new DynamoDBCatalogueVersions(resources.clients.dynamodb, tableName) : unconfigured<CatalogueVersions>("The catalogue versions", ENV.table);
+}
+
+/** FOOT invocations live in the table: the tools function writes and polls them, `$default` answers them. */
+export function footInvocationsFromEnv(resources: RuntimeResources): FootInvocationStore {
+  const { tableName } = resources.environment;
+  return tableName ? new DynamoDBFootInvocationStore(resources.clients.dynamodb, tableName) : unconfigured<FootInvocationStore>("The FOOT invocation store", ENV.table);
+}
+
+/**
+ * FOOT scripts reach a client through the WebSocket API: with its callback URL and the table the
+ * function can find subscribers, push the script and poll the answer. Without them there is no
+ * route, and a FOOT script answers "ERROR: foot routing not available" (spec §13.5).
+ */
+export function footRouterFromEnv(resources: RuntimeResources, logger?: { warn(message: string, ...extra: Record<string, unknown>[]): void }): FootRouter | undefined {
+  const { webSocketEndpoint, tableName, region } = resources.environment;
+  if (!webSocketEndpoint || !tableName) return undefined;
+  const connections = new DynamoDBConnectionStore(resources.clients.dynamodb, tableName);
+  const push = createApiGatewayConnectionPush({ endpoint: webSocketEndpoint, region }, connections, logger ? { logger } : {});
+  return new FootRouter({ connections, push, invocations: footInvocationsFromEnv(resources) });
 }
 
 /**
@@ -144,4 +188,11 @@ export function processEventsFromEnv(resources: RuntimeResources, logger?: { war
 export function laneDeadLetterFromEnv(resources: RuntimeResources): LanePoisonHandler | undefined {
   const url = resources.environment.laneDeadLetterQueueUrl;
   return url ? createSqsLaneDeadLetter(resources.clients.sqs, url) : undefined;
+}
+
+/** The lane worker's DLQ parking and redrive limit (createLaneWorkerHandler's options), as far as they are configured. */
+export function laneWorkerOptionsFromEnv(resources: RuntimeResources): Pick<LaneWorkerOptions, "onPoison" | "maxReceiveCount"> {
+  const onPoison = laneDeadLetterFromEnv(resources);
+  const maxReceiveCount = resources.environment.laneMaxReceiveCount;
+  return { ...(onPoison ? { onPoison } : {}), ...(maxReceiveCount !== undefined ? { maxReceiveCount } : {}) };
 }

@@ -4,6 +4,11 @@ export interface GuardEvaluation {
   /** The process as it was before the completion is written (its `guard` is set). */
   process: Process;
   turnId: string;
+  /**
+   * What the turn was asked to do (`vance.guard.task`): its user message, or the pending
+   * messages it consumed. Empty when the lane did not record it.
+   */
+  task?: string | undefined;
   /** The turn's output as stored (cut to the output cap). */
   output: string;
   final: boolean;
@@ -15,9 +20,9 @@ export interface GuardVerdict {
 }
 
 /**
- * The completion guard hook of `turn.complete` (shooty). The sandboxed runner that executes
- * `guard inline` / `guard script` comes with the guard issue; until then the lane records the
- * output and asks this port, whose default says nothing.
+ * The completion guard hook of `turn.complete` (shooty). shared/guards/sandboxed-guard-runner.ts
+ * executes `guard inline` / `guard script`; functions that do not run the sandbox keep the
+ * default, which says nothing.
  */
 export interface GuardRunner {
   evaluate(evaluation: GuardEvaluation): Promise<GuardVerdict>;

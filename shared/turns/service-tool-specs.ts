@@ -1,7 +1,8 @@
+import { scriptToolsOf, scriptToolSpec } from "../scripts/script-tools.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
 import type { ToolSpec } from "./turn.js";
 
-/** The service's own tools (API.md `POST …/tools/{toolName}`); skill script tools come later. */
+/** The service's own tools (API.md `POST …/tools/{toolName}`), beside the active skills' script tools. */
 export const SKILL_REFERENCE_DOC_TOOL = "skill_reference_doc";
 
 export const SERVICE_TOOL_SPECS: Readonly<Record<string, ToolSpec>> = {
@@ -41,15 +42,30 @@ export const SERVICE_TOOL_SPECS: Readonly<Record<string, ToolSpec>> = {
   },
 };
 
-/** Which specs a turn advertises. The skill-scripts issue adds a provider for script tools. */
+/** Which tools and specs a turn advertises besides the whitelist union. */
 export interface ToolSpecProvider {
+  /**
+   * Tool names the included skills bring besides their `tools:` — the virtual tool of each
+   * script (spec §13.2) — appended to the turn's whitelist, only ever added like skill tools.
+   */
+  toolsFor?(skills: readonly ResolvedSkill[]): string[];
   specsFor(input: { tools: readonly string[]; skills: readonly ResolvedSkill[] }): ToolSpec[];
 }
 
-/** Specs for the service tools that are in the turn's whitelist; other tools belong to the engine. */
+/**
+ * Specs for the service tools in the turn's whitelist and for the included skills' script
+ * tools; other tools belong to the engine, which knows their specs.
+ */
 export class ServiceToolSpecs implements ToolSpecProvider {
-  specsFor({ tools }: { tools: readonly string[] }): ToolSpec[] {
+  toolsFor(skills: readonly ResolvedSkill[]): string[] {
+    return scriptToolsOf(skills).map((tool) => tool.name);
+  }
+
+  specsFor({ tools, skills }: { tools: readonly string[]; skills: readonly ResolvedSkill[] }): ToolSpec[] {
+    const scripts = new Map(scriptToolsOf(skills).map((tool) => [tool.name, tool]));
     return tools.flatMap((name) => {
+      const script = scripts.get(name);
+      if (script) return [scriptToolSpec(script)];
       const spec = Object.prototype.hasOwnProperty.call(SERVICE_TOOL_SPECS, name) ? SERVICE_TOOL_SPECS[name] : undefined;
       return spec ? [structuredClone(spec)] : [];
     });

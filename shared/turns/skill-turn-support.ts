@@ -105,13 +105,14 @@ export class SkillTurnSupport {
     const bytes = Buffer.byteLength(JSON.stringify(prepared.turn), "utf8");
     if (bytes > MAX_TURN_BYTES) throw new TurnTooLarge(snapshot.processId, bytes);
     const consumedIds = new Set(prepared.consumed.map((m) => m.id));
+    const task = truncateUtf8(userMessage?.text ?? prepared.consumed.map((m) => m.text).join("\n\n"), MAX_PENDING_TEXT_BYTES);
 
     const { process, changed } = await this.deps.store.update(req.tenant, req.processId, (current) => {
       if (hasApplied(current, req.requestId)) return undefined;
       let next = current;
       for (const skill of prepared.triggered) next = this.activateTriggered(next, skill, at);
       next = { ...next, pending: next.pending.filter((m) => !consumedIds.has(m.id)) };
-      next = { ...next, turn: { turnId: payload.turnId, oneShotSkills: next.activeSkills.filter((s) => s.oneShot).map((s) => s.name) } };
+      next = { ...next, turn: { turnId: payload.turnId, oneShotSkills: next.activeSkills.filter((s) => s.oneShot).map((s) => s.name), ...(task !== "" ? { task } : {}) } };
       return markApplied(next, req.requestId);
     });
     if (!changed) return this.replayCompose(process, payload);
@@ -126,7 +127,7 @@ export class SkillTurnSupport {
     const final = payload.final ?? false;
     const output = truncateUtf8(payload.output, MAX_OUTPUT_BYTES);
     const definitions = await this.resolveAll(snapshot, final ? snapshot.activeSkills : oneShotsOf(snapshot));
-    const verdict = snapshot.guard !== null ? await this.deps.guard.evaluate({ process: snapshot, turnId: payload.turnId, output, final }) : {};
+    const verdict = snapshot.guard !== null ? await this.deps.guard.evaluate({ process: snapshot, turnId: payload.turnId, task: snapshot.turn?.task, output, final }) : {};
     const continueWith = final ? undefined : verdict.continueWith?.trim() || undefined;
     const guardMessage: PendingMessage | undefined =
       continueWith === undefined

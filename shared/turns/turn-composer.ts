@@ -65,6 +65,8 @@ export async function composeTurn(input: TurnComposition, deps: TurnComposerDeps
   });
   // The ON_DEMAND listing points at documents only this tool serves; only ever added, like skill tools.
   if (section.onDemand.length > 0 && !tools.includes(SKILL_REFERENCE_DOC_TOOL)) tools.push(SKILL_REFERENCE_DOC_TOOL);
+  // Script tools (spec §13.2) exist exactly while their skill is part of the turn.
+  for (const name of deps.toolSpecs.toolsFor?.(included) ?? []) if (!tools.includes(name)) tools.push(name);
 
   const base = await basePrompt(input, deps.renderer, warnings);
   const systemPrompt: SystemMessage[] = [];

@@ -22,22 +22,35 @@ const ddb = (...actions: string[]): string[] => actions.map((action) => `dynamod
 
 /** Everything each function may do; anything more is a least-privilege regression. */
 const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
-  "http-skills": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query")],
-  "http-processes": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query", "PutItem", "UpdateItem")],
+  "http-skills": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query", "BatchGetItem")],
+  "http-processes": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem")],
   "http-steer": [...LOGS, "sqs:SendMessage", ...ddb("GetItem", "PutItem", "UpdateItem")],
   "http-documents": [...LOGS, ...S3_READ, "s3:PutObject", "s3:DeleteObject", ...ddb("UpdateItem")],
-  "http-tools": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query")],
+  "http-tools": [
+    ...LOGS,
+    ...S3_READ,
+    "s3:PutObject",
+    "s3:DeleteObject",
+    ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"),
+    "execute-api:ManageConnections",
+  ],
   "lane-worker": [
     ...LOGS,
     ...S3_READ,
-    ...ddb("GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"),
+    ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"),
     "sqs:SendMessage",
     ...SQS_CONSUME,
     "execute-api:ManageConnections",
   ],
   "ws-connect": [...LOGS, ...ddb("PutItem")],
-  "ws-disconnect": [...LOGS, ...ddb("Query", "DeleteItem")],
-  "ws-default": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"), "sqs:SendMessage", "execute-api:ManageConnections"],
+  "ws-disconnect": [...LOGS, ...ddb("Query", "DeleteItem", "BatchWriteItem")],
+  "ws-default": [
+    ...LOGS,
+    ...S3_READ,
+    ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"),
+    "sqs:SendMessage",
+    "execute-api:ManageConnections",
+  ],
   authorizer: [...LOGS, "secretsmanager:GetSecretValue"],
 };
 

@@ -6,6 +6,8 @@ import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document
 import { DocumentNotFound, InvalidDocument, InvalidRequest } from "../../shared/errors.js";
 import { IDENTITIES } from "../fixtures/events/http-handler-event.js";
 import { skillMd } from "../support/skill-fixtures.js";
+import { catalogueChangeNotifier } from "../../shared/catalogue/document-change-notifier.js";
+import { InMemoryCatalogueVersions } from "../../shared/catalogue/in-memory-catalogue-versions.js";
 
 const TENANT = "acme";
 const SKILL = "_vance/skills/reviewer/SKILL.md";
@@ -269,5 +271,28 @@ describe("DocumentService authorization (API.md table)", () => {
     // Assess
     for (const error of results) expect(error).toBeInstanceOf(Forbidden);
     expect(text((await store.get(TENANT, "_tenant", "notes/a.md"))!.body)).toBe("a");
+  });
+});
+
+describe("DocumentService and the warm catalogue", () => {
+  it("bumps the level version after a successful write or delete of a catalogue document, never after a refused one", async () => {
+    // Prepare
+    const store = new InMemoryDocumentStore();
+    const versions = new InMemoryCatalogueVersions();
+    const service = new DocumentService(store, catalogueChangeNotifier(versions));
+    const versionOf = async (): Promise<number> => (await versions.read(TENANT, ["_tenant"])).get("_tenant")?.version ?? 0;
+
+    // Act
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, bytes(skillMd()));
+    const afterPut = await versionOf();
+    await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, bytes("---\ntitle: broken\n---\n")));
+    const afterRefusal = await versionOf();
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", "notes/readme.md", bytes("not a skill"));
+    const afterOtherDocument = await versionOf();
+    await service.delete(IDENTITIES.admin, TENANT, "_tenant", SKILL);
+    const afterDelete = await versionOf();
+
+    // Assess
+    expect([afterPut, afterRefusal, afterOtherDocument, afterDelete]).toEqual([1, 1, 1, 2]);
   });
 });

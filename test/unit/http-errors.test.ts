@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Forbidden, Unauthenticated } from "../../shared/auth/auth-errors.js";
 import { InvalidDocument, InvalidRequest, SkillArgumentMissing, SkillLocked, SkillNotAllowedByRecipe, SkillNotFound, SkillsError } from "../../shared/errors.js";
 import type { ErrorCode } from "../../shared/errors.js";
-import { errorResponse, INTERNAL_ERROR_MESSAGE } from "../../shared/http/error-response.js";
+import { errorResponse, INTERNAL_ERROR_MESSAGE, SERVICE_UNAVAILABLE_MESSAGE } from "../../shared/http/error-response.js";
 import { STATUS_BY_CODE, statusForCode } from "../../shared/http/error-table.js";
 import { errorHttpResponse } from "../../shared/http/response.js";
 import { ConcurrentUpdateConflict, NameTaken, ProcessNotFound, RequestNotFound } from "../../shared/processes/process-errors.js";
@@ -46,12 +46,13 @@ describe("statusForCode", () => {
     expect(actual).toBe(status);
   });
 
-  it("covers exactly the API codes plus INTERNAL, and maps unknown codes to 500", () => {
+  it("covers exactly the API codes plus SERVICE_UNAVAILABLE and INTERNAL, and maps unknown codes to 500", () => {
     // Act
     const codes = Object.keys(STATUS_BY_CODE).sort();
 
     // Assess
-    expect(codes).toEqual([...API_TABLE.map(([code]) => code), "INTERNAL"].sort());
+    expect(codes).toEqual([...API_TABLE.map(([code]) => code), "SERVICE_UNAVAILABLE", "INTERNAL"].sort());
+    expect(statusForCode("SERVICE_UNAVAILABLE")).toBe(503);
     expect(statusForCode("INTERNAL")).toBe(500);
     expect(statusForCode("TEAPOT")).toBe(500);
   });
@@ -146,6 +147,19 @@ describe("errorResponse", () => {
     // Assess
     expect(statusCode).toBe(500);
     expect(body).toEqual({ error: { code: "INTERNAL", message: INTERNAL_ERROR_MESSAGE } });
+  });
+
+  it.each([
+    ["DynamoDB throttling", Object.assign(new Error("Rate of requests exceeds the allowed throughput (table skills-prod)"), { name: "ProvisionedThroughputExceededException" })],
+    ["an S3 503", Object.assign(new Error("Please reduce your request rate."), { name: "SlowDown", $metadata: { httpStatusCode: 503 } })],
+    ["a refused connection", Object.assign(new Error("connect ECONNREFUSED 10.0.0.12:443"), { code: "ECONNREFUSED" })],
+  ])("answers %s with 503 SERVICE_UNAVAILABLE that leaks nothing", (_label, error) => {
+    // Act
+    const { statusCode, body } = errorResponse(error);
+
+    // Assess
+    expect(statusCode).toBe(503);
+    expect(body).toEqual({ error: { code: "SERVICE_UNAVAILABLE", message: SERVICE_UNAVAILABLE_MESSAGE } });
   });
 });
 

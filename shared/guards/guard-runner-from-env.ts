@@ -1,0 +1,22 @@
+import { secretFromParametersAndSecretsExtension } from "../auth/aws-secrets-extension.js";
+import type { CascadeSources } from "../documents/cascade-layers.js";
+import { createLlmPort } from "../llm/create-llm-port.js";
+import { DEFAULT_LLM_TIMEOUT_MS, llmConfigFromEnv } from "../llm/llm-config.js";
+import { SandboxedGuardRunner } from "./sandboxed-guard-runner.js";
+import type { GuardLogger } from "./sandboxed-guard-runner.js";
+
+/**
+ * The guard runner of the lane worker (the only function that completes turns), with the LLM
+ * endpoint the environment configures (shared/llm/llm-config.ts; none: every call answers null
+ * and LLM guards fail open). Kept out of app-from-env.ts so only the functions that import it
+ * bundle the sandbox host side.
+ */
+export function guardRunnerFromEnv(sources: Pick<CascadeSources, "store" | "bundled">, env: NodeJS.ProcessEnv = process.env, logger?: GuardLogger): SandboxedGuardRunner {
+  const config = llmConfigFromEnv(env);
+  const llm = createLlmPort(env, {
+    // The key is read like the JWT secret: through the Parameters and Secrets extension, on first use.
+    resolveSecret: secretFromParametersAndSecretsExtension(),
+    ...(logger ? { logger } : {}),
+  });
+  return new SandboxedGuardRunner({ sources, llm, llmTimeoutMs: config?.timeoutMs ?? DEFAULT_LLM_TIMEOUT_MS, ...(logger ? { logger } : {}) });
+}
