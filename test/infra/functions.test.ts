@@ -28,7 +28,7 @@ const EXPECTED_ENVIRONMENT: Record<FunctionName, string[]> = {
   "http-processes": [E.bundledDir, E.bucketName, E.tableName],
   "http-steer": [E.laneQueueUrl, E.tableName],
   "http-documents": [E.bucketName, E.tableName],
-  "http-tools": [E.bundledDir, E.bucketName, E.tableName],
+  "http-tools": [E.bundledDir, E.bucketName, E.tableName, E.websocketCallbackUrl],
   "lane-worker": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.laneDeadLetterQueueUrl, E.laneMaxReceiveCount, E.websocketCallbackUrl],
   "ws-connect": [E.tableName],
   "ws-disconnect": [E.tableName],
