@@ -3,6 +3,7 @@ import { cpus, totalmem } from "node:os";
 import { formatTable, type BenchRow } from "./bench-table.js";
 import { benchCompose } from "./compose-bench.js";
 import { benchBundles } from "./bundle-bench.js";
+import { benchCatalogue } from "./catalogue-bench.js";
 import { benchHttp } from "./http-bench.js";
 import { benchLanes } from "./lane-bench.js";
 import { benchSandbox } from "./sandbox-bench.js";
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   };
 
   await section("compose", benchCompose);
+  await section("catalogue", benchCatalogue);
   await section("lanes", benchLanes);
   await section("http", benchHttp);
   await section("bundles", benchBundles);

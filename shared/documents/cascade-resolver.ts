@@ -1,3 +1,4 @@
+import { isTransientServiceError } from "../runtime/transient-errors.js";
 import type { DocumentProblem } from "../errors.js";
 import { SKILL_SCOPES_INNER_FIRST, type SkillScope } from "../skills/skill-scope.js";
 import { strictUtf8 } from "./document-body.js";
@@ -146,6 +147,9 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
     try {
       doc = await at.layer.read(path);
     } catch (error) {
+      // A busy or unreachable store says nothing about the document: falling through to an outer
+      // level would answer SKILL_NOT_FOUND (or the wrong layer's skill) for a blip. Let it retry.
+      if (isTransientServiceError(error)) throw error;
       return { kind: "defective", problems: [problem({ message: `could not be read: ${messageOf(error)}` })] };
     }
     if (!doc) return { kind: "absent" };

@@ -575,3 +575,26 @@ describe("a minimal disabling override", () => {
     expect(await loader.problems({ tenantId: "acme", userId: "ada" })).toEqual([]);
   });
 });
+
+describe("a store that is briefly unavailable", () => {
+  it("makes a lookup fail retryably instead of falling through to an outer layer", async () => {
+    // Prepare
+    const store = new InMemoryDocumentStore();
+    await store.put("acme", "_tenant", "_vance/skills/shared-skill/SKILL.md", "---\ntitle: Shared\nversion: 1.0.0\ndescription: d\n---\nbody\n");
+    await store.put("acme", "_user_ada", "_vance/skills/shared-skill/SKILL.md", "---\ntitle: Mine\nversion: 1.0.0\ndescription: d\n---\nbody\n");
+    const throttled = Object.assign(new Error("Rate exceeded"), { name: "SlowDown", $metadata: { httpStatusCode: 503 } });
+    const flaky = Object.assign(Object.create(store) as InMemoryDocumentStore, {
+      get: async (tenant: string, project: string, path: string) => {
+        if (project === "_user_ada") throw throttled;
+        return store.get(tenant, project, path);
+      },
+    });
+    const loader = new SkillLoader({ store: flaky, bundled: await bundledFixture({}) });
+
+    // Act
+    const outcome = loader.load({ tenantId: "acme", userId: "ada" }, "shared-skill");
+
+    // Assess
+    await expect(outcome).rejects.toBe(throttled);
+  });
+});
