@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { FUNCTION_NAMES } from "../infra/api-routes.js";
 import type { FunctionName } from "../infra/api-routes.js";
-import { handlerEntry, PROJECT_ROOT } from "../infra/constructs/skills-function.js";
+import { ESM_REQUIRE_SHIM, handlerEntry, NODE_TARGET, PROJECT_ROOT } from "../infra/constructs/skills-function.js";
 import { FUNCTION_ENVIRONMENT } from "../infra/function-environment.js";
 import { FUNCTION_SETTINGS } from "../infra/skills-stack.js";
 import type { BenchRow } from "./bench-table.js";
@@ -20,9 +20,6 @@ import type { BenchRow } from "./bench-table.js";
  */
 
 const RUNS = 5;
-const NODE_TARGET = "node22";
-// Must stay equal to skills-function.ts's ESM_REQUIRE_SHIM (not exported there).
-const ESM_REQUIRE_SHIM = "import { createRequire as __skillsCreateRequire } from 'node:module'; const require = __skillsCreateRequire(import.meta.url);";
 
 async function bundle(name: FunctionName, outDir: string): Promise<string> {
   const outfile = join(outDir, "index.mjs");

@@ -29,9 +29,9 @@ export const SANDBOX_WORKER_FILE = "sandbox-worker.mjs";
 export const QUICKJS_WASM_FILE = "emscripten-module.wasm";
 
 /** ESM bundles still contain CommonJS dependencies that call `require` for Node built-ins. */
-const ESM_REQUIRE_SHIM = "import { createRequire as __skillsCreateRequire } from 'node:module'; const require = __skillsCreateRequire(import.meta.url);";
+export const ESM_REQUIRE_SHIM = "import { createRequire as __skillsCreateRequire } from 'node:module'; const require = __skillsCreateRequire(import.meta.url);";
 
-const NODE_TARGET = "node22";
+export const NODE_TARGET = "node22";
 
 export interface SkillsFunctionProps {
   /** Folder under functions/ holding `handler.ts` (export `handler`). */

@@ -83,27 +83,20 @@ export function webSocketAuthorizerEvent(
     queryStringParameters: handshake.queryStringParameters,
     multiValueQueryStringParameters: handshake.multiValueQueryStringParameters,
     stageVariables: {},
-    requestContext: {
-      routeKey: "$connect",
-      eventType: "CONNECT",
-      extendedRequestId: requestId,
-      requestTime: apiGatewayTime(now),
-      messageDirection: "IN",
-      stage: WEBSOCKET_STAGE,
-      connectedAt: connection.connectedAt,
-      requestTimeEpoch: now.getTime(),
-      identity: { sourceIp: connection.sourceIp, userAgent: connection.userAgent },
-      requestId,
-      domainName: connection.domainName,
-      connectionId: connection.connectionId,
-      apiId: LOCAL_WEBSOCKET_API_ID,
-    },
+    // Built before the authorizer has run, so the context carries no `authorizer` yet.
+    requestContext: requestContext(connection, "$connect", "CONNECT", now, {}, requestId),
   };
   return event as unknown as APIGatewayRequestAuthorizerEvent;
 }
 
-function requestContext(connection: ConnectionFacts, routeKey: string, eventType: string, now: Date, extra: Record<string, unknown> = {}) {
-  const requestId = randomUUID();
+function requestContext(
+  connection: ConnectionFacts,
+  routeKey: string,
+  eventType: string,
+  now: Date,
+  extra: Record<string, unknown> = {},
+  requestId: string = randomUUID(),
+) {
   return {
     routeKey,
     eventType,
