@@ -1,20 +1,14 @@
-import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
-import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
-import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse } from "aws-lambda";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LaneWorkerHandler } from "../../shared/lanes/lane-worker.js";
 import type { LaneQueues } from "../../shared/lanes/sqs-lane-queues.js";
 import type { SqsBatchHandler } from "../../shared/lanes/sqs-lane-poller.js";
-import { createTableIfMissing } from "../../shared/processes/dynamodb-table.js";
 import type { ActiveSkillRef } from "../../shared/processes/process.js";
 import type { RequestRecord, RequestStore } from "../../shared/processes/request-store.js";
 import type { Turn } from "../../shared/turns/turn.js";
-import { testDynamoDbClient, testSqsClient } from "../support/aws-clients.js";
-import { laneOutcome, startLaneRig } from "../support/fault-lane-rig.js";
+import { laneOutcome, laneRigFixture } from "../support/fault-lane-rig.js";
 import type { LaneRig, LaneRigOptions } from "../support/fault-lane-rig.js";
 import { seededRandom } from "../support/fault-injection.js";
 import { comparableProcess, comparableRecord, withoutTimestamps, workloadSteps } from "../support/fault-workload.js";
@@ -27,33 +21,8 @@ import { comparableProcess, comparableRecord, withoutTimestamps, workloadSteps }
  * same request results.
  */
 
-let ddb: DynamoDBClient;
-let sqs: SQSClient;
-let tableName: string;
-const rigs: LaneRig[] = [];
-
-beforeAll(async () => {
-  ddb = testDynamoDbClient();
-  sqs = testSqsClient();
-  tableName = `skills-fault-dup-${randomUUID().slice(0, 8)}`;
-  await createTableIfMissing(ddb, tableName);
-});
-
-afterEach(async () => {
-  for (const rig of rigs.splice(0)) await rig.close();
-});
-
-afterAll(async () => {
-  await ddb.send(new DeleteTableCommand({ TableName: tableName }));
-  ddb.destroy();
-  sqs.destroy();
-});
-
-async function rig(options: Partial<LaneRigOptions> = {}): Promise<LaneRig> {
-  const started = await startLaneRig({ sqs, tableName, producerDynamoDb: ddb, ...options });
-  rigs.push(started);
-  return started;
-}
+const lanes = laneRigFixture("dup");
+const rig = (options: Partial<LaneRigOptions> = {}): Promise<LaneRig> => lanes.start(options);
 
 /** Runs the seeded mix on `processCount` processes (each one's requests in order, processes side by side). */
 async function runMix(target: LaneRig, seed: number, processCount = 3, steps = 8) {
@@ -164,7 +133,7 @@ describe("lane duplicates: every message applied once", () => {
         const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
         for (const record of event.Records) {
           if (failed.has(record.messageId) || record.messageAttributes["fault.copy"] !== undefined) continue;
-          await sqs.send(
+          await lanes.sqs.send(
             new SendMessageCommand({
               QueueUrl: queues.queueUrl,
               MessageBody: record.body,

@@ -1,21 +1,15 @@
-import { randomUUID } from "node:crypto";
-import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
-import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSRecord } from "aws-lambda";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { laneGroupIdOf } from "../../shared/lanes/lane-identity.js";
 import { encodeLaneMessage } from "../../shared/lanes/lane-message.js";
 import type { LaneMessage } from "../../shared/lanes/lane-message.js";
 import { createLaneWorkerHandler } from "../../shared/lanes/lane-worker.js";
 import type { LaneWorkerHandler } from "../../shared/lanes/lane-worker.js";
 import type { SqsBatchHandler } from "../../shared/lanes/sqs-lane-poller.js";
-import { createTableIfMissing } from "../../shared/processes/dynamodb-table.js";
 import type { Process } from "../../shared/processes/process.js";
 import type { RenderContext } from "../../shared/templates/template-renderer.js";
-import { testDynamoDbClient, testSqsClient } from "../support/aws-clients.js";
 import { serviceError } from "../support/fault-injection.js";
-import { ALICE, laneOutcome, startLaneRig } from "../support/fault-lane-rig.js";
+import { ALICE, laneOutcome, laneRigFixture } from "../support/fault-lane-rig.js";
 import type { LaneRig, LaneRigOptions } from "../support/fault-lane-rig.js";
 import { comparableProcess } from "../support/fault-workload.js";
 import { FakeRenderer } from "../support/steering-harness.js";
@@ -48,37 +42,14 @@ const FAULTY_SKILLS: Record<string, string> = {
   overloaded: skillMd({ title: "Overloaded", extra: "action: 'Never renders {{ throttle }}'" }),
 };
 
-let ddb: DynamoDBClient;
-let sqs: SQSClient;
-let tableName: string;
-const rigs: LaneRig[] = [];
-
-beforeAll(async () => {
-  ddb = testDynamoDbClient();
-  sqs = testSqsClient();
-  tableName = `skills-fault-poison-${randomUUID().slice(0, 8)}`;
-  await createTableIfMissing(ddb, tableName);
-});
-
-afterEach(async () => {
-  for (const rig of rigs.splice(0)) await rig.close();
-});
-
-afterAll(async () => {
-  await ddb.send(new DeleteTableCommand({ TableName: tableName }));
-  ddb.destroy();
-  sqs.destroy();
-});
+const lanes = laneRigFixture("poison");
 
 /** Every delivery the poller hands the worker: `<requestId>@<receiveCount>`, in order. */
 type Attempts = string[];
 
 async function rig(options: Partial<LaneRigOptions> & { renderer: FaultyRenderer }): Promise<{ rig: LaneRig; attempts: Attempts }> {
   const attempts: Attempts = [];
-  const started = await startLaneRig({
-    sqs,
-    tableName,
-    producerDynamoDb: ddb,
+  const started = await lanes.start({
     maxReceiveCount: MAX_RECEIVES,
     ...options,
     wrapHandler: (handler: LaneWorkerHandler): SqsBatchHandler => async (event, context) => {
@@ -86,7 +57,6 @@ async function rig(options: Partial<LaneRigOptions> & { renderer: FaultyRenderer
       return handler(event, context);
     },
   });
-  rigs.push(started);
   for (const [name, text] of Object.entries(FAULTY_SKILLS)) await started.documents.put(started.tenant, "_tenant", `_vance/skills/${name}/SKILL.md`, text);
   return { rig: started, attempts };
 }

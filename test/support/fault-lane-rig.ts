@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { DeleteQueueCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import type { Message, SQSClient } from "@aws-sdk/client-sqs";
 import { createSkillsApp } from "../../shared/app/skills-app.js";
@@ -23,6 +25,8 @@ import type { TemplateRenderer } from "../../shared/templates/template-renderer.
 import type { WorkloadStep } from "./fault-workload.js";
 import { serialReplay, workloadDocuments } from "./fault-workload.js";
 import { EmptyLayer, FakeRenderer } from "./steering-harness.js";
+import { testDynamoDbClient, testSqsClient } from "./aws-clients.js";
+import { createTableIfMissing } from "../../shared/processes/dynamodb-table.js";
 
 /**
  * The lane as deployed, on the emulators: a producer app (the HTTP functions) and a worker app
@@ -210,5 +214,40 @@ export async function laneOutcome(rig: LaneRig, initial: Process, options: { exc
     process: await rig.app.getProcess(rig.tenant, initial.processId),
     records,
     replay: await serialReplay(initial, replayed, { documents: rig.documents }),
+  };
+}
+
+/**
+ * One table and one pair of emulator clients per test file, and `start(options)` for rigs on them
+ * that are closed after each test. Registers the file's hooks; call it at module level.
+ */
+export function laneRigFixture(label: string): { start(options?: Partial<LaneRigOptions>): Promise<LaneRig>; readonly sqs: SQSClient } {
+  let ddb: DynamoDBClient;
+  let sqs: SQSClient;
+  let tableName: string;
+  const rigs: LaneRig[] = [];
+  beforeAll(async () => {
+    ddb = testDynamoDbClient();
+    sqs = testSqsClient();
+    tableName = `skills-fault-${label}-${randomUUID().slice(0, 8)}`;
+    await createTableIfMissing(ddb, tableName);
+  });
+  afterEach(async () => {
+    for (const rig of rigs.splice(0)) await rig.close();
+  });
+  afterAll(async () => {
+    await ddb.send(new DeleteTableCommand({ TableName: tableName }));
+    ddb.destroy();
+    sqs.destroy();
+  });
+  return {
+    get sqs() {
+      return sqs;
+    },
+    async start(options = {}) {
+      const started = await startLaneRig({ sqs, tableName, producerDynamoDb: ddb, ...options });
+      rigs.push(started);
+      return started;
+    },
   };
 }
