@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
 import { TurnContext } from "../../shared/lanes/lane-payloads.js";
 import { parseJsonBody } from "../../shared/http/request.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { InvalidRequest } from "../errors.js";
 import { FootLogEntry, MAX_FOOT_LOG_ENTRIES } from "../foot/foot-invocation-store.js";
 import { describeZodIssues } from "../http/zod-issues.js";

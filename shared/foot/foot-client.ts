@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { WebSocket } from "ws";
-import { z } from "zod";
+import * as z from "zod";
 import { SkillsError } from "../errors.js";
 import type { SandboxPool } from "../sandbox/sandbox-pool.js";
 import { ScriptFailure } from "../sandbox/script-errors.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { $ZodError } from "zod/v4/core";
 import { SkillsError } from "../errors.js";
 import type { DocumentProblem, ErrorCode } from "../errors.js";
 import { isTransientServiceError } from "../runtime/transient-errors.js";
@@ -62,7 +62,7 @@ function problemsOf(error: SkillsError): ProblemBody[] {
  * Callers log the original error when `statusCode >= 500`.
  */
 export function errorResponse(error: unknown): ErrorResult {
-  if (error instanceof z.core.$ZodError) {
+  if (error instanceof $ZodError) {
     return { statusCode: 400, body: { error: { code: "INVALID_REQUEST", message: bounded(`Invalid request: ${describeZodIssues(error)}`) } } };
   }
   if (error instanceof SkillsError && isErrorCode(error.code) && error.code !== "INTERNAL") {

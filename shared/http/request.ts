@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import { InvalidRequest } from "../errors.js";
 import { describeZodIssues } from "./zod-issues.js";
 

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 
 const MAX_ISSUES = 10;
 const MAX_MESSAGE = 200;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { LaneMessageMalformed, LaneMessageTooLarge } from "./lane-errors.js";
 
 /** Every mutation of a process, in the order the lane applies them. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { InvalidRequest } from "../errors.js";
 import { ProcessStatus } from "../processes/process.js";
 import { MAX_ARGS_BYTES, MAX_PENDING_TEXT_BYTES, utf8Bytes } from "../steering/steering-limits.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { RequestNotFound } from "./process-errors.js";
 import type { RequestOutcome, RequestRecord, RequestStore } from "./request-store.js";
 import { sleep as realSleep } from "./retry-backoff.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { SKILL_NAME_PATTERN } from "../skills/skill-frontmatter.js";
 import type { DocumentProblem } from "../errors.js";
 import type { SkillScope } from "../skills/skill-scope.js";

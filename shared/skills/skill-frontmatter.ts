@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The one schema of SKILL.md frontmatter (spec §2, §2a, §2b, §2c, §13.1, §13.7) plus the

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { z } from "zod";
+import * as z from "zod";
 import { SkillFrontmatter } from "./skill-frontmatter.js";
 
 /**

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { InvalidRequest } from "../errors.js";
 import type { LaneMessageKind } from "../lanes/lane-message.js";
 import { MAX_ARGS_BYTES, utf8Bytes } from "./steering-limits.js";

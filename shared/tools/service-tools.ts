@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DocumentNotFound, InvalidRequest } from "../errors.js";
 import { strictUtf8 } from "../documents/document-body.js";
 import { cascadeLayers } from "../documents/cascade-layers.js";

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import { InvalidRequest, ToolNotFound } from "../errors.js";
 import type { CascadeSources } from "../documents/cascade-layers.js";
 import type { LaneUser } from "../lanes/lane-message.js";

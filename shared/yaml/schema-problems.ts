@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import type { DocumentProblem } from "../errors.js";
 import type { YamlPath } from "./yaml-safety.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { describe, expect, it } from "vitest";
 import { Forbidden, Unauthenticated } from "../../shared/auth/auth-errors.js";
 import { InvalidDocument, InvalidRequest, SkillArgumentMissing, SkillLocked, SkillNotAllowedByRecipe, SkillNotFound, SkillsError } from "../../shared/errors.js";
