@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { FUNCTION_NAMES } from "../infra/api-routes.js";
 import type { FunctionName } from "../infra/api-routes.js";
-import { ESM_REQUIRE_SHIM, handlerEntry, NODE_TARGET, PROJECT_ROOT } from "../infra/constructs/skills-function.js";
+import { BUNDLE_ALIASES, ESM_REQUIRE_SHIM, handlerEntry, NODE_TARGET, PROJECT_ROOT } from "../infra/constructs/skills-function.js";
 import { FUNCTION_ENVIRONMENT } from "../infra/function-environment.js";
 import { FUNCTION_SETTINGS } from "../infra/skills-stack.js";
 import type { BenchRow } from "./bench-table.js";
@@ -16,7 +16,7 @@ import type { BenchRow } from "./bench-table.js";
  * and reach `handler` (the module-scope work of a cold start, without the runtime's own boot).
  * The options are the ones SkillsFunction hands NodejsFunction (infra/constructs/skills-function.ts):
  * ESM, minified, node22, source maps without sources, module-first main fields, the createRequire
- * banner, the AWS SDK bundled.
+ * banner, the module aliases, the AWS SDK bundled.
  */
 
 const RUNS = 5;
@@ -35,6 +35,7 @@ async function bundle(name: FunctionName, outDir: string): Promise<string> {
     sourcesContent: false,
     mainFields: ["module", "main"],
     banner: { js: ESM_REQUIRE_SHIM },
+    alias: { ...BUNDLE_ALIASES },
     logLevel: "warning",
     absWorkingDir: PROJECT_ROOT,
   });

@@ -1,5 +1,6 @@
 import { createSkillsApp, type SkillsApp } from "../shared/app/skills-app.js";
 import { DynamoDBCatalogueVersions } from "../shared/catalogue/dynamodb-catalogue-versions.js";
+import { DynamoDBProcessVersionsReader } from "../shared/catalogue/dynamodb-process-versions-reader.js";
 import { S3DocumentStore } from "../shared/documents/s3-document-store.js";
 import type { LaneMessage } from "../shared/lanes/lane-message.js";
 import { createLaneWorkerHandler } from "../shared/lanes/lane-worker.js";
@@ -44,6 +45,8 @@ async function laneRig(): Promise<LaneRig> {
     lane: new SqsLane(clients.sqs, resources.laneQueueUrl),
     renderer: createTemplateRenderer(),
     catalogueVersions: new DynamoDBCatalogueVersions(clients.dynamodb, resources.tableName),
+    // As wired in production (shared/runtime/app-from-env.ts): the process and its level versions in one BatchGetItem.
+    processVersions: new DynamoDBProcessVersionsReader(clients.dynamodb, resources.tableName),
     logger: silent,
     onApplied: (message) => applied.push(message),
   });

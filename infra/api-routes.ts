@@ -16,6 +16,7 @@ export const FUNCTION_NAMES = [
   "ws-disconnect",
   "ws-default",
   "authorizer",
+  "s3-events",
 ] as const;
 
 /** Also the folder under functions/ that holds `handler.ts`. */

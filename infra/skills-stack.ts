@@ -1,6 +1,7 @@
 import { CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
 import type { FunctionName } from "./api-routes.js";
+import { DocumentEvents } from "./constructs/document-events.js";
 import { DocumentsBucket } from "./constructs/documents-bucket.js";
 import { SkillsHttpApi } from "./constructs/http-api.js";
 import { JwtKeys } from "./constructs/jwt-keys.js";
@@ -58,6 +59,7 @@ export const FUNCTION_SETTINGS: Record<FunctionName, FunctionSettings> = {
   "ws-disconnect": { description: "WebSocket $disconnect: removes the connection and its subscriptions", memorySize: 256, timeout: Duration.seconds(10) },
   "ws-default": { description: "WebSocket frames: process-skill, process-subscribe, skill-list", memorySize: 512, timeout: Duration.seconds(29), loadsSkills: true },
   authorizer: { description: "JWT authorizer for the HTTP API and WebSocket $connect", memorySize: 256, timeout: Duration.seconds(5), secretsExtension: true },
+  "s3-events": { description: "Catalogue version bumps for document writes that bypass the API (S3 events via EventBridge)", memorySize: 256, timeout: Duration.seconds(10) },
 };
 
 const constructId = (name: FunctionName): string =>
@@ -68,7 +70,8 @@ const constructId = (name: FunctionName): string =>
 
 /**
  * The Skills service on AWS (DESIGN.md): documents bucket, process table, lane queue, one
- * Lambda per handler, HTTP and WebSocket APIs, alarms. Every function's access is listed
+ * Lambda per handler, HTTP and WebSocket APIs, the rule feeding bucket events to the catalogue,
+ * alarms. Every function's access is listed
  * below in one place, through the resource constructs' grant helpers.
  */
 export class SkillsStack extends Stack {
@@ -80,6 +83,7 @@ export class SkillsStack extends Stack {
   readonly functions: Record<FunctionName, SkillsFunction>;
   readonly httpApi: SkillsHttpApi;
   readonly webSocketApi: SkillsWebSocketApi;
+  readonly documentEvents: DocumentEvents;
   readonly alarms: ServiceAlarms;
 
   constructor(scope: Construct, id: string, props: SkillsStackProps = {}) {
@@ -144,6 +148,10 @@ export class SkillsStack extends Stack {
 
     this.jwtKeys.grantVerify(functions.authorizer);
 
+    // Writes that bypass the documents API bump their level's catalogue version (one UpdateItem).
+    table.grantItemActions(functions["s3-events"], "UpdateItem");
+    this.documentEvents = new DocumentEvents(this, "DocumentEvents", { documents, handler: functions["s3-events"] });
+
     this.httpApi = new SkillsHttpApi(this, "HttpApi", { authorizer: functions.authorizer, handlers: functions });
     this.webSocketApi = new SkillsWebSocketApi(this, "WebSocketApi", {
       stageName: props.stageName ?? "live",
@@ -160,6 +168,7 @@ export class SkillsStack extends Stack {
     this.alarms = new ServiceAlarms(this, "Alarms", { topicArn: props.alarmTopicArn });
     this.alarms.watchDeadLetterQueue("LaneDeadLetterQueue", lane.deadLetterQueue);
     this.alarms.watchQueueAge("Lane", lane.queue, Duration.minutes(5));
+    this.alarms.watchDeadLetterQueue("DocumentEventsDeadLetterQueue", this.documentEvents.deadLetterQueue, "document events not applied to the catalogue");
     for (const [name, fn] of Object.entries(functions)) this.alarms.watchFunction(constructId(name as FunctionName), fn);
 
     new CfnOutput(this, "HttpApiUrl", { value: this.httpApi.url });

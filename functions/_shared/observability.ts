@@ -1,5 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
+import { powertoolsTracing } from "./tracing.js";
+import type { HandlerTracer } from "./tracing.js";
 
 /** The part of the Powertools Logger the handlers use; tests pass a recorder. */
 export interface HandlerLogger {
@@ -36,11 +38,12 @@ export class PowertoolsActivationMetrics implements SkillActivationSink {
 export interface Observability {
   logger: HandlerLogger;
   activations: SkillActivationSink;
+  tracer: HandlerTracer;
 }
 
-/** Module-scope observability of one function: Powertools Logger (level from POWERTOOLS_LOG_LEVEL) and Metrics. */
+/** Module-scope observability of one function: Powertools Logger (level from POWERTOOLS_LOG_LEVEL), Metrics and Tracer. */
 export function powertoolsObservability(serviceName: string): Observability {
-  return { logger: new Logger({ serviceName }), activations: new PowertoolsActivationMetrics() };
+  return { logger: new Logger({ serviceName }), activations: new PowertoolsActivationMetrics(), tracer: powertoolsTracing(serviceName) };
 }
 
 const ignore = (): void => undefined;

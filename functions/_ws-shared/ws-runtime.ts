@@ -2,7 +2,8 @@ import { createApiGatewayConnectionPush } from "../../shared/connections/apigate
 import type { ConnectionPush } from "../../shared/connections/connection-push.js";
 import type { ConnectionStore } from "../../shared/connections/connection-store.js";
 import { DynamoDBConnectionStore } from "../../shared/connections/dynamodb-connection-store.js";
-import { unconfigured, WS_CALLBACK_URL_ENV } from "../../shared/runtime/app-from-env.js";
+import { unconfigured, WS_CALLBACK_URL_ENV } from "../../shared/runtime/app-environment.js";
+import type { TableRuntime } from "../../shared/runtime/app-environment.js";
 import type { RuntimeResources } from "../../shared/runtime/app-from-env.js";
 import { ENV } from "../../shared/runtime/config.js";
 import type { HandlerLogger } from "../_shared/observability.js";
@@ -12,7 +13,7 @@ import type { HandlerLogger } from "../_shared/observability.js";
  * (shared/runtime/app-from-env.ts). A missing table or callback URL is a missing grant in the
  * stack: the port then fails with ConfigurationError when used, never silently.
  */
-export function connectionStoreFromEnv(resources: RuntimeResources): ConnectionStore {
+export function connectionStoreFromEnv(resources: TableRuntime): ConnectionStore {
   const { tableName } = resources.environment;
   return tableName ? new DynamoDBConnectionStore(resources.clients.dynamodb, tableName) : unconfigured<ConnectionStore>("The connection store", ENV.table);
 }
@@ -20,6 +21,6 @@ export function connectionStoreFromEnv(resources: RuntimeResources): ConnectionS
 export function connectionPushFromEnv(resources: RuntimeResources, connections: ConnectionStore, logger: HandlerLogger): ConnectionPush {
   const { webSocketEndpoint, region } = resources.environment;
   return webSocketEndpoint
-    ? createApiGatewayConnectionPush({ endpoint: webSocketEndpoint, region }, connections, { logger })
+    ? createApiGatewayConnectionPush({ endpoint: webSocketEndpoint, region, instrument: resources.instrument }, connections, { logger })
     : unconfigured<ConnectionPush>("Pushing to WebSocket connections", `${ENV.webSocketEndpoint} (or ${WS_CALLBACK_URL_ENV})`);
 }

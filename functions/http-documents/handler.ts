@@ -3,12 +3,13 @@ import { DocumentService } from "../../shared/documents/document-service.js";
 import { catalogueVersionsFromEnv, runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
 import { httpHandler } from "../_shared/http-handler.js";
 import { powertoolsObservability } from "../_shared/observability.js";
+import { traced } from "../_shared/tracing.js";
 import { documentsRoutes } from "./documents-routes.js";
 
 // Module scope: built once per container. Documents only: the S3 store and the catalogue version
 // bump (so every warm instance sees an edit on its next turn), no SkillsApp, no sandbox.
-const { logger } = powertoolsObservability("skills-http-documents");
-const runtime = runtimeFromEnv();
+const { logger, tracer } = powertoolsObservability("skills-http-documents");
+const runtime = runtimeFromEnv(process.env, { instrument: tracer.instrument });
 const documents = new DocumentService(runtime.documents, catalogueChangeNotifier(catalogueVersionsFromEnv(runtime)));
 
-export const handler = httpHandler(documentsRoutes({ documents }), { logger });
+export const handler = traced(tracer, "http-documents", httpHandler(documentsRoutes({ documents }), { logger }));

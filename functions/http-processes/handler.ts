@@ -2,10 +2,11 @@ import { skillsAppFromEnv, runtimeFromEnv } from "../../shared/runtime/app-from-
 import { createTemplateRenderer } from "../../shared/templates/sandboxed-template-renderer.js";
 import { httpHandler } from "../_shared/http-handler.js";
 import { powertoolsObservability } from "../_shared/observability.js";
+import { traced } from "../_shared/tracing.js";
 import { processesRoutes } from "./processes-routes.js";
 
 // Module scope: built once per container. The composition preview renders skill bodies.
-const { logger, activations } = powertoolsObservability("skills-http-processes");
-const app = skillsAppFromEnv(runtimeFromEnv(), { renderer: createTemplateRenderer(), logger });
+const { logger, activations, tracer } = powertoolsObservability("skills-http-processes");
+const app = skillsAppFromEnv(runtimeFromEnv(process.env, { instrument: tracer.instrument }), { renderer: createTemplateRenderer(), logger });
 
-export const handler = httpHandler(processesRoutes({ app, activations }), { logger });
+export const handler = traced(tracer, "http-processes", httpHandler(processesRoutes({ app, activations }), { logger }));

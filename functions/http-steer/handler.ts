@@ -1,10 +1,11 @@
 import { skillsAppFromEnv, runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
 import { httpHandler } from "../_shared/http-handler.js";
 import { powertoolsObservability } from "../_shared/observability.js";
+import { traced } from "../_shared/tracing.js";
 import { steerRoutes } from "./steer-routes.js";
 
 // Module scope: built once per container. Only enqueues and waits: no documents, no sandbox.
-const { logger } = powertoolsObservability("skills-http-steer");
-const app = skillsAppFromEnv(runtimeFromEnv(), { logger });
+const { logger, tracer } = powertoolsObservability("skills-http-steer");
+const app = skillsAppFromEnv(runtimeFromEnv(process.env, { instrument: tracer.instrument }), { logger });
 
-export const handler = httpHandler(steerRoutes({ app }), { logger });
+export const handler = traced(tracer, "http-steer", httpHandler(steerRoutes({ app }), { logger }));

@@ -6,14 +6,15 @@ import { SERVICE_TOOLS } from "../../shared/tools/service-tools.js";
 import { ToolInvoker } from "../../shared/tools/tool-invoker.js";
 import { httpHandler } from "../_shared/http-handler.js";
 import { powertoolsObservability } from "../_shared/observability.js";
+import { traced } from "../_shared/tracing.js";
 import { toolsRoutes } from "./tools-routes.js";
 
 // Module scope: built once per container. Whether a process has a tool now is decided by the
 // turn a compose would produce now, which renders skill bodies. Skill scripts run in the same
 // sandbox pool; FOOT scripts go to a subscribed WebSocket client when the stack gives this
 // function the WebSocket API (otherwise they answer "foot routing not available").
-const { logger } = powertoolsObservability("skills-http-tools");
-const resources = runtimeFromEnv();
+const { logger, tracer } = powertoolsObservability("skills-http-tools");
+const resources = runtimeFromEnv(process.env, { instrument: tracer.instrument });
 const app = skillsAppFromEnv(resources, { renderer: createTemplateRenderer(), logger });
 const sources = { store: resources.documents, bundled: resources.bundled };
 const tools = new ToolInvoker({
@@ -23,4 +24,4 @@ const tools = new ToolInvoker({
   scripts: new SkillScriptRunner({ loader: new SkillLoader(sources), documents: resources.documents, foot: footRouterFromEnv(resources, logger), logger }),
 });
 
-export const handler = httpHandler(toolsRoutes({ app, tools }), { logger });
+export const handler = traced(tracer, "http-tools", httpHandler(toolsRoutes({ app, tools }), { logger }));

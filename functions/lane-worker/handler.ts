@@ -4,11 +4,12 @@ import { laneWorkerOptionsFromEnv, processEventsFromEnv, runtimeFromEnv, skillsA
 import { createTemplateRenderer } from "../../shared/templates/sandboxed-template-renderer.js";
 import { laneActivationMetrics } from "../_shared/activation-metrics.js";
 import { powertoolsObservability } from "../_shared/observability.js";
+import { traced } from "../_shared/tracing.js";
 
 // Module scope: built once per container. The lane applies every change of a process: it
 // renders, pushes results to WebSocket subscribers, and counts skill activations.
-const { logger, activations } = powertoolsObservability("skills-lane-worker");
-const resources = runtimeFromEnv();
+const { logger, activations, tracer } = powertoolsObservability("skills-lane-worker");
+const resources = runtimeFromEnv(process.env, { instrument: tracer.instrument });
 const metrics = laneActivationMetrics(activations, logger);
 const app = skillsAppFromEnv(resources, {
   renderer: createTemplateRenderer(),
@@ -19,4 +20,4 @@ const app = skillsAppFromEnv(resources, {
   onApplied: metrics.onApplied,
 });
 
-export const handler = createLaneWorkerHandler(metrics.wrap(app), { logger, ...laneWorkerOptionsFromEnv(resources) });
+export const handler = traced(tracer, "lane-worker", createLaneWorkerHandler(metrics.wrap(app), { logger, ...laneWorkerOptionsFromEnv(resources) }));

@@ -1,8 +1,9 @@
 import type { APIGatewayProxyResultV2 } from "aws-lambda";
 import type { ConnectionStore } from "../../shared/connections/connection-store.js";
 import { handleConnect } from "../../shared/connections/ws-lifecycle.js";
-import { runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
+import { tableRuntimeFromEnv } from "../../shared/runtime/app-environment.js";
 import { powertoolsObservability } from "../_shared/observability.js";
+import { traced } from "../_shared/tracing.js";
 import type { HandlerLogger } from "../_shared/observability.js";
 import { connectionStoreFromEnv } from "../_ws-shared/ws-runtime.js";
 
@@ -23,6 +24,6 @@ export const createWsConnectHandler =
     }
   };
 
-const { logger } = powertoolsObservability("skills-ws-connect");
+const { logger, tracer } = powertoolsObservability("skills-ws-connect");
 
-export const handler = createWsConnectHandler({ connections: connectionStoreFromEnv(runtimeFromEnv()), logger });
+export const handler = traced(tracer, "ws-connect", createWsConnectHandler({ connections: connectionStoreFromEnv(tableRuntimeFromEnv(process.env, { instrument: tracer.instrument })), logger }));

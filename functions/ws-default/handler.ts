@@ -5,6 +5,7 @@ import type { WsFrameRouterDeps } from "../../shared/connections/ws-frame-router
 import { handleMessage } from "../../shared/connections/ws-lifecycle.js";
 import { runtimeFromEnv, skillsAppFromEnv } from "../../shared/runtime/app-from-env.js";
 import { powertoolsObservability } from "../_shared/observability.js";
+import { traced } from "../_shared/tracing.js";
 import type { HandlerLogger } from "../_shared/observability.js";
 import { connectionPushFromEnv, connectionStoreFromEnv } from "../_ws-shared/ws-runtime.js";
 
@@ -30,14 +31,14 @@ export const createWsDefaultHandler = (deps: WsDefaultDeps) => {
   };
 };
 
-const { logger } = powertoolsObservability("skills-ws-default");
-const resources = runtimeFromEnv();
+const { logger, tracer } = powertoolsObservability("skills-ws-default");
+const resources = runtimeFromEnv(process.env, { instrument: tracer.instrument });
 const connections = connectionStoreFromEnv(resources);
 
-export const handler = createWsDefaultHandler({
+export const handler = traced(tracer, "ws-default", createWsDefaultHandler({
   // No events: this function only enqueues; the lane worker publishes results.
   app: skillsAppFromEnv(resources, { logger }),
   connections,
   push: connectionPushFromEnv(resources, connections, logger),
   logger,
-});
+}));

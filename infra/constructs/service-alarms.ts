@@ -11,7 +11,7 @@ export interface ServiceAlarmsProps {
   topicArn?: string;
 }
 
-/** The alarms an operator needs: parked lane messages, a stuck lane, and any function error. */
+/** The alarms an operator needs: parked lane messages or document events, a stuck lane, and any function error. */
 export class ServiceAlarms extends Construct {
   readonly alarms: Alarm[] = [];
   private readonly topic: ITopic | undefined;
@@ -21,11 +21,11 @@ export class ServiceAlarms extends Construct {
     this.topic = props.topicArn ? Topic.fromTopicArn(this, "Topic", props.topicArn) : undefined;
   }
 
-  /** A message in the DLQ is a steering request that was never applied: alarm on the first one. */
-  watchDeadLetterQueue(name: string, queue: IQueue): Alarm {
+  /** A message in a DLQ is work that was never applied (a steering request, a catalogue bump): alarm on the first one. */
+  watchDeadLetterQueue(name: string, queue: IQueue, what = "lane messages"): Alarm {
     return this.add(
       new Alarm(this, `${name}Depth`, {
-        alarmDescription: `${name}: lane messages parked after repeated failures`,
+        alarmDescription: `${name}: ${what} parked after repeated failures`,
         metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: "Maximum" }),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,

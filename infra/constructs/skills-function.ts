@@ -3,7 +3,7 @@ import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RemovalPolicy, type Duration } from "aws-cdk-lib";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime } from "aws-cdk-lib/aws-lambda";
+import { Architecture, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
 import { LogLevel, NodejsFunction, OutputFormat, type ICommandHooks } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
@@ -32,6 +32,14 @@ export const QUICKJS_WASM_FILE = "emscripten-module.wasm";
 export const ESM_REQUIRE_SHIM = "import { createRequire as __skillsCreateRequire } from 'node:module'; const require = __skillsCreateRequire(import.meta.url);";
 
 export const NODE_TARGET = "node22";
+
+/**
+ * Module substitutions in the Lambda bundles: the SDK's default credential chain becomes the
+ * environment provider (Lambda always sets the role's keys there; see the module's comment).
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
+  "@aws-sdk/credential-provider-node": "./shared/runtime/aws-lambda-credentials.ts",
+};
 
 export interface SkillsFunctionProps {
   /** Folder under functions/ holding `handler.ts` (export `handler`). */
@@ -129,12 +137,18 @@ export class SkillsFunction extends NodejsFunction {
       timeout: props.timeout,
       logGroup,
       role,
+      // X-Ray: Lambda's own segment for every function; the handlers add subsegments through
+      // Powertools Tracer (functions/_shared/tracing.ts). CDK grants xray:PutTraceSegments and
+      // xray:PutTelemetryRecords on "*" — X-Ray has no resource-level permissions.
+      tracing: Tracing.ACTIVE,
       ...(props.secretsExtension ? { paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103) } : {}),
       environment: {
         NODE_OPTIONS: "--enable-source-maps",
         POWERTOOLS_SERVICE_NAME: "skills",
         POWERTOOLS_METRICS_NAMESPACE: "SkillsService",
         POWERTOOLS_LOG_LEVEL: props.logLevel ?? "INFO",
+        // Responses carry skill bodies and composed prompts: keep them out of traces. Errors stay.
+        POWERTOOLS_TRACER_CAPTURE_RESPONSE: "false",
         ...(props.loadsSkills ? { [FUNCTION_ENVIRONMENT.bundledDir]: `${TASK_ROOT}/${BUNDLED_TARGET}` } : {}),
       },
       bundling: {
@@ -147,6 +161,8 @@ export class SkillsFunction extends NodejsFunction {
         mainFields: ["module", "main"],
         banner: ESM_REQUIRE_SHIM,
         bundleAwsSDK: true,
+        // `--alias:<from>=<to>`; esbuild resolves a "./" target from its working directory, the project root.
+        esbuildArgs: { "--alias": Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
         commandHooks,
       },
     });

@@ -23,6 +23,7 @@ import type { LocalStackLogger } from "./local-logger.js";
 import { createLocalResources, DEFAULT_RESOURCE_NAMES, localClients } from "./local-resources.js";
 import type { AwsCredentials, LocalClients, LocalResourceNames, LocalResources } from "./local-resources.js";
 import { CONNECTIONS_PATH_PREFIX, handleManagementRequest } from "./management-endpoint.js";
+import { S3EventEmulator } from "./s3-event-emulator.js";
 import { restoreBucketSnapshot, saveBucketSnapshot } from "./s3-snapshot.js";
 import { WEBSOCKET_PATH, WebSocketGateway } from "./websocket-gateway.js";
 
@@ -44,6 +45,13 @@ export interface LaneOptions {
   workerTimeoutMs?: number;
   /** Deliveries before a record moves to the DLQ. @default 5 */
   maxReceiveCount?: number;
+}
+
+export interface S3EventOptions {
+  /** Pause between two listings of the bucket. @default 1 000 */
+  intervalMs?: number;
+  /** The s3-events function's Lambda timeout. @default 10 000 */
+  functionTimeoutMs?: number;
 }
 
 export interface LocalStackOptions {
@@ -69,6 +77,11 @@ export interface LocalStackOptions {
   region?: string;
   resourceNames?: Partial<LocalResourceNames>;
   lane?: LaneOptions;
+  /**
+   * Emulates the bucket's EventBridge notifications (fauxqs sends none): writes that bypass the
+   * API reach the s3-events function as on AWS. `false` turns it off. @default {}
+   */
+  s3Events?: S3EventOptions | false;
   /**
    * Send a `$default` function's response body back to the client, as a route response would.
    * @default false, like the deployed `$default` route (no route response: replies go through PostToConnection)
@@ -108,6 +121,11 @@ export interface LocalStack {
   token(identity: TokenIdentity, options?: { ttl?: number | string }): Promise<string>;
   /** Resolves once the lane queue is empty and no batch is being handled. */
   laneIdle(options?: SqsLaneIdleOptions): Promise<void>;
+  /**
+   * Resolves once a scan of the bucket that started after the call handed every changed key to
+   * the s3-events function (at once when S3 event emulation is off).
+   */
+  s3EventsSettled(): Promise<void>;
   /** Stops the gateway, closes every WebSocket ($disconnect runs), stops the poller and the emulators. */
   close(): Promise<void>;
 }
@@ -196,6 +214,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   let resources: LocalResources | undefined;
   let restoreEnv: (() => void) | undefined;
   let poller: SqsLanePoller | undefined;
+  let s3Events: S3EventEmulator | undefined;
   let webSocket: WebSocketGateway | undefined;
   let http: HttpGateway | undefined;
   const connections = new ConnectionRegistry();
@@ -229,6 +248,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const serverClosed = closeServer(server, 2000);
     await webSocket?.closeAll();
     await poller?.stop();
+    await s3Events?.stop();
     await serverClosed;
     if (dataDir !== undefined && emulators?.mode === "emulators" && clients !== undefined && resources !== undefined) {
       try {
@@ -296,6 +316,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     await poller.start();
 
+    if (options.s3Events !== false) {
+      const s3EventOptions = options.s3Events ?? {};
+      const intervalMs = s3EventOptions.intervalMs ?? 1000;
+      const timeoutMs = s3EventOptions.functionTimeoutMs ?? 10_000;
+      // Started after the snapshot was restored: documents present at start are the baseline, not events.
+      s3Events = new S3EventEmulator({
+        s3: clients.s3,
+        bucketName: resources.bucketName,
+        region,
+        deliver: async (event) => void (await functions.invoke("s3-events", event, { timeoutMs })),
+        intervalMs,
+        logger,
+      });
+      await s3Events.start();
+      description.push(`S3 events  catalogue keys listed every ${intervalMs} ms, changed ETags → s3-events (fauxqs sends no notifications)`);
+    }
+
     const devIdentity = options.devIdentity ?? DEFAULT_DEV_IDENTITY;
     const token = (identity: TokenIdentity, tokenOptions: { ttl?: number | string } = {}): Promise<string> =>
       issueToken({ projects: [], roles: [], ...identity }, jwtSecret, { ttl: tokenOptions.ttl ?? "1h" });
@@ -303,6 +340,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     state = "ready";
 
     const activePoller = poller;
+    const activeS3Events = s3Events;
     let closing: Promise<void> | undefined;
     return {
       httpUrl: baseUrl,
@@ -318,6 +356,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       description,
       token,
       laneIdle: (idleOptions) => activePoller.idle(idleOptions),
+      s3EventsSettled: async () => activeS3Events?.settled(),
       close: () => (closing ??= shutdown()),
     };
   } catch (error) {

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { InvalidRequest, SkillNotFound } from "../errors.js";
 import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
 import { DocumentCatalogue } from "../catalogue/document-catalogue.js";
+import type { ProcessVersionsReader } from "../catalogue/process-versions-reader.js";
+import { SeparateProcessVersionsReader } from "../catalogue/separate-process-versions-reader.js";
 import { BundledDocumentLayer } from "../documents/bundled-document-layer.js";
 import type { FootInvocationStore } from "../foot/foot-invocation-store.js";
 import { InMemoryFootInvocationStore } from "../foot/in-memory-foot-invocation-store.js";
@@ -42,6 +44,7 @@ import type { GuardRunner } from "../turns/guard-runner.js";
 import { ServiceToolSpecs } from "../turns/service-tool-specs.js";
 import type { ToolSpecProvider } from "../turns/service-tool-specs.js";
 import { SkillTurnSupport } from "../turns/skill-turn-support.js";
+import { WarmTurnStates } from "../turns/turn-state.js";
 import type { Turn } from "../turns/turn.js";
 
 /** Every port the service runs on; the composition root builds the domain services from them. */
@@ -55,6 +58,12 @@ export interface SkillsAppDeps {
    * (catalogueChangeNotifier, bumpForS3Event).
    */
   catalogueVersions?: CatalogueVersions;
+  /**
+   * With the warm catalogue: reads a turn's process and its level versions in one round trip
+   * (DynamoDBProcessVersionsReader: both live in the table). Default: `processes` and
+   * `catalogueVersions` read side by side.
+   */
+  processVersions?: ProcessVersionsReader;
   processes: ProcessStore;
   requests: RequestStore;
   lane: Lane;
@@ -177,8 +186,13 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     spawner: new SkillSpawnRunner({ spawn: spawnDeps, requests: laneRequests }),
     clock,
   });
+  const turnStates =
+    catalogue && deps.catalogueVersions
+      ? new WarmTurnStates(deps.processVersions ?? new SeparateProcessVersionsReader(deps.processes, deps.catalogueVersions), catalogue)
+      : undefined;
   const turns = new SkillTurnSupport({
     store: deps.processes,
+    ...(turnStates ? { states: turnStates } : {}),
     skills,
     recipes,
     renderer: deps.renderer,

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { CascadeCatalogue, CascadeLevel, CascadeView, StaleLevel } from "../documents/cascade-layers.js";
 import { cascadeLevels } from "../documents/cascade-layers.js";
 import { messageOf } from "../documents/cascade-resolver.js";
@@ -7,7 +8,7 @@ import type { SkillScopeContext } from "../skills/skill-scope.js";
 import { LruCache } from "../templates/lru-cache.js";
 import { CatalogueUnavailable } from "./catalogue-errors.js";
 import { CatalogueLevel, type CatalogueLogger, type LevelSnapshot } from "./catalogue-level.js";
-import { versionToken, type CatalogueVersions } from "./catalogue-versions.js";
+import { versionToken, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
 import { VersionReadBatch } from "./version-read-batch.js";
 
 export interface DocumentCatalogueOptions {
@@ -18,6 +19,12 @@ export interface DocumentCatalogueOptions {
   logger?: CatalogueLogger;
   /** Levels (tenant × project) kept; the least recently used one is dropped beyond it. */
   maxLevels?: number;
+}
+
+/** Versions a caller read itself for the lookups it runs (see DocumentCatalogue.withVersions). */
+interface PrimedVersions {
+  tenant: string;
+  versions: ReadonlyMap<string, LevelVersion>;
 }
 
 const RESOURCE_TOKEN = "resource";
@@ -34,6 +41,9 @@ const DEFAULT_MAX_LEVELS = 1024;
  * Entries are keyed by tenant (SECURITY.md): nothing one tenant's lookups cached is ever handed
  * to another tenant, the bundled layer included.
  *
+ * A turn reads the versions together with its process (ProcessVersionsReader) and runs its lookups
+ * under `withVersions`, so they read no versions of their own: a steady turn costs that one read.
+ *
  * Faults: versions unavailable → every level is listed (fresh, uncached validation). A level that
  * cannot be listed is served from its last snapshot with a warning (StaleLevel), or, with none,
  * the lookup fails with CatalogueUnavailable (retryable).
@@ -44,6 +54,7 @@ export class DocumentCatalogue implements CascadeCatalogue {
   private readonly logger: CatalogueLogger;
   private readonly batch: VersionReadBatch;
   private readonly levels: LruCache<string, CatalogueLevel>;
+  private readonly primed = new AsyncLocalStorage<PrimedVersions>();
 
   constructor(options: DocumentCatalogueOptions) {
     this.store = options.store;
@@ -51,6 +62,17 @@ export class DocumentCatalogue implements CascadeCatalogue {
     this.logger = options.logger ?? console;
     this.batch = new VersionReadBatch(options.versions);
     this.levels = new LruCache(options.maxLevels ?? DEFAULT_MAX_LEVELS);
+  }
+
+  /**
+   * Runs `lookups` with `versions` of `tenant` standing in for the versions read of every lookup
+   * it makes in that tenant (levels not in the map are read as usual). The caller read them
+   * strongly consistent when its work began, so a lookup inside sees every bump that completed
+   * before that: an edit is still visible on the very next turn. Scoped to `lookups` (async
+   * context): concurrent lookups of other callers, and later ones, read their own.
+   */
+  withVersions<T>(tenant: string, versions: ReadonlyMap<string, LevelVersion>, lookups: () => Promise<T>): Promise<T> {
+    return this.primed.run({ tenant, versions }, lookups);
   }
 
   /** Throws InvalidRequest for a malformed scope, CatalogueUnavailable when a level is unknown and unlistable. */
@@ -62,7 +84,7 @@ export class DocumentCatalogue implements CascadeCatalogue {
       levels.filter((l) => l.source !== "RESOURCE").map((l) => l.project),
     );
     const served = await Promise.all(
-      levels.map((level) => this.serve(tenant, level, level.source === "RESOURCE" ? RESOURCE_TOKEN : tokens?.get(level.project))),
+      levels.map((level) => this.serve(tenant, level, level.source === "RESOURCE" ? RESOURCE_TOKEN : tokens.get(level.project))),
     );
     return {
       layers: served.map((s) => s.snapshot.cascadeLayer),
@@ -71,14 +93,25 @@ export class DocumentCatalogue implements CascadeCatalogue {
     };
   }
 
-  private async tokensOf(tenant: string, projects: string[]): Promise<Map<string, string> | undefined> {
-    try {
-      const versions = await this.batch.read(tenant, projects);
-      return new Map([...versions].map(([project, version]) => [project, versionToken(version)]));
-    } catch (error) {
-      this.logger.warn("Catalogue versions unavailable: listing every level of the scope", { tenant, error: messageOf(error) });
-      return undefined;
+  /** A level without a token has an unknown version: it is listed afresh. */
+  private async tokensOf(tenant: string, projects: string[]): Promise<Map<string, string>> {
+    const primed = this.primed.getStore();
+    const known = primed?.tenant === tenant ? primed.versions : undefined;
+    const tokens = new Map<string, string>();
+    const missing: string[] = [];
+    for (const project of projects) {
+      const version = known?.get(project);
+      if (version) tokens.set(project, versionToken(version));
+      else missing.push(project);
     }
+    if (missing.length === 0) return tokens;
+    try {
+      const versions = await this.batch.read(tenant, missing);
+      for (const [project, version] of versions) tokens.set(project, versionToken(version));
+    } catch (error) {
+      this.logger.warn("Catalogue versions unavailable: listing the unvalidated levels of the scope", { tenant, error: messageOf(error) });
+    }
+    return tokens;
   }
 
   /** `token` undefined: the version is unknown, so only a fresh listing will do. */

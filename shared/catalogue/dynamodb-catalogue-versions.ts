@@ -101,7 +101,7 @@ export class DynamoDBCatalogueVersions implements CatalogueVersions {
   }
 }
 
-function toLevelVersion(item: Record<string, unknown> | undefined): LevelVersion {
+export function toLevelVersion(item: Record<string, unknown> | undefined): LevelVersion {
   const version = typeof item?.version === "number" ? item.version : 0;
   return { version, changedAt: typeof item?.changedAt === "string" ? item.changedAt : null };
 }

@@ -63,7 +63,11 @@ export interface S3EventBumpOutcome {
   ignored: string[];
 }
 
-/** Handler-ready: `export const handler = (event) => bumpForS3Event(event, versions)`. */
+/**
+ * What functions/s3-events runs per event. Never throws for a malformed event (it names no key,
+ * so it bumps nothing); rejects only when a bump fails, so the event is retried. Redelivery is
+ * harmless: a bump only moves a level's version forward, and the extra move costs one listing.
+ */
 export async function bumpForS3Event(event: unknown, versions: CatalogueVersions): Promise<S3EventBumpOutcome> {
   const levels = new Map<string, { tenant: string; project: string }>();
   const ignored: string[] = [];

@@ -4,6 +4,7 @@ import type { ConnectionStore } from "./connection-store.js";
 import { fitFrame, MAX_FRAME_BYTES } from "./frame-size.js";
 import { errorFrame } from "./server-frames.js";
 import type { ServerFrame } from "./server-frames.js";
+import type { ClientInstrumentation } from "../runtime/aws-clients.js";
 
 export interface ApiGatewayConnectionPushOptions {
   maxBytes?: number;
@@ -57,9 +58,10 @@ export class ApiGatewayConnectionPush implements ConnectionPush {
 
 /** `endpoint`: the stage's callback URL `https://{api}.execute-api.{region}.amazonaws.com/{stage}` (or the local stack's). */
 export function createApiGatewayConnectionPush(
-  config: { endpoint: string; region: string },
+  config: { endpoint: string; region: string; instrument?: ClientInstrumentation | undefined },
   connections: ConnectionStore,
   options: ApiGatewayConnectionPushOptions = {},
 ): ApiGatewayConnectionPush {
-  return new ApiGatewayConnectionPush(new ApiGatewayManagementApiClient({ endpoint: config.endpoint, region: config.region }), connections, options);
+  const client = new ApiGatewayManagementApiClient({ endpoint: config.endpoint, region: config.region });
+  return new ApiGatewayConnectionPush(config.instrument ? config.instrument(client) : client, connections, options);
 }

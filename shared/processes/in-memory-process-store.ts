@@ -14,6 +14,8 @@ export class InMemoryProcessStore extends BaseProcessStore {
   private forcedConflicts = 0;
   /** Conditional process writes attempted by `update` (won or lost). */
   writeAttempts = 0;
+  /** Process item reads (`get`, and `update` re-reading), to tell a write from a snapshot apart from a read-and-write. */
+  processReads = 0;
 
   constructor(options: ProcessStoreOptions = {}) {
     super({ sleep: async () => {}, ...options });
@@ -38,6 +40,7 @@ export class InMemoryProcessStore extends BaseProcessStore {
   }
 
   protected async readProcessItem(tenant: string, processId: string): Promise<unknown> {
+    this.processReads++;
     const stored = this.processes.get(processKey(tenant, processId));
     return stored === undefined ? undefined : structuredClone(stored);
   }

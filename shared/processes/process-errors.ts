@@ -45,3 +45,18 @@ export class RequestNotFound extends SkillsError {
     super(`Request '${requestId}' not found`);
   }
 }
+
+/**
+ * The process could not be read right now (DynamoDB kept leaving its key unprocessed under
+ * throttling). Transient: `retryable` and `$retryable` (the SDK's own marker) make the lane
+ * redeliver the message and the HTTP surface answer 503, as for a throttled GetItem.
+ */
+export class ProcessUnavailable extends SkillsError {
+  readonly code = "INTERNAL";
+  readonly retryable = true;
+  readonly $retryable = true;
+
+  constructor(readonly processId: string, readonly attempts: number) {
+    super(`Process '${processId}' could not be read after ${attempts} attempts; retry shortly`);
+  }
+}

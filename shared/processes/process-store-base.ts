@@ -1,9 +1,10 @@
 import { isDeepStrictEqual } from "node:util";
 import { Process } from "./process.js";
 import { ConcurrentUpdateConflict, NameTaken, ProcessNotFound, ProcessStateInvalid, ProcessTooLarge } from "./process-errors.js";
-import type { CreateResult, ProcessMutation, ProcessStore, UpdateResult } from "./process-store.js";
+import type { CreateResult, ProcessMutation, ProcessStore, UpdateOptions, UpdateResult } from "./process-store.js";
 import { jitteredBackoffMs, sleep as realSleep } from "./retry-backoff.js";
 import type { BackoffPolicy, Sleep } from "./retry-backoff.js";
+import { describeIssues, parseStoredProcess } from "./stored-process.js";
 
 /** Who holds a process name in a session. Lives beside the process, not inside it. */
 export interface NameClaim {
@@ -120,19 +121,16 @@ export abstract class BaseProcessStore implements ProcessStore {
   }
 
   async get(tenant: string, processId: string): Promise<Process | undefined> {
-    const item = await this.readProcessItem(tenant, processId);
-    if (item === undefined) return undefined;
-    const parsed = Process.safeParse(item);
-    if (!parsed.success) throw new ProcessStateInvalid(processId, describeIssues(parsed.error.issues));
-    // The key already carries the tenant; this guards against a key-building bug, not an attacker.
-    if (parsed.data.tenant !== tenant || parsed.data.processId !== processId) return undefined;
-    return parsed.data;
+    return parseStoredProcess(await this.readProcessItem(tenant, processId), tenant, processId);
   }
 
-  async update(tenant: string, processId: string, mutate: ProcessMutation): Promise<UpdateResult> {
+  async update(tenant: string, processId: string, mutate: ProcessMutation, options: UpdateOptions = {}): Promise<UpdateResult> {
+    // A snapshot of another process (a caller's bug) is not trusted: the first attempt reads instead.
+    let known = options.expected?.tenant === tenant && options.expected.processId === processId ? options.expected : undefined;
     let lost: Process | undefined;
     for (let attempt = 1; ; attempt++) {
-      const current = await this.get(tenant, processId);
+      const current = known ?? (await this.get(tenant, processId));
+      known = undefined;
       if (!current) throw new ProcessNotFound(processId);
       // A write whose answer was lost did happen: the SDK's retry of it (or ours) then finds the
       // version moved and reports a conflict. Found stored as written, it is our change.
@@ -194,6 +192,3 @@ export abstract class BaseProcessStore implements ProcessStore {
 
 /** Stored items lose `undefined` fields and key order; compare what is stored. */
 const sameState = (a: Process, b: Process): boolean => isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
-
-const describeIssues = (issues: readonly { path: readonly PropertyKey[]; message: string }[]): string =>
-  issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ");

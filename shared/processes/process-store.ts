@@ -23,8 +23,20 @@ export interface ProcessStore {
    * (the error propagates, nothing is written). `tenant`, `processId`, `sessionId`, `name` and
    * `createdAt` cannot be changed; `version` and `updatedAt` are set by the store.
    * Unknown process → `ProcessNotFound`; retries exhausted → `ConcurrentUpdateConflict`.
+   * With `options.expected` the first attempt starts from that snapshot instead of reading.
    */
-  update(tenant: string, processId: string, mutate: ProcessMutation): Promise<UpdateResult>;
+  update(tenant: string, processId: string, mutate: ProcessMutation, options?: UpdateOptions): Promise<UpdateResult>;
+}
+
+export interface UpdateOptions {
+  /**
+   * The process as the caller read it from this store (`get`, or a combined read validated the
+   * same way). The first attempt applies `mutate` to it and writes conditional on its version
+   * without reading again: an unchanged process costs one write instead of a read and a write. A
+   * stale snapshot only costs the lost write: the conflict re-reads and re-applies as usual. A
+   * snapshot of another process is ignored.
+   */
+  expected?: Process | undefined;
 }
 
 export type ProcessMutation = (current: Process) => Process | undefined | Promise<Process | undefined>;

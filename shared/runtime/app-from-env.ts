@@ -6,8 +6,7 @@ import { createWebSocketProcessEvents } from "../connections/websocket-process-e
 import { bundledDocuments } from "../documents/bundled-document-layer.js";
 import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
 import { S3DocumentStore } from "../documents/s3-document-store.js";
-import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
-import { DynamoDBCatalogueVersions } from "../catalogue/dynamodb-catalogue-versions.js";
+import { DynamoDBProcessVersionsReader } from "../catalogue/dynamodb-process-versions-reader.js";
 import { DynamoDBFootInvocationStore } from "../foot/dynamodb-foot-invocation-store.js";
 import type { FootInvocationStore } from "../foot/foot-invocation-store.js";
 import { FootRouter } from "../foot/foot-router.js";
@@ -23,9 +22,10 @@ import { NoopProcessEvents } from "../steering/process-events.js";
 import type { ProcessEvents } from "../steering/process-events.js";
 import { hasTemplateSyntax } from "../templates/template-renderer.js";
 import type { TemplateRenderer } from "../templates/template-renderer.js";
+import { appEnvironment, catalogueVersionsFromEnv, unconfigured } from "./app-environment.js";
+import type { RuntimeOptions, TableRuntime } from "./app-environment.js";
 import { awsClients } from "./aws-clients.js";
 import { ConfigurationError, ENV } from "./config.js";
-import type { RuntimeConfig } from "./config.js";
 
 /**
  * Builds the service from the environment the stack (or the local stack) gives a function,
@@ -38,67 +38,11 @@ import type { RuntimeConfig } from "./config.js";
  * functions that render, so the others do not bundle the sandbox.
  */
 
-/** Optional: parks poison lane messages in the DLQ at once (sqs-lane-dead-letter.ts). */
-export const LANE_DLQ_URL_ENV = "SKILLS_LANE_DLQ_URL";
-/** Optional: the lane's redrive maxReceiveCount, so the worker answers a request before giving it up. */
-export const LANE_MAX_RECEIVE_COUNT_ENV = "SKILLS_LANE_MAX_RECEIVE_COUNT";
-/** infra/function-environment.ts names the WebSocket callback URL so; config.ts reads SKILLS_WS_ENDPOINT. Either works. */
-export const WS_CALLBACK_URL_ENV = "SKILLS_WS_CALLBACK_URL";
-
-export interface AppEnvironment {
-  tableName?: string | undefined;
-  bucketName?: string | undefined;
-  laneQueueUrl?: string | undefined;
-  laneDeadLetterQueueUrl?: string | undefined;
-  laneMaxReceiveCount?: number | undefined;
-  webSocketEndpoint?: string | undefined;
-  region: string;
-  endpoints: RuntimeConfig["endpoints"];
-}
-
-const setting = (env: NodeJS.ProcessEnv, name: string): string | undefined => {
-  const value = env[name];
-  return value === undefined || value.trim() === "" ? undefined : value;
-};
-
-function positiveInteger(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const value = setting(env, name);
-  if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new ConfigurationError(`${name} must be a positive integer, got '${value}'`);
-  return parsed;
-}
-
-/** Same names and endpoint precedence as runtimeConfig (config.ts), without requiring every resource. */
-export function appEnvironment(env: NodeJS.ProcessEnv = process.env): AppEnvironment {
-  return {
-    tableName: setting(env, ENV.table),
-    bucketName: setting(env, ENV.bucket),
-    laneQueueUrl: setting(env, ENV.laneQueueUrl),
-    laneDeadLetterQueueUrl: setting(env, LANE_DLQ_URL_ENV),
-    laneMaxReceiveCount: positiveInteger(env, LANE_MAX_RECEIVE_COUNT_ENV),
-    webSocketEndpoint: setting(env, ENV.webSocketEndpoint) ?? setting(env, WS_CALLBACK_URL_ENV),
-    region: setting(env, "AWS_REGION") ?? setting(env, "AWS_DEFAULT_REGION") ?? "us-east-1",
-    endpoints: {
-      s3: setting(env, "AWS_ENDPOINT_URL_S3") ?? setting(env, "AWS_ENDPOINT_URL"),
-      dynamodb: setting(env, "AWS_ENDPOINT_URL_DYNAMODB") ?? setting(env, "AWS_ENDPOINT_URL"),
-      sqs: setting(env, "AWS_ENDPOINT_URL_SQS") ?? setting(env, "AWS_ENDPOINT_URL"),
-    },
-  };
-}
-
-/**
- * A port whose resource this function was not given: every call rejects with ConfigurationError.
- * (A Proxy, so one definition covers every port; `then` stays undefined so it is never mistaken for a promise.)
- */
-export function unconfigured<T extends object>(port: string, variable: string): T {
-  const fail = (): Promise<never> => Promise.reject(new ConfigurationError(`${port} is not available to this function: ${variable} is not set`));
-  return new Proxy({} as T, { get: (_target, property) => (property === "then" ? undefined : fail) });
-}
+export { appEnvironment, catalogueVersionsFromEnv, LANE_DLQ_URL_ENV, LANE_MAX_RECEIVE_COUNT_ENV, tableRuntimeFromEnv, unconfigured, WS_CALLBACK_URL_ENV } from "./app-environment.js";
+export type { AppEnvironment, RuntimeOptions, TableRuntime } from "./app-environment.js";
 
 /** The stores and the lane of one container. */
-export interface RuntimeResources {
-  environment: AppEnvironment;
+export interface RuntimeResources extends TableRuntime {
   clients: ReturnType<typeof awsClients>;
   documents: DocumentStore;
   bundled: DocumentLayer;
@@ -107,12 +51,14 @@ export interface RuntimeResources {
   lane: Lane;
 }
 
-export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeResources {
+
+export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env, options: RuntimeOptions = {}): RuntimeResources {
   const environment = appEnvironment(env);
   const { tableName, bucketName, laneQueueUrl } = environment;
   // awsClients only reads region and endpoints; constructing a client opens no connection.
-  const clients = awsClients({ tableName: tableName ?? "", bucketName: bucketName ?? "", laneQueueUrl: laneQueueUrl ?? "", region: environment.region, endpoints: environment.endpoints });
+  const clients = awsClients({ tableName: tableName ?? "", bucketName: bucketName ?? "", laneQueueUrl: laneQueueUrl ?? "", region: environment.region, endpoints: environment.endpoints }, options.instrument);
   return {
+    instrument: options.instrument,
     environment,
     clients,
     documents: bucketName ? new S3DocumentStore({ client: clients.s3, bucket: bucketName }) : unconfigured("The document store", ENV.bucket),
@@ -141,16 +87,16 @@ export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEn
     requests: resources.requests,
     lane: resources.lane,
     footInvocations: footInvocationsFromEnv(resources),
-    ...(resources.environment.tableName ? { catalogueVersions: catalogueVersionsFromEnv(resources) } : {}),
+    ...(resources.environment.tableName
+      ? {
+          catalogueVersions: catalogueVersionsFromEnv(resources),
+          // A turn reads its process and the level versions with one BatchGetItem (same table).
+          processVersions: new DynamoDBProcessVersionsReader(resources.clients.dynamodb, resources.environment.tableName),
+        }
+      : {}),
     ...options,
     renderer: options.renderer ?? new TemplatesNotRendered(),
   });
-}
-
-/** The warm catalogue's per-level version items live in the table (shared/catalogue). */
-export function catalogueVersionsFromEnv(resources: RuntimeResources): CatalogueVersions {
-  const { tableName } = resources.environment;
-  return tableName ? new DynamoDBCatalogueVersions(resources.clients.dynamodb, tableName) : unconfigured<CatalogueVersions>("The catalogue versions", ENV.table);
 }
 
 /** FOOT invocations live in the table: the tools function writes and polls them, `$default` answers them. */
@@ -168,7 +114,7 @@ export function footRouterFromEnv(resources: RuntimeResources, logger?: { warn(m
   const { webSocketEndpoint, tableName, region } = resources.environment;
   if (!webSocketEndpoint || !tableName) return undefined;
   const connections = new DynamoDBConnectionStore(resources.clients.dynamodb, tableName);
-  const push = createApiGatewayConnectionPush({ endpoint: webSocketEndpoint, region }, connections, logger ? { logger } : {});
+  const push = createApiGatewayConnectionPush({ endpoint: webSocketEndpoint, region, instrument: resources.instrument }, connections, logger ? { logger } : {});
   return new FootRouter({ connections, push, invocations: footInvocationsFromEnv(resources) });
 }
 
@@ -180,7 +126,7 @@ export function processEventsFromEnv(resources: RuntimeResources, logger?: { war
   const { webSocketEndpoint, tableName, region } = resources.environment;
   if (!webSocketEndpoint || !tableName) return new NoopProcessEvents();
   const connections = new DynamoDBConnectionStore(resources.clients.dynamodb, tableName);
-  const push = createApiGatewayConnectionPush({ endpoint: webSocketEndpoint, region }, connections, logger ? { logger } : {});
+  const push = createApiGatewayConnectionPush({ endpoint: webSocketEndpoint, region, instrument: resources.instrument }, connections, logger ? { logger } : {});
   return createWebSocketProcessEvents({ connections, push });
 }
 

@@ -3,16 +3,27 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { RuntimeConfig } from "./config.js";
 
+/** A hook applied to every SDK client a function builds (X-Ray tracing on Lambda); identity when absent. */
+export type ClientInstrumentation = <C extends object>(client: C) => C;
+
+const asIs: ClientInstrumentation = (client) => client;
+
 /**
  * SDK clients for one configuration. With an endpoint override (LocalStack, the local emulators)
  * S3 needs path-style addressing; on AWS the defaults are right.
  */
-export function awsClients(config: RuntimeConfig): { s3: S3Client; dynamodb: DynamoDBClient; sqs: SQSClient } {
+export function awsClients(config: RuntimeConfig, instrument: ClientInstrumentation = asIs): { s3: S3Client; dynamodb: DynamoDBClient; sqs: SQSClient } {
   const { region, endpoints } = config;
   const at = (endpoint: string | undefined) => ({ region, ...(endpoint ? { endpoint } : {}) });
   return {
-    s3: new S3Client({ ...at(endpoints.s3), forcePathStyle: endpoints.s3 !== undefined }),
-    dynamodb: new DynamoDBClient(at(endpoints.dynamodb)),
-    sqs: new SQSClient(at(endpoints.sqs)),
+    s3: instrument(new S3Client({ ...at(endpoints.s3), forcePathStyle: endpoints.s3 !== undefined })),
+    dynamodb: dynamodbClient(config, instrument),
+    sqs: instrument(new SQSClient(at(endpoints.sqs))),
   };
+}
+
+/** The DynamoDB client alone: a function that only needs the table bundles neither S3 nor SQS. */
+export function dynamodbClient(config: Pick<RuntimeConfig, "region" | "endpoints">, instrument: ClientInstrumentation = asIs): DynamoDBClient {
+  const endpoint = config.endpoints.dynamodb;
+  return instrument(new DynamoDBClient({ region: config.region, ...(endpoint ? { endpoint } : {}) }));
 }

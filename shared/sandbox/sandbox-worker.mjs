@@ -166,7 +166,9 @@ const callHost = (jobId, request, state, index, argsJson) => {
   const callId = ++lastCallId;
   parentPort.postMessage({ type: "hostCall", id: jobId, callId, index, argsJson });
   const reply = awaitReply(callId, Date.now() + Math.min(request.hostCallTimeoutMs, remaining));
-  if (reply !== undefined) return reply;
+  // A reply that lands after the deadline (the host's own timeout of this call, under load) does not
+  // count: the evaluation has timed out either way, and says so the same way every time.
+  if (reply !== undefined && Date.now() < state.deadline) return reply;
   if (Date.now() >= state.deadline) {
     // The interrupt handler now stops the guest at its next poll, even inside a catch block.
     state.interrupted = true;

@@ -25,6 +25,8 @@ import type { ToolSpecProvider } from "./service-tool-specs.js";
 import { triggeredSkills } from "./trigger-hook.js";
 import { MAX_TURN_BYTES, TurnTooLarge } from "./turn-errors.js";
 import { composeTurn } from "./turn-composer.js";
+import { StoreTurnStates } from "./turn-state.js";
+import type { TurnState, TurnStates } from "./turn-state.js";
 import type { Turn, TurnMessage } from "./turn.js";
 
 export interface TurnSkillSource extends SkillSource {
@@ -33,6 +35,11 @@ export interface TurnSkillSource extends SkillSource {
 
 export interface SkillTurnSupportDeps {
   store: ProcessStore;
+  /**
+   * Where a lane turn reads its process (default: `store.get`). WarmTurnStates reads the
+   * catalogue versions in the same round trip and hands them to the turn's lookups.
+   */
+  states?: TurnStates;
   skills: TurnSkillSource;
   recipes: RecipeSource;
   renderer: TemplateRenderer;
@@ -78,14 +85,20 @@ interface PreparedTurn {
  * asks the guard hook, and on `final` ends the process (every skill is cleared — `deactivate:`
  * fires "on close", §2c) and reports to the parent.
  * preview: the turn compose would produce now, trigger activations included, writing nothing.
+ *
+ * Round trips of a lane turn: one read (the process, with the catalogue versions when the states
+ * are warm) and one conditional write that starts from that very snapshot; only a write that lost
+ * a race reads again and re-applies (ProcessStore.update with `expected`).
  */
 export class SkillTurnSupport {
   private readonly deps: SkillTurnSupportDeps;
+  private readonly states: TurnStates;
   private readonly engines: (name: string) => EngineConfig | undefined;
   private readonly clock: () => Date;
 
   constructor(deps: SkillTurnSupportDeps) {
     this.deps = deps;
+    this.states = deps.states ?? new StoreTurnStates(deps.store);
     this.engines = deps.engines ?? engineConfig;
     this.clock = deps.clock ?? (() => new Date());
   }
@@ -96,12 +109,12 @@ export class SkillTurnSupport {
   }
 
   async compose(req: SteerRequest, payload: TurnComposePayload): Promise<SteerOutcome<Turn>> {
-    const snapshot = await this.load(req);
-    if (hasApplied(snapshot, req.requestId)) return this.replayCompose(snapshot, payload);
+    const { process: snapshot, lookups } = await this.load(req);
+    if (hasApplied(snapshot, req.requestId)) return lookups(() => this.replayCompose(snapshot, payload));
     assertActive(snapshot);
     const at = this.clock().toISOString();
     const userMessage = toUserMessage(payload.message, pendingId(req.requestId, "user"), req.user, at);
-    const prepared = await this.prepare(snapshot, payload.turnId, userMessage, payload.context);
+    const prepared = await lookups(() => this.prepare(snapshot, payload.turnId, userMessage, payload.context));
     const bytes = Buffer.byteLength(JSON.stringify(prepared.turn), "utf8");
     if (bytes > MAX_TURN_BYTES) throw new TurnTooLarge(snapshot.processId, bytes);
     const consumedIds = new Set(prepared.consumed.map((m) => m.id));
@@ -114,19 +127,19 @@ export class SkillTurnSupport {
       next = { ...next, pending: next.pending.filter((m) => !consumedIds.has(m.id)) };
       next = { ...next, turn: { turnId: payload.turnId, oneShotSkills: next.activeSkills.filter((s) => s.oneShot).map((s) => s.name), ...(task !== "" ? { task } : {}) } };
       return markApplied(next, req.requestId);
-    });
-    if (!changed) return this.replayCompose(process, payload);
+    }, { expected: snapshot });
+    if (!changed) return lookups(() => this.replayCompose(process, payload));
     return { result: { ...prepared.turn, activeSkills: process.activeSkills.map((s) => ({ ...s })) }, process };
   }
 
   async complete(req: SteerRequest, payload: TurnCompletePayload): Promise<SteerOutcome<TurnCompleteResult>> {
-    const snapshot = await this.load(req);
+    const { process: snapshot, lookups } = await this.load(req);
     if (hasApplied(snapshot, req.requestId)) return this.replayComplete(req, snapshot, payload);
     assertActive(snapshot);
     assertTurnInFlight(snapshot, payload.turnId);
     const final = payload.final ?? false;
     const output = truncateUtf8(payload.output, MAX_OUTPUT_BYTES);
-    const definitions = await this.resolveAll(snapshot, final ? snapshot.activeSkills : oneShotsOf(snapshot));
+    const definitions = await lookups(() => this.resolveAll(snapshot, final ? snapshot.activeSkills : oneShotsOf(snapshot)));
     const verdict = snapshot.guard !== null ? await this.deps.guard.evaluate({ process: snapshot, turnId: payload.turnId, task: snapshot.turn?.task, output, final }) : {};
     const continueWith = final ? undefined : verdict.continueWith?.trim() || undefined;
     const guardMessage: PendingMessage | undefined =
@@ -154,7 +167,7 @@ export class SkillTurnSupport {
       let next: Process = { ...deactivated.process, lastOutput: output, turn: null, ...(final ? { status: "DONE" as const } : {}) };
       if (guardMessage) next = appendPending(next, [guardMessage]);
       return markApplied(next, req.requestId);
-    });
+    }, { expected: snapshot });
     if (!changed) return this.replayComplete(req, process, payload);
     if (final) await this.reportToParent(req, process, output);
     return {
@@ -167,10 +180,10 @@ export class SkillTurnSupport {
     };
   }
 
-  private async load(req: SteerRequest): Promise<Process> {
-    const process = await this.deps.store.get(req.tenant, req.processId);
-    if (!process) throw new ProcessNotFound(req.processId);
-    return process;
+  private async load(req: SteerRequest): Promise<TurnState> {
+    const state = await this.states.load(req.tenant, req.processId);
+    if (!state) throw new ProcessNotFound(req.processId);
+    return state;
   }
 
   private async prepare(snapshot: Process, turnId: string, userMessage: TurnMessage | undefined, context: TurnContext | undefined): Promise<PreparedTurn> {

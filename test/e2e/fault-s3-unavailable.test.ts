@@ -60,7 +60,8 @@ beforeAll(async () => {
     }
     return (send as (...a: unknown[]) => Promise<unknown>).apply(this, args);
   } as S3Client["send"]);
-  stack = await startLocalStack({ handlers: { "lane-worker": laneWorker }, lane: { retryDelaySeconds: 0, maxReceiveCount: MAX_RECEIVES } });
+  // No S3 event emulation: its bucket listings would meet the injected outage and skew the counts.
+  stack = await startLocalStack({ handlers: { "lane-worker": laneWorker }, lane: { retryDelaySeconds: 0, maxReceiveCount: MAX_RECEIVES }, s3Events: false });
   api = new ApiClient(stack.httpUrl, await stack.token({ tenant: TENANT, login: "ada", projects: [PROJECT], roles: ["tenant-admin"] }));
   sqs = new SQSClient({ region: stack.region, endpoint: stack.endpoints.sqs, credentials: stack.credentials });
   const saved = await api.putDocument(TENANT, "_tenant", "_vance/skills/kick/SKILL.md", skillMd("title: Kick\ndescription: Starts the work\nversion: 1.0.0\naction: Kick off.", "Kick-off body."));

@@ -10,23 +10,21 @@ const alarmsOf = (s: SynthesizedStack): Record<string, unknown>[] =>
     .map((alarm) => alarm.Properties!);
 
 describe("alarms", () => {
-  it("fire on the first message in the lane's dead-letter queue", () => {
+  it("fire on the first message in the lane's or the document events' dead-letter queue", () => {
     // Prepare
-    const dlqId = logicalIdOf(synth.stack, synth.stack.lane.deadLetterQueue);
+    const dlqIds = [synth.stack.lane.deadLetterQueue, synth.stack.documentEvents.deadLetterQueue].map((queue) => logicalIdOf(synth.stack, queue));
 
     // Act
     const alarms = alarmsOf(synth).filter((alarm) => alarm.MetricName === "ApproximateNumberOfMessagesVisible");
+    const watching = (dlqId: string) => alarms.filter((alarm) => JSON.stringify(alarm.Dimensions) === JSON.stringify([{ Name: "QueueName", Value: getAtt(dlqId, "QueueName") }]));
 
     // Assess
-    expect(alarms).toHaveLength(1);
-    expect(alarms[0]).toMatchObject({
-      Namespace: "AWS/SQS",
-      Dimensions: [{ Name: "QueueName", Value: getAtt(dlqId, "QueueName") }],
-      ComparisonOperator: "GreaterThanThreshold",
-      Threshold: 0,
-      EvaluationPeriods: 1,
-      TreatMissingData: "notBreaching",
-    });
+    expect(alarms).toHaveLength(2);
+    for (const dlqId of dlqIds) {
+      expect(watching(dlqId)).toHaveLength(1);
+      expect(watching(dlqId)[0]).toMatchObject({ Namespace: "AWS/SQS", ComparisonOperator: "GreaterThanThreshold", Threshold: 0, EvaluationPeriods: 1, TreatMissingData: "notBreaching" });
+    }
+    expect(watching(dlqIds[1]!)[0]!.AlarmDescription).toMatch(/document events not applied to the catalogue/);
   });
 
   it("fire when the lane's oldest message waits too long", () => {
@@ -64,7 +62,7 @@ describe("alarms", () => {
 
     // Assess
     expect(alarmsOf(synth).every((alarm) => alarm.AlarmActions === undefined)).toBe(true);
-    expect(withTopic).toHaveLength(FUNCTION_NAMES.length + 2);
+    expect(withTopic).toHaveLength(FUNCTION_NAMES.length + 3);
     for (const alarm of withTopic) {
       expect(alarm.AlarmActions).toEqual([topicArn]);
       expect(alarm.OKActions).toEqual([topicArn]);

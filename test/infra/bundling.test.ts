@@ -70,6 +70,20 @@ describe("function bundles", () => {
     expect(sources.filter((source) => /quickjs|@jitl/.test(source))).toEqual([]);
   });
 
+  it.each(FUNCTION_NAMES)("%s takes SDK credentials from the environment only: no SSO, INI, process, web-identity or STS code", (name) => {
+    // Prepare
+    const map = JSON.parse(readFileSync(join(assetDirs[name], "index.mjs.map"), "utf8")) as { sources: string[] };
+    const usesSdk = map.sources.some((source) => /node_modules\/@aws-sdk\/client-/.test(source));
+
+    // Act
+    const chain = map.sources.filter((source) => /credential-provider-(node|sso|ini|process|web-identity|login|http)|nested-clients|token-providers/.test(source));
+    const fromEnv = map.sources.filter((source) => /credential-provider-env/.test(source));
+
+    // Assess
+    expect(chain).toEqual([]);
+    expect(fromEnv.length > 0).toBe(usesSdk);
+  });
+
   it.each(FUNCTION_NAMES)("%s ships the bundled skills and the sandbox worker only if it uses them", (name) => {
     // Prepare
     const settings = FUNCTION_SETTINGS[name];

@@ -9,7 +9,7 @@ const environmentOf = (name: FunctionName): Record<string, unknown> =>
   (propertiesOf(name).Environment as { Variables: Record<string, unknown> }).Variables;
 
 const E = FUNCTION_ENVIRONMENT;
-const BASE = ["NODE_OPTIONS", "POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOG_LEVEL"];
+const BASE = ["NODE_OPTIONS", "POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_TRACER_CAPTURE_RESPONSE"];
 const SECRETS_EXTENSION = [
   "PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED",
   "PARAMETERS_SECRETS_EXTENSION_CACHE_SIZE",
@@ -34,6 +34,7 @@ const EXPECTED_ENVIRONMENT: Record<FunctionName, string[]> = {
   "ws-disconnect": [E.tableName],
   "ws-default": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.websocketCallbackUrl],
   authorizer: [E.jwtSecretArn, ...SECRETS_EXTENSION],
+  "s3-events": [E.tableName],
 };
 
 describe("Lambda functions", () => {
@@ -60,6 +61,18 @@ describe("Lambda functions", () => {
     expect(Runtime).toBe("nodejs22.x");
     expect(Handler).toBe("index.handler");
     expect(Architectures).toEqual(["arm64"]);
+  });
+
+  it.each(FUNCTION_NAMES)("%s is traced with X-Ray, without putting responses (skill bodies, prompts) into traces", (name) => {
+    // Prepare
+    const properties = propertiesOf(name);
+
+    // Act
+    const { TracingConfig } = properties as { TracingConfig?: unknown };
+
+    // Assess
+    expect(TracingConfig).toEqual({ Mode: "Active" });
+    expect(environmentOf(name).POWERTOOLS_TRACER_CAPTURE_RESPONSE).toBe("false");
   });
 
   it.each(FUNCTION_NAMES)("%s has a bounded timeout, sized memory and its own log group", (name) => {
@@ -92,6 +105,7 @@ describe("Lambda functions", () => {
       POWERTOOLS_SERVICE_NAME: "skills",
       POWERTOOLS_METRICS_NAMESPACE: "SkillsService",
       POWERTOOLS_LOG_LEVEL: "INFO",
+      POWERTOOLS_TRACER_CAPTURE_RESPONSE: "false",
     });
   });
 

@@ -5,12 +5,16 @@ import type { CatalogueVersions, LevelVersion } from "../../shared/catalogue/cat
 import { DocumentCatalogue } from "../../shared/catalogue/document-catalogue.js";
 import { catalogueChangeNotifier } from "../../shared/catalogue/document-change-notifier.js";
 import { InMemoryCatalogueVersions } from "../../shared/catalogue/in-memory-catalogue-versions.js";
+import type { ProcessVersionsReader } from "../../shared/catalogue/process-versions-reader.js";
+import { SeparateProcessVersionsReader } from "../../shared/catalogue/separate-process-versions-reader.js";
 import type { DocumentRef, StoredDocument } from "../../shared/documents/document-store.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { InMemoryLane } from "../../shared/lanes/in-memory-lane.js";
 import { InMemoryProcessStore } from "../../shared/processes/in-memory-process-store.js";
 import { InMemoryRequestStore } from "../../shared/processes/in-memory-request-store.js";
 import { InvalidRequest } from "../../shared/errors.js";
+import { ProcessNotFound } from "../../shared/processes/process-errors.js";
+import type { Process } from "../../shared/processes/process.js";
 import { errorResponse } from "../../shared/http/error-response.js";
 import { RecipeLoader } from "../../shared/recipes/recipe-loader.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
@@ -430,5 +434,230 @@ describe("createSkillsApp with catalogueVersions", () => {
     expect(steadyCalls).toEqual([]);
     expect(steadyVersionReads).toBe(1);
     expect(edited.skillSection).toContain("Alpha body two.");
+  });
+});
+
+describe("warm catalogue: versions read by the caller (withVersions)", () => {
+  it("validates against the versions handed in and reads none itself", async () => {
+    // Prepare
+    const { store, versions, catalogue, skills, recipes } = await setup({ web: { [skillPath("alpha")]: titled("alpha") } });
+    await skills.listAvailable(SCOPE);
+    const known = await versions.inner.read("acme", ["_user_bob", "web", "_tenant"]);
+    store.reset();
+    versions.reads = [];
+
+    // Act
+    const [listed, recipe] = await catalogue.withVersions("acme", known, () =>
+      Promise.all([skills.listAvailable(SCOPE), recipes.load(SCOPE, "default")]),
+    );
+
+    // Assess
+    expect(listed.map((s) => s.name)).toEqual(["alpha", "bundled-one"]);
+    expect(recipe?.name).toBe("default");
+    expect(versions.reads).toEqual([]);
+    expect([...store.lists, ...store.reads]).toEqual([]);
+  });
+
+  it("shows an edit whose bump the handed-in versions include", async () => {
+    // Prepare
+    const { store, versions, catalogue, skills, edit } = await setup({ web: { [skillPath("alpha")]: titled("alpha") } });
+    await skills.load(SCOPE, "alpha");
+    await edit("web", skillPath("alpha"), titled("alpha 2"));
+    const known = await versions.inner.read("acme", ["_user_bob", "web", "_tenant"]);
+    store.reset();
+    versions.reads = [];
+
+    // Act
+    const loaded = await catalogue.withVersions("acme", known, () => skills.load(SCOPE, "alpha"));
+
+    // Assess
+    expect(loaded?.title).toBe("alpha 2");
+    expect(store.lists).toEqual(["acme/web:_vance/"]);
+    expect(versions.reads).toEqual([]);
+  });
+
+  it("reads only the levels missing from the handed-in versions", async () => {
+    // Prepare
+    const { versions, catalogue, skills } = await setup({ web: { [skillPath("alpha")]: titled("alpha") } });
+    await skills.listAvailable(SCOPE);
+    const known = await versions.inner.read("acme", ["_tenant"]);
+    versions.reads = [];
+
+    // Act
+    await catalogue.withVersions("acme", known, () => skills.listAvailable(SCOPE));
+
+    // Assess
+    expect(versions.reads).toEqual([["acme", "_user_bob", "web"]]);
+  });
+
+  it("applies only inside the call and only to its tenant", async () => {
+    // Prepare
+    const other: SkillScopeContext = { tenantId: "umbrella", projectId: "web" };
+    const { versions, catalogue, skills } = await setup({ web: { [skillPath("alpha")]: titled("alpha") } });
+    await skills.listAvailable(SCOPE);
+    const known = await versions.inner.read("acme", ["_user_bob", "web", "_tenant"]);
+    versions.reads = [];
+
+    // Act
+    await catalogue.withVersions("acme", known, () => skills.listAvailable(other));
+    const inside = [...versions.reads];
+    versions.reads = [];
+    await skills.listAvailable(SCOPE);
+
+    // Assess
+    expect(inside).toEqual([["umbrella", "web", "_tenant"]]);
+    expect(versions.reads).toEqual([["acme", "_user_bob", "web", "_tenant"]]);
+  });
+});
+
+/** Records what each combined read asked for, around the in-memory reader. */
+class RecordingReader implements ProcessVersionsReader {
+  readonly asked: string[][] = [];
+  constructor(private readonly inner: ProcessVersionsReader) {}
+  read(tenant: string, processId: string, projects: readonly string[]) {
+    this.asked.push([...projects]);
+    return this.inner.read(tenant, processId, projects);
+  }
+}
+
+async function laneTurnSetup() {
+  const store = new CountingStore();
+  const versions = new CountingVersions();
+  const processes = new InMemoryProcessStore();
+  const reader = new RecordingReader(new SeparateProcessVersionsReader(processes, versions));
+  const warnings: string[] = [];
+  const app = createSkillsApp({
+    documents: store,
+    bundled: new EmptyLayer(),
+    processes,
+    requests: new InMemoryRequestStore(),
+    lane: new InMemoryLane(),
+    renderer: new FakeRenderer(),
+    catalogueVersions: versions,
+    processVersions: reader,
+    logger: { warn: (message) => warnings.push(message) },
+  });
+  await store.put("acme", "_tenant", recipePath("open"), "engine: ford\ndefaultActiveSkills: [alpha]\n");
+  await store.put("acme", "web", skillPath("alpha"), skillMd({ title: "Alpha", body: "Alpha body one." }));
+  const process = await app.spawn("acme", BOB, { sessionId: "s1", recipe: "open", projectId: "web" });
+  const notify = catalogueChangeNotifier(versions);
+  let turns = 0;
+  const compose = (requestId = `r-${++turns}`) =>
+    app.turns.compose({ tenant: "acme", processId: process.processId, requestId, user: BOB }, { turnId: `t-${requestId}`, message: "hello" });
+  /** Reads and writes of the process item and the versions reads, since the last call. */
+  const traffic = () => {
+    const seen = { processReads: processes.processReads, writes: processes.writeAttempts, versionReads: versions.reads.length, combined: reader.asked.length };
+    processes.processReads = 0;
+    processes.writeAttempts = 0;
+    versions.reads = [];
+    reader.asked.length = 0;
+    return seen;
+  };
+  return { app, store, versions, processes, reader, process, notify, compose, traffic, warnings };
+}
+
+const BOB = { login: "bob" };
+
+describe("lane turns on the warm catalogue", () => {
+  it("costs one combined read and one write per steady turn: the versions come with the process", async () => {
+    // Prepare
+    const { reader, store, compose, traffic } = await laneTurnSetup();
+    traffic();
+    await compose();
+    const first = { asked: [...reader.asked], ...traffic() };
+    store.reset();
+
+    // Act
+    const { result } = await compose();
+    const steady = { asked: [...reader.asked], ...traffic() };
+
+    // Assess
+    expect(result.skillSection).toContain("Alpha body one.");
+    expect(first).toEqual({ asked: [[]], combined: 1, processReads: 1, writes: 1, versionReads: 1 });
+    expect(steady).toEqual({ asked: [["_user_bob", "web", "_tenant"]], combined: 1, processReads: 1, writes: 1, versionReads: 1 });
+    expect([...store.lists, ...store.reads]).toEqual([]);
+  });
+
+  it("shows an edit in the very next turn, validated by the versions read with the process", async () => {
+    // Prepare
+    const { store, compose, notify, traffic } = await laneTurnSetup();
+    await compose();
+    await store.put("acme", "web", skillPath("alpha"), skillMd({ title: "Alpha", body: "Alpha body two." }));
+    await notify({ tenant: "acme", project: "web", path: skillPath("alpha") });
+    traffic();
+
+    // Act
+    const { result } = await compose();
+
+    // Assess
+    expect(result.skillSection).toContain("Alpha body two.");
+    expect(traffic()).toMatchObject({ combined: 1, versionReads: 1, writes: 1 });
+  });
+
+  it("re-reads and re-applies when the process changed between its read and the turn's write", async () => {
+    // Prepare
+    const { processes, process, compose, traffic } = await laneTurnSetup();
+    await compose();
+    processes.injectConcurrentUpdate("acme", process.processId, (p: Process) => ({
+      ...p,
+      pending: [...p.pending, { id: "theirs", sender: "_skill", text: "from elsewhere", kind: "action", at: "2030-01-01T00:00:00.000Z" }],
+    }));
+    traffic();
+
+    // Act
+    const { result, process: written } = await compose("r-race");
+    const seen = traffic();
+    const stored = await processes.get("acme", process.processId);
+
+    // Assess
+    expect(seen).toMatchObject({ combined: 1, processReads: 2, writes: 2 });
+    expect(result.turnId).toBe("t-r-race");
+    expect(stored).toEqual(written);
+    expect(stored?.turn?.turnId).toBe("t-r-race");
+    expect(stored?.pending.map((m) => m.id)).toEqual(["theirs"]);
+    expect(stored?.appliedRequests.filter((id) => id === "r-race")).toEqual(["r-race"]);
+  });
+
+  it("answers a redelivered turn from the stored state without a second write", async () => {
+    // Prepare
+    const { processes, process, compose, traffic } = await laneTurnSetup();
+    await compose("r-once");
+    const before = await processes.get("acme", process.processId);
+    traffic();
+
+    // Act
+    const { result } = await compose("r-once");
+
+    // Assess
+    expect(result.warnings).toContain("This turn was composed by an earlier delivery; its consumed messages are not repeated");
+    expect(traffic()).toMatchObject({ combined: 1, writes: 0 });
+    expect(await processes.get("acme", process.processId)).toEqual(before);
+  });
+
+  it("still composes, listing every level, while the versions cannot be read", async () => {
+    // Prepare
+    const { store, versions, compose, warnings } = await laneTurnSetup();
+    await compose();
+    versions.failing = true;
+    store.reset();
+
+    // Act
+    const { result } = await compose();
+
+    // Assess
+    expect(result.skillSection).toContain("Alpha body one.");
+    expect([...new Set(store.lists)].sort()).toEqual(["acme/_tenant:_vance/", "acme/_user_bob:_vance/", "acme/web:_vance/"]);
+    expect(warnings.some((w) => /versions unavailable/.test(w))).toBe(true);
+  });
+
+  it("reports an unknown process as ProcessNotFound", async () => {
+    // Prepare
+    const { app } = await laneTurnSetup();
+
+    // Act
+    const error = await app.turns.compose({ tenant: "acme", processId: "nope", requestId: "r-x", user: BOB }, { turnId: "t-x" }).catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(ProcessNotFound);
   });
 });

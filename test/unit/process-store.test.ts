@@ -345,6 +345,113 @@ describe("InMemoryProcessStore update", () => {
   });
 });
 
+describe("InMemoryProcessStore update from an expected snapshot", () => {
+  it("writes from the snapshot without reading when the process did not move", async () => {
+    // Prepare
+    const store = new InMemoryProcessStore();
+    await store.create(aProcess());
+    const snapshot = (await store.get(T, "p-1"))!;
+    store.processReads = 0;
+
+    // Act
+    const result = await store.update(T, "p-1", appendPending("m-1"), { expected: snapshot });
+
+    // Assess
+    expect(store.processReads).toBe(0);
+    expect(store.writeAttempts).toBe(1);
+    expect(result).toMatchObject({ changed: true, process: { version: 2 } });
+    expect((await store.get(T, "p-1"))?.pending.map((m) => m.id)).toEqual(["m-1"]);
+  });
+
+  it("hands the mutation a copy: the caller's snapshot stays as it was", async () => {
+    // Prepare
+    const store = new InMemoryProcessStore();
+    await store.create(aProcess());
+    const snapshot = (await store.get(T, "p-1"))!;
+
+    // Act
+    await store.update(T, "p-1", (p) => {
+      p.pending.push(message("m-1"));
+      return p;
+    }, { expected: snapshot });
+
+    // Assess
+    expect(snapshot.pending).toEqual([]);
+    expect(snapshot.version).toBe(1);
+  });
+
+  it("re-reads and re-applies when the process changed after the snapshot, keeping both changes", async () => {
+    // Prepare
+    const store = new InMemoryProcessStore();
+    await store.create(aProcess());
+    const snapshot = (await store.get(T, "p-1"))!;
+    await store.update(T, "p-1", appendPending("theirs"));
+    store.processReads = 0;
+    const mutate = vi.fn(appendPending("ours"));
+
+    // Act
+    const result = await store.update(T, "p-1", mutate, { expected: snapshot });
+
+    // Assess
+    expect(mutate).toHaveBeenCalledTimes(2);
+    expect(store.processReads).toBe(1);
+    expect(result.process.pending.map((m) => m.id)).toEqual(["theirs", "ours"]);
+    expect(result.process.version).toBe(3);
+    expect(await store.get(T, "p-1")).toEqual(result.process);
+  });
+
+  it("re-applies on top of a write that lands between the snapshot and its write", async () => {
+    // Prepare
+    const store = new InMemoryProcessStore();
+    await store.create(aProcess());
+    const snapshot = (await store.get(T, "p-1"))!;
+    store.injectConcurrentUpdate(T, "p-1", appendPending("theirs"));
+
+    // Act
+    const result = await store.update(T, "p-1", appendPending("ours"), { expected: snapshot });
+
+    // Assess
+    expect(store.writeAttempts).toBe(2);
+    expect(result.process.pending.map((m) => m.id)).toEqual(["theirs", "ours"]);
+    expect(await store.get(T, "p-1")).toEqual(result.process);
+  });
+
+  it("decides again on the fresh state: a request applied meanwhile is not applied twice", async () => {
+    // Prepare
+    let clock = NOW;
+    const store = new InMemoryProcessStore({ now: () => (clock += 1000) });
+    await store.create(aProcess());
+    const snapshot = (await store.get(T, "p-1"))!;
+    const once = (p: Process): Process | undefined => (hasApplied(p, "r-1") ? undefined : markApplied(appendPending("r-1")(p), "r-1"));
+    await store.update(T, "p-1", once);
+
+    // Act
+    const result = await store.update(T, "p-1", once, { expected: snapshot });
+
+    // Assess
+    expect(result.changed).toBe(false);
+    expect(result.process.pending.map((m) => m.id)).toEqual(["r-1"]);
+    expect(result.process.version).toBe(2);
+  });
+
+  it("ignores a snapshot of another process and reads the addressed one", async () => {
+    // Prepare
+    const store = new InMemoryProcessStore();
+    await store.create(aProcess());
+    await store.create(aProcess({ processId: "p-2", name: "other" }));
+    const other = (await store.get(T, "p-2"))!;
+    store.processReads = 0;
+
+    // Act
+    const result = await store.update(T, "p-1", appendPending("m-1"), { expected: other });
+
+    // Assess
+    expect(store.processReads).toBe(1);
+    expect(result.process).toMatchObject({ processId: "p-1", name: "chat", version: 2 });
+    expect((await store.get(T, "p-2"))?.pending).toEqual([]);
+  });
+});
+
 describe("toApiProcess", () => {
   it("exposes exactly the API fields", () => {
     // Prepare

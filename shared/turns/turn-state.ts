@@ -1,0 +1,92 @@
+import type { LevelVersion } from "../catalogue/catalogue-versions.js";
+import type { ProcessVersionsReader } from "../catalogue/process-versions-reader.js";
+import { cascadeLevels } from "../documents/cascade-layers.js";
+import type { Process } from "../processes/process.js";
+import type { ProcessStore } from "../processes/process-store.js";
+import { scopeOf } from "../steering/steer-context.js";
+import { LruCache } from "../templates/lru-cache.js";
+
+/** The process a turn starts from, and how the turn runs its skill and recipe lookups. */
+export interface TurnState {
+  process: Process;
+  /** Runs the turn's lookups with whatever was read together with the process (catalogue versions). */
+  lookups<T>(run: () => Promise<T>): Promise<T>;
+}
+
+/** Where SkillTurnSupport reads the process a turn starts from. */
+export interface TurnStates {
+  /** undefined for an unknown process or another tenant's, as ProcessStore.get. */
+  load(tenant: string, processId: string): Promise<TurnState | undefined>;
+}
+
+const runAsIs = <T>(run: () => Promise<T>): Promise<T> => run();
+
+/** Without a warm catalogue: the process alone; each lookup reads what it needs itself. */
+export class StoreTurnStates implements TurnStates {
+  constructor(private readonly store: Pick<ProcessStore, "get">) {}
+
+  async load(tenant: string, processId: string): Promise<TurnState | undefined> {
+    const process = await this.store.get(tenant, processId);
+    return process && { process, lookups: runAsIs };
+  }
+}
+
+/** The part of the warm catalogue (DocumentCatalogue) that takes versions read elsewhere. */
+export interface VersionPriming {
+  withVersions<T>(tenant: string, versions: ReadonlyMap<string, LevelVersion>, lookups: () => Promise<T>): Promise<T>;
+}
+
+export interface WarmTurnStatesOptions {
+  /** Processes whose cascade levels are remembered; the least recently used is forgotten beyond it. */
+  maxProcesses?: number;
+}
+
+const DEFAULT_MAX_PROCESSES = 4096;
+
+/**
+ * With the warm catalogue: the process and the versions of its cascade levels in ONE read
+ * (ProcessVersionsReader), and the turn's lookups validate against those versions instead of
+ * reading them again. The levels derive from the process (tenant, user, project), so they are
+ * known only after it is read: the read asks for the levels the process had when this instance
+ * last saw it. Those fields never change after a spawn, so a warm instance guesses right every
+ * time; a process it has not seen yet (or whose levels differ) leaves the missing levels to the
+ * catalogue's own versions read, one request more.
+ */
+export class WarmTurnStates implements TurnStates {
+  private readonly levels: LruCache<string, readonly string[]>;
+
+  constructor(
+    private readonly reader: ProcessVersionsReader,
+    private readonly catalogue: VersionPriming,
+    options: WarmTurnStatesOptions = {},
+  ) {
+    this.levels = new LruCache(options.maxProcesses ?? DEFAULT_MAX_PROCESSES);
+  }
+
+  async load(tenant: string, processId: string): Promise<TurnState | undefined> {
+    const key = JSON.stringify([tenant, processId]);
+    const { process, versions } = await this.reader.read(tenant, processId, this.levels.get(key) ?? []);
+    if (!process) {
+      this.levels.delete(key);
+      return undefined;
+    }
+    const projects = storeLevelsOf(process);
+    if (projects) this.levels.set(key, projects);
+    else this.levels.delete(key);
+    return { process, lookups: (run) => this.catalogue.withVersions(tenant, versions, run) };
+  }
+}
+
+/**
+ * The document projects of the process's store levels (RESOURCE has no version). undefined for a
+ * malformed scope: the turn's lookups reject it themselves, with the error they always gave.
+ */
+function storeLevelsOf(process: Process): string[] | undefined {
+  try {
+    return cascadeLevels(scopeOf(process))
+      .filter((level) => level.source !== "RESOURCE")
+      .map((level) => level.project);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,190 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { Tracer } from "@aws-lambda-powertools/tracer";
+import { afterEach, describe, expect, it } from "vitest";
+import { traced, tracingHooks, NO_TRACING } from "../../functions/_shared/tracing.js";
+import type { TracerPort } from "../../functions/_shared/tracing.js";
+import { processEventsFromEnv, runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
+
+/** Records what the hooks do to segments, in order, instead of talking to the X-Ray SDK. */
+function recordingTracer(enabled = true, withParent = true) {
+  const events: string[] = [];
+  let current = "lambda";
+  const segment = (name: string) => ({
+    name,
+    addNewSubsegment: (child: string) => {
+      events.push(`open ${child}`);
+      return { ...segment(child), close: () => events.push(`close ${child}`) };
+    },
+  });
+  const parent = segment("lambda");
+  const port = {
+    isTracingEnabled: () => enabled,
+    getSegment: () => (withParent ? parent : undefined),
+    setSegment: (s: { name: string }) => {
+      current = s.name;
+      events.push(`current ${s.name}`);
+    },
+    annotateColdStart: () => events.push(`annotate ColdStart on ${current}`),
+    addServiceNameAnnotation: () => events.push(`annotate Service on ${current}`),
+    addErrorAsMetadata: (error: Error) => events.push(`error ${error.message} on ${current}`),
+    captureAWSv3Client: <C>(client: C) => {
+      events.push("capture client");
+      return client;
+    },
+  } as unknown as TracerPort;
+  return { port, events };
+}
+
+describe("tracing hooks", () => {
+  it("runs each invocation in its own subsegment with ColdStart and Service annotations, then restores Lambda's segment", async () => {
+    // Prepare
+    const { port, events } = recordingTracer();
+    const handler = traced(tracingHooks(port), "http-skills", async (event: { n: number }) => event.n * 2);
+
+    // Act
+    const result = await handler({ n: 21 }, undefined);
+
+    // Assess
+    expect(result).toBe(42);
+    expect(events).toEqual([
+      "open ## http-skills",
+      "current ## http-skills",
+      "annotate ColdStart on ## http-skills",
+      "annotate Service on ## http-skills",
+      "close ## http-skills",
+      "current lambda",
+    ]);
+  });
+
+  it("records a failure on the subsegment and rethrows it unchanged", async () => {
+    // Prepare
+    const { port, events } = recordingTracer();
+    const failure = new Error("table unavailable");
+    const handler = traced(tracingHooks(port), "lane-worker", async () => {
+      throw failure;
+    });
+
+    // Act
+    const thrown = await handler({}, undefined).catch((error: unknown) => error);
+
+    // Assess
+    expect(thrown).toBe(failure);
+    expect(events).toContain("error table unavailable on ## lane-worker");
+    expect(events.slice(-2)).toEqual(["close ## lane-worker", "current lambda"]);
+  });
+
+  it("records a thrown non-Error as an Error with its text", async () => {
+    // Prepare
+    const { port, events } = recordingTracer();
+
+    // Act
+    const thrown = await tracingHooks(port)
+      .invocation("ws-default", () => Promise.reject("plain string"))
+      .catch((error: unknown) => error);
+
+    // Assess
+    expect(thrown).toBe("plain string");
+    expect(events).toContain("error plain string on ## ws-default");
+  });
+
+  it.each([
+    ["tracing is disabled", false, true],
+    ["there is no Lambda segment to attach to", true, false],
+  ])("touches no segment when %s", async (_case, enabled, withParent) => {
+    // Prepare
+    const { port, events } = recordingTracer(enabled, withParent);
+
+    // Act
+    const result = await tracingHooks(port).invocation("http-steer", async () => "ok");
+
+    // Assess
+    expect(result).toBe("ok");
+    expect(events).toEqual([]);
+  });
+
+  it("hands SDK clients to the tracer's AWS v3 capture", () => {
+    // Prepare
+    const { port, events } = recordingTracer();
+    const client = new DynamoDBClient({ region: "us-east-1" });
+
+    // Act
+    const instrumented = tracingHooks(port).instrument(client);
+
+    // Assess
+    expect(instrumented).toBe(client);
+    expect(events).toEqual(["capture client"]);
+  });
+});
+
+describe("Powertools Tracer behind the hooks", () => {
+  const executionEnv = process.env.AWS_EXECUTION_ENV;
+  afterEach(() => {
+    if (executionEnv === undefined) delete process.env.AWS_EXECUTION_ENV;
+    else process.env.AWS_EXECUTION_ENV = executionEnv;
+  });
+
+  const middlewareNames = (client: DynamoDBClient): string[] => client.middlewareStack.identify();
+
+  it("outside Lambda leaves clients untouched and runs invocations as they are", async () => {
+    // Prepare
+    delete process.env.AWS_EXECUTION_ENV;
+    const hooks = tracingHooks(new Tracer({ serviceName: "skills-test" }));
+    const client = new DynamoDBClient({ region: "us-east-1" });
+    const before = middlewareNames(client);
+
+    // Act
+    hooks.instrument(client);
+    const result = await hooks.invocation("http-skills", async () => "composed");
+
+    // Assess
+    expect(middlewareNames(client)).toEqual(before);
+    expect(result).toBe("composed");
+  });
+
+  it("on Lambda adds the X-Ray middleware to a client", () => {
+    // Prepare
+    process.env.AWS_EXECUTION_ENV = "AWS_Lambda_nodejs22.x";
+    const hooks = tracingHooks(new Tracer({ serviceName: "skills-test", captureHTTPsRequests: false }));
+    const client = new DynamoDBClient({ region: "us-east-1" });
+    const before = middlewareNames(client);
+
+    // Act
+    hooks.instrument(client);
+
+    // Assess
+    const added = middlewareNames(client).filter((name) => !before.includes(name));
+    expect(added.join(" ")).toMatch(/XRay/i);
+  });
+});
+
+describe("runtimeFromEnv instrumentation", () => {
+  it("passes every SDK client of the container, the WebSocket push client included, through the hook", () => {
+    // Prepare
+    const seen: string[] = [];
+    const instrument = <C extends object>(client: C): C => {
+      seen.push(client.constructor.name);
+      return client;
+    };
+    const env = { SKILLS_TABLE_NAME: "t", SKILLS_WS_CALLBACK_URL: "https://ws.example/live", AWS_REGION: "eu-west-1" };
+
+    // Act
+    const resources = runtimeFromEnv(env, { instrument });
+    processEventsFromEnv(resources);
+
+    // Assess
+    expect(seen.sort()).toEqual(["ApiGatewayManagementApiClient", "DynamoDBClient", "S3Client", "SQSClient"]);
+  });
+
+  it("the no-op hooks change nothing", async () => {
+    // Prepare
+    const client = new DynamoDBClient({ region: "us-east-1" });
+
+    // Act
+    const same = NO_TRACING.instrument(client);
+    const result = await NO_TRACING.invocation("x", async () => 7);
+
+    // Assess
+    expect(same).toBe(client);
+    expect(result).toBe(7);
+  });
+});
