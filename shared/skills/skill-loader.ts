@@ -99,9 +99,9 @@ async function materialize(found: FoundDocument<SkillDefinition>): Promise<Resol
   const { at, name, listing } = found;
   const directory = skillDirectory(name);
   const warnings = [...found.warnings];
-  const { referenceDocs, ...definition } = found.definition;
+  const definition = found.definition;
   const resolvedDocs = await Promise.all(
-    referenceDocs.map(async (ref): Promise<ResolvedReferenceDoc> => {
+    definition.referenceDocs.map(async (ref): Promise<ResolvedReferenceDoc> => {
       if (ref.loadMode !== "INLINE") return { ...ref };
       const result = await readReference(at, directory, ref.file, listing);
       if (typeof result === "string") return { ...ref, content: result };
@@ -109,13 +109,50 @@ async function materialize(found: FoundDocument<SkillDefinition>): Promise<Resol
       return { ...ref };
     }),
   );
-  return {
-    ...definition,
-    referenceDocs: resolvedDocs,
+  return resolvedSkill(definition, resolvedDocs, {
     source: at.source,
     location: { source: at.source, project: at.project, directory, etag: found.doc.etag },
     warnings,
+  });
+}
+
+/**
+ * Field by field in one fixed order (the order `{ ...definition, referenceDocs, … }` gave), not by
+ * spreading: V8 gives every object spread from a 20-field definition a hidden class of its own, so
+ * a listing of 1 000 skills had 1 000 shapes and every per-turn pass over it (trigger filter,
+ * lookups by name) ran on megamorphic property loads. Built like this, skills share a few shapes.
+ */
+function resolvedSkill(
+  definition: SkillDefinition,
+  referenceDocs: ResolvedReferenceDoc[],
+  placed: Pick<ResolvedSkill, "source" | "location" | "warnings">,
+): ResolvedSkill {
+  const skill: Omit<ResolvedSkill, "scripts" | "body" | "referenceDocs" | "source" | "location" | "warnings"> & Partial<ResolvedSkill> = {
+    name: definition.name,
+    title: definition.title,
+    description: definition.description,
+    version: definition.version,
+    triggers: definition.triggers,
+    tools: definition.tools,
+    manualPaths: definition.manualPaths,
+    tags: definition.tags,
+    enabled: definition.enabled,
+    lifecycle: definition.lifecycle,
+    run: definition.run,
+    arguments: definition.arguments,
+    activate: definition.activate,
+    deactivate: definition.deactivate,
   };
+  if ("action" in definition) skill.action = definition.action;
+  skill.scripts = definition.scripts;
+  if ("license" in definition) skill.license = definition.license;
+  if ("metadata" in definition) skill.metadata = definition.metadata;
+  skill.body = definition.body;
+  skill.referenceDocs = referenceDocs;
+  skill.source = placed.source;
+  skill.location = placed.location;
+  skill.warnings = placed.warnings;
+  return skill as ResolvedSkill;
 }
 
 /** The content of an INLINE reference from the pinned layer, or the warning why there is none. */

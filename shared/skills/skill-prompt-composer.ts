@@ -61,13 +61,15 @@ export const ON_DEMAND_HEADER = "On-demand references — load via manual_read:"
  * each other's arguments; arguments are context data, never template source). A TemplateError
  * or an argument that no longer binds skips that skill with a warning; any other failure (the
  * renderer itself is broken) rejects, because silently dropping every skill would be worse.
+ * Bodies whose output the renderer has cached are taken without a promise each (a warm turn).
  */
 export async function composeSection(
   entries: readonly ComposeEntry[],
   context: RenderContext,
   renderer: TemplateRenderer,
 ): Promise<ComposedSection> {
-  const outcomes = await Promise.all(entries.map((entry) => renderBody(entry, context, renderer)));
+  const pending = entries.map((entry) => renderBody(entry, context, renderer));
+  const outcomes = pending.some((outcome) => outcome instanceof Promise) ? await Promise.all(pending) : (pending as Outcome[]);
   const blocks: string[] = [];
   const onDemand: OnDemandReference[] = [];
   const warnings: ComposeWarning[] = [];
@@ -89,20 +91,45 @@ export async function composeSection(
   return { section: blocks.join("\n\n"), onDemand, warnings, included };
 }
 
-async function renderBody(
-  { skill, args }: ComposeEntry,
-  context: RenderContext,
-  renderer: TemplateRenderer,
-): Promise<{ body: string } | { warning: string }> {
+type Outcome = { body: string } | { warning: string };
+
+/** The outcome right away when it needs no rendering (or the output is cached), else its promise. */
+function renderBody({ skill, args }: ComposeEntry, context: RenderContext, renderer: TemplateRenderer): Outcome | Promise<Outcome> {
   try {
     // Bind even for plain bodies: a required argument that no longer binds skips the skill.
     const bound = bindArguments(skill.name, skill.arguments, args);
     if (!hasTemplateSyntax(skill.body)) return { body: skill.body };
-    return { body: await renderer.render(skill.body, { ...context, args: bound }) };
+    const bodyContext = withArgs(context, bound);
+    const cached = renderer.cached?.(skill.body, bodyContext);
+    if (cached !== undefined) return { body: cached };
+    return renderer.render(skill.body, bodyContext).then(
+      (body) => ({ body }),
+      (error: unknown) => outcomeOf(error),
+    );
   } catch (error) {
     if (isSkippable(error)) return { warning: error.message };
-    throw error;
+    // Rejected, not thrown: the renders already started for earlier entries are awaited all the same.
+    return Promise.reject(error as Error);
   }
+}
+
+/**
+ * `{ ...context, args }`, same keys in the same order, built without object spread: on Node 20's
+ * V8, spreading into a literal that then gets one more property gives every result a hidden class
+ * of its own (1.5 µs and a fresh map each, which the scavenger then promotes), and this runs for
+ * every skill on every turn. A `__proto__` key would be a prototype to Object.assign, so such a
+ * context keeps the spread.
+ */
+function withArgs(context: RenderContext, args: RenderContext["args"]): RenderContext {
+  if (Object.hasOwn(context, "__proto__")) return { ...context, args };
+  const copy: RenderContext = Object.assign({}, context);
+  copy.args = args;
+  return copy;
+}
+
+function outcomeOf(error: unknown): Outcome {
+  if (isSkippable(error)) return { warning: error.message };
+  throw error;
 }
 
 function isSkippable(error: unknown): error is Error {
@@ -114,7 +141,34 @@ function isSkippable(error: unknown): error is Error {
   );
 }
 
+interface BlockMemo {
+  readonly body: string;
+  readonly name: string;
+  readonly description: string;
+  readonly referenceDocs: ResolvedSkill["referenceDocs"];
+  readonly block: string;
+}
+
+/** The last block of each skill object: a warm turn renders the same bodies again and again. */
+const lastBlocks = new WeakMap<ResolvedSkill, BlockMemo>();
+
 function skillBlock(skill: ResolvedSkill, body: string): string {
+  const memo = lastBlocks.get(skill);
+  if (
+    memo !== undefined &&
+    memo.body === body &&
+    memo.name === skill.name &&
+    memo.description === skill.description &&
+    memo.referenceDocs === skill.referenceDocs
+  ) {
+    return memo.block;
+  }
+  const block = buildSkillBlock(skill, body);
+  lastBlocks.set(skill, { body, name: skill.name, description: skill.description, referenceDocs: skill.referenceDocs, block });
+  return block;
+}
+
+function buildSkillBlock(skill: ResolvedSkill, body: string): string {
   const parts = [`--- Skill: ${skill.name} ---\n${skill.description}`];
   const text = tidy(body);
   if (text !== "") parts.push(text);

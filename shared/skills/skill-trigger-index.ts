@@ -1,6 +1,6 @@
 import type { TriggerCandidate } from "./skill-trigger-matcher.js";
 import { prepareTriggerInput, sharedTriggerPatternCache, type TriggerPatternCache } from "./skill-trigger-pattern.js";
-import { CANDIDATE_EXCLUDED, CANDIDATE_FIRED } from "./trigger-candidate-marks.js";
+import { CANDIDATE_EXCLUDED, CANDIDATE_FIRED, CANDIDATE_OPEN, type CandidateMarks } from "./trigger-candidate-marks.js";
 import { KeywordTriggerIndex } from "./trigger-keyword-index.js";
 import { PatternTriggerIndex, type PatternTriggerEntry } from "./trigger-pattern-index.js";
 
@@ -60,6 +60,11 @@ export class SkillTriggerIndex<T extends TriggerCandidate = TriggerCandidate> {
   private readonly triggerLists: readonly (readonly unknown[])[];
   private readonly keywords = new KeywordTriggerIndex();
   private readonly patterns: PatternTriggerIndex;
+  private positions: Map<string, number[]> | undefined;
+  /** Per-listing exclusion masks (see exclusionMask), by predicate. */
+  private readonly masks = new WeakMap<(candidate: T) => boolean, Uint8Array>();
+  private scratchMarks: Uint8Array | undefined;
+  private marking = false;
 
   constructor(candidates: readonly T[], patternCache: TriggerPatternCache = sharedTriggerPatternCache) {
     this.candidates = [...candidates];
@@ -90,19 +95,92 @@ export class SkillTriggerIndex<T extends TriggerCandidate = TriggerCandidate> {
    * asked once per candidate first: a rejected candidate is neither evaluated nor returned.
    */
   match(input: string, accept?: (candidate: T) => boolean): string[] {
-    const marks = new Uint8Array(this.candidates.length);
-    if (accept !== undefined) {
-      this.candidates.forEach((candidate, i) => {
-        if (!accept(candidate)) marks[i] = CANDIDATE_EXCLUDED;
-      });
-    }
-    const prepared = prepareTriggerInput(capTriggerInput(input));
-    this.keywords.match(prepared.lowered, marks);
-    this.patterns.match(prepared, marks);
     const names: string[] = [];
-    marks.forEach((mark, i) => {
-      if (mark === CANDIDATE_FIRED) names.push((this.candidates[i] as T).name);
+    this.withMarks((marks) => {
+      if (accept !== undefined) {
+        this.candidates.forEach((candidate, i) => {
+          if (!accept(candidate)) marks[i] = CANDIDATE_EXCLUDED;
+        });
+      }
+      this.evaluate(input, marks);
+      for (let i = 0; i < marks.length; i++) if (marks[i] === CANDIDATE_FIRED) names.push((this.candidates[i] as T).name);
     });
     return names;
   }
+
+  /**
+   * The candidates (in candidate order) that `input` triggers. `exclude`, when given, is called
+   * first with one byte per candidate, all 0; it sets the byte of each candidate to leave out to 1
+   * (those are neither evaluated nor returned). The per-turn form of `match` with `accept`: a
+   * caller that knows the candidates to leave out by position (exclusionMask, positionsOf) need not
+   * touch every candidate object on every message.
+   */
+  matchCandidates(input: string, exclude?: (excluded: Uint8Array) => void): T[] {
+    const fired: T[] = [];
+    this.withMarks((marks) => {
+      if (exclude !== undefined) {
+        exclude(marks);
+        for (let i = 0; i < marks.length; i++) if (marks[i] !== CANDIDATE_OPEN) marks[i] = CANDIDATE_EXCLUDED;
+      }
+      this.evaluate(input, marks);
+      for (let i = 0; i < marks.length; i++) if (marks[i] === CANDIDATE_FIRED) fired.push(this.candidates[i] as T);
+    });
+    return fired;
+  }
+
+  /** Positions of the candidates called `name` (a listing has each name once; a hand-made list may repeat one). */
+  positionsOf(name: string): readonly number[] {
+    if (this.positions === undefined) {
+      this.positions = new Map();
+      this.candidates.forEach((candidate, i) => {
+        const known = (this.positions as Map<string, number[]>).get(candidate.name);
+        if (known === undefined) (this.positions as Map<string, number[]>).set(candidate.name, [i]);
+        else known.push(i);
+      });
+    }
+    return this.positions.get(name) ?? NO_POSITIONS;
+  }
+
+  /**
+   * One byte per candidate: 1 where `predicate` does NOT hold (an exclusion mask, to copy into the
+   * array `matchCandidates` hands to `exclude`). Computed once per index and predicate (by function
+   * identity), so `predicate` must depend on the candidate alone; do not modify the result.
+   */
+  exclusionMask(predicate: (candidate: T) => boolean): Uint8Array {
+    let mask = this.masks.get(predicate);
+    if (mask === undefined) {
+      mask = new Uint8Array(this.candidates.length);
+      for (let i = 0; i < mask.length; i++) mask[i] = predicate(this.candidates[i] as T) ? 0 : 1;
+      this.masks.set(predicate, mask);
+    }
+    return mask;
+  }
+
+  /**
+   * Runs `use` with the per-message marks, all CANDIDATE_OPEN. The array is kept and reused: a
+   * fresh typed array per message cost the scavenger a sweep of its off-heap store per message.
+   * A call made from inside `use` (an `accept` callback matching again) gets its own array.
+   */
+  private withMarks(use: (marks: CandidateMarks) => void): void {
+    if (this.marking) {
+      use(new Uint8Array(this.candidates.length));
+      return;
+    }
+    this.marking = true;
+    try {
+      const marks = (this.scratchMarks ??= new Uint8Array(this.candidates.length));
+      marks.fill(CANDIDATE_OPEN);
+      use(marks);
+    } finally {
+      this.marking = false;
+    }
+  }
+
+  private evaluate(input: string, marks: CandidateMarks): void {
+    const prepared = prepareTriggerInput(capTriggerInput(input));
+    this.keywords.match(prepared.lowered, marks);
+    this.patterns.match(prepared, marks);
+  }
 }
+
+const NO_POSITIONS: readonly number[] = Object.freeze([]);

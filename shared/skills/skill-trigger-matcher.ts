@@ -28,12 +28,15 @@ export interface TriggerCandidate {
  *
  * Matching goes through a SkillTriggerIndex compiled once per candidate list and cached here.
  * Candidates are treated as immutable: a cached index is reused for the same skill objects with
- * the same names and trigger arrays, whatever array holds them.
+ * the same names and trigger arrays, whatever array holds them. A frozen array (the catalogue's
+ * listing) that was indexed once is trusted as it is: its members cannot change, and checking
+ * a thousand skill objects on every message would cost more than matching the message does.
  */
 export class SkillTriggerMatcher {
   private readonly byArray = new WeakMap<readonly TriggerCandidate[], SkillTriggerIndex>();
   // Callers such as the trigger hook filter a stable catalogue into a fresh array every turn.
   private readonly byMembers = new Map<number, SkillTriggerIndex>();
+  private readonly trusted = new WeakSet<readonly TriggerCandidate[]>();
 
   constructor(private readonly patternCache: TriggerPatternCache = sharedTriggerPatternCache) {}
 
@@ -48,7 +51,9 @@ export class SkillTriggerMatcher {
    */
   indexFor<T extends TriggerCandidate>(candidates: readonly T[]): SkillTriggerIndex<T> {
     const byArray = this.byArray.get(candidates);
-    if (byArray?.covers(candidates) === true) return byArray as unknown as SkillTriggerIndex<T>;
+    if (byArray !== undefined && (this.trusted.has(candidates) || byArray.covers(candidates))) {
+      return byArray as unknown as SkillTriggerIndex<T>;
+    }
     const key = membersKey(candidates);
     let index = this.byMembers.get(key);
     if (index?.covers(candidates) === true) {
@@ -63,8 +68,55 @@ export class SkillTriggerMatcher {
       this.byMembers.delete(oldest.value);
     }
     this.byArray.set(candidates, index);
+    if (Object.isFrozen(candidates)) this.trusted.add(candidates);
     return index as unknown as SkillTriggerIndex<T>;
   }
+
+  /**
+   * The trigger filter of `triggerCandidates` plus `eligible`, then matching, in one pass over
+   * positions: the part of the filter that depends on the listing alone (enabled, has triggers,
+   * `eligible`) is computed once per index, so a message costs its active skills and whitelist,
+   * not a look at every listed skill. Returns the triggered skills in listing order.
+   *
+   * `eligible` must depend on the skill alone and keep its identity (a module-level function):
+   * its answers are cached per index by that identity.
+   */
+  triggered<T extends TriggerFilterable>(listing: readonly T[], input: string, filter: TriggerFilter<T>): T[] {
+    const index = this.indexFor(listing);
+    const ineligible = index.exclusionMask(eligibilityOf(filter.eligible));
+    return index.matchCandidates(input, (excluded) => {
+      if (filter.allowedSkills == null) {
+        excluded.set(ineligible);
+      } else {
+        // Whitelist: everything out, then the allowed back in as far as they are eligible.
+        excluded.fill(1);
+        for (const name of filter.allowedSkills) for (const at of index.positionsOf(name)) excluded[at] = ineligible[at] as number;
+      }
+      for (const name of filter.activeNames) for (const at of index.positionsOf(name)) excluded[at] = 1;
+    });
+  }
+}
+
+/** What `SkillTriggerMatcher.triggered` filters by; see `triggerCandidates` for the first two. */
+export interface TriggerFilter<T extends TriggerFilterable> {
+  activeNames: Iterable<string>;
+  allowedSkills?: readonly string[] | null | undefined;
+  /** Further conditions on the skill alone (e.g. not a spawn skill); cached per index by identity. */
+  eligible?: ((skill: T) => boolean) | undefined;
+}
+
+const byListing = (skill: TriggerFilterable): boolean => skill.enabled && skill.triggers.length > 0;
+const eligibility = new WeakMap<(skill: never) => boolean, (skill: never) => boolean>();
+
+/** The listing part of the filter with `eligible` folded in, one function per `eligible`, so the index caches one mask. */
+function eligibilityOf<T extends TriggerFilterable>(eligible: ((skill: T) => boolean) | undefined): (skill: T) => boolean {
+  if (eligible === undefined) return byListing;
+  let combined = eligibility.get(eligible) as ((skill: T) => boolean) | undefined;
+  if (combined === undefined) {
+    combined = (skill: T) => byListing(skill) && eligible(skill);
+    eligibility.set(eligible, combined);
+  }
+  return combined;
 }
 
 const objectIds = new WeakMap<object, number>();

@@ -6,7 +6,7 @@ export type CandidateMarks = Uint8Array;
 
 /** Not decided yet: its triggers still need evaluating. */
 export const CANDIDATE_OPEN = 0;
+/** Not to be considered for this message (filtered out by the caller): 1, so a 0/1 mask of exclusions can be copied in. */
+export const CANDIDATE_EXCLUDED = 1;
 /** Some trigger fired. */
-export const CANDIDATE_FIRED = 1;
-/** Not to be considered for this message (filtered out by the caller). */
-export const CANDIDATE_EXCLUDED = 2;
+export const CANDIDATE_FIRED = 2;

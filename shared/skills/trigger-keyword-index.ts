@@ -40,6 +40,13 @@ interface FlatPostings {
   readonly singleWeight: Int32Array;
   readonly owners: Int32Array;
   readonly totals: Int32Array;
+  /** Open-addressing table over the vocabulary: slot → token id + 1 (0 = empty); see tokenIdAt. */
+  readonly slots: Int32Array;
+  readonly tokens: readonly string[];
+  /** Per-message scratch, cleared at the start of each match (matching is synchronous and re-entrant-free). */
+  readonly seen: Uint8Array;
+  readonly counted: Uint8Array;
+  readonly counts: Int32Array;
 }
 
 /**
@@ -63,6 +70,8 @@ export class KeywordTriggerIndex {
   private readonly owners: number[] = [];
   private readonly totals: number[] = [];
   private flat: FlatPostings | undefined;
+  /** Token ids of the current message, one past the last kept at -1; grows with the longest message seen. */
+  private ids = new Int32Array(256);
 
   /** Adds one KEYWORDS trigger of the candidate at position `owner`. */
   add(owner: number, keywords: readonly string[]): void {
@@ -107,15 +116,12 @@ export class KeywordTriggerIndex {
   match(lowered: string, marks: CandidateMarks): void {
     if (this.vocabulary.size === 0) return;
     const flat = this.flatten();
-    const tokens = tokenize(lowered);
-    const n = tokens.length;
-    // One id past the end: a pair lookup at the last token then finds nothing, without reading out of bounds.
-    const ids = new Int32Array(n + 1).fill(-1);
-    for (let i = 0; i < n; i++) ids[i] = this.vocabulary.get(tokens[i] as string) ?? -1;
-    const seen = new Uint8Array(this.singles.length);
-    const counted = new Uint8Array(this.sequenceCount);
-    const counts = new Int32Array(flat.owners.length);
-    const { singleStart, singleTrigger, singleWeight, owners, totals } = flat;
+    const n = this.messageIds(lowered, flat);
+    const ids = this.ids;
+    const { singleStart, singleTrigger, singleWeight, owners, totals, seen, counted, counts } = flat;
+    seen.fill(0);
+    counted.fill(0);
+    counts.fill(0);
     for (let i = 0; i < n; i++) {
       const id = ids[i] as number;
       if (id < 0) continue;
@@ -136,13 +142,44 @@ export class KeywordTriggerIndex {
       for (const posting of sequences) {
         const owner = owners[posting.trigger] as number;
         if (counted[posting.id] === 1 || marks[owner] !== CANDIDATE_OPEN) continue;
-        if (posting.rest !== undefined && !restAt(ids, i + 2, posting.rest)) continue;
+        if (posting.rest !== undefined && !restAt(ids, n, i + 2, posting.rest)) continue;
         counted[posting.id] = 1;
         const present = (counts[posting.trigger] as number) + posting.weight;
         counts[posting.trigger] = present;
         if (present * 2 >= (totals[posting.trigger] as number)) marks[owner] = CANDIDATE_FIRED;
       }
     }
+  }
+
+  /**
+   * The message's tokens (as `tokenize` splits them) as vocabulary ids into `this.ids`, -1 for a
+   * token no keyword has, with one -1 past the end (so a pair lookup at the last token finds
+   * nothing). Tokens are looked up where they stand in `lowered`, so no substring is allocated.
+   * Returns the token count.
+   */
+  private messageIds(lowered: string, flat: FlatPostings): number {
+    // At most one token per two characters (a token has two or more, plus a separator).
+    const bound = (lowered.length >> 1) + 2;
+    if (this.ids.length < bound) this.ids = new Int32Array(Math.max(bound, this.ids.length * 2));
+    const ids = this.ids;
+    let n = 0;
+    let start = -1;
+    let hash = 0;
+    for (let i = 0; i <= lowered.length; i++) {
+      const code = i < lowered.length ? lowered.charCodeAt(i) : -1;
+      if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+        if (start < 0) {
+          start = i;
+          hash = FNV_OFFSET;
+        }
+        hash = Math.imul(hash ^ code, FNV_PRIME);
+      } else if (start >= 0) {
+        if (i - start >= 2) ids[n++] = tokenIdAt(flat, lowered, start, i, hash);
+        start = -1;
+      }
+    }
+    ids[n] = -1;
+    return n;
   }
 
   /** The single-token postings as flat arrays (rebuilt after `add`), for a tight matching loop. */
@@ -165,7 +202,19 @@ export class KeywordTriggerIndex {
         k += 1;
       }
     }
-    this.flat = { singleStart, singleTrigger, singleWeight, owners: Int32Array.from(this.owners), totals: Int32Array.from(this.totals) };
+    const tokens = [...this.vocabulary.keys()];
+    this.flat = {
+      singleStart,
+      singleTrigger,
+      singleWeight,
+      owners: Int32Array.from(this.owners),
+      totals: Int32Array.from(this.totals),
+      slots: vocabularySlots(tokens),
+      tokens,
+      seen: new Uint8Array(this.singles.length),
+      counted: new Uint8Array(this.sequenceCount),
+      counts: new Int32Array(this.owners.length),
+    };
     return this.flat;
   }
 
@@ -185,8 +234,49 @@ function sameIds(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((id, k) => id === b[k]);
 }
 
-function restAt(ids: Int32Array, at: number, rest: Int32Array): boolean {
-  if (at + rest.length > ids.length) return false;
+/** Whether the message's ids (the first `n` of `ids`) continue with `rest` at `at`. */
+function restAt(ids: Int32Array, n: number, at: number, rest: Int32Array): boolean {
+  if (at + rest.length > n) return false;
   for (let k = 0; k < rest.length; k++) if (ids[at + k] !== rest[k]) return false;
+  return true;
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+function tokenHash(token: string): number {
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < token.length; i++) hash = Math.imul(hash ^ token.charCodeAt(i), FNV_PRIME);
+  return hash;
+}
+
+/** Linear-probing table at most half full, so a miss ends after a probe or two. Vocabulary ids are positions in `tokens`. */
+function vocabularySlots(tokens: readonly string[]): Int32Array {
+  let size = 16;
+  while (size < tokens.length * 2) size <<= 1;
+  const slots = new Int32Array(size);
+  tokens.forEach((token, id) => {
+    let slot = tokenHash(token) & (size - 1);
+    while (slots[slot] !== 0) slot = (slot + 1) & (size - 1);
+    slots[slot] = id + 1;
+  });
+  return slots;
+}
+
+/** The vocabulary id of `text[start, end)` (whose FNV-1a hash is `hash`), or -1. */
+function tokenIdAt(flat: FlatPostings, text: string, start: number, end: number, hash: number): number {
+  const { slots, tokens } = flat;
+  const mask = slots.length - 1;
+  const length = end - start;
+  for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+    const entry = slots[slot] as number;
+    if (entry === 0) return -1;
+    const token = tokens[entry - 1] as string;
+    if (token.length === length && sameAt(token, text, start)) return entry - 1;
+  }
+}
+
+function sameAt(token: string, text: string, start: number): boolean {
+  for (let k = 0; k < token.length; k++) if (token.charCodeAt(k) !== text.charCodeAt(start + k)) return false;
   return true;
 }

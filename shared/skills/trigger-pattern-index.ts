@@ -52,6 +52,9 @@ export class PatternTriggerIndex {
   private readonly automaton: LiteralAutomaton;
   private readonly groups: PatternGroup[] = [];
   private readonly loners: number[] = [];
+  /** Per-message scratch: literal id → found, pattern id → already looked at. */
+  private readonly present: Uint8Array;
+  private readonly considered: Uint8Array;
 
   constructor(entries: readonly PatternTriggerEntry[], cache: TriggerPatternCache) {
     const patternIds = new Map<string, number>();
@@ -96,23 +99,22 @@ export class PatternTriggerIndex {
     });
     this.automaton = new LiteralAutomaton(literalTexts);
     this.groupUnkeyedPatterns(unkeyed);
+    this.present = new Uint8Array(this.keyedPatterns.length);
+    this.considered = new Uint8Array(this.patterns.length);
   }
 
   /** Marks as fired every open owner of a pattern found in the message. */
   match(input: TriggerInput, marks: CandidateMarks): void {
     if (this.patterns.length === 0) return;
     const found = this.automaton.find(input.haystack);
-    const present = new Uint8Array(this.keyedPatterns.length);
+    // Scratch kept across messages (matching is synchronous), cleared again before returning.
+    const { present, considered } = this;
     for (const id of found) present[id] = 1;
-    const considered = new Uint8Array(this.patterns.length);
-    for (const id of found) {
-      for (const pattern of this.keyedPatterns[id] as number[]) {
-        if (considered[pattern] === 1) continue;
-        considered[pattern] = 1;
-        if (this.isOpen(pattern, marks) && holds(this.prefilters[pattern] as LiteralTree, present)) {
-          this.runAlone(pattern, input, marks);
-        }
-      }
+    try {
+      this.runKeyed(found, input, marks);
+    } finally {
+      for (const id of found) present[id] = 0;
+      considered.fill(0);
     }
     for (const { set, members } of this.groups) {
       if (!members.some((pattern) => this.isOpen(pattern, marks))) continue;
@@ -124,6 +126,20 @@ export class PatternTriggerIndex {
       }
     }
     for (const pattern of this.loners) if (this.isOpen(pattern, marks)) this.runAlone(pattern, input, marks);
+  }
+
+  /** Evaluates the patterns keyed by the found literals (each once), with `present` set for them. */
+  private runKeyed(found: readonly number[], input: TriggerInput, marks: CandidateMarks): void {
+    const { present, considered } = this;
+    for (const id of found) {
+      for (const pattern of this.keyedPatterns[id] as number[]) {
+        if (considered[pattern] === 1) continue;
+        considered[pattern] = 1;
+        if (this.isOpen(pattern, marks) && holds(this.prefilters[pattern] as LiteralTree, present)) {
+          this.runAlone(pattern, input, marks);
+        }
+      }
+    }
   }
 
   private groupUnkeyedPatterns(unkeyed: readonly number[]): void {

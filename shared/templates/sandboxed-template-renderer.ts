@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { SandboxError, SandboxMemoryExceeded, SandboxOutputTooLarge, SandboxTimeout } from "../sandbox/sandbox-errors.js";
 import { getDefaultSandboxPool, type SandboxPool } from "../sandbox/sandbox-pool.js";
 import { LruCache } from "./lru-cache.js";
@@ -32,12 +32,17 @@ const DEFAULTS = {
   compiledCacheChars: 16 * 1024 * 1024,
 };
 
-const sha256 = (text: string): string => createHash("sha256").update(text).digest("base64url");
+// One-shot hash: a Hash object per call (createHash) left a native wrapper for the scavenger to
+// finalize, and with two hashes per skill per turn that GC work was a fifth of a warm compose.
+const sha256 = (text: string): string => hash("sha256", text, "base64url");
 
 /** Versioned by content so two renderer builds never share a prelude id with different code. */
 export const NUNJUCKS_PRELUDE_ID = `nunjucks-guest-runtime@${sha256(NUNJUCKS_GUEST_RUNTIME).slice(0, 16)}`;
 
 type Compiled = { code: string } | { error: TemplateError };
+
+// Key order matters (a for-loop over params iterates in it), so hash the exact JSON.
+const renderKey = (templateHash: string, contextJson: string): string => `${templateHash}:${sha256(contextJson)}`;
 
 const toTemplateError = (error: unknown): unknown => {
   if (error instanceof SandboxTimeout) return new TemplateLimitExceeded(`template rendering exceeded ${error.timeoutMs} ms`, "time");
@@ -96,6 +101,17 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
     );
   }
 
+  cached(template: string, context: RenderContext): string | undefined {
+    if (!hasTemplateSyntax(template)) return template;
+    let contextJson: unknown;
+    try {
+      contextJson = JSON.stringify(context ?? {});
+    } catch {
+      return undefined; // render reports it
+    }
+    return typeof contextJson === "string" ? this.rendered.get(renderKey(sha256(template), contextJson)) : undefined;
+  }
+
   async render(template: string, context: RenderContext): Promise<string> {
     if (!hasTemplateSyntax(template)) return template;
     let contextJson: string;
@@ -105,8 +121,7 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
       throw new TemplateRenderError(`render context is not JSON data: ${error instanceof Error ? error.message : String(error)}`);
     }
     const templateHash = sha256(template);
-    // Key order matters (a for-loop over params iterates in it), so hash the exact JSON.
-    const key = `${templateHash}:${sha256(contextJson)}`;
+    const key = renderKey(templateHash, contextJson);
     const cached = this.rendered.get(key);
     if (cached !== undefined) return cached;
     const pending = this.inFlight.get(key);

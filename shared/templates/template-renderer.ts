@@ -23,6 +23,12 @@ export interface RenderContext {
  */
 export interface TemplateRenderer {
   render(template: string, context: RenderContext): Promise<string>;
+  /**
+   * What `render` would resolve to when that output is cached, else undefined; never renders and
+   * never throws. Lets a warm turn compose without a promise per skill. Optional: without it,
+   * callers render.
+   */
+  cached?(template: string, context: RenderContext): string | undefined;
 }
 
 /** Cheap check used to skip the sandbox entirely for plain Markdown bodies. */

@@ -28,6 +28,7 @@ import { composeTurn } from "./turn-composer.js";
 import { StoreTurnStates } from "./turn-state.js";
 import type { TurnState, TurnStates } from "./turn-state.js";
 import type { Turn, TurnMessage } from "./turn.js";
+import { skillsByName } from "../skills/skill-listing.js";
 
 export interface TurnSkillSource extends SkillSource {
   listAvailable(ctx: SkillScopeContext): Promise<ResolvedSkill[]>;
@@ -214,8 +215,9 @@ export class SkillTurnSupport {
       }
     }
 
-    const definitions = available
-      ? new Map(trial.activeSkills.map((s) => [s.name, available.find((a) => a.name === s.name)] as const))
+    const availableByName = available && skillsByName(available);
+    const definitions = availableByName
+      ? new Map(trial.activeSkills.map((s) => [s.name, availableByName.get(s.name)] as const))
       : await this.resolveAll(trial, trial.activeSkills);
 
     const consumed = [...snapshot.pending];

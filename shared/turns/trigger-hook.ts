@@ -1,7 +1,6 @@
 import type { Process } from "../processes/process.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
 import { bindArguments } from "../skills/skill-argument-binder.js";
-import { triggerCandidates } from "../skills/skill-trigger-matcher.js";
 import type { SkillTriggerMatcher } from "../skills/skill-trigger-matcher.js";
 
 /**
@@ -20,32 +19,19 @@ export function triggeredSkills(
   message: string,
   matcher: SkillTriggerMatcher,
 ): ResolvedSkill[] {
-  // One index per listing (the catalogue hands out the same array while nothing changed), and the
-  // per-listing part of the filter is computed once per listing too; only the per-process part
-  // (active, whitelist) runs each turn, while matching.
-  const triggerable = triggerableOf(available);
-  const active = new Set(process.activeSkills.map((s) => s.name));
-  const allowed = process.allowedSkillsOverride === null ? undefined : new Set(process.allowedSkillsOverride);
-  const accept = (skill: ResolvedSkill): boolean =>
-    triggerable.has(skill) && !active.has(skill.name) && (allowed === undefined || allowed.has(skill.name));
-  const matched = new Set(matcher.indexFor(available).match(message, accept));
-  return available.filter((skill) => accept(skill) && matched.has(skill.name));
+  // One index per listing (the catalogue hands out the same array while nothing changed); the
+  // per-listing part of the filter is cached with it, so a turn only looks at its active skills
+  // and whitelist, never at every listed skill.
+  return matcher.triggered(available, message, {
+    activeNames: process.activeSkills.map((s) => s.name),
+    allowedSkills: process.allowedSkillsOverride,
+    eligible: isTriggerable,
+  });
 }
 
-const triggerableByListing = new WeakMap<readonly ResolvedSkill[], ReadonlySet<ResolvedSkill>>();
-
-/** Enabled, has triggers, not spawn, not shot, binds without arguments: depends on the listing only. */
-function triggerableOf(available: readonly ResolvedSkill[]): ReadonlySet<ResolvedSkill> {
-  let set = triggerableByListing.get(available);
-  if (set === undefined) {
-    set = new Set(
-      triggerCandidates(available, { activeNames: [], allowedSkills: null }).filter(
-        (skill) => skill.run.target !== "spawn" && skill.lifecycle !== "shot" && bindsWithoutArguments(skill),
-      ),
-    );
-    triggerableByListing.set(available, set);
-  }
-  return set;
+/** Not spawn, not shot, binds without arguments: depends on the skill only. */
+function isTriggerable(skill: ResolvedSkill): boolean {
+  return skill.run.target !== "spawn" && skill.lifecycle !== "shot" && bindsWithoutArguments(skill);
 }
 
 function bindsWithoutArguments(skill: ResolvedSkill): boolean {

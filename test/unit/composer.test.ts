@@ -36,6 +36,23 @@ class FakeRenderer implements TemplateRenderer {
   }
 }
 
+/** A renderer with an output cache, like SandboxedTemplateRenderer: `cached` answers what was rendered before. */
+class CachingFakeRenderer extends FakeRenderer {
+  private readonly outputs = new Map<string, string>();
+  cachedCalls = 0;
+
+  override async render(template: string, context: RenderContext): Promise<string> {
+    const output = await super.render(template, context);
+    this.outputs.set(JSON.stringify([template, context]), output);
+    return output;
+  }
+
+  cached(template: string, context: RenderContext): string | undefined {
+    this.cachedCalls += 1;
+    return this.outputs.get(JSON.stringify([template, context]));
+  }
+}
+
 const skill = (name: string, overrides: Partial<ResolvedSkill> = {}): ResolvedSkill =>
   resolvedSkill({ name, description: `${name} description`, ...overrides });
 
@@ -202,6 +219,77 @@ describe("composeSection: rendering", () => {
 
     // Act
     const attempt = composeSection([{ skill: crashing }, { skill: skill("ok") }], {}, new FakeRenderer());
+
+    // Assess
+    await expect(attempt).rejects.toThrow("renderer worker died");
+  });
+
+  it("takes cached outputs without rendering again, and composes the same section as the first time", async () => {
+    // Prepare
+    const renderer = new CachingFakeRenderer();
+    const review = skill("review", {
+      body: "Scope: {{ args.scope }} at {{ tier }}",
+      arguments: [{ name: "scope", type: "string", required: false }],
+      referenceDocs: [{ title: "Patterns", file: "references/p.md", loadMode: "ON_DEMAND", summary: "Common patterns" }],
+    });
+    const plain = skill("plain", { body: "Plain." });
+    const entries = [{ skill: review, args: "src" }, { skill: plain }];
+    const first = await composeSection(entries, { tier: "large" }, renderer);
+
+    // Act
+    const again = await composeSection(entries, { tier: "large" }, renderer);
+    const otherArgs = await composeSection([{ skill: review, args: "lib" }, { skill: plain }], { tier: "large" }, renderer);
+
+    // Assess
+    expect(again).toEqual(first);
+    expect(first.section).toContain("Scope: src at large");
+    expect(otherArgs.section).toContain("Scope: lib at large");
+    expect(otherArgs.section).not.toContain("Scope: src");
+    expect(renderer.calls.map((call) => call.context.args?.scope)).toEqual(["src", "lib"]);
+    expect(renderer.cachedCalls).toBe(3);
+  });
+
+  it("hands the renderer the caller's context plus args, keys in the caller's order, a `__proto__` key as data", async () => {
+    // Prepare
+    const renderer = new FakeRenderer();
+    const body = skill("body", { body: "{{ tier }}", arguments: true });
+    const hostile = JSON.parse('{"tier":"t","__proto__":{"polluted":true},"lang":"de"}') as RenderContext;
+
+    // Act
+    await composeSection([{ skill: body, args: "a b" }], { lang: "de", tier: "t", args: { text: "old" } }, renderer);
+    await composeSection([{ skill: body }], hostile, renderer);
+
+    // Assess
+    const [plain, odd] = renderer.calls.map((call) => call.context);
+    expect(Object.keys(plain ?? {})).toEqual(["lang", "tier", "args"]);
+    expect(plain?.args).toEqual({ text: "a b", words: ["a", "b"] });
+    expect(Object.keys(odd ?? {})).toEqual(["tier", "__proto__", "lang", "args"]);
+    expect(Object.getPrototypeOf(odd)).toBe(Object.prototype);
+    expect((odd as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("still reports a skill whose arguments stopped binding when its old output is cached", async () => {
+    // Prepare
+    const renderer = new CachingFakeRenderer();
+    const typed = skill("typed", { body: "n={{ args.n }}", arguments: [{ name: "n", type: "integer", required: false }] });
+    await composeSection([{ skill: typed, args: "1" }], {}, renderer);
+
+    // Act
+    const result = await composeSection([{ skill: typed, args: "one" }], {}, renderer);
+
+    // Assess
+    expect(result.included).toEqual([]);
+    expect(result.warnings[0]?.message).toContain("must be an integer");
+  });
+
+  it("rejects on a renderer failure even when another skill's output is cached", async () => {
+    // Prepare
+    const renderer = new CachingFakeRenderer();
+    const cachedSkill = skill("cached", { body: "ok {{ tier }}" });
+    await composeSection([{ skill: cachedSkill }], { tier: "t" }, renderer);
+
+    // Act
+    const attempt = composeSection([{ skill: cachedSkill }, { skill: skill("crashing", { body: "{% crash %}" }) }], { tier: "t" }, renderer);
 
     // Assess
     await expect(attempt).rejects.toThrow("renderer worker died");

@@ -95,6 +95,26 @@ describe("SkillLoader cascade", () => {
     expect(alpha?.name).toBe("alpha");
   });
 
+  it("materializes every skill with the definition's fields in one order, optional ones only when set", async () => {
+    // Prepare
+    const { loader } = await setup({
+      project: {
+        [skillPath("plain")]: titled("plain"),
+        [skillPath("full")]: titled("full", "action: go now\nlicense: MIT\nmetadata:\n  owner: team"),
+      },
+    });
+    const common = ["name", "title", "description", "version", "triggers", "tools", "manualPaths", "tags", "enabled", "lifecycle", "run", "arguments", "activate", "deactivate"];
+    const placed = ["body", "referenceDocs", "source", "location", "warnings"];
+
+    // Act
+    const [full, plain] = await loader.listAvailable(FULL);
+
+    // Assess
+    expect(Object.keys(plain ?? {})).toEqual([...common, "scripts", ...placed]);
+    expect(Object.keys(full ?? {})).toEqual([...common, "action", "scripts", "license", "metadata", ...placed]);
+    expect(full).toMatchObject({ action: "go now", license: "MIT", metadata: { owner: "team" }, title: "full", source: "PROJECT" });
+  });
+
   it("skips the USER layer when there is no user", async () => {
     // Prepare
     const { loader, store } = await setup({

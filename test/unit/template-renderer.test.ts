@@ -152,6 +152,33 @@ describe("SandboxedTemplateRenderer: caching", () => {
     evaluate.mockRestore();
   });
 
+  it("answers cached() from the render cache only, without rendering and without throwing", async () => {
+    // Prepare
+    const local = newRenderer();
+    const evaluate = vi.spyOn(pool, "evaluate");
+    const template = "Hello {{ lang }}";
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+
+    // Act
+    const before = local.cached(template, context);
+    const rendered = await local.render(template, context);
+    const after = local.cached(template, { ...context });
+    const otherContext = local.cached(template, { ...context, lang: "fr" });
+    const plain = local.cached("no syntax here", context);
+    const notJson = local.cached(template, { params: cyclic });
+
+    // Assess
+    expect(before).toBeUndefined();
+    expect(after).toBe(rendered);
+    expect(rendered).toBe("Hello de");
+    expect(otherContext).toBeUndefined();
+    expect(plain).toBe("no syntax here");
+    expect(notJson).toBeUndefined();
+    expect(evaluate).toHaveBeenCalledTimes(1);
+    evaluate.mockRestore();
+  });
+
   it("caches a syntax error without compiling again", async () => {
     // Prepare
     const local = newRenderer();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resolvedSkill, syntheticMessage, syntheticSkills } from "../../bench/compose-bench-helpers.js";
+import type { ResolvedSkill } from "../../shared/skills/resolved-skill.js";
 import type { SkillTrigger } from "../../shared/skills/skill-frontmatter.js";
 import { MAX_TRIGGER_INPUT_LENGTH } from "../../shared/skills/skill-trigger-index.js";
 import { SkillTriggerMatcher, tokenize, triggerCandidates } from "../../shared/skills/skill-trigger-matcher.js";
@@ -174,5 +175,77 @@ describe("triggerCandidates", () => {
     expect(triggerCandidates(skills, { activeNames: [], allowedSkills: ["other", "off"] }).map((s) => s.name)).toEqual([
       "other",
     ]);
+  });
+});
+
+describe("SkillTriggerMatcher.triggered", () => {
+  const spawnOnly = (skill: ResolvedSkill): boolean => skill.run.target !== "spawn";
+  const listing = Object.freeze([
+    resolvedSkill({ name: "on", triggers: [keywords("a1")] }),
+    resolvedSkill({ name: "off", enabled: false, triggers: [keywords("a1")] }),
+    resolvedSkill({ name: "silent", triggers: [] }),
+    resolvedSkill({ name: "active", triggers: [keywords("a1")] }),
+    resolvedSkill({ name: "spawner", run: { target: "spawn" }, triggers: [keywords("a1")] }),
+    resolvedSkill({ name: "other", triggers: [pattern("a1")] }),
+    resolvedSkill({ name: "quiet", triggers: [keywords("zz")] }),
+  ]);
+
+  it("applies the candidate filter, `eligible`, the active skills and the whitelist, in listing order", () => {
+    // Prepare
+    const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
+
+    // Act
+    const open = matcher.triggered(listing, "a1 now", { activeNames: ["active"], allowedSkills: null, eligible: spawnOnly });
+    const noEligible = matcher.triggered(listing, "a1 now", { activeNames: [] });
+    const whitelisted = matcher.triggered(listing, "a1 now", { activeNames: [], allowedSkills: ["other", "off", "spawner"], eligible: spawnOnly });
+    const lockdown = matcher.triggered(listing, "a1 now", { activeNames: [], allowedSkills: [], eligible: spawnOnly });
+
+    // Assess
+    expect(open.map((s) => s.name)).toEqual(["on", "other"]);
+    expect(open[0]).toBe(listing[0]);
+    expect(noEligible.map((s) => s.name)).toEqual(["on", "active", "spawner", "other"]);
+    expect(whitelisted.map((s) => s.name)).toEqual(["other"]);
+    expect(lockdown).toEqual([]);
+  });
+
+  it("answers what filtering and matching one by one answer, over 1 000 synthetic skills", () => {
+    // Prepare
+    const skills = Object.freeze(
+      syntheticSkills(1000).map((s, i) => (i % 7 === 0 ? { ...s, enabled: false } : i % 11 === 0 ? { ...s, run: { target: "spawn" as const } } : s)),
+    );
+    const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
+    const oracle = new SkillTriggerMatcher(new TriggerPatternCache());
+    const messages = Array.from({ length: 20 }, (_, i) => `${syntheticMessage(600, i + 1)} kw${i * 37} alt${i * 37} 12ab34 ${skills[i * 41]?.name}`);
+
+    // Act
+    const outcomes = messages.map((message, i) => {
+      const activeNames = skills.filter((_, k) => k % (13 + i) === 0).map((s) => s.name);
+      const allowedSkills = i % 3 === 0 ? skills.filter((_, k) => k % 2 === 0).map((s) => s.name) : null;
+      const expected = oracle
+        .match(triggerCandidates(skills, { activeNames, allowedSkills }).filter(spawnOnly), message);
+      const got = matcher.triggered(skills, message, { activeNames, allowedSkills, eligible: spawnOnly }).map((s) => s.name);
+      return { got, expected };
+    });
+
+    // Assess
+    for (const { got, expected } of outcomes) expect(got).toEqual(expected);
+    expect(outcomes.some(({ expected }) => expected.length > 0)).toBe(true);
+  });
+
+  it("sees a changed array that is not frozen, and trusts a frozen one it indexed", () => {
+    // Prepare
+    const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
+    const mutable = [...listing];
+    const before = matcher.triggered(mutable, "a1 zz", { activeNames: [] }).map((s) => s.name);
+
+    // Act
+    mutable.splice(0, 1);
+    const after = matcher.triggered(mutable, "a1 zz", { activeNames: [] }).map((s) => s.name);
+    const frozenIndex = matcher.indexFor(listing);
+
+    // Assess
+    expect(before).toEqual(["on", "active", "spawner", "other", "quiet"]);
+    expect(after).toEqual(["active", "spawner", "other", "quiet"]);
+    expect(matcher.indexFor(listing)).toBe(frozenIndex);
   });
 });
