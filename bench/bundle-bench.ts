@@ -7,7 +7,7 @@ import { build } from "esbuild";
 import { FUNCTION_NAMES } from "../infra/api-routes.js";
 import type { FunctionName } from "../infra/api-routes.js";
 import { BUNDLE_ALIASES, ESM_REQUIRE_SHIM, handlerEntry, NODE_TARGET, PROJECT_ROOT } from "../infra/constructs/skills-function.js";
-import { FUNCTION_ENVIRONMENT } from "../infra/function-environment.js";
+import { placeholderFunctionEnvironment } from "../infra/placeholder-environment.js";
 import { FUNCTION_SETTINGS } from "../infra/skills-stack.js";
 import type { BenchRow } from "./bench-table.js";
 
@@ -44,20 +44,11 @@ async function bundle(name: FunctionName, outDir: string): Promise<string> {
   return outfile;
 }
 
-/** Environment of a deployed function, with placeholder resources (nothing is called at import). */
+/** A deployed function's environment (source maps on, as the stack sets them), with placeholder resources. */
 const functionEnv = (outDir: string): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH,
+  ...placeholderFunctionEnvironment(join(outDir, "bundled")),
   NODE_OPTIONS: "--enable-source-maps",
-  AWS_REGION: "us-east-1",
-  AWS_ACCESS_KEY_ID: "bench",
-  AWS_SECRET_ACCESS_KEY: "bench",
   POWERTOOLS_LOG_LEVEL: "ERROR",
-  [FUNCTION_ENVIRONMENT.tableName]: "skills-table",
-  [FUNCTION_ENVIRONMENT.bucketName]: "skills-bucket",
-  [FUNCTION_ENVIRONMENT.laneQueueUrl]: "https://sqs.us-east-1.amazonaws.com/123456789012/skills-lane.fifo",
-  [FUNCTION_ENVIRONMENT.websocketCallbackUrl]: "https://example.invalid/live",
-  [FUNCTION_ENVIRONMENT.jwtSecretArn]: "arn:aws:secretsmanager:us-east-1:123456789012:secret:jwt-AbCdEf",
-  [FUNCTION_ENVIRONMENT.bundledDir]: join(outDir, "bundled"),
 });
 
 /** Milliseconds from just before `import()` to `handler` being a function, in a fresh process. */

@@ -51,6 +51,3 @@ export const traced =
   <E, C, R>(tracer: HandlerTracer, name: string, handler: (event: E, context: C) => Promise<R>) =>
   (event: E, context: C): Promise<R> =>
     tracer.invocation(name, () => handler(event, context));
-
-/** Tracing switched off: for tests and tools. */
-export const NO_TRACING: HandlerTracer = { instrument: (client) => client, invocation: (_name, run) => run() };

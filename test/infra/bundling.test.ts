@@ -7,7 +7,7 @@ import { App } from "aws-cdk-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FUNCTION_NAMES, type FunctionName } from "../../infra/api-routes.js";
 import { PROJECT_ROOT, QUICKJS_WASM_FILE, SANDBOX_WORKER_FILE } from "../../infra/constructs/skills-function.js";
-import { FUNCTION_ENVIRONMENT } from "../../infra/function-environment.js";
+import { placeholderFunctionEnvironment } from "../../infra/placeholder-environment.js";
 import { FUNCTION_SETTINGS, SkillsStack } from "../../infra/skills-stack.js";
 import { SandboxPool } from "../../shared/sandbox/sandbox-pool.js";
 
@@ -115,18 +115,7 @@ describe("function bundles", () => {
   it.each(FUNCTION_NAMES)("%s loads in a fresh Node process and exports a handler function", (name) => {
     // Prepare
     const dir = assetDirs[name];
-    const env = {
-      PATH: process.env.PATH,
-      AWS_REGION: "us-east-1",
-      AWS_ACCESS_KEY_ID: "test",
-      AWS_SECRET_ACCESS_KEY: "test",
-      [FUNCTION_ENVIRONMENT.tableName]: "skills-table",
-      [FUNCTION_ENVIRONMENT.bucketName]: "skills-bucket",
-      [FUNCTION_ENVIRONMENT.laneQueueUrl]: "https://sqs.us-east-1.amazonaws.com/123456789012/skills-lane.fifo",
-      [FUNCTION_ENVIRONMENT.websocketCallbackUrl]: "https://example.invalid/live",
-      [FUNCTION_ENVIRONMENT.jwtSecretArn]: "arn:aws:secretsmanager:us-east-1:123456789012:secret:jwt-AbCdEf",
-      [FUNCTION_ENVIRONMENT.bundledDir]: join(dir, "bundled"),
-    };
+    const env = placeholderFunctionEnvironment(join(dir, "bundled"));
     const probe = `const m = await import(${JSON.stringify(pathToFileURL(join(dir, "index.mjs")).href)}); console.log(typeof m.handler); process.exit(0);`;
 
     // Act

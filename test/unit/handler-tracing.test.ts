@@ -1,7 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { Tracer } from "@aws-lambda-powertools/tracer";
 import { afterEach, describe, expect, it } from "vitest";
-import { traced, tracingHooks, NO_TRACING } from "../../functions/_shared/tracing.js";
+import { traced, tracingHooks } from "../../functions/_shared/tracing.js";
 import type { TracerPort } from "../../functions/_shared/tracing.js";
 import { processEventsFromEnv, runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
 
@@ -173,18 +173,5 @@ describe("runtimeFromEnv instrumentation", () => {
 
     // Assess
     expect(seen.sort()).toEqual(["ApiGatewayManagementApiClient", "DynamoDBClient", "S3Client", "SQSClient"]);
-  });
-
-  it("the no-op hooks change nothing", async () => {
-    // Prepare
-    const client = new DynamoDBClient({ region: "us-east-1" });
-
-    // Act
-    const same = NO_TRACING.instrument(client);
-    const result = await NO_TRACING.invocation("x", async () => 7);
-
-    // Assess
-    expect(same).toBe(client);
-    expect(result).toBe(7);
   });
 });
