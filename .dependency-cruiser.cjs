@@ -1,0 +1,29 @@
+// The layers, read top to bottom (docs/architecture.md): handlers (functions/) → wiring
+// (shared/wiring: the only code that knows every adapter) → application services (shared/app) →
+// domain → ports → adapters (files named s3-*, dynamodb-*, sqs-*, apigateway-*, aws-*) → AWS support
+// (shared/aws). `npm run check:layers` fails on any import that points up, and on any circle.
+const ADAPTER = "(^|/)(s3|dynamodb|sqs|apigateway|aws)-[^/]*$";
+const DOMAIN = "^shared/(?!app/|wiring/|aws/)";
+module.exports = {
+  forbidden: [
+    { name: "no-circular", severity: "error", comment: "An import circle makes two files one concept.", from: {}, to: { circular: true } },
+    { name: "shared-not-to-outer", severity: "error", comment: "shared/ is the service; infra/, functions/, cli/, test/ and bench/ build on it, never the reverse.",
+      from: { path: "^shared/" }, to: { path: "^(infra|functions|cli|test|bench)/" } },
+    { name: "domain-not-to-app", severity: "error", comment: "The domain does not know the application services or the wiring above it.",
+      from: { path: DOMAIN }, to: { path: "^shared/(app|wiring)/" } },
+    { name: "domain-not-to-adapters", severity: "error", comment: "The domain reaches storage through ports; only the wiring picks an adapter.",
+      from: { path: DOMAIN, pathNot: ADAPTER }, to: { path: [ADAPTER, "^shared/aws/"], dependencyTypesNot: ["type-only"] } },
+    { name: "app-not-to-adapters", severity: "error", comment: "Application services take ports; the wiring gives them adapters.",
+      from: { path: "^shared/app/" }, to: { path: [ADAPTER, "^shared/aws/"], dependencyTypesNot: ["type-only"] } },
+    { name: "aws-support-not-to-domain", severity: "error", comment: "AWS support code (keys, schema, clients, retry) is below the domain.",
+      from: { path: "^shared/aws/" }, to: { path: "^shared/(?!aws/)" } },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^node_modules|^cdk\\.out|\\.d\\.ts$)" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { extensions: [".ts", ".mjs", ".js"] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
