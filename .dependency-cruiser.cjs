@@ -2,7 +2,7 @@
 // (shared/wiring: the only code that knows every adapter) → application services (shared/app) →
 // domain → ports → adapters (files named s3-*, dynamodb-*, sqs-*, apigateway-*, aws-*) → AWS support
 // (shared/aws). `npm run check:layers` fails on any import that points up, and on any circle.
-const ADAPTER = "(^|/)(s3|dynamodb|sqs|apigateway|aws)-[^/]*$";
+const ADAPTER = "^shared/.*/(s3|dynamodb|sqs|apigateway|aws)-[^/]*$";
 const DOMAIN = "^shared/(?!app/|wiring/|aws/)";
 module.exports = {
   forbidden: [

@@ -15,7 +15,7 @@ import { DynamoDBProcessStore } from "../shared/processes/dynamodb-process-store
 import { DynamoDBRequestStore } from "../shared/processes/dynamodb-request-store.js";
 import { InMemoryProcessStore } from "../shared/processes/in-memory-process-store.js";
 import { InMemoryRequestStore } from "../shared/processes/in-memory-request-store.js";
-import { AwsRequestCounter } from "../shared/runtime/aws-request-counter.js";
+import { AwsRequestCounter } from "../test/support/aws-request-counter.js";
 import type { ResolvedSkill } from "../shared/skills/resolved-skill.js";
 import { createTemplateRenderer } from "../shared/templates/sandboxed-template-renderer.js";
 import { startEmulators } from "../infra/local/local-emulators.js";

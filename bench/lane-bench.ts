@@ -5,10 +5,10 @@ import { S3DocumentStore } from "../shared/documents/s3-document-store.js";
 import type { LaneMessage } from "../shared/lanes/lane-message.js";
 import { createLaneWorkerHandler } from "../shared/lanes/lane-worker.js";
 import { SqsLane } from "../shared/lanes/sqs-lane.js";
-import { SqsLanePoller } from "../shared/lanes/sqs-lane-poller.js";
+import { SqsLanePoller } from "../infra/local/sqs-lane-poller.js";
 import { DynamoDBProcessStore } from "../shared/processes/dynamodb-process-store.js";
 import { DynamoDBRequestStore } from "../shared/processes/dynamodb-request-store.js";
-import { AwsRequestCounter } from "../shared/runtime/aws-request-counter.js";
+import { AwsRequestCounter } from "../test/support/aws-request-counter.js";
 import { createTemplateRenderer } from "../shared/templates/sandboxed-template-renderer.js";
 import { startEmulators } from "../infra/local/local-emulators.js";
 import { createLocalResources, localClients } from "../infra/local/local-resources.js";
@@ -45,7 +45,7 @@ async function laneRig(): Promise<LaneRig> {
     lane: new SqsLane(clients.sqs, resources.laneQueueUrl),
     renderer: createTemplateRenderer(),
     catalogueVersions: new DynamoDBCatalogueVersions(clients.dynamodb, resources.tableName),
-    // As wired in production (shared/runtime/app-from-env.ts): the process and its level versions in one BatchGetItem.
+    // As wired in production (shared/wiring/app-from-env.ts): the process and its level versions in one BatchGetItem.
     processVersions: new DynamoDBProcessVersionsReader(clients.dynamodb, resources.tableName),
     logger: silent,
     onApplied: (message) => applied.push(message),

@@ -1,5 +1,5 @@
 import { Tracer } from "@aws-lambda-powertools/tracer";
-import type { ClientInstrumentation } from "../../shared/runtime/aws-clients.js";
+import type { ClientInstrumentation } from "../../shared/aws/aws-clients.js";
 
 /**
  * The tracing hooks of one function. Powertools Tracer switches itself off outside Lambda

@@ -2,15 +2,15 @@ import { createApiGatewayConnectionPush } from "../../shared/connections/apigate
 import type { ConnectionPush } from "../../shared/connections/connection-push.js";
 import type { ConnectionStore } from "../../shared/connections/connection-store.js";
 import { DynamoDBConnectionStore } from "../../shared/connections/dynamodb-connection-store.js";
-import { unconfigured, WS_CALLBACK_URL_ENV } from "../../shared/runtime/app-environment.js";
-import type { TableRuntime } from "../../shared/runtime/app-environment.js";
-import type { RuntimeResources } from "../../shared/runtime/app-from-env.js";
-import { ENV } from "../../shared/runtime/config.js";
+import { unconfigured, WS_CALLBACK_URL_ENV } from "../../shared/wiring/app-environment.js";
+import type { TableRuntime } from "../../shared/wiring/app-environment.js";
+import type { RuntimeResources } from "../../shared/wiring/app-from-env.js";
+import { ENV } from "../../shared/wiring/config.js";
 import type { HandlerLogger } from "../_shared/observability.js";
 
 /**
  * The WebSocket ports of one container, from the same environment as the app
- * (shared/runtime/app-from-env.ts). A missing table or callback URL is a missing grant in the
+ * (shared/wiring/app-from-env.ts). A missing table or callback URL is a missing grant in the
  * stack: the port then fails with ConfigurationError when used, never silently.
  */
 export function connectionStoreFromEnv(resources: TableRuntime): ConnectionStore {

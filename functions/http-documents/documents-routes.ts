@@ -1,5 +1,5 @@
-import type { DocumentService } from "../../shared/documents/document-service.js";
-import { contentTypeOf } from "../../shared/documents/document-service.js";
+import type { DocumentService } from "../../shared/app/document-service.js";
+import { contentTypeOf } from "../../shared/app/document-service.js";
 import { readBody } from "../../shared/http/request.js";
 import { emptyResponse, jsonResponse } from "../../shared/http/response.js";
 import { route } from "../_shared/http-route.js";

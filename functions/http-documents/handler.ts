@@ -1,6 +1,6 @@
 import { catalogueChangeNotifier } from "../../shared/catalogue/document-change-notifier.js";
-import { DocumentService } from "../../shared/documents/document-service.js";
-import { catalogueVersionsFromEnv, runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
+import { DocumentService } from "../../shared/app/document-service.js";
+import { catalogueVersionsFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
 import { httpHandler } from "../_shared/http-handler.js";
 import { powertoolsObservability } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";

@@ -1,4 +1,4 @@
-import { skillsAppFromEnv, runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
+import { skillsAppFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
 import { httpHandler } from "../_shared/http-handler.js";
 import { powertoolsObservability } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";

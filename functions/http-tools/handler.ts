@@ -1,4 +1,4 @@
-import { footRouterFromEnv, skillsAppFromEnv, runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
+import { footRouterFromEnv, skillsAppFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
 import { SkillScriptRunner } from "../../shared/scripts/skill-script-runner.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
 import { createTemplateRenderer } from "../../shared/templates/sandboxed-template-renderer.js";

@@ -1,6 +1,6 @@
-import { guardRunnerFromEnv } from "../../shared/guards/guard-runner-from-env.js";
+import { guardRunnerFromEnv } from "../../shared/wiring/guard-runner-from-env.js";
 import { createLaneWorkerHandler } from "../../shared/lanes/lane-worker.js";
-import { laneWorkerOptionsFromEnv, processEventsFromEnv, runtimeFromEnv, skillsAppFromEnv } from "../../shared/runtime/app-from-env.js";
+import { laneWorkerOptionsFromEnv, processEventsFromEnv, runtimeFromEnv, skillsAppFromEnv } from "../../shared/wiring/app-from-env.js";
 import { createTemplateRenderer } from "../../shared/templates/sandboxed-template-renderer.js";
 import { laneActivationMetrics } from "../_shared/activation-metrics.js";
 import { powertoolsObservability } from "../_shared/observability.js";

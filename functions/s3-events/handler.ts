@@ -1,6 +1,6 @@
 import type { CatalogueVersions } from "../../shared/catalogue/catalogue-versions.js";
 import { bumpForS3Event, type S3EventBumpOutcome } from "../../shared/catalogue/s3-event-bump.js";
-import { catalogueVersionsFromEnv, tableRuntimeFromEnv } from "../../shared/runtime/app-environment.js";
+import { catalogueVersionsFromEnv, tableRuntimeFromEnv } from "../../shared/wiring/app-environment.js";
 import { powertoolsObservability } from "../_shared/observability.js";
 import type { HandlerLogger } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";

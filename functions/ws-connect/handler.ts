@@ -1,7 +1,7 @@
 import type { APIGatewayProxyResultV2 } from "aws-lambda";
 import type { ConnectionStore } from "../../shared/connections/connection-store.js";
-import { handleConnect } from "../../shared/connections/ws-lifecycle.js";
-import { tableRuntimeFromEnv } from "../../shared/runtime/app-environment.js";
+import { handleConnect } from "../../shared/app/ws-lifecycle.js";
+import { tableRuntimeFromEnv } from "../../shared/wiring/app-environment.js";
 import { powertoolsObservability } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";
 import type { HandlerLogger } from "../_shared/observability.js";

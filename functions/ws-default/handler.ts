@@ -1,9 +1,9 @@
 import type { APIGatewayProxyResultV2 } from "aws-lambda";
 import type { ConnectionPush } from "../../shared/connections/connection-push.js";
-import { createWsFrameRouter } from "../../shared/connections/ws-frame-router.js";
-import type { WsFrameRouterDeps } from "../../shared/connections/ws-frame-router.js";
-import { handleMessage } from "../../shared/connections/ws-lifecycle.js";
-import { runtimeFromEnv, skillsAppFromEnv } from "../../shared/runtime/app-from-env.js";
+import { createWsFrameRouter } from "../../shared/app/ws-frame-router.js";
+import type { WsFrameRouterDeps } from "../../shared/app/ws-frame-router.js";
+import { handleMessage } from "../../shared/app/ws-lifecycle.js";
+import { runtimeFromEnv, skillsAppFromEnv } from "../../shared/wiring/app-from-env.js";
 import { powertoolsObservability } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";
 import type { HandlerLogger } from "../_shared/observability.js";

@@ -3,7 +3,7 @@ import type { Grant } from "aws-cdk-lib/aws-iam";
 import { AttributeType, BillingMode, Table } from "aws-cdk-lib/aws-dynamodb";
 import { Construct } from "constructs";
 import { FUNCTION_ENVIRONMENT } from "../function-environment.js";
-import { tableSchema } from "../table-schema.js";
+import { tableSchema } from "../../shared/aws/table-schema.js";
 import type { ResourceUser } from "./resource-user.js";
 
 /** The item-level actions handlers use; table-level ones (Scan, DescribeTable, …) are never granted. */

@@ -38,7 +38,7 @@ export const NODE_TARGET = "node22";
  * environment provider (Lambda always sets the role's keys there; see the module's comment).
  */
 export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
-  "@aws-sdk/credential-provider-node": "./shared/runtime/aws-lambda-credentials.ts",
+  "@aws-sdk/credential-provider-node": "./shared/aws/aws-lambda-credentials.ts",
 };
 
 export interface SkillsFunctionProps {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Context } from "aws-lambda";
-import { lambdaContext } from "../../shared/lanes/sqs-lane-event.js";
+import { lambdaContext } from "./sqs-lane-event.js";
 import { FUNCTION_NAMES } from "../api-routes.js";
 import type { FunctionName } from "../api-routes.js";
 import { LOCAL_ACCOUNT_ID } from "./http-api-event.js";

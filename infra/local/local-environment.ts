@@ -1,4 +1,4 @@
-import { ENV } from "../../shared/runtime/config.js";
+import { ENV } from "../../shared/wiring/config.js";
 import { FUNCTION_ENVIRONMENT } from "../function-environment.js";
 import type { AwsCredentials, LocalResources } from "./local-resources.js";
 import type { RunningEmulators } from "./local-emulators.js";

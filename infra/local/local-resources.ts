@@ -2,8 +2,8 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import type { BucketLocationConstraint } from "@aws-sdk/client-s3";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { createLaneQueues } from "../../shared/lanes/sqs-lane-queues.js";
-import { createTableIfMissing } from "../../shared/processes/dynamodb-table.js";
+import { createLaneQueues } from "./sqs-lane-queues.js";
+import { createTableIfMissing } from "./dynamodb-table.js";
 import type { AwsEndpoints } from "./local-emulators.js";
 
 export interface LocalResourceNames {

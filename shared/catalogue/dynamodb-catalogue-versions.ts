@@ -1,10 +1,10 @@
 import { BatchGetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { validateProjectName, validateTenantId } from "../documents/document-path.js";
-import { documentClientOf } from "../processes/dynamodb-client.js";
-import type { DynamoDBClientLike } from "../processes/dynamodb-client.js";
-import type { TableKey } from "../processes/dynamodb-keys.js";
-import { jitteredBackoffMs, sleep, type BackoffPolicy, type Sleep } from "../processes/retry-backoff.js";
+import { documentClientOf } from "../aws/dynamodb-client.js";
+import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
+import type { TableKey } from "../aws/dynamodb-keys.js";
+import { jitteredBackoffMs, sleep, type BackoffPolicy, type Sleep } from "../support/retry-backoff.js";
 import { SkillsError } from "../errors.js";
 import { UNVERSIONED, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
 

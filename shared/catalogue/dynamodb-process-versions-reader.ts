@@ -1,12 +1,12 @@
 import { BatchGetCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { validateProjectName, validateTenantId } from "../documents/document-path.js";
-import { documentClientOf } from "../processes/dynamodb-client.js";
-import type { DynamoDBClientLike } from "../processes/dynamodb-client.js";
-import { processItemKey } from "../processes/dynamodb-keys.js";
+import { documentClientOf } from "../aws/dynamodb-client.js";
+import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
+import { processItemKey } from "../aws/dynamodb-keys.js";
 import { ProcessUnavailable } from "../processes/process-errors.js";
 import { parseStoredProcess } from "../processes/stored-process.js";
-import { jitteredBackoffMs, sleep, type BackoffPolicy, type Sleep } from "../processes/retry-backoff.js";
+import { jitteredBackoffMs, sleep, type BackoffPolicy, type Sleep } from "../support/retry-backoff.js";
 import { UNVERSIONED, type LevelVersion } from "./catalogue-versions.js";
 import { levelVersionKey, toLevelVersion } from "./dynamodb-catalogue-versions.js";
 import type { ProcessVersionsReader, ProcessWithVersions } from "./process-versions-reader.js";

@@ -4,7 +4,7 @@ import type { ConnectionStore } from "./connection-store.js";
 import { fitFrame, MAX_FRAME_BYTES } from "./frame-size.js";
 import { errorFrame } from "./server-frames.js";
 import type { ServerFrame } from "./server-frames.js";
-import type { ClientInstrumentation } from "../runtime/aws-clients.js";
+import type { ClientInstrumentation } from "../aws/aws-clients.js";
 
 export interface ApiGatewayConnectionPushOptions {
   maxBytes?: number;

@@ -1,4 +1,4 @@
-import type { TableKey } from "../processes/dynamodb-keys.js";
+import type { TableKey } from "../aws/dynamodb-keys.js";
 
 /**
  * Keys of connection items in the service table, in the style of processes/dynamodb-keys.ts:

@@ -1,10 +1,10 @@
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { TABLE_TTL_ATTRIBUTE } from "../../infra/table-schema.js";
+import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
 import { parseIdentity } from "../auth/identity.js";
-import { documentClientOf } from "../processes/dynamodb-client.js";
-import type { DynamoDBClientLike } from "../processes/dynamodb-client.js";
-import type { TableKey } from "../processes/dynamodb-keys.js";
+import { documentClientOf } from "../aws/dynamodb-client.js";
+import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
+import type { TableKey } from "../aws/dynamodb-keys.js";
 import { ConnectionCleanupIncomplete } from "./connection-errors.js";
 import { CONNECTION_TTL_SECONDS, epochSeconds } from "./connection-store.js";
 import type { ConnectionRecord, ConnectionStore, ConnectionStoreOptions, NewConnection } from "./connection-store.js";

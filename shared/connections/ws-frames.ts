@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { InvalidRequest } from "../errors.js";
-import { FootLogEntry, MAX_FOOT_LOG_ENTRIES } from "../foot/foot-invocation-store.js";
+import { FootLogEntry, MAX_FOOT_LOG_ENTRIES } from "../scripts/foot-port.js";
 import { describeZodIssues } from "../http/zod-issues.js";
 import { ProcessSkillRequest, RequestId } from "../steering/process-skill-request.js";
 

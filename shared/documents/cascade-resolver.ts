@@ -1,4 +1,4 @@
-import { isTransientServiceError } from "../runtime/transient-errors.js";
+import { isTransientServiceError } from "../support/transient-errors.js";
 import type { DocumentProblem } from "../errors.js";
 import { SKILL_SCOPES_INNER_FIRST, type SkillScope } from "../skills/skill-scope.js";
 import { strictUtf8 } from "./document-body.js";

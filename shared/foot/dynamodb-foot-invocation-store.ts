@@ -1,9 +1,9 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { TABLE_TTL_ATTRIBUTE } from "../../infra/table-schema.js";
-import { documentClientOf, isConditionalCheckFailed } from "../processes/dynamodb-client.js";
-import type { DynamoDBClientLike } from "../processes/dynamodb-client.js";
-import type { TableKey } from "../processes/dynamodb-keys.js";
+import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
+import { documentClientOf, isConditionalCheckFailed } from "../aws/dynamodb-client.js";
+import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
+import type { TableKey } from "../aws/dynamodb-keys.js";
 import { FOOT_INVOCATION_TTL_SECONDS, FootInvocation } from "./foot-invocation-store.js";
 import type { FootAnswer, FootInvocationStore, FootInvocationStoreOptions, NewFootInvocation } from "./foot-invocation-store.js";
 

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { ScriptLogEntry } from "../sandbox/script-errors.js";
+import { FootLogEntry, MAX_FOOT_LOG_ENTRIES } from "../scripts/foot-port.js";
 
 /**
  * The shared state between the function that invokes a FOOT script and the `$default`
@@ -8,13 +9,6 @@ import type { ScriptLogEntry } from "../sandbox/script-errors.js";
  * was pushed to, polled by the invoker, and expiring by TTL.
  * Adapters: in-memory-foot-invocation-store.ts, dynamodb-foot-invocation-store.ts.
  */
-export const FootLogEntry = z.strictObject({
-  level: z.enum(["debug", "info", "warn", "error"]),
-  message: z.string().max(4_000),
-}) satisfies z.ZodType<ScriptLogEntry>;
-
-export const MAX_FOOT_LOG_ENTRIES = 100;
-
 export const FootError = z.strictObject({ code: z.string().max(64), message: z.string().max(4_000) });
 
 /** What the client answered. */

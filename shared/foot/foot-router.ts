@@ -3,31 +3,11 @@ import type { ConnectionPush } from "../connections/connection-push.js";
 import type { ConnectionStore } from "../connections/connection-store.js";
 import { MAX_FRAME_BYTES } from "../connections/frame-size.js";
 import type { ProcessSkillScriptExecuteFrame } from "../connections/server-frames.js";
-import { sleep as realSleep } from "../processes/retry-backoff.js";
-import type { Sleep } from "../processes/retry-backoff.js";
-import type { ScriptLogEntry } from "../sandbox/script-errors.js";
+import { sleep as realSleep } from "../support/retry-backoff.js";
+import type { Sleep } from "../support/retry-backoff.js";
 import { FootScriptFailed, FootScriptTimeout, FootScriptTooLarge } from "./foot-errors.js";
 import type { FootInvocationStore } from "./foot-invocation-store.js";
-
-/** One `target: FOOT` script call (spec §13.5). */
-export interface FootScriptRequest {
-  tenant: string;
-  processId: string;
-  skillName: string;
-  scriptName: string;
-  args: Record<string, unknown>;
-  source: string;
-  /** Aborts the wait (the enclosing script or request gave up). */
-  signal?: AbortSignal | undefined;
-}
-
-/** `routed: false`: no subscribed client took the frame; the caller answers the spec's error string. */
-export type FootScriptOutcome = { routed: false } | { routed: true; result: unknown; logs: ScriptLogEntry[] };
-
-/** How a FOOT script reaches a client; FootRouter is the WebSocket implementation. */
-export interface FootPort {
-  execute(request: FootScriptRequest): Promise<FootScriptOutcome>;
-}
+import type { FootPort, FootScriptOutcome, FootScriptRequest } from "../scripts/foot-port.js";
 
 export interface FootRouterDeps {
   connections: Pick<ConnectionStore, "subscribers">;

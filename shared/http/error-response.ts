@@ -1,7 +1,7 @@
 import { $ZodError } from "zod/v4/core";
 import { SkillsError } from "../errors.js";
 import type { DocumentProblem, ErrorCode } from "../errors.js";
-import { isTransientServiceError } from "../runtime/transient-errors.js";
+import { isTransientServiceError } from "../support/transient-errors.js";
 import { isErrorCode, statusForCode } from "./error-table.js";
 import { describeZodIssues } from "./zod-issues.js";
 

@@ -3,9 +3,9 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Process } from "./process.js";
 import { BaseProcessStore } from "./process-store-base.js";
 import type { NameClaim, ProcessStoreOptions } from "./process-store-base.js";
-import { documentClientOf, isConditionalCheckFailed, plainItem } from "./dynamodb-client.js";
-import type { DynamoDBClientLike } from "./dynamodb-client.js";
-import { nameClaimKey, processItemKey } from "./dynamodb-keys.js";
+import { documentClientOf, isConditionalCheckFailed, plainItem } from "../aws/dynamodb-client.js";
+import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
+import { nameClaimKey, processItemKey } from "../aws/dynamodb-keys.js";
 
 /**
  * ProcessStore on the service table: conditional Put/Get/Delete only, every rule is in the

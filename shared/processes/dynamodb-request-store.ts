@@ -1,9 +1,9 @@
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { TABLE_TTL_ATTRIBUTE } from "../../infra/table-schema.js";
-import { documentClientOf, isConditionalCheckFailed } from "./dynamodb-client.js";
-import type { DynamoDBClientLike } from "./dynamodb-client.js";
-import { requestItemKey } from "./dynamodb-keys.js";
+import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
+import { documentClientOf, isConditionalCheckFailed } from "../aws/dynamodb-client.js";
+import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
+import { requestItemKey } from "../aws/dynamodb-keys.js";
 import { BaseRequestStore } from "./request-store-base.js";
 import type { RequestStoreOptions } from "./request-store-base.js";
 import type { RequestOutcome, RequestRecord } from "./request-store.js";

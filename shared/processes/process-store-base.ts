@@ -2,8 +2,8 @@ import { isDeepStrictEqual } from "node:util";
 import { Process } from "./process.js";
 import { ConcurrentUpdateConflict, NameTaken, ProcessNotFound, ProcessStateInvalid, ProcessTooLarge } from "./process-errors.js";
 import type { CreateResult, ProcessMutation, ProcessStore, UpdateOptions, UpdateResult } from "./process-store.js";
-import { jitteredBackoffMs, sleep as realSleep } from "./retry-backoff.js";
-import type { BackoffPolicy, Sleep } from "./retry-backoff.js";
+import { jitteredBackoffMs, sleep as realSleep } from "../support/retry-backoff.js";
+import type { BackoffPolicy, Sleep } from "../support/retry-backoff.js";
 import { describeIssues, parseStoredProcess } from "./stored-process.js";
 
 /** Who holds a process name in a session. Lives beside the process, not inside it. */

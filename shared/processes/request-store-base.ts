@@ -1,8 +1,8 @@
 import * as z from "zod";
 import { RequestNotFound } from "./process-errors.js";
 import type { RequestOutcome, RequestRecord, RequestStore } from "./request-store.js";
-import { sleep as realSleep } from "./retry-backoff.js";
-import type { Sleep } from "./retry-backoff.js";
+import { sleep as realSleep } from "../support/retry-backoff.js";
+import type { Sleep } from "../support/retry-backoff.js";
 
 export interface RequestStoreOptions {
   /** Lifetime of a record after its last write (default 24 h). */

@@ -1,6 +1,6 @@
 import { DocumentNotFound, InvalidRequest } from "../errors.js";
 import type { DocumentStore } from "../documents/document-store.js";
-import type { FootPort } from "../foot/foot-router.js";
+import type { FootPort } from "./foot-port.js";
 import type { LaneUser } from "../lanes/lane-message.js";
 import type { Process } from "../processes/process.js";
 import type { HostCallContext, HostFunction } from "../sandbox/host-call.js";

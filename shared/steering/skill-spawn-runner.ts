@@ -1,8 +1,8 @@
 import { InvalidRequest, RecipeNotFound, SkillNotAllowedByRecipe } from "../errors.js";
 import type { LaneUser } from "../lanes/lane-message.js";
 import { deterministicChildId } from "../processes/process-ids.js";
-import { nextIndexedName, spawnProcess } from "../processes/process-service.js";
-import type { SpawnDeps } from "../processes/process-service.js";
+import { nextIndexedName, spawnProcess } from "../processes/process-spawn.js";
+import type { SpawnDeps } from "../processes/process-spawn.js";
 import type { Process, ProcessChild } from "../processes/process.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
 import type { LaneRequests } from "./lane-requests.js";

@@ -5,8 +5,8 @@ import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { afterAll, describe, expect, it } from "vitest";
-import { awsClients } from "../../shared/runtime/aws-clients.js";
-import { runtimeConfig } from "../../shared/runtime/config.js";
+import { awsClients } from "../../shared/aws/aws-clients.js";
+import { runtimeConfig } from "../../shared/wiring/config.js";
 import { startLocalStack } from "./support/local-stack.js";
 import type { HandlerOverrides, LocalStack } from "./support/local-stack.js";
 

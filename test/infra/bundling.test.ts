@@ -12,7 +12,7 @@ import { FUNCTION_SETTINGS, SkillsStack } from "../../infra/skills-stack.js";
 import { SandboxPool } from "../../shared/sandbox/sandbox-pool.js";
 
 /** Infrastructure modules a handler may import: plain data, no CDK. */
-const CDK_FREE_INFRA = ["infra/table-schema.ts", "infra/function-environment.ts", "infra/api-routes.ts"];
+const CDK_FREE_INFRA = ["infra/function-environment.ts", "infra/api-routes.ts"];
 
 const filesUnder = (root: string, dir = root): string[] =>
   readdirSync(dir).flatMap((entry) => {

@@ -1,7 +1,7 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { LANE_WORKER_TIMEOUT } from "../../infra/skills-stack.js";
-import { TABLE_PARTITION_KEY, TABLE_SORT_KEY, TABLE_TTL_ATTRIBUTE } from "../../infra/table-schema.js";
+import { TABLE_PARTITION_KEY, TABLE_SORT_KEY, TABLE_TTL_ATTRIBUTE } from "../../shared/aws/table-schema.js";
 import { getAtt, logicalIdOf, synthesizeSkillsStack } from "./synthesize-stack.js";
 
 const synth = synthesizeSkillsStack();

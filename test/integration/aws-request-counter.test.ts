@@ -1,7 +1,7 @@
 import { DescribeTableCommand, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { ListBucketsCommand } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
-import { AwsRequestCounter } from "../../shared/runtime/aws-request-counter.js";
+import { AwsRequestCounter } from "../support/aws-request-counter.js";
 import { testDynamoDbClient, testS3Client } from "../support/aws-clients.js";
 
 describe("AwsRequestCounter", () => {

@@ -17,9 +17,9 @@ import { DynamoDBProcessStore } from "../../shared/processes/dynamodb-process-st
 import { InMemoryRequestStore } from "../../shared/processes/in-memory-request-store.js";
 import { newProcess } from "../../shared/processes/process.js";
 import type { PendingMessage, Process } from "../../shared/processes/process.js";
-import { createTableIfMissing } from "../../shared/processes/dynamodb-table.js";
+import { createTableIfMissing } from "../../infra/local/dynamodb-table.js";
 import { RecipeLoader } from "../../shared/recipes/recipe-loader.js";
-import { AwsRequestCounter } from "../../shared/runtime/aws-request-counter.js";
+import { AwsRequestCounter } from "../support/aws-request-counter.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
 import { createTestBucket, deleteTestBucket, testDynamoDbClient, testS3Client } from "../support/aws-clients.js";
 import { skillMd, skillPath } from "../support/skill-fixtures.js";

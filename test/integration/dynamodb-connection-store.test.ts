@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import { DeleteTableCommand, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TABLE_TTL_ATTRIBUTE } from "../../infra/table-schema.js";
+import { TABLE_TTL_ATTRIBUTE } from "../../shared/aws/table-schema.js";
 import { parseIdentity } from "../../shared/auth/identity.js";
 import { CONNECTION_TTL_SECONDS } from "../../shared/connections/connection-store.js";
 import { connectionItemKey, connectionSubscriptionKey, processSubscriberKey } from "../../shared/connections/dynamodb-connection-keys.js";
-import type { TableKey } from "../../shared/processes/dynamodb-keys.js";
+import type { TableKey } from "../../shared/aws/dynamodb-keys.js";
 import { DynamoDBConnectionStore } from "../../shared/connections/dynamodb-connection-store.js";
-import { createTableIfMissing } from "../../shared/processes/dynamodb-table.js";
+import { createTableIfMissing } from "../../infra/local/dynamodb-table.js";
 import { testDynamoDbClient } from "../support/aws-clients.js";
 
 const ALICE = parseIdentity({ login: "alice", tenant: "acme", projects: ["proj1", "proj2"], roles: ["project-admin:proj1"] });

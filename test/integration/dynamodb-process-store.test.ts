@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { DeleteTableCommand, DescribeTableCommand, GetItemCommand } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tableSchema } from "../../infra/table-schema.js";
+import { tableSchema } from "../../shared/aws/table-schema.js";
 import { DynamoDBProcessStore } from "../../shared/processes/dynamodb-process-store.js";
-import { createTableIfMissing } from "../../shared/processes/dynamodb-table.js";
-import { nameClaimKey, processItemKey } from "../../shared/processes/dynamodb-keys.js";
+import { createTableIfMissing } from "../../infra/local/dynamodb-table.js";
+import { nameClaimKey, processItemKey } from "../../shared/aws/dynamodb-keys.js";
 import { newProcess } from "../../shared/processes/process.js";
 import type { PendingMessage, Process } from "../../shared/processes/process.js";
 import { NameTaken, ProcessNotFound } from "../../shared/processes/process-errors.js";
@@ -46,7 +46,7 @@ const aProcess = (overrides: Partial<Process> = {}): Process =>
 const message = (id: string): PendingMessage => ({ id, sender: "_skill", text: `text ${id}`, kind: "action", at: new Date().toISOString() });
 
 describe("createTableIfMissing", () => {
-  it("builds the key schema from infra/table-schema.ts and tolerates an existing table", async () => {
+  it("builds the key schema from shared/aws/table-schema.ts and tolerates an existing table", async () => {
     // Act
     const again = await createTableIfMissing(client, tableName);
     const described = await client.send(new DescribeTableCommand({ TableName: tableName }));

@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { DeleteTableCommand, GetItemCommand } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TABLE_TTL_ATTRIBUTE } from "../../infra/table-schema.js";
+import { TABLE_TTL_ATTRIBUTE } from "../../shared/aws/table-schema.js";
 import { DynamoDBRequestStore } from "../../shared/processes/dynamodb-request-store.js";
-import { createTableIfMissing } from "../../shared/processes/dynamodb-table.js";
-import { requestItemKey } from "../../shared/processes/dynamodb-keys.js";
+import { createTableIfMissing } from "../../infra/local/dynamodb-table.js";
+import { requestItemKey } from "../../shared/aws/dynamodb-keys.js";
 import { RequestNotFound } from "../../shared/processes/process-errors.js";
 import { testDynamoDbClient } from "../support/aws-clients.js";
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SkillsError } from "../../shared/errors.js";
 import { errorResponse } from "../../shared/http/error-response.js";
 import { statusForCode } from "../../shared/http/error-table.js";
-import { createTableIfMissing } from "../../shared/processes/dynamodb-table.js";
+import { createTableIfMissing } from "../../infra/local/dynamodb-table.js";
 import type { Process } from "../../shared/processes/process.js";
 import type { Turn } from "../../shared/turns/turn.js";
 import { testDynamoDbClient, testSqsClient } from "../support/aws-clients.js";

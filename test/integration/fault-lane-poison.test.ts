@@ -5,7 +5,7 @@ import { encodeLaneMessage } from "../../shared/lanes/lane-message.js";
 import type { LaneMessage } from "../../shared/lanes/lane-message.js";
 import { createLaneWorkerHandler } from "../../shared/lanes/lane-worker.js";
 import type { LaneWorkerHandler } from "../../shared/lanes/lane-worker.js";
-import type { SqsBatchHandler } from "../../shared/lanes/sqs-lane-poller.js";
+import type { SqsBatchHandler } from "../../infra/local/sqs-lane-poller.js";
 import type { Process } from "../../shared/processes/process.js";
 import type { RenderContext } from "../../shared/templates/template-renderer.js";
 import { serviceError } from "../support/fault-injection.js";

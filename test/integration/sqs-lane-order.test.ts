@@ -8,10 +8,10 @@ import type { LaneMessage } from "../../shared/lanes/lane-message.js";
 import { createLaneWorkerHandler } from "../../shared/lanes/lane-worker.js";
 import type { LaneApply } from "../../shared/lanes/lane-worker.js";
 import { SqsLane } from "../../shared/lanes/sqs-lane.js";
-import { SqsLanePoller } from "../../shared/lanes/sqs-lane-poller.js";
-import type { SqsBatchHandler } from "../../shared/lanes/sqs-lane-poller.js";
-import { createLaneQueues } from "../../shared/lanes/sqs-lane-queues.js";
-import type { LaneQueues } from "../../shared/lanes/sqs-lane-queues.js";
+import { SqsLanePoller } from "../../infra/local/sqs-lane-poller.js";
+import type { SqsBatchHandler } from "../../infra/local/sqs-lane-poller.js";
+import { createLaneQueues } from "../../infra/local/sqs-lane-queues.js";
+import type { LaneQueues } from "../../infra/local/sqs-lane-queues.js";
 import { testSqsClient } from "../support/aws-clients.js";
 
 const TENANT = "acme";

@@ -1,5 +1,5 @@
 /**
- * Seeded fault injection for AWS SDK clients: a middleware (like shared/runtime/aws-request-counter.ts)
+ * Seeded fault injection for AWS SDK clients: a middleware (like test/support/aws-request-counter.ts)
  * that fails chosen calls the way S3, DynamoDB and SQS fail, so tests can prove what the service
  * promises under those faults.
  *

@@ -13,10 +13,10 @@ import { createLaneWorkerHandler } from "../../shared/lanes/lane-worker.js";
 import type { LaneWorkerHandler } from "../../shared/lanes/lane-worker.js";
 import { createSqsLaneDeadLetter } from "../../shared/lanes/sqs-lane-dead-letter.js";
 import { SqsLane } from "../../shared/lanes/sqs-lane.js";
-import { SqsLanePoller } from "../../shared/lanes/sqs-lane-poller.js";
-import type { SqsBatchHandler } from "../../shared/lanes/sqs-lane-poller.js";
-import { createLaneQueues } from "../../shared/lanes/sqs-lane-queues.js";
-import type { LaneQueues } from "../../shared/lanes/sqs-lane-queues.js";
+import { SqsLanePoller } from "../../infra/local/sqs-lane-poller.js";
+import type { SqsBatchHandler } from "../../infra/local/sqs-lane-poller.js";
+import { createLaneQueues } from "../../infra/local/sqs-lane-queues.js";
+import type { LaneQueues } from "../../infra/local/sqs-lane-queues.js";
 import { DynamoDBProcessStore } from "../../shared/processes/dynamodb-process-store.js";
 import { DynamoDBRequestStore } from "../../shared/processes/dynamodb-request-store.js";
 import type { Process } from "../../shared/processes/process.js";
@@ -26,7 +26,7 @@ import type { WorkloadStep } from "./fault-workload.js";
 import { serialReplay, workloadDocuments } from "./fault-workload.js";
 import { EmptyLayer, FakeRenderer } from "./steering-harness.js";
 import { testDynamoDbClient, testSqsClient } from "./aws-clients.js";
-import { createTableIfMissing } from "../../shared/processes/dynamodb-table.js";
+import { createTableIfMissing } from "../../infra/local/dynamodb-table.js";
 
 /**
  * The lane as deployed, on the emulators: a producer app (the HTTP functions) and a worker app

@@ -10,7 +10,7 @@ import type { LambdaHttpHandler } from "../../functions/_shared/http-handler.js"
 import type { HandlerLogger, SkillActivationPath, SkillActivationSink } from "../../functions/_shared/observability.js";
 import { createSkillsApp } from "../../shared/app/skills-app.js";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
-import { DocumentService } from "../../shared/documents/document-service.js";
+import { DocumentService } from "../../shared/app/document-service.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { InMemoryLane } from "../../shared/lanes/in-memory-lane.js";
 import { InMemoryProcessStore } from "../../shared/processes/in-memory-process-store.js";

@@ -8,7 +8,7 @@ import { toolsRoutes } from "../../functions/http-tools/tools-routes.js";
 import type { HttpRoute } from "../../functions/_shared/http-route.js";
 import { HTTP_ROUTES } from "../../infra/api-routes.js";
 import type { FunctionName } from "../../infra/api-routes.js";
-import { appEnvironment, runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
+import { appEnvironment, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
 import { httpEvent, lambdaContextFixture } from "../fixtures/events/http-handler-event.js";
 
 type Handler = (event: unknown, context?: unknown) => Promise<{ statusCode?: number; body?: string; batchItemFailures?: unknown }>;

@@ -3,7 +3,7 @@ import { Tracer } from "@aws-lambda-powertools/tracer";
 import { afterEach, describe, expect, it } from "vitest";
 import { traced, tracingHooks } from "../../functions/_shared/tracing.js";
 import type { TracerPort } from "../../functions/_shared/tracing.js";
-import { processEventsFromEnv, runtimeFromEnv } from "../../shared/runtime/app-from-env.js";
+import { processEventsFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
 
 /** Records what the hooks do to segments, in order, instead of talking to the X-Ray SDK. */
 function recordingTracer(enabled = true, withParent = true) {

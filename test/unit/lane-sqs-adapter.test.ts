@@ -7,7 +7,7 @@ import { laneDeduplicationId } from "../../shared/lanes/lane-identity.js";
 import { decodeLaneMessage } from "../../shared/lanes/lane-message.js";
 import type { LaneMessage } from "../../shared/lanes/lane-message.js";
 import { SqsLane } from "../../shared/lanes/sqs-lane.js";
-import { failedMessageIds, toSqsRecord } from "../../shared/lanes/sqs-lane-event.js";
+import { failedMessageIds, toSqsRecord } from "../../infra/local/sqs-lane-event.js";
 
 const QUEUE_URL = "http://127.0.0.1:4566/000000000000/lane.fifo";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLlmPort } from "../../shared/llm/create-llm-port.js";
+import { createLlmPort } from "../../shared/wiring/create-llm-port.js";
 import { DEFAULT_LLM_TIMEOUT_MS, LlmConfigurationError, llmConfigFromEnv } from "../../shared/llm/llm-config.js";
 
 describe("llmConfigFromEnv", () => {

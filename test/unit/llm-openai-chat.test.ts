@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createLlmPort } from "../../shared/llm/create-llm-port.js";
+import { createLlmPort } from "../../shared/wiring/create-llm-port.js";
 import { DisabledLlm } from "../../shared/llm/llm-port.js";
 import { OpenAiChatLlm, type LlmLogger } from "../../shared/llm/openai-chat-llm.js";
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createLlmPort } from "../../shared/llm/create-llm-port.js";
+import { createLlmPort } from "../../shared/wiring/create-llm-port.js";
 import type { LlmCallOptions, LlmPort } from "../../shared/llm/llm-port.js";
 import { llmScriptBindings } from "../../shared/llm/llm-script-binding.js";
 import { SandboxPool } from "../../shared/sandbox/sandbox-pool.js";

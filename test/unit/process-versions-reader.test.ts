@@ -7,7 +7,7 @@ import { levelVersionKey } from "../../shared/catalogue/dynamodb-catalogue-versi
 import { DynamoDBProcessVersionsReader } from "../../shared/catalogue/dynamodb-process-versions-reader.js";
 import { InMemoryCatalogueVersions } from "../../shared/catalogue/in-memory-catalogue-versions.js";
 import { SeparateProcessVersionsReader } from "../../shared/catalogue/separate-process-versions-reader.js";
-import { processItemKey } from "../../shared/processes/dynamodb-keys.js";
+import { processItemKey } from "../../shared/aws/dynamodb-keys.js";
 import { InMemoryProcessStore } from "../../shared/processes/in-memory-process-store.js";
 import { ProcessUnavailable } from "../../shared/processes/process-errors.js";
 import { newProcess } from "../../shared/processes/process.js";

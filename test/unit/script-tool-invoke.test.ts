@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { DocumentNotFound, InvalidRequest, ToolNotFound } from "../../shared/errors.js";
-import type { FootPort, FootScriptRequest } from "../../shared/foot/foot-router.js";
+import type { FootPort, FootScriptRequest } from "../../shared/scripts/foot-port.js";
 import type { Process } from "../../shared/processes/process.js";
 import { SandboxPool } from "../../shared/sandbox/sandbox-pool.js";
 import { ScriptDepthExceeded, ScriptError } from "../../shared/sandbox/script-errors.js";

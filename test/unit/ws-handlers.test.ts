@@ -3,7 +3,7 @@ import { toAuthorizerContext } from "../../shared/auth/authorizer-context.js";
 import { parseIdentity } from "../../shared/auth/identity.js";
 import type { Identity } from "../../shared/auth/identity.js";
 import { InMemoryConnectionStore } from "../../shared/connections/in-memory-connection-store.js";
-import { RecordingConnectionPush } from "../../shared/connections/recording-connection-push.js";
+import { RecordingConnectionPush } from "../support/recording-connection-push.js";
 import { createWsConnectHandler } from "../../functions/ws-connect/handler.js";
 import { createWsDefaultHandler } from "../../functions/ws-default/handler.js";
 import { createWsDisconnectHandler } from "../../functions/ws-disconnect/handler.js";

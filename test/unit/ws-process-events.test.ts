@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseIdentity } from "../../shared/auth/identity.js";
 import { ConnectionPushFailed } from "../../shared/connections/connection-errors.js";
 import { InMemoryConnectionStore } from "../../shared/connections/in-memory-connection-store.js";
-import { RecordingConnectionPush } from "../../shared/connections/recording-connection-push.js";
+import { RecordingConnectionPush } from "../support/recording-connection-push.js";
 import { createWebSocketProcessEvents } from "../../shared/connections/websocket-process-events.js";
 
 const ACME = parseIdentity({ login: "alice", tenant: "acme", projects: ["proj1"], roles: [] });

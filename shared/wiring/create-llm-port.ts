@@ -1,7 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import { llmConfigFromEnv } from "./llm-config.js";
-import { DisabledLlm, type LlmPort } from "./llm-port.js";
-import { OpenAiChatLlm, type LlmLogger } from "./openai-chat-llm.js";
+import { llmConfigFromEnv } from "../llm/llm-config.js";
+import { DisabledLlm, type LlmPort } from "../llm/llm-port.js";
+import { OpenAiChatLlm, type LlmLogger } from "../llm/openai-chat-llm.js";
 
 export interface CreateLlmPortOptions {
   /**

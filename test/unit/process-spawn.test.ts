@@ -4,8 +4,8 @@ import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document
 import { InMemoryProcessStore } from "../../shared/processes/in-memory-process-store.js";
 import { NameTaken } from "../../shared/processes/process-errors.js";
 import { PROCESS_ID_PATTERN, deterministicChildId, newProcessId } from "../../shared/processes/process-ids.js";
-import { nextIndexedName, spawnProcess } from "../../shared/processes/process-service.js";
-import type { SpawnDeps, SpawnRequest } from "../../shared/processes/process-service.js";
+import { nextIndexedName, spawnProcess } from "../../shared/processes/process-spawn.js";
+import type { SpawnDeps, SpawnRequest } from "../../shared/processes/process-spawn.js";
 import { RecipeLoader } from "../../shared/recipes/recipe-loader.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
 import { SkillResolver } from "../../shared/skills/skill-resolver.js";

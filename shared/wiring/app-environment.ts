@@ -1,8 +1,8 @@
 import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
 import { DynamoDBCatalogueVersions } from "../catalogue/dynamodb-catalogue-versions.js";
-import { dynamodbClient } from "./aws-clients.js";
-import type { awsClients } from "./aws-clients.js";
-import type { ClientInstrumentation } from "./aws-clients.js";
+import { dynamodbClient } from "../aws/aws-clients.js";
+import type { awsClients } from "../aws/aws-clients.js";
+import type { ClientInstrumentation } from "../aws/aws-clients.js";
 import { ConfigurationError, ENV } from "./config.js";
 import type { RuntimeConfig } from "./config.js";
 

@@ -1,7 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import type { RuntimeConfig } from "./config.js";
 
 /** A hook applied to every SDK client a function builds (X-Ray tracing on Lambda); identity when absent. */
 export type ClientInstrumentation = <C extends object>(client: C) => C;
@@ -12,7 +11,13 @@ const asIs: ClientInstrumentation = (client) => client;
  * SDK clients for one configuration. With an endpoint override (LocalStack, the local emulators)
  * S3 needs path-style addressing; on AWS the defaults are right.
  */
-export function awsClients(config: RuntimeConfig, instrument: ClientInstrumentation = asIs): { s3: S3Client; dynamodb: DynamoDBClient; sqs: SQSClient } {
+/** Where the clients connect: the region and, off AWS, endpoint overrides per service. */
+export interface AwsClientsConfig {
+  region: string;
+  endpoints: { s3?: string | undefined; dynamodb?: string | undefined; sqs?: string | undefined };
+}
+
+export function awsClients(config: AwsClientsConfig, instrument: ClientInstrumentation = asIs): { s3: S3Client; dynamodb: DynamoDBClient; sqs: SQSClient } {
   const { region, endpoints } = config;
   const at = (endpoint: string | undefined) => ({ region, ...(endpoint ? { endpoint } : {}) });
   return {
@@ -23,7 +28,7 @@ export function awsClients(config: RuntimeConfig, instrument: ClientInstrumentat
 }
 
 /** The DynamoDB client alone: a function that only needs the table bundles neither S3 nor SQS. */
-export function dynamodbClient(config: Pick<RuntimeConfig, "region" | "endpoints">, instrument: ClientInstrumentation = asIs): DynamoDBClient {
+export function dynamodbClient(config: AwsClientsConfig, instrument: ClientInstrumentation = asIs): DynamoDBClient {
   const endpoint = config.endpoints.dynamodb;
   return instrument(new DynamoDBClient({ region: config.region, ...(endpoint ? { endpoint } : {}) }));
 }

@@ -1,7 +1,7 @@
-import type { ConnectionPush, PushOutcome, PushTarget } from "./connection-push.js";
-import type { ConnectionStore } from "./connection-store.js";
-import { fitFrame, MAX_FRAME_BYTES } from "./frame-size.js";
-import type { ServerFrame } from "./server-frames.js";
+import type { ConnectionPush, PushOutcome, PushTarget } from "../../shared/connections/connection-push.js";
+import type { ConnectionStore } from "../../shared/connections/connection-store.js";
+import { fitFrame, MAX_FRAME_BYTES } from "../../shared/connections/frame-size.js";
+import type { ServerFrame } from "../../shared/connections/server-frames.js";
 
 export interface RecordedPush {
   connectionId: string;

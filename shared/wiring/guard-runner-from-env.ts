@@ -1,9 +1,9 @@
 import { secretFromParametersAndSecretsExtension } from "../auth/aws-secrets-extension.js";
 import type { CascadeSources } from "../documents/cascade-layers.js";
-import { createLlmPort } from "../llm/create-llm-port.js";
+import { createLlmPort } from "./create-llm-port.js";
 import { DEFAULT_LLM_TIMEOUT_MS, llmConfigFromEnv } from "../llm/llm-config.js";
-import { SandboxedGuardRunner } from "./sandboxed-guard-runner.js";
-import type { GuardLogger } from "./sandboxed-guard-runner.js";
+import { SandboxedGuardRunner } from "../guards/sandboxed-guard-runner.js";
+import type { GuardLogger } from "../guards/sandboxed-guard-runner.js";
 
 /**
  * The guard runner of the lane worker (the only function that completes turns), with the LLM

@@ -1,6 +1,6 @@
 import { CreateQueueCommand, GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { LaneConfigurationError } from "./lane-errors.js";
+import { LaneConfigurationError } from "../../shared/lanes/lane-errors.js";
 
 export interface LaneQueueSettings {
   /** Deliveries before a message is parked in the DLQ. */

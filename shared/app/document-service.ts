@@ -8,9 +8,9 @@ import { recipeNameOf } from "../recipes/recipe-paths.js";
 import type { SkillDefinition } from "../skills/resolved-skill.js";
 import { parseSkillDocument } from "../skills/skill-document-parser.js";
 import { skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
-import { strictUtf8 } from "./document-body.js";
-import { validateDocumentPath, validateDocumentPrefix, validateProjectName } from "./document-path.js";
-import type { DocumentRef, DocumentStore, StoredDocument } from "./document-store.js";
+import { strictUtf8 } from "../documents/document-body.js";
+import { validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
+import type { DocumentRef, DocumentStore, StoredDocument } from "../documents/document-store.js";
 
 /** A finding that did not stop the save (API.md `warnings`), in the shape of an INVALID_DOCUMENT problem. */
 export interface DocumentWarning {

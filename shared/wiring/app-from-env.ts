@@ -24,7 +24,7 @@ import { hasTemplateSyntax } from "../templates/template-renderer.js";
 import type { TemplateRenderer } from "../templates/template-renderer.js";
 import { appEnvironment, catalogueVersionsFromEnv, unconfigured } from "./app-environment.js";
 import type { RuntimeOptions, TableRuntime } from "./app-environment.js";
-import { awsClients } from "./aws-clients.js";
+import { awsClients } from "../aws/aws-clients.js";
 import { ConfigurationError, ENV } from "./config.js";
 
 /**
@@ -55,8 +55,8 @@ export interface RuntimeResources extends TableRuntime {
 export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env, options: RuntimeOptions = {}): RuntimeResources {
   const environment = appEnvironment(env);
   const { tableName, bucketName, laneQueueUrl } = environment;
-  // awsClients only reads region and endpoints; constructing a client opens no connection.
-  const clients = awsClients({ tableName: tableName ?? "", bucketName: bucketName ?? "", laneQueueUrl: laneQueueUrl ?? "", region: environment.region, endpoints: environment.endpoints }, options.instrument);
+  // Constructing a client opens no connection.
+  const clients = awsClients(environment, options.instrument);
   return {
     instrument: options.instrument,
     environment,

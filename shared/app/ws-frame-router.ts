@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { SkillsApp } from "../app/skills-app.js";
+import type { SkillsApp } from "./skills-app.js";
 import { assertProcessAccess, assertProjectAccess } from "../auth/authorization.js";
 import type { Identity } from "../auth/identity.js";
 import { InvalidRequest } from "../errors.js";
@@ -9,14 +9,14 @@ import type { ActiveSkillRef, Process } from "../processes/process.js";
 import type { RequestRecord } from "../processes/request-store.js";
 import { toSkillSummary } from "../skills/skill-summary.js";
 import { toLaneCommand } from "../steering/process-skill-request.js";
-import { TooManySubscriptions } from "./connection-errors.js";
-import type { ConnectionPush } from "./connection-push.js";
-import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from "./connection-store.js";
-import type { ConnectionStore } from "./connection-store.js";
-import { errorFrame } from "./server-frames.js";
-import type { ProcessSkillResultFrame, ServerFrame } from "./server-frames.js";
-import { parseClientFrame } from "./ws-frames.js";
-import type { ProcessSkillFrame, ProcessSkillScriptResultFrame, ProcessSubscribeFrame, SkillListFrame } from "./ws-frames.js";
+import { TooManySubscriptions } from "../connections/connection-errors.js";
+import type { ConnectionPush } from "../connections/connection-push.js";
+import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from "../connections/connection-store.js";
+import type { ConnectionStore } from "../connections/connection-store.js";
+import { errorFrame } from "../connections/server-frames.js";
+import type { ProcessSkillResultFrame, ServerFrame } from "../connections/server-frames.js";
+import { parseClientFrame } from "../connections/ws-frames.js";
+import type { ProcessSkillFrame, ProcessSkillScriptResultFrame, ProcessSubscribeFrame, SkillListFrame } from "../connections/ws-frames.js";
 
 export interface WsFrameRouterDeps {
   /** With `footInvocations`, the router accepts Foot clients' `process-skill-script-result` answers. */

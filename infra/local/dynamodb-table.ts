@@ -5,11 +5,11 @@ import {
   waitUntilTableExists,
 } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { tableSchema } from "../../infra/table-schema.js";
+import { tableSchema } from "../../shared/aws/table-schema.js";
 
 /**
  * Local stack and tests only (CDK owns the deployed table): creates the service table from
- * infra/table-schema.ts unless it exists, waits until it is usable, and turns TTL on where the
+ * shared/aws/table-schema.ts unless it exists, waits until it is usable, and turns TTL on where the
  * endpoint supports it. dynalite has no UpdateTimeToLive: items still carry `expiresAt`, they
  * just never expire there.
  */

@@ -2,9 +2,9 @@ import type { APIGatewayProxyResultV2 } from "aws-lambda";
 import { Unauthenticated } from "../auth/auth-errors.js";
 import { identityFromEvent } from "../auth/authorizer-context.js";
 import type { Identity } from "../auth/identity.js";
-import type { ConnectionPush } from "./connection-push.js";
-import type { ConnectionStore } from "./connection-store.js";
-import { errorFrame } from "./server-frames.js";
+import type { ConnectionPush } from "../connections/connection-push.js";
+import type { ConnectionStore } from "../connections/connection-store.js";
+import { errorFrame } from "../connections/server-frames.js";
 import type { WsFrameRouter } from "./ws-frame-router.js";
 
 /**

@@ -6,7 +6,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import type { Message, SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import { LaneConfigurationError, LaneIdleTimeout } from "./lane-errors.js";
+import { LaneConfigurationError, LaneIdleTimeout } from "../../shared/lanes/lane-errors.js";
 import { failedMessageIds, lambdaContext, toSqsRecord } from "./sqs-lane-event.js";
 
 const EMPTY_SHORT_POLL_PAUSE_MS = 50;
