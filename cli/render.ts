@@ -6,7 +6,7 @@ import type { RenderContext } from "../shared/templates/template-renderer.js";
 import { createTemplateRenderer } from "../shared/templates/sandboxed-template-renderer.js";
 import { directoryLayer } from "./directory-layer.js";
 
-export interface RenderOptions {
+interface RenderOptions {
   root: string;
   name: string;
   args?: string | undefined;

@@ -6,7 +6,7 @@ import { InvalidRequest } from "../shared/errors.js";
 /** `npx skills token --tenant T --user U [--projects a,b] [--roles r1,r2] [--ttl 12h]` */
 export const TOKEN_USAGE = "Usage: skills token --tenant T --user U [--projects a,b] [--roles r1,r2] [--ttl 12h]";
 
-export interface DevTokenOptions {
+interface DevTokenOptions {
   readonly tenant: string;
   readonly user: string;
   readonly projects?: readonly string[];
@@ -19,7 +19,7 @@ export interface DevTokenOptions {
   readonly audience?: string;
 }
 
-export const DEFAULT_DEV_TOKEN_TTL = "12h";
+const DEFAULT_DEV_TOKEN_TTL = "12h";
 
 /**
  * A signed HS256 token for the local stack (or any deployment whose secret you hold).

@@ -3,7 +3,7 @@ import { basename, dirname, join, relative } from "node:path";
 import type { DocumentProblem } from "../shared/errors.js";
 import { parseSkillDocument } from "../shared/skills/skill-document-parser.js";
 
-export interface ValidationLine {
+interface ValidationLine {
   file: string;
   line?: number | undefined;
   severity: "error" | "warning";

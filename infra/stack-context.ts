@@ -3,7 +3,7 @@ import { InfraConfigurationError } from "./infra-errors.js";
 import type { SkillsStackProps } from "./skills-stack.js";
 
 /** `npx cdk deploy -c jwksUrl=https://… -c alarmTopicArn=arn:…`; every key is optional. */
-export const CONTEXT_KEYS = {
+const CONTEXT_KEYS = {
   stackName: "stackName",
   stageName: "stageName",
   jwtSecretArn: "jwtSecretArn",
@@ -19,7 +19,7 @@ export const CONTEXT_KEYS = {
 
 export const DEFAULT_STACK_NAME = "SkillsService";
 
-export interface StackContext {
+interface StackContext {
   stackName: string;
   props: SkillsStackProps;
 }

@@ -71,13 +71,6 @@ export class InvalidDocument extends SkillsError {
   }
 }
 
-export class SkillLoadError extends SkillsError {
-  readonly code = "INVALID_DOCUMENT";
-  constructor(readonly skillName: string, readonly problems: DocumentProblem[]) {
-    super(`Skill '${skillName}' could not be loaded: ${problems.map((p) => p.message).join("; ")}`);
-  }
-}
-
 export class InvalidRequest extends SkillsError {
   readonly code = "INVALID_REQUEST";
 }

@@ -16,7 +16,7 @@ import type { AuthenticatedRequest, HttpReply, HttpRequest, HttpRoute } from "./
 import { SILENT_LOGGER } from "./observability.js";
 import type { HandlerLogger } from "./observability.js";
 
-export interface HttpHandlerOptions {
+interface HttpHandlerOptions {
   logger?: HandlerLogger;
 }
 

@@ -6,10 +6,10 @@ import { jsonResponse } from "../../shared/http/response.js";
 import type { HttpReply, HttpRequest } from "./http-route.js";
 
 /** Time kept back from Lambda's deadline so a waiting call still answers 202 instead of timing out. */
-export const WAIT_SAFETY_MS = 1500;
+const WAIT_SAFETY_MS = 1500;
 
 /** How long this call may wait for the lane: `Prefer: wait=N` (≤ 20 s), bounded by what Lambda leaves us. */
-export function waitBudgetMs(request: HttpRequest): number {
+function waitBudgetMs(request: HttpRequest): number {
   const seconds = parsePreferWait(request.header("prefer"));
   if (seconds === undefined || seconds <= 0) return 0;
   const remaining = request.remainingTimeMs();

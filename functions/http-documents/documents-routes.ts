@@ -5,7 +5,7 @@ import { emptyResponse, jsonResponse } from "../../shared/http/response.js";
 import { route } from "../_shared/http-route.js";
 import type { HttpReply, HttpRoute } from "../_shared/http-route.js";
 
-export interface DocumentsRoutesDeps {
+interface DocumentsRoutesDeps {
   documents: Pick<DocumentService, "put" | "get" | "delete" | "list">;
 }
 

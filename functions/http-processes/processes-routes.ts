@@ -17,7 +17,7 @@ import type { SkillActivationSink } from "../_shared/observability.js";
 import { NO_ACTIVATION_METRICS } from "../_shared/observability.js";
 import { accessibleProcess } from "../_shared/process-access.js";
 
-export interface ProcessesRoutesDeps {
+interface ProcessesRoutesDeps {
   app: Pick<SkillsApp, "spawn" | "getProcess" | "getRequest" | "turns">;
   activations?: SkillActivationSink;
 }

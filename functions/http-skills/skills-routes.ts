@@ -8,7 +8,7 @@ import type { AuthenticatedRequest, HttpRoute } from "../_shared/http-route.js";
 import { accessibleProcess } from "../_shared/process-access.js";
 import { optionalQuery, requiredQuery } from "../_shared/query.js";
 
-export interface SkillsRoutesDeps {
+interface SkillsRoutesDeps {
   app: Pick<SkillsApp, "listEffective" | "resolveEffective" | "skillProblems" | "getProcess">;
 }
 

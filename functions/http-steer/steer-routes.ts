@@ -8,7 +8,7 @@ import type { HttpRoute } from "../_shared/http-route.js";
 import { laneReply } from "../_shared/lane-reply.js";
 import { accessibleProcess } from "../_shared/process-access.js";
 
-export interface SteerRoutesDeps {
+interface SteerRoutesDeps {
   app: Pick<SkillsApp, "getProcess" | "steerSkill" | "composeTurn" | "completeTurn" | "waitForRequest">;
 }
 

@@ -7,7 +7,7 @@ import { route } from "../_shared/http-route.js";
 import type { HttpRoute } from "../_shared/http-route.js";
 import { accessibleProcess } from "../_shared/process-access.js";
 
-export interface ToolsRoutesDeps {
+interface ToolsRoutesDeps {
   app: Pick<SkillsApp, "getProcess">;
   tools: Pick<ToolInvoker, "invoke">;
 }

@@ -8,7 +8,7 @@ import { Construct } from "constructs";
 import { CATALOGUE_KEY_WILDCARD, DOCUMENT_EVENT_TYPES } from "../document-events.js";
 import type { DocumentsBucket } from "./documents-bucket.js";
 
-export interface DocumentEventsProps {
+interface DocumentEventsProps {
   documents: DocumentsBucket;
   /** The s3-events function: bumps the catalogue version of each event's level. */
   handler: IFunction;

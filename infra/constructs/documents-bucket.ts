@@ -5,7 +5,7 @@ import { Construct } from "constructs";
 import { FUNCTION_ENVIRONMENT } from "../function-environment.js";
 import type { ResourceUser } from "./resource-user.js";
 
-export interface DocumentsBucketProps {
+interface DocumentsBucketProps {
   /**
    * Send object events to the account's default EventBridge bus, so a rule can react to writes
    * that bypass the documents API (catalogue version bumps). Free until a rule consumes them.

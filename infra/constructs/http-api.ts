@@ -7,7 +7,7 @@ import { Construct } from "constructs";
 import { HTTP_ROUTES, type FunctionName, type HttpRoute } from "../api-routes.js";
 import { InfraConfigurationError } from "../infra-errors.js";
 
-export interface SkillsHttpApiProps {
+interface SkillsHttpApiProps {
   /** Verifies the bearer token and hands tenant/user/projects/roles to the handlers as context. */
   authorizer: IFunction;
   /** The function behind each function name used in HTTP_ROUTES. */

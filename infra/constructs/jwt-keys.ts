@@ -5,7 +5,7 @@ import { FUNCTION_ENVIRONMENT } from "../function-environment.js";
 import { InfraConfigurationError } from "../infra-errors.js";
 import type { ResourceUser } from "./resource-user.js";
 
-export interface JwtKeysProps {
+interface JwtKeysProps {
   /** Complete ARN of an existing HS256 secret (the secret string is the key). */
   secretArn?: string;
   /** HTTPS URL of a JWKS for RS256 tokens. Without a secret ARN, RS256 is then the only scheme. */

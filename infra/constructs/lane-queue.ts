@@ -8,14 +8,14 @@ import { FUNCTION_ENVIRONMENT } from "../function-environment.js";
 import { InfraConfigurationError } from "../infra-errors.js";
 import type { ResourceUser } from "./resource-user.js";
 
-export interface LaneQueueProps {
+interface LaneQueueProps {
   /** The lane worker's function timeout; the queue's visibility timeout is derived from it. */
   workerTimeout: Duration;
   /** Deliveries before a message is parked in the DLQ. @default 5 */
   maxReceiveCount?: number;
 }
 
-export interface LaneWorkerOptions {
+interface LaneWorkerOptions {
   /** Messages per invocation, at most 10 (the FIFO event source limit). @default 10 */
   batchSize?: number;
   /** Concurrent invocations the event source may run (2–1000). @default 10 */

@@ -5,7 +5,7 @@ import { FUNCTION_ENVIRONMENT } from "../function-environment.js";
 import { InfraConfigurationError } from "../infra-errors.js";
 import type { ResourceUser } from "./resource-user.js";
 
-export interface LlmEndpointProps {
+interface LlmEndpointProps {
   /** Base URL of an OpenAI-compatible chat-completions API (https). */
   url: string;
   model: string;

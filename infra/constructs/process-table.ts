@@ -7,7 +7,7 @@ import { tableSchema } from "../../shared/aws/table-schema.js";
 import type { ResourceUser } from "./resource-user.js";
 
 /** The item-level actions handlers use; table-level ones (Scan, DescribeTable, …) are never granted. */
-export type TableItemAction = "GetItem" | "BatchGetItem" | "BatchWriteItem" | "Query" | "PutItem" | "UpdateItem" | "DeleteItem";
+type TableItemAction = "GetItem" | "BatchGetItem" | "BatchWriteItem" | "Query" | "PutItem" | "UpdateItem" | "DeleteItem";
 
 const attributeType = { S: AttributeType.STRING } as const;
 

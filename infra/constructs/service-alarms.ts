@@ -6,7 +6,7 @@ import { Topic, type ITopic } from "aws-cdk-lib/aws-sns";
 import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 
-export interface ServiceAlarmsProps {
+interface ServiceAlarmsProps {
   /** Existing SNS topic that receives alarm and OK notifications; without it the alarms only show in CloudWatch. */
   topicArn?: string;
 }

@@ -8,7 +8,7 @@ import { WEBSOCKET_TOKEN_QUERY_PARAMETER } from "../api-routes.js";
 import { FUNCTION_ENVIRONMENT } from "../function-environment.js";
 import type { ResourceUser } from "./resource-user.js";
 
-export interface SkillsWebSocketApiProps {
+interface SkillsWebSocketApiProps {
   stageName: string;
   /** Runs on `$connect` with the `?token=` query parameter; WebSocket authorizers answer with an IAM policy. */
   authorizer: IFunction;

@@ -10,7 +10,7 @@ export type AuthorizerOutcome =
   | { kind: "error"; error: unknown };
 
 /** The error message that makes API Gateway answer 401 instead of 500. */
-export const UNAUTHORIZED_ERROR_MESSAGE = "Unauthorized";
+const UNAUTHORIZED_ERROR_MESSAGE = "Unauthorized";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 

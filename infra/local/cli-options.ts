@@ -21,7 +21,7 @@ Options:
   -h, --help        show this help
 `;
 
-export interface CliOptions {
+interface CliOptions {
   help: boolean;
   port: number | undefined;
   host: string | undefined;

@@ -2,7 +2,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Another local stack (this or another process) already uses the data directory. */
-export class DataDirInUse extends Error {
+class DataDirInUse extends Error {
   constructor(readonly dataDir: string, readonly pid: number) {
     super(`Data directory ${dataDir} is in use by process ${pid}; stop that local stack or choose another --data directory`);
   }

@@ -15,7 +15,7 @@ export type LambdaHandler = (event: never, context: Context) => unknown;
 export type HandlerOverrides = Partial<Record<FunctionName, LambdaHandler>>;
 
 /** A handler module that does not load (missing, throws at module scope, exports no `handler`). */
-export class FunctionLoadError extends Error {
+class FunctionLoadError extends Error {
   constructor(readonly functionName: FunctionName, readonly modulePath: string, options?: { cause?: unknown }) {
     const cause = options?.cause instanceof Error ? `: ${options.cause.message}` : "";
     super(`Function '${functionName}' (${modulePath}) failed to load${cause}`, options);
@@ -34,7 +34,7 @@ type AnyHandler = (event: unknown, context: Context) => unknown;
 /** JSON round trip, as Lambda serializes events and results (drops undefined, Dates become strings). */
 const serialized = (value: unknown): unknown => (value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown));
 
-export interface FunctionRegistryOptions {
+interface FunctionRegistryOptions {
   overrides?: HandlerOverrides | undefined;
   region: string;
   /** Folder holding `<name>/handler.ts`; default: the repository's `functions/`. */

@@ -7,7 +7,7 @@ import { jsonResponse } from "../../shared/http/response.js";
  * function (`{"message":"Unauthorized"}` and friends). They use the API.md error shape, so a
  * client sees one error format whether a function or the gateway refused the request.
  */
-export type GatewayErrorCode =
+type GatewayErrorCode =
   | "UNAUTHENTICATED"
   | "FORBIDDEN"
   | "NOT_FOUND"
@@ -35,7 +35,7 @@ export function writeStructured(res: ServerResponse, result: APIGatewayProxyStru
   res.end(body);
 }
 
-export function stringHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
+function stringHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (value === undefined || value === null) continue;

@@ -25,13 +25,13 @@ export interface MatchedRoute {
 }
 
 export const LOCAL_ACCOUNT_ID = "000000000000";
-export const LOCAL_HTTP_API_ID = "local-http";
-export const HTTP_STAGE = "$default";
+const LOCAL_HTTP_API_ID = "local-http";
+const HTTP_STAGE = "$default";
 
 // API Gateway passes these as text; anything else arrives base64-encoded.
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded|yaml|x-yaml|x-ndjson)\b|application\/[\w.+-]+\+(json|xml)\b)/i;
 
-export function isTextContentType(contentType: string | undefined): boolean {
+function isTextContentType(contentType: string | undefined): boolean {
   return contentType !== undefined && TEXT_TYPES.test(contentType.trim());
 }
 

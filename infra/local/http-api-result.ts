@@ -3,7 +3,7 @@
  * an object with `statusCode` is the structured format; any other JSON value is the shorthand
  * (200, `application/json`, the value as body). A result it cannot use is a 500, as on AWS.
  */
-export interface HttpResponseParts {
+interface HttpResponseParts {
   statusCode: number;
   headers: Record<string, string>;
   cookies: string[];

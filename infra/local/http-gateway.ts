@@ -17,11 +17,11 @@ import type { LocalStackLogger } from "./local-logger.js";
 import { MAX_REQUEST_BODY_BYTES, readRequestBody, RequestBodyTooLarge } from "./request-body.js";
 
 /** API Gateway HTTP API's integration timeout; the function keeps running, the caller gets 503. */
-export const HTTP_INTEGRATION_TIMEOUT_MS = 30_000;
+const HTTP_INTEGRATION_TIMEOUT_MS = 30_000;
 /** Lambda's synchronous invocation payload limit: a larger event never reaches the function. */
-export const MAX_INVOCATION_PAYLOAD_BYTES = 6 * 1024 * 1024;
+const MAX_INVOCATION_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
-export interface HttpGatewayOptions {
+interface HttpGatewayOptions {
   functions: FunctionRegistry;
   region: string;
   logger: LocalStackLogger;

@@ -16,7 +16,7 @@ export interface RunningEmulators {
   stop(): Promise<void>;
 }
 
-export interface EmulatorOptions {
+interface EmulatorOptions {
   /** Interface the emulators listen on; they are never exposed beyond it. */
   host: string;
   /** dynalite keeps its LevelDB here (`<dir>/dynamodb`); unset: in memory. */

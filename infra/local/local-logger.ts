@@ -11,8 +11,3 @@ export const consoleLogger: LocalStackLogger = {
   error: (message, detail) => (detail === undefined ? console.error(message) : console.error(message, detail)),
 };
 
-export const silentLogger: LocalStackLogger = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};

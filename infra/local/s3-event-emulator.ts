@@ -37,12 +37,12 @@ export interface S3ObjectEvent {
   };
 }
 
-export interface S3EventEmulatorLogger {
+interface S3EventEmulatorLogger {
   warn(message: string, detail?: unknown): void;
   error(message: string, detail?: unknown): void;
 }
 
-export interface S3EventEmulatorOptions {
+interface S3EventEmulatorOptions {
   s3: S3Client;
   bucketName: string;
   region: string;

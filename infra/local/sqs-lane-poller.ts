@@ -13,12 +13,12 @@ const EMPTY_SHORT_POLL_PAUSE_MS = 50;
 
 export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
-export interface SqsLanePollerLogger {
+interface SqsLanePollerLogger {
   warn(message: string, ...extra: Record<string, unknown>[]): void;
   error(message: string, ...extra: Record<string, unknown>[]): void;
 }
 
-export interface SqsLanePollerOptions {
+interface SqsLanePollerOptions {
   sqs: SQSClient;
   queueUrl: string;
   handler: SqsBatchHandler;

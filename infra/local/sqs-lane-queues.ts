@@ -2,7 +2,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand } from "@aws-sdk/client-s
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { LaneConfigurationError } from "../../shared/lanes/lane-errors.js";
 
-export interface LaneQueueSettings {
+interface LaneQueueSettings {
   /** Deliveries before a message is parked in the DLQ. */
   maxReceiveCount?: number;
   /** Seconds a received message stays hidden; must exceed the worker's timeout. */

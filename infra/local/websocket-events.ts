@@ -4,9 +4,9 @@ import type { APIGatewayRequestAuthorizerEvent } from "aws-lambda";
 import { apiGatewayTime, traceHeader } from "./api-gateway-time.js";
 import { LOCAL_ACCOUNT_ID } from "./http-api-event.js";
 
-export const LOCAL_WEBSOCKET_API_ID = "local-ws";
+const LOCAL_WEBSOCKET_API_ID = "local-ws";
 /** WebSocket APIs have named stages; the local one is `local`. */
-export const WEBSOCKET_STAGE = "local";
+const WEBSOCKET_STAGE = "local";
 
 /** What the gateway keeps about one WebSocket connection (API Gateway: `requestContext` fields). */
 export interface ConnectionFacts {
@@ -24,7 +24,7 @@ export function newConnectionId(): string {
   return randomBytes(11).toString("base64").replace(/\//g, "_");
 }
 
-export interface HandshakeFacts {
+interface HandshakeFacts {
   /** Header names as the client sent them (WebSocket events keep their case), repeated ones joined. */
   headers: Record<string, string>;
   multiValueHeaders: Record<string, string[]>;

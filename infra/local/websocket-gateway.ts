@@ -31,7 +31,7 @@ export const WEBSOCKET_LIMITS = {
 
 export const WEBSOCKET_PATH = "/ws";
 
-export interface WebSocketGatewayOptions {
+interface WebSocketGatewayOptions {
   functions: FunctionRegistry;
   connections: ConnectionRegistry;
   region: string;

@@ -13,13 +13,13 @@ import { validateDocumentPath, validateDocumentPrefix, validateProjectName } fro
 import type { DocumentRef, DocumentStore, StoredDocument } from "../documents/document-store.js";
 
 /** A finding that did not stop the save (API.md `warnings`), in the shape of an INVALID_DOCUMENT problem. */
-export interface DocumentWarning {
+interface DocumentWarning {
   path: string;
   line?: number;
   message: string;
 }
 
-export interface DocumentSaved {
+interface DocumentSaved {
   path: string;
   etag: string;
   warnings: DocumentWarning[];

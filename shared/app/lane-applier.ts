@@ -23,7 +23,7 @@ export interface LaneApplierLogger {
   warn(message: string, ...extra: Record<string, unknown>[]): void;
 }
 
-export interface LaneApplierDeps {
+interface LaneApplierDeps {
   steer: SkillSteerProcessor;
   turns: SkillTurnSupport;
   reports: ChildReportReceiver;
@@ -44,7 +44,7 @@ export interface LaneApplierDeps {
  * recorded FAILED and the lane moves on. Anything else (a store or queue failure, a bug) rejects,
  * so the message is delivered again and holds back the rest of its process's lane.
  */
-export const isDomainError = (error: unknown): error is SkillsError =>
+const isDomainError = (error: unknown): error is SkillsError =>
   error instanceof SkillsError && error.code !== "INTERNAL" && error.code !== "SERVICE_UNAVAILABLE";
 
 /**

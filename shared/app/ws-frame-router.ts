@@ -36,7 +36,7 @@ export interface WsCaller {
 
 export type WsFrameRouter = (caller: WsCaller, body: string | undefined | null, options?: { isBase64Encoded?: boolean }) => Promise<void>;
 
-export const toLaneUser = (identity: Identity): LaneUser => ({ login: identity.login, roles: [...identity.roles], projects: [...identity.projects] });
+const toLaneUser = (identity: Identity): LaneUser => ({ login: identity.login, roles: [...identity.roles], projects: [...identity.projects] });
 
 const resultFrame = (processId: string, record: RequestRecord): ProcessSkillResultFrame => ({
   type: "process-skill-result",

@@ -12,14 +12,14 @@ import type { WsFrameRouter } from "./ws-frame-router.js";
  * functions/ws-* only build the dependencies). Identity always comes from the authorizer context
  * API Gateway attaches to every event of a connection authorized at `$connect`.
  */
-export interface WsLogger {
+interface WsLogger {
   info(message: string, ...extra: Record<string, unknown>[]): void;
   warn(message: string, ...extra: Record<string, unknown>[]): void;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 
-export function connectionIdOf(event: unknown): string | undefined {
+function connectionIdOf(event: unknown): string | undefined {
   const context = isRecord(event) ? event.requestContext : undefined;
   const id = isRecord(context) ? context.connectionId : undefined;
   return typeof id === "string" && id !== "" && id.length <= 256 ? id : undefined;

@@ -13,7 +13,7 @@ import type { Identity } from "./identity.js";
  * the admin role without repeating the membership.
  */
 
-export const isSameTenant = (identity: Identity, tenant: string): boolean => typeof tenant === "string" && identity.tenant === tenant;
+const isSameTenant = (identity: Identity, tenant: string): boolean => typeof tenant === "string" && identity.tenant === tenant;
 
 /** A `{tenant}` in the path that differs from the token's tenant → 403 FORBIDDEN. */
 export function assertTenant(identity: Identity, pathTenant: string): void {
@@ -24,7 +24,7 @@ const userProjectOwner = (project: string): string | undefined =>
   project.startsWith(USER_PROJECT_PREFIX) ? project.slice(USER_PROJECT_PREFIX.length) : undefined;
 
 /** Member of P, admin of P, or tenant-admin; reserved names (`_…`) are never real projects. */
-export function hasProjectAccess(identity: Identity, projectId: string): boolean {
+function hasProjectAccess(identity: Identity, projectId: string): boolean {
   if (typeof projectId !== "string" || projectId === "" || projectId.startsWith("_")) return false;
   return isTenantAdmin(identity) || isProjectMember(identity, projectId) || isProjectAdmin(identity, projectId);
 }

@@ -7,7 +7,7 @@ import type { SecretSource } from "./auth-config.js";
  * This keeps the Secrets Manager SDK out of the authorizer bundle and its cold start, and
  * keeps the secret itself out of the function's environment variables.
  */
-export interface SecretsExtensionOptions {
+interface SecretsExtensionOptions {
   readonly port?: number;
   /** The extension authenticates callers with the function's own session token. */
   readonly sessionToken?: string;

@@ -16,13 +16,13 @@ export const TENANT_ADMIN_ROLE = "tenant-admin";
 export const PROJECT_ADMIN_ROLE_PREFIX = "project-admin:";
 
 /** Bounds keep the authorizer context (and every cache keyed by identity) small. */
-export const MAX_PROJECTS = 256;
-export const MAX_ROLES = 256;
-export const MAX_ROLE_LENGTH = 128;
+const MAX_PROJECTS = 256;
+const MAX_ROLES = 256;
+const MAX_ROLE_LENGTH = 128;
 
-export const projectAdminRole = (projectId: string): string => `${PROJECT_ADMIN_ROLE_PREFIX}${projectId}`;
+const projectAdminRole = (projectId: string): string => `${PROJECT_ADMIN_ROLE_PREFIX}${projectId}`;
 
-export interface IdentityCandidate {
+interface IdentityCandidate {
   login: unknown;
   tenant: unknown;
   projects: unknown;

@@ -38,14 +38,14 @@ export type AuthorizerResult = HttpAuthorizerResult | WebSocketAuthorizerResult;
 /** Throwing exactly this message makes API Gateway answer 401 (anything else thrown is a 500). */
 export const UNAUTHORIZED_MESSAGE = "Unauthorized";
 
-export type AuthorizerRequest = { kind: "http"; token: string } | { kind: "websocket"; token: string; methodArn: string };
+type AuthorizerRequest = { kind: "http"; token: string } | { kind: "websocket"; token: string; methodArn: string };
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const stringMap = (value: unknown): Record<string, string | undefined> => (isRecord(value) ? (value as Record<string, string | undefined>) : {});
 
 /** Which API is asking and with which token; an event of any other shape is refused. */
-export function authorizerRequest(event: unknown): AuthorizerRequest {
+function authorizerRequest(event: unknown): AuthorizerRequest {
   if (!isRecord(event) || event.type !== "REQUEST") throw new Unauthenticated("not a REQUEST authorizer event");
   const headers = stringMap(event.headers);
   if (event.version === "2.0" && typeof event.routeArn === "string") {
@@ -61,7 +61,7 @@ export function authorizerRequest(event: unknown): AuthorizerRequest {
   throw new Unauthenticated("unrecognized authorizer event");
 }
 
-export function authorizerResult(request: AuthorizerRequest, identity: Identity): AuthorizerResult {
+function authorizerResult(request: AuthorizerRequest, identity: Identity): AuthorizerResult {
   const context = toAuthorizerContext(identity);
   if (request.kind === "http") return { isAuthorized: true, context };
   return {

@@ -3,7 +3,7 @@ import { InvalidRequest } from "../errors.js";
 import { parseIdentity, PROJECT_ADMIN_ROLE_PREFIX, TENANT_ADMIN_ROLE } from "./identity.js";
 import type { Identity } from "./identity.js";
 
-export interface IssueTokenOptions {
+interface IssueTokenOptions {
   /** Seconds, or a jose time span such as `"12h"`, `"30m"`, `"7d"`. */
   readonly ttl: number | string;
   readonly issuer?: string;

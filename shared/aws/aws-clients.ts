@@ -12,7 +12,7 @@ const asIs: ClientInstrumentation = (client) => client;
  * S3 needs path-style addressing; on AWS the defaults are right.
  */
 /** Where the clients connect: the region and, off AWS, endpoint overrides per service. */
-export interface AwsClientsConfig {
+interface AwsClientsConfig {
   region: string;
   endpoints: { s3?: string | undefined; dynamodb?: string | undefined; sqs?: string | undefined };
 }

@@ -16,5 +16,3 @@ export const tableSchema = {
   timeToLiveAttribute: TABLE_TTL_ATTRIBUTE,
   billingMode: "PAY_PER_REQUEST",
 } as const;
-
-export type TableSchema = typeof tableSchema;

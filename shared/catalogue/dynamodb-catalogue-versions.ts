@@ -17,7 +17,7 @@ export const levelVersionKey = (tenant: string, project: string): TableKey => ({
   sk: "VERSION",
 });
 
-export interface DynamoDBCatalogueVersionsOptions {
+interface DynamoDBCatalogueVersionsOptions {
   clock?: () => Date;
   /** Rounds for keys DynamoDB left unprocessed (throttling) before giving up. */
   maxAttempts?: number;
@@ -26,7 +26,7 @@ export interface DynamoDBCatalogueVersionsOptions {
 }
 
 /** BatchGetItem kept returning unprocessed keys: the versions are unknown, not "unchanged". */
-export class CatalogueVersionsUnavailable extends SkillsError {
+class CatalogueVersionsUnavailable extends SkillsError {
   readonly code = "INTERNAL";
   constructor(readonly tenant: string, readonly attempts: number) {
     super(`Catalogue versions of tenant '${tenant.slice(0, 64)}' stayed unprocessed after ${attempts} attempts`);

@@ -11,7 +11,7 @@ import { UNVERSIONED, type LevelVersion } from "./catalogue-versions.js";
 import { levelVersionKey, toLevelVersion } from "./dynamodb-catalogue-versions.js";
 import type { ProcessVersionsReader, ProcessWithVersions } from "./process-versions-reader.js";
 
-export interface DynamoDBProcessVersionsReaderOptions {
+interface DynamoDBProcessVersionsReaderOptions {
   /** Rounds for keys DynamoDB left unprocessed (throttling) before giving up. */
   maxAttempts?: number;
   backoff?: BackoffPolicy;

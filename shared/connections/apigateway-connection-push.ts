@@ -6,7 +6,7 @@ import { errorFrame } from "./server-frames.js";
 import type { ServerFrame } from "./server-frames.js";
 import type { ClientInstrumentation } from "../aws/aws-clients.js";
 
-export interface ApiGatewayConnectionPushOptions {
+interface ApiGatewayConnectionPushOptions {
   maxBytes?: number;
   logger?: { warn(message: string, ...extra: Record<string, unknown>[]): void };
 }

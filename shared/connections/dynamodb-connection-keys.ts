@@ -12,7 +12,7 @@ const part = (value: string): string => encodeURIComponent(value);
 
 export const CONNECTION_SORT_KEY = "CONNECTION";
 export const SUBSCRIPTION_SORT_PREFIX = "SUB#";
-export const SUBSCRIBER_SORT_PREFIX = "C#";
+const SUBSCRIBER_SORT_PREFIX = "C#";
 
 export const connectionPartition = (tenant: string, connectionId: string): string => `T#${part(tenant)}#C#${part(connectionId)}`;
 

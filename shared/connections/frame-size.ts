@@ -9,7 +9,7 @@ export const MAX_FRAME_BYTES = 128_000;
 
 const ELLIPSIS = "…";
 
-export interface FittedFrame {
+interface FittedFrame {
   /** The JSON to send; at most `maxBytes` UTF-8 bytes. */
   json: string;
   frame: ServerFrame;

@@ -46,20 +46,20 @@ export const ProcessSkillScriptResultFrame = z
   })
   .refine((frame) => ("result" in frame) !== (frame.error !== undefined), { message: "must carry exactly one of 'result' and 'error'" });
 
-export const ClientFrame = z.discriminatedUnion("type", [ProcessSkillFrame, ProcessSubscribeFrame, SkillListFrame, ProcessSkillScriptResultFrame]);
+const ClientFrame = z.discriminatedUnion("type", [ProcessSkillFrame, ProcessSubscribeFrame, SkillListFrame, ProcessSkillScriptResultFrame]);
 
 export type ProcessSkillFrame = z.infer<typeof ProcessSkillFrame>;
 export type ProcessSubscribeFrame = z.infer<typeof ProcessSubscribeFrame>;
 export type SkillListFrame = z.infer<typeof SkillListFrame>;
 export type ProcessSkillScriptResultFrame = z.infer<typeof ProcessSkillScriptResultFrame>;
-export type ClientFrame = z.infer<typeof ClientFrame>;
+type ClientFrame = z.infer<typeof ClientFrame>;
 
-export const CLIENT_FRAME_TYPES = ["process-skill", "process-subscribe", "skill-list", "process-skill-script-result"] as const;
+const CLIENT_FRAME_TYPES = ["process-skill", "process-subscribe", "skill-list", "process-skill-script-result"] as const;
 
 /** API Gateway's inbound message limit; the local stack and tests may send more. */
 export const MAX_CLIENT_FRAME_BYTES = 128_000;
 
-export type ParsedClientFrame =
+type ParsedClientFrame =
   | { ok: true; frame: ClientFrame }
   /** `requestId`: the refused frame's own, when it had a valid one, so the client can correlate. */
   | { ok: false; error: InvalidRequest; requestId?: string };

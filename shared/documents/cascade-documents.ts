@@ -5,12 +5,12 @@ import { cascadeLayers, cascadeLevels, type CascadeSources, type CascadeView, ty
 import { CascadeDocumentResolver, type CascadeDocumentKind, type CascadeProblem } from "./cascade-resolver.js";
 
 /** What a resolved item must carry so a stale level can be named on it. */
-export interface CascadeItem {
+interface CascadeItem {
   location: { source: SkillScope; project: string };
   warnings: DocumentProblem[];
 }
 
-export interface CascadeScan<TItem> {
+interface CascadeScan<TItem> {
   items: TItem[];
   problems: CascadeProblem[];
 }

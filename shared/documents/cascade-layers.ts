@@ -12,7 +12,7 @@ import { StoreDocumentLayer } from "./store-document-layer.js";
  */
 
 /** Document project label of the RESOURCE layer (it is not a project of any tenant). */
-export const BUNDLED_PROJECT = "bundled";
+const BUNDLED_PROJECT = "bundled";
 
 /** One level of a scope's cascade, before anything is read from it. */
 export interface CascadeLevel {

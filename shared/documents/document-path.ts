@@ -6,8 +6,8 @@ import { InvalidRequest } from "../errors.js";
  * normalizes or decodes: anything outside a conservative ASCII class is rejected, never repaired.
  */
 
-export const MAX_SEGMENT_LENGTH = 128;
-export const MAX_PATH_LENGTH = 1024;
+const MAX_SEGMENT_LENGTH = 128;
+const MAX_PATH_LENGTH = 1024;
 
 // ASCII only: rules out fullwidth dots (`．．`), other look-alikes and every NFC/NFD ambiguity at once.
 const SEGMENT = /^[A-Za-z0-9._@+-]+$/;

@@ -10,7 +10,7 @@ import type { DocumentRef, DocumentStore, StoredDocument } from "./document-stor
 import { bareEtag, toBytes } from "./document-body.js";
 import { documentKey, documentKeyPrefix, isValidDocumentPath, projectKeyPrefix } from "./document-path.js";
 
-export interface S3DocumentStoreOptions {
+interface S3DocumentStoreOptions {
   client: S3Client;
   bucket: string;
   /** MaxKeys per ListObjectsV2 page; only tests lower it (to exercise pagination). */

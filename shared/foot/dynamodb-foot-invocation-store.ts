@@ -8,7 +8,7 @@ import { FOOT_INVOCATION_TTL_SECONDS, FootInvocation } from "./foot-invocation-s
 import type { FootAnswer, FootInvocationStore, FootInvocationStoreOptions, NewFootInvocation } from "./foot-invocation-store.js";
 
 /** Tenant first and URI-encoded parts, like every key of the table (processes/dynamodb-keys.ts). */
-export const footInvocationKey = (tenant: string, invocationId: string): TableKey => ({
+const footInvocationKey = (tenant: string, invocationId: string): TableKey => ({
   pk: `T#${encodeURIComponent(tenant)}#FOOT#${encodeURIComponent(invocationId)}`,
   sk: "FOOT",
 });

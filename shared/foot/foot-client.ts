@@ -16,7 +16,7 @@ import type { FootFsLimits } from "./foot-fs.js";
  * `vance.fs.*` scoped to one working directory (foot-fs.ts), answering with
  * `process-skill-script-result`. `vance.exec` and client tools are not offered.
  */
-export interface FootClientOptions {
+interface FootClientOptions {
   /** The WebSocket URL, e.g. `ws://127.0.0.1:3000/ws`; the token is added as `?token=`. */
   url: string;
   token: string;
@@ -51,7 +51,7 @@ const MAX_ANSWER_BYTES = 128_000;
 const DEFAULT_LIMITS: ScriptLimits = { timeoutMs: 8_000, memoryBytes: 32 * 1024 * 1024, maxResultBytes: 100_000, maxLogEntries: 50, maxLogMessageChars: 1_000 };
 
 /** The client gave up waiting for the service (connect, subscribe). */
-export class FootClientError extends Error {}
+class FootClientError extends Error {}
 
 type Waiter = { match: (frame: Record<string, unknown>) => boolean; resolve: (frame: Record<string, unknown>) => void };
 

@@ -18,12 +18,12 @@ export interface FootFsLimits {
   maxPathLength: number;
 }
 
-export const DEFAULT_FOOT_FS_LIMITS: FootFsLimits = { maxFileBytes: 1024 * 1024, maxListEntries: 1_000, maxPathLength: 1_024 };
+const DEFAULT_FOOT_FS_LIMITS: FootFsLimits = { maxFileBytes: 1024 * 1024, maxListEntries: 1_000, maxPathLength: 1_024 };
 
 /** The guest sees this message (a non-INTERNAL SkillsError passes the sandbox sanitizer). */
 export class FootFsRefused extends InvalidRequest {}
 
-export interface FootFsEntry {
+interface FootFsEntry {
   path: string;
   type: "file" | "directory" | "symlink" | "other";
   size: number;

@@ -9,7 +9,7 @@ import { FootScriptFailed, FootScriptTimeout, FootScriptTooLarge } from "./foot-
 import type { FootInvocationStore } from "./foot-invocation-store.js";
 import type { FootPort, FootScriptOutcome, FootScriptRequest } from "../scripts/foot-port.js";
 
-export interface FootRouterDeps {
+interface FootRouterDeps {
   connections: Pick<ConnectionStore, "subscribers">;
   push: ConnectionPush;
   invocations: FootInvocationStore;
@@ -23,7 +23,7 @@ export interface FootRouterDeps {
   sleep?: Sleep;
 }
 
-export const DEFAULT_FOOT_TIMEOUT_MS = 10_000;
+const DEFAULT_FOOT_TIMEOUT_MS = 10_000;
 
 /**
  * Routes a FOOT script to one WebSocket client subscribed to the process: records the

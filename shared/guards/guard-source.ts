@@ -6,10 +6,10 @@ import type { GuardConfig, Process } from "../processes/process.js";
 import { scopeOf } from "../steering/steer-context.js";
 
 /** A guard runs on every turn completion; its source is bounded like a skill script's. */
-export const MAX_GUARD_SOURCE_BYTES = 256 * 1024;
+const MAX_GUARD_SOURCE_BYTES = 256 * 1024;
 
 /** The `guard script <path>` document is not there (any more); the guard fails open. */
-export class GuardScriptNotFound extends InvalidRequest {
+class GuardScriptNotFound extends InvalidRequest {
   constructor(readonly path: string) {
     super(`Guard script '${path.slice(0, 200)}' not found`);
   }

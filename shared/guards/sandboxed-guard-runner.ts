@@ -15,7 +15,7 @@ export interface GuardLogger {
   warn(message: string, ...extra: Record<string, unknown>[]): void;
 }
 
-export interface SandboxedGuardRunnerDeps {
+interface SandboxedGuardRunnerDeps {
   /** Where `guard script <path>` documents are read. */
   sources: Pick<CascadeSources, "store" | "bundled">;
   llm: LlmPort;

@@ -16,7 +16,7 @@ export interface ErrorBody {
   error: { code: ErrorCode; message: string; problems?: ProblemBody[] };
 }
 
-export interface ErrorResult {
+interface ErrorResult {
   statusCode: number;
   body: ErrorBody;
 }

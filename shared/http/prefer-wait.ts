@@ -1,5 +1,5 @@
 /** API.md: `Prefer: wait=N` waits at most 20 seconds for the lane, whatever N says. */
-export const MAX_PREFER_WAIT_SECONDS = 20;
+const MAX_PREFER_WAIT_SECONDS = 20;
 
 const WAIT = /^wait\s*=\s*(?:"(\d{1,32})"|(\d{1,32}))$/i;
 

@@ -8,7 +8,7 @@ import { InvalidRequest } from "../errors.js";
  */
 export const MAX_RAW_PATH_LENGTH = 2048;
 /** Real clients encode once; more than a few rounds is an attack, not a path. */
-export const MAX_DECODE_ROUNDS = 4;
+const MAX_DECODE_ROUNDS = 4;
 
 const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
 // eslint-disable-next-line no-control-regex

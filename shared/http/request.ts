@@ -14,8 +14,8 @@ export interface HttpRequestEvent {
 }
 
 /** Lane messages cap what a request can carry anyway; documents get their own, larger cap. */
-export const DEFAULT_MAX_JSON_BODY_BYTES = 64 * 1024;
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_MAX_JSON_BODY_BYTES = 64 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /** Case-insensitive: API Gateway lowercases v2 header names, other callers may not. */
 export function headerValue(headers: Readonly<Record<string, string | undefined>> | null | undefined, name: string): string | undefined {

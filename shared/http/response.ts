@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { errorResponse } from "./error-response.js";
 
-export type HttpHeaders = Record<string, string>;
+type HttpHeaders = Record<string, string>;
 
 const BASE_HEADERS: HttpHeaders = {
   "content-type": "application/json; charset=utf-8",

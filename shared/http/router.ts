@@ -15,7 +15,7 @@ export interface RouteDefinition<T> {
   readonly target: T;
 }
 
-export type RouteMatch<T> =
+type RouteMatch<T> =
   | { readonly kind: "matched"; readonly route: RouteDefinition<T>; readonly params: Readonly<Record<string, string>> }
   | { readonly kind: "method-not-allowed"; readonly allowed: readonly string[] }
   | { readonly kind: "not-found" };

@@ -3,7 +3,7 @@ import { laneDeduplicationId, laneGroupIdOf } from "./lane-identity.js";
 import { decodeLaneMessage, encodeLaneMessage, LANE_MESSAGE_MAX_BYTES } from "./lane-message.js";
 import type { LaneMessage } from "./lane-message.js";
 
-export interface InMemoryLaneOptions {
+interface InMemoryLaneOptions {
   /** Same requestId on the same process within this window is dropped (SQS: 5 minutes). */
   deduplicationWindowMs?: number;
   /** After this many failed deliveries a message moves to {@link InMemoryLane.deadLetters}. */

@@ -24,7 +24,7 @@ export const SkillActivatePayload = z.strictObject({
 
 export const SkillClearPayload = z.strictObject({ skillName });
 
-export const SkillClearAllPayload = z.strictObject({});
+const SkillClearAllPayload = z.strictObject({});
 
 /** What the engine knows about the turn it is about to run; only rendering sees it. */
 export const TurnContext = z.strictObject({
@@ -81,7 +81,7 @@ export type TurnCompletePayload = LanePayloads["turn.complete"];
 export type ProcessSpawnActivatePayload = LanePayloads["process.spawnActivate"];
 export type ProcessReportPayload = LanePayloads["process.report"];
 
-export class InvalidLanePayload extends InvalidRequest {
+class InvalidLanePayload extends InvalidRequest {
   constructor(readonly kind: LaneMessageKind, readonly issues: readonly string[]) {
     super(`Invalid ${kind} request: ${issues.join("; ")}`);
   }

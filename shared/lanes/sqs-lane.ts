@@ -6,7 +6,7 @@ import { laneDeduplicationId, laneGroupIdOf } from "./lane-identity.js";
 import { encodeLaneMessage, LANE_MESSAGE_MAX_BYTES } from "./lane-message.js";
 import type { LaneMessage } from "./lane-message.js";
 
-export interface SqsLaneOptions {
+interface SqsLaneOptions {
   maxBodyBytes?: number;
 }
 

@@ -9,13 +9,11 @@ import { createHash, randomBytes } from "node:crypto";
 
 // Ascending in ASCII, so string order of ids is numeric order of their bits.
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
-export const PROCESS_ID_LENGTH = 26;
+const PROCESS_ID_LENGTH = 26;
 export const PROCESS_ID_PATTERN = /^[0-9a-hjkmnp-tv-z]{26}$/;
 
 const TIME_CHARS = 10;
 const MAX_TIME = 2 ** 48 - 1;
-
-export const isProcessId = (value: unknown): value is string => typeof value === "string" && PROCESS_ID_PATTERN.test(value);
 
 /** `chars` base32 characters from the leading bits of `bytes`. */
 function encodeBits(bytes: Uint8Array, chars: number): string {

@@ -11,10 +11,10 @@ import { NameTaken } from "./process-errors.js";
 import { newProcessId } from "./process-ids.js";
 import type { ProcessStore } from "./process-store.js";
 
-export const MAX_PROCESS_NAME_LENGTH = 128;
+const MAX_PROCESS_NAME_LENGTH = 128;
 const MAX_SESSION_ID_LENGTH = 128;
 /** Auto-naming gives up after this many taken names instead of probing a session forever. */
-export const MAX_NAME_INDEX_ATTEMPTS = 100;
+const MAX_NAME_INDEX_ATTEMPTS = 100;
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -46,7 +46,7 @@ export interface SpawnRequest {
 }
 
 /** A caller-chosen process name: it is shown in UIs and is part of a store key. */
-export function validateProcessName(name: string): string {
+function validateProcessName(name: string): string {
   if (typeof name !== "string" || name.trim() === "") throw new InvalidRequest("Process name must not be empty");
   if (name.length > MAX_PROCESS_NAME_LENGTH) throw new InvalidRequest(`Process name is longer than ${MAX_PROCESS_NAME_LENGTH} characters`);
   if (name !== name.trim()) throw new InvalidRequest("Process name must not start or end with whitespace");
@@ -55,7 +55,7 @@ export function validateProcessName(name: string): string {
   return name;
 }
 
-export interface IndexedNameOptions {
+interface IndexedNameOptions {
   /** Where to start probing, e.g. one past the children a caller already knows (default 1). */
   firstIndex?: number;
   maxAttempts?: number;

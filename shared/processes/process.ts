@@ -8,7 +8,7 @@ import type { SkillScope } from "../skills/skill-scope.js";
  */
 const IsoInstant = z.iso.datetime({ offset: true });
 
-export const SkillScopeName = z.enum(["USER", "PROJECT", "VANCE", "RESOURCE"]) satisfies z.ZodType<SkillScope>;
+const SkillScopeName = z.enum(["USER", "PROJECT", "VANCE", "RESOURCE"]) satisfies z.ZodType<SkillScope>;
 
 /** Spec §5d `ActiveSkillRef`, field for field. */
 export const ActiveSkillRef = z.object({
@@ -51,7 +51,7 @@ export const GuardConfig = z.discriminatedUnion("type", [
 export const ProcessChild = z.object({ processId: z.string().min(1), name: z.string().min(1) });
 
 /** The turn in flight: which oneShot skills it consumed and must auto-clear on completion. */
-export const ProcessTurn = z.object({
+const ProcessTurn = z.object({
   turnId: z.string().min(1),
   oneShotSkills: z.array(z.string()),
   /** What the turn was asked to do (`vance.guard.task`): its user message, else its consumed pending texts; capped. */
@@ -95,12 +95,12 @@ export type ActiveSkillRef = z.infer<typeof ActiveSkillRef>;
 export type PendingMessage = z.infer<typeof PendingMessage>;
 export type GuardConfig = z.infer<typeof GuardConfig>;
 export type ProcessChild = z.infer<typeof ProcessChild>;
-export type ProcessTurn = z.infer<typeof ProcessTurn>;
+type ProcessTurn = z.infer<typeof ProcessTurn>;
 export type ProcessStatus = z.infer<typeof ProcessStatus>;
 export type Process = z.infer<typeof Process>;
 
 /** The `Process` object of API.md — nothing internal (tenant, engine, turn, appliedRequests…) leaks out. */
-export interface ApiProcess {
+interface ApiProcess {
   processId: string;
   sessionId: string;
   name: string;
@@ -135,7 +135,7 @@ export const toApiProcess = (p: Process): ApiProcess => ({
 });
 
 /** What a caller must decide when creating a process; everything else starts empty. */
-export type NewProcessInit = Pick<Process, "tenant" | "processId" | "sessionId" | "name" | "recipe" | "engine" | "projectId"> &
+type NewProcessInit = Pick<Process, "tenant" | "processId" | "sessionId" | "name" | "recipe" | "engine" | "projectId"> &
   Partial<Omit<Process, "createdAt" | "updatedAt" | "version">>;
 
 /** A fresh ACTIVE process, version 1, with no skills, messages, guard or relatives unless given. */

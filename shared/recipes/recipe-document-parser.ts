@@ -17,9 +17,9 @@ import type { RecipeDefinition } from "./recipe-schema.js";
 /** promptPrefix alone may be 64 KB; anything much larger is not a recipe. */
 export const MAX_RECIPE_BYTES = 128 * 1024;
 /** A legitimate recipe nests 3 levels (params → manualPaths → entry). */
-export const MAX_RECIPE_DEPTH = 10;
+const MAX_RECIPE_DEPTH = 10;
 
-export interface RecipeParseResult {
+interface RecipeParseResult {
   /** Present iff no problem has severity "error". */
   recipe?: RecipeDefinition;
   problems: DocumentProblem[];

@@ -7,10 +7,10 @@ import { RECIPES_PREFIX, isRecipeName, recipeDocumentPath, recipeNameOf } from "
 import type { Recipe, RecipeDefinition } from "./recipe-schema.js";
 
 /** The store, the RESOURCE layer and optionally the warm catalogue (as for SkillLoader). */
-export type RecipeLoaderOptions = CascadeSources;
+type RecipeLoaderOptions = CascadeSources;
 
 /** A recipe document the cascade skipped, and why. */
-export type RecipeProblem = CascadeProblem;
+type RecipeProblem = CascadeProblem;
 
 /** `_vance/recipes/<name>.yaml` as a kind of cascade document. */
 const recipeKind: CascadeDocumentKind<RecipeDefinition, Recipe> = {

@@ -2,7 +2,7 @@ import { SKILL_NAME_PATTERN } from "../skills/skill-frontmatter.js";
 
 /** Where recipes live inside every cascade layer: `_vance/recipes/<name>.yaml`. */
 export const RECIPES_PREFIX = "_vance/recipes/";
-export const RECIPE_EXTENSION = ".yaml";
+const RECIPE_EXTENSION = ".yaml";
 
 /** Recipe names follow the skill name rule, so they are safe as one path segment. */
 export const isRecipeName = (name: string): boolean => typeof name === "string" && SKILL_NAME_PATTERN.test(name);

@@ -11,7 +11,7 @@ import type { SkillScope } from "../skills/skill-scope.js";
 const skillName = z.string().regex(SKILL_NAME_PATTERN, "must be a skill name (lowercase letters, digits, hyphens)");
 const toolName = z.string().min(1).max(128);
 
-export const RecipeParams = z
+const RecipeParams = z
   .object({
     manualPaths: z
       .array(z.string().min(1).max(512))

@@ -3,7 +3,7 @@ import type { Process } from "../processes/process.js";
 import type { ScriptTool } from "./script-tools.js";
 
 /** `vance.context()` (spec §13.4): read-only metadata of the process, skill, script and recipe. */
-export interface ScriptContext {
+interface ScriptContext {
   tenant: string;
   user: string | null;
   process: {

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
  */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 export const MAX_TOOL_NAME_LENGTH = 64;
-export const SCRIPT_TOOL_PREFIX = "skill_";
+const SCRIPT_TOOL_PREFIX = "skill_";
 
 const HASH_CHARS = 8;
 

@@ -2,7 +2,7 @@ import { InvalidRequest } from "../errors.js";
 import type { SkillArgument, SkillScript } from "../skills/skill-frontmatter.js";
 
 /** JSON Schema of a script tool's `args` (spec §13.7, `SkillScriptTool.paramsSchema()`). */
-export interface ScriptParamsSchema {
+interface ScriptParamsSchema {
   type: "object";
   properties: Record<string, { type: string; description?: string }>;
   required?: string[];

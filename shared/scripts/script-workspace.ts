@@ -7,7 +7,7 @@ import type { HostFunction } from "../sandbox/host-call.js";
 /** Every workspace document lives below this folder of the process's project. */
 export const WORKSPACE_PREFIX = "workspace/";
 
-export interface WorkspaceLimits {
+interface WorkspaceLimits {
   /** One read or write. */
   maxCallBytes: number;
   /** Bytes read plus written by one tool invocation, nested `vance.tool` calls included. */
@@ -17,7 +17,7 @@ export interface WorkspaceLimits {
   maxListEntries: number;
 }
 
-export const DEFAULT_WORKSPACE_LIMITS: WorkspaceLimits = {
+const DEFAULT_WORKSPACE_LIMITS: WorkspaceLimits = {
   maxCallBytes: 1024 * 1024,
   maxInvocationBytes: 8 * 1024 * 1024,
   maxOperations: 1_000,
@@ -25,7 +25,7 @@ export const DEFAULT_WORKSPACE_LIMITS: WorkspaceLimits = {
 };
 
 /** A quota of the workspace was used up; the script sees the message and may catch it. */
-export class WorkspaceQuotaExceeded extends InvalidRequest {}
+class WorkspaceQuotaExceeded extends InvalidRequest {}
 
 /**
  * What one tool invocation may still do in the workspace. One budget is shared by the whole

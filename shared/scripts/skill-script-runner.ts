@@ -21,14 +21,14 @@ import type { WorkspaceBudget } from "./script-workspace.js";
 export const FOOT_NOT_AVAILABLE = "ERROR: foot routing not available";
 
 /** A script file is source code that travels into a sandbox (and for FOOT into one WebSocket frame). */
-export const MAX_SCRIPT_SOURCE_BYTES = 256 * 1024;
+const MAX_SCRIPT_SOURCE_BYTES = 256 * 1024;
 
 /**
  * Defaults of a BRAIN script run: within the tools function's 15 s, and a result fit for a
  * prompt. A host call's arguments may carry one full workspace write (1 MiB) plus its path, so
  * the workspace quota, not the bridge, is what a script runs into.
  */
-export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
+const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
   timeoutMs: 10_000,
   memoryBytes: 32 * 1024 * 1024,
   maxResultBytes: 1024 * 1024,
@@ -60,11 +60,11 @@ export interface ScriptToolRunner {
   run(invocation: ScriptInvocation): Promise<ScriptToolResult>;
 }
 
-export interface ScriptLogger {
+interface ScriptLogger {
   info(message: string, ...extra: Record<string, unknown>[]): void;
 }
 
-export interface SkillScriptRunnerDeps {
+interface SkillScriptRunnerDeps {
   /** Reads script files from the layer that provided the skill (layer pinning, spec §13.1). */
   loader: Pick<SkillLoader, "readSkillFile">;
   /** The project workspace (`vance.workspace`). */

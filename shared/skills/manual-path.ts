@@ -7,7 +7,7 @@ import { validateDocumentPath } from "../documents/document-path.js";
  * valid document path (SECURITY.md "Paths and S3 keys"): anything doubtful is refused, not repaired.
  */
 
-export type PathCheck = { ok: true; path: string } | { ok: false; message: string };
+type PathCheck = { ok: true; path: string } | { ok: false; message: string };
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;

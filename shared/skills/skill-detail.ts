@@ -8,7 +8,7 @@ import type { SkillSummary } from "./skill-summary.js";
  * reference docs carry their `content`; ON_DEMAND ones only their metadata (they are read on
  * request through a tool). Where the skill was loaded from (`location`) stays internal.
  */
-export interface SkillDetail extends SkillSummary {
+interface SkillDetail extends SkillSummary {
   body: string;
   tools: string[];
   manualPaths: string[];

@@ -15,17 +15,17 @@ import { validateSkillFrontmatter } from "./skill-validator.js";
 
 /** Checked first, before any scan of the text. */
 export const MAX_SKILL_TEXT_BYTES = 1024 * 1024;
-export const MAX_FRONTMATTER_BYTES = 32 * 1024;
+const MAX_FRONTMATTER_BYTES = 32 * 1024;
 /** A legitimate frontmatter nests at most 5 levels (scripts → params → entry). */
-export const MAX_FRONTMATTER_DEPTH = 20;
+const MAX_FRONTMATTER_DEPTH = 20;
 
-export interface SkillParseResult {
+interface SkillParseResult {
   /** Present iff no problem has severity "error". */
   definition?: SkillDefinition;
   problems: DocumentProblem[];
 }
 
-export type FrontmatterSplit =
+type FrontmatterSplit =
   | {
       ok: true;
       frontmatter: string;

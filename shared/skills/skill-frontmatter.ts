@@ -16,7 +16,7 @@ const shortText = (max: number) => z.string().max(max);
 const NOT_BLANK = /\S/;
 const requiredText = (max: number) => z.string().min(1).max(max).regex(NOT_BLANK, "must not be blank");
 
-export const ArgumentType = z.enum(["string", "number", "integer", "boolean", "object", "array"]);
+const ArgumentType = z.enum(["string", "number", "integer", "boolean", "object", "array"]);
 
 /** SkillArgument and scripts[].params share this one schema (spec §2b, §13.7). */
 export const SkillArgument = z.strictObject({

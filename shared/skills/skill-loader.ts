@@ -10,10 +10,10 @@ import { isSkillName, skillDirectory, skillDirectoryNameOf, skillDocumentPath, s
 import type { SkillScopeContext } from "./skill-scope.js";
 
 /** INLINE reference docs go into every prompt; a bigger one is refused with a warning. */
-export const MAX_REFERENCE_DOC_BYTES = 1024 * 1024;
+const MAX_REFERENCE_DOC_BYTES = 1024 * 1024;
 
 /** The store, the RESOURCE layer (bundled-document-layer.ts) and optionally the warm catalogue. */
-export type SkillLoaderOptions = CascadeSources;
+type SkillLoaderOptions = CascadeSources;
 
 /** `_vance/skills/<name>/SKILL.md` as a kind of cascade document. */
 const skillKind: CascadeDocumentKind<SkillDefinition, ResolvedSkill> = {

@@ -5,7 +5,7 @@ import { SKILL_NAME_PATTERN } from "./skill-frontmatter.js";
 
 /** Where skills live inside every layer (spec §2): `_vance/skills/<name>/SKILL.md` plus siblings. */
 export const SKILLS_PREFIX = "_vance/skills/";
-export const SKILL_DOCUMENT_NAME = "SKILL.md";
+const SKILL_DOCUMENT_NAME = "SKILL.md";
 
 export const isSkillName = (name: string): boolean => typeof name === "string" && SKILL_NAME_PATTERN.test(name);
 

@@ -33,18 +33,18 @@ export interface ComposeEntry {
   args?: string | undefined;
 }
 
-export interface OnDemandReference {
+interface OnDemandReference {
   skill: string;
   title: string;
   summary?: string | undefined;
 }
 
-export interface ComposeWarning {
+interface ComposeWarning {
   skill: string;
   message: string;
 }
 
-export interface ComposedSection {
+interface ComposedSection {
   /** Empty string when no skill composed. */
   section: string;
   onDemand: OnDemandReference[];

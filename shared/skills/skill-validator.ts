@@ -9,7 +9,7 @@ import { checkTriggerPattern, triggerPatternWarnings } from "./skill-trigger-pat
  * §13.1). Problems name the field they concern; the parser turns that into a message and a line.
  */
 
-export interface FieldProblem {
+interface FieldProblem {
   field: YamlPath;
   message: string;
   severity: "error" | "warning";

@@ -6,7 +6,7 @@
  * therefore contributes no tools.
  */
 
-export interface ToolUnionInput {
+interface ToolUnionInput {
   engineTools: readonly string[];
   recipeAdd?: readonly string[] | undefined;
   recipeRemove?: readonly string[] | undefined;
@@ -30,7 +30,7 @@ export function composeTools({ engineTools, recipeAdd = [], recipeRemove = [], s
   return [...tools];
 }
 
-export interface ManualPathsInput {
+interface ManualPathsInput {
   /** The recipe's `params.manualPaths`: they take precedence, so they come first. */
   recipePaths?: readonly string[] | undefined;
   /** Active skills in activation order; their paths are already sanitized by the loader. */

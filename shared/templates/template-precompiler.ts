@@ -13,7 +13,7 @@ export interface TemplatePrecompileOptions {
   lstripBlocks?: boolean;
 }
 
-export const PRECOMPILE_DEFAULTS = {
+const PRECOMPILE_DEFAULTS = {
   maxTemplateChars: 64 * 1024,
   maxTags: 1_000,
   maxNesting: 32,

@@ -11,8 +11,8 @@ import { serviceTool } from "./tool-invoker.js";
 import type { ServiceTool, ToolCall } from "./tool-invoker.js";
 
 /** A tool result travels in one Lambda response (6 MB) and often into a prompt: keep it well below. */
-export const MAX_MANUAL_BYTES = 1024 * 1024;
-export const MAX_MANUAL_LISTING = 1000;
+const MAX_MANUAL_BYTES = 1024 * 1024;
+const MAX_MANUAL_LISTING = 1000;
 
 const text = z.string().min(1).max(1024);
 
@@ -41,7 +41,7 @@ async function readManual(call: ToolCall<unknown>, path: string): Promise<{ path
   return undefined;
 }
 
-export const manualReadTool = serviceTool({
+const manualReadTool = serviceTool({
   name: "manual_read",
   schema: z.strictObject({ path: text }),
   async invoke(call) {
@@ -62,7 +62,7 @@ export const manualReadTool = serviceTool({
   },
 });
 
-export const manualListTool = serviceTool({
+const manualListTool = serviceTool({
   name: "manual_list",
   schema: z.strictObject({ path: text.optional() }),
   async invoke(call) {
@@ -98,7 +98,7 @@ export const manualListTool = serviceTool({
   },
 });
 
-export const skillReferenceDocTool = serviceTool({
+const skillReferenceDocTool = serviceTool({
   name: SKILL_REFERENCE_DOC_TOOL,
   schema: z.strictObject({ skill: text, title: text }),
   async invoke(call) {

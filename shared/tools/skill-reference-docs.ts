@@ -2,7 +2,7 @@ import type { ResolvedReferenceDoc, ResolvedSkill } from "../skills/resolved-ski
 import { scopeOf } from "../steering/steer-context.js";
 import type { ToolCall } from "./tool-invoker.js";
 
-export interface ActiveReference {
+interface ActiveReference {
   skill: ResolvedSkill;
   ref: ResolvedReferenceDoc;
 }

@@ -38,14 +38,14 @@ export interface ServiceTool<S extends z.ZodType = z.ZodType> {
 export const serviceTool = <S extends z.ZodType>(tool: ServiceTool<S>): ServiceTool<S> => tool;
 
 /** API.md `{"result": …}`; script tools add their `vance.log` trace. */
-export interface ToolResult {
+interface ToolResult {
   result: unknown;
   logs?: ScriptLogEntry[];
   /** Log entries beyond the cap, counted but not kept. */
   droppedLogs?: number;
 }
 
-export interface ToolInvokerDeps {
+interface ToolInvokerDeps {
   sources: CascadeSources;
   /** SkillTurnSupport.preview without a message: the turn the process would get now, writing nothing. */
   preview(process: Process, user: LaneUser | null): Promise<Turn>;
@@ -55,7 +55,7 @@ export interface ToolInvokerDeps {
 }
 
 /** A script tool's args travel into a sandbox (and a FOOT frame): bounded like a request body. */
-export const MAX_SCRIPT_ARGS_BYTES = 64 * 1024;
+const MAX_SCRIPT_ARGS_BYTES = 64 * 1024;
 
 /** State one HTTP invocation shares with the tools its scripts call (`vance.tool`). */
 interface InvocationScope {

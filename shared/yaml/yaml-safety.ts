@@ -9,7 +9,7 @@ import type { DocumentProblem } from "../errors.js";
  * and aliases, merge keys, custom tags, directives and `__proto__` keys are refused outright.
  */
 
-export interface SafeYamlOptions {
+interface SafeYamlOptions {
   maxBytes: number;
   /** Deepest allowed nesting of collections (a top-level mapping is depth 1). */
   maxDepth: number;
@@ -19,7 +19,7 @@ export interface SafeYamlOptions {
 
 export type YamlPath = readonly (string | number)[];
 
-export interface SafeYamlResult {
+interface SafeYamlResult {
   /** Present iff `problems` is empty. */
   value?: unknown;
   problems: DocumentProblem[];
