@@ -19,7 +19,7 @@ import { errorResponse } from "../../shared/http/error-response.js";
 import { RecipeLoader } from "../../shared/recipes/recipe-loader.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
 import type { SkillScopeContext } from "../../shared/skills/skill-scope.js";
-import { SkillTriggerMatcher } from "../../shared/skills/skill-trigger-matcher.js";
+import { SkillTriggerMatcher } from "../../shared/skills/triggers/skill-trigger-matcher.js";
 import { bundledFixture, removeBundledFixtures } from "../support/bundled-fixture.js";
 import { skillMd, skillPath } from "../support/skill-fixtures.js";
 import { EmptyLayer, FakeRenderer } from "../support/steering-harness.js";

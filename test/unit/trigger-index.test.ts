@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { syntheticMessage, syntheticSkills } from "../../bench/compose-bench-helpers.js";
 import type { SkillTrigger } from "../../shared/skills/skill-frontmatter.js";
-import { MAX_TRIGGER_INPUT_LENGTH, SkillTriggerIndex, capTriggerInput } from "../../shared/skills/skill-trigger-index.js";
-import { SkillTriggerMatcher, type TriggerCandidate } from "../../shared/skills/skill-trigger-matcher.js";
-import { TriggerPatternCache, compileTriggerPattern, prepareTriggerInput, type TriggerInput } from "../../shared/skills/skill-trigger-pattern.js";
-import { TriggerRegexSet } from "../../shared/skills/trigger-regex-set.js";
+import { MAX_TRIGGER_INPUT_LENGTH, SkillTriggerIndex, capTriggerInput } from "../../shared/skills/triggers/skill-trigger-index.js";
+import { SkillTriggerMatcher, type TriggerCandidate } from "../../shared/skills/triggers/skill-trigger-matcher.js";
+import { TriggerPatternCache, compileTriggerPattern, prepareTriggerInput, type TriggerInput } from "../../shared/skills/triggers/skill-trigger-pattern.js";
+import { TriggerRegexSet } from "../../shared/skills/triggers/trigger-regex-set.js";
 
 /**
  * The matcher as it was before the index: every trigger of every candidate in turn (spec §4a),

@@ -8,7 +8,7 @@ import {
   compileTriggerPattern,
   prepareTriggerInput,
   triggerPatternWarnings,
-} from "../../shared/skills/skill-trigger-pattern.js";
+} from "../../shared/skills/triggers/skill-trigger-pattern.js";
 
 const find = (pattern: string, input: string): boolean =>
   compileTriggerPattern(pattern, new TriggerPatternCache()).find(prepareTriggerInput(input));

@@ -1,4 +1,4 @@
-import type { SkillTrigger } from "./skill-frontmatter.js";
+import type { SkillTrigger } from "../skill-frontmatter.js";
 import { SkillTriggerIndex } from "./skill-trigger-index.js";
 import { sharedTriggerPatternCache, type TriggerPatternCache } from "./skill-trigger-pattern.js";
 

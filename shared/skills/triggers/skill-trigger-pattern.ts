@@ -1,5 +1,5 @@
 import { RE2JS } from "re2js";
-import { SkillsError } from "../errors.js";
+import { SkillsError } from "../../errors.js";
 
 /**
  * PATTERN triggers (spec §4a): authored as Java regexes, run on every user message, so they are
