@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { syntheticMessage, syntheticSkills } from "../../bench/compose-bench-helpers.js";
 import type { SkillTrigger } from "../../shared/skills/skill-frontmatter.js";
-import { MAX_TRIGGER_INPUT_LENGTH, SkillTriggerIndex, capTriggerInput } from "../../shared/skills/triggers/skill-trigger-index.js";
-import { SkillTriggerMatcher, type TriggerCandidate } from "../../shared/skills/triggers/skill-trigger-matcher.js";
+import { MAX_TRIGGER_INPUT_LENGTH, SkillTriggerIndex, capTriggerInput, type TriggerCandidate } from "../../shared/skills/triggers/skill-trigger-index.js";
+import { SkillTriggerMatcher } from "../../shared/skills/triggers/skill-trigger-matcher.js";
 import { TriggerPatternCache, compileTriggerPattern, prepareTriggerInput, type TriggerInput } from "../../shared/skills/triggers/skill-trigger-pattern.js";
 import { TriggerRegexSet } from "../../shared/skills/triggers/trigger-regex-set.js";
 

@@ -1,17 +1,10 @@
-import type { SkillTrigger } from "../skill-frontmatter.js";
-import { SkillTriggerIndex } from "./skill-trigger-index.js";
+import { SkillTriggerIndex, type TriggerCandidate } from "./skill-trigger-index.js";
 import { sharedTriggerPatternCache, type TriggerPatternCache } from "./skill-trigger-pattern.js";
 
 export { tokenize } from "./trigger-keyword-index.js";
 
 /** Indexes kept for candidate lists that arrive as fresh arrays of the same skills (see indexFor). */
 const MAX_INDEXES_BY_MEMBERS = 8;
-
-/** What the matcher needs of a skill; ResolvedSkill satisfies it. */
-export interface TriggerCandidate {
-  readonly name: string;
-  readonly triggers: readonly SkillTrigger[];
-}
 
 /**
  * The auto-trigger of spec §4a: which candidate skills does a user message activate?
