@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { RE2JS } from "re2js";
 import { SkillsError } from "../../errors.js";
 import { MAX_REPEAT_COUNT, findUnsupportedConstruct } from "./pattern-dialect.js";
@@ -83,33 +84,11 @@ export function compileTriggerPattern(
 /**
  * Bounded LRU keyed by the pattern text. Patterns are pure data and compilation is a pure
  * function of the text, so entries can be shared across tenants without leaking anything but
- * timing. Map iteration order is insertion order: re-inserting on hit keeps the oldest first.
+ * timing.
  */
-export class TriggerPatternCache {
-  private readonly entries = new Map<string, CompiledTriggerPattern | InvalidTriggerPattern>();
-  constructor(readonly maxEntries = 2048) {}
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  get(pattern: string): CompiledTriggerPattern | InvalidTriggerPattern | undefined {
-    const entry = this.entries.get(pattern);
-    if (entry !== undefined) {
-      this.entries.delete(pattern);
-      this.entries.set(pattern, entry);
-    }
-    return entry;
-  }
-
-  set(pattern: string, entry: CompiledTriggerPattern | InvalidTriggerPattern): void {
-    this.entries.delete(pattern);
-    this.entries.set(pattern, entry);
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done === true) break;
-      this.entries.delete(oldest.value);
-    }
+export class TriggerPatternCache extends LRUCache<string, CompiledTriggerPattern | InvalidTriggerPattern> {
+  constructor(maxEntries = 2048) {
+    super({ max: maxEntries });
   }
 }
 
