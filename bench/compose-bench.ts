@@ -5,8 +5,8 @@ import { parseRecipeDocument } from "../shared/recipes/recipe-document-parser.js
 import type { Recipe } from "../shared/recipes/recipe-schema.js";
 import type { ResolvedSkill } from "../shared/skills/resolved-skill.js";
 import { skillsByName } from "../shared/skills/skill-listing.js";
-import { SkillTriggerMatcher } from "../shared/skills/skill-trigger-matcher.js";
-import { TriggerPatternCache } from "../shared/skills/skill-trigger-pattern.js";
+import { SkillTriggerMatcher } from "../shared/skills/triggers/skill-trigger-matcher.js";
+import { TriggerPatternCache } from "../shared/skills/triggers/skill-trigger-pattern.js";
 import { turnRenderContext } from "../shared/steering/render-context.js";
 import { ServiceToolSpecs } from "../shared/turns/service-tool-specs.js";
 import { triggeredSkills } from "../shared/turns/trigger-hook.js";

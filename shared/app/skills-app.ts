@@ -27,7 +27,7 @@ import type { ResolvedSkill, SkillProblem } from "../skills/resolved-skill.js";
 import { SkillLoader } from "../skills/skill-loader.js";
 import { SkillResolver } from "../skills/skill-resolver.js";
 import type { SkillScopeContext } from "../skills/skill-scope.js";
-import { SkillTriggerMatcher } from "../skills/skill-trigger-matcher.js";
+import { SkillTriggerMatcher } from "../skills/triggers/skill-trigger-matcher.js";
 import type { TemplateRenderer } from "../templates/template-renderer.js";
 import { ChildReportReceiver } from "../steering/child-report-receiver.js";
 import { EngineCommandDispatcher } from "../steering/engine-command-dispatcher.js";

@@ -1,11 +1,11 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { LRUCache } from "lru-cache";
 import type { CascadeCatalogue, CascadeLevel, CascadeView, StaleLevel } from "../documents/cascade-layers.js";
 import { cascadeLevels } from "../documents/cascade-layers.js";
 import { messageOf } from "../documents/cascade-resolver.js";
 import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
 import { StoreDocumentLayer } from "../documents/store-document-layer.js";
 import type { SkillScopeContext } from "../skills/skill-scope.js";
-import { LruCache } from "../templates/lru-cache.js";
 import { CatalogueUnavailable } from "./catalogue-errors.js";
 import { CatalogueLevel, type CatalogueLogger, type LevelSnapshot } from "./catalogue-level.js";
 import { versionToken, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
@@ -53,7 +53,7 @@ export class DocumentCatalogue implements CascadeCatalogue {
   private readonly bundled: DocumentLayer;
   private readonly logger: CatalogueLogger;
   private readonly batch: VersionReadBatch;
-  private readonly levels: LruCache<string, CatalogueLevel>;
+  private readonly levels: LRUCache<string, CatalogueLevel>;
   private readonly primed = new AsyncLocalStorage<PrimedVersions>();
 
   constructor(options: DocumentCatalogueOptions) {
@@ -61,7 +61,7 @@ export class DocumentCatalogue implements CascadeCatalogue {
     this.bundled = options.bundled;
     this.logger = options.logger ?? console;
     this.batch = new VersionReadBatch(options.versions);
-    this.levels = new LruCache(options.maxLevels ?? DEFAULT_MAX_LEVELS);
+    this.levels = new LRUCache({ max: options.maxLevels ?? DEFAULT_MAX_LEVELS });
   }
 
   /**

@@ -1,6 +1,6 @@
+import { LRUCache } from "lru-cache";
 import type { DocumentProblem } from "../errors.js";
 import type { SkillScope, SkillScopeContext } from "../skills/skill-scope.js";
-import { LruCache } from "../templates/lru-cache.js";
 import { cascadeLayers, cascadeLevels, type CascadeSources, type CascadeView, type StaleLevel } from "./cascade-layers.js";
 import { CascadeDocumentResolver, type CascadeDocumentKind, type CascadeProblem } from "./cascade-resolver.js";
 
@@ -31,7 +31,7 @@ const sameSnapshots = (a: readonly object[], b: readonly object[]): boolean => a
  */
 export class CascadeDocuments<TDefinition, TItem extends CascadeItem> {
   private readonly resolver: CascadeDocumentResolver<TDefinition, TItem>;
-  private readonly memo = new LruCache<string, { snapshots: readonly object[]; scan: Promise<CascadeScan<TItem>> }>(MEMO_SCOPES);
+  private readonly memo = new LRUCache<string, { snapshots: readonly object[]; scan: Promise<CascadeScan<TItem>> }>({ max: MEMO_SCOPES });
 
   constructor(
     private readonly kind: CascadeDocumentKind<TDefinition, TItem>,

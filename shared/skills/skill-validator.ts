@@ -2,7 +2,8 @@ import type { YamlPath } from "../yaml/yaml-safety.js";
 import { checkSkillFilePath, sanitizeManualPath } from "./manual-path.js";
 import { allowedToolNames } from "./skill-frontmatter.js";
 import type { SkillArgument, SkillFrontmatterParsed } from "./skill-frontmatter.js";
-import { checkTriggerPattern, triggerPatternWarnings } from "./skill-trigger-pattern.js";
+import { triggerPatternWarnings } from "./triggers/pattern-dialect.js";
+import { checkTriggerPattern } from "./triggers/skill-trigger-pattern.js";
 
 /**
  * Rules across fields of one SKILL.md that the zod schema cannot express (spec §2, §2a–§2c,

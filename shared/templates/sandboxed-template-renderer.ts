@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { SandboxError, SandboxMemoryExceeded, SandboxOutputTooLarge, SandboxTimeout } from "../sandbox/sandbox-errors.js";
 import { getDefaultSandboxPool, type SandboxPool } from "../sandbox/sandbox-pool.js";
-import { LruCache } from "./lru-cache.js";
 import { TemplateError, TemplateLimitExceeded, TemplateRenderError } from "./template-errors.js";
 import { precompileTemplate, type TemplatePrecompileOptions } from "./template-precompiler.js";
 import { hasTemplateSyntax, type RenderContext, type TemplateRenderer } from "./template-renderer.js";
@@ -14,10 +14,10 @@ export interface SandboxedTemplateRendererOptions extends TemplatePrecompileOpti
   memoryBytes?: number;
   /** Cap on rendered output, in UTF-8 bytes of its JSON form. */
   maxOutputBytes?: number;
-  /** Rendered outputs kept, by (template hash, context hash); bounded by count and total characters. */
+  /** Rendered outputs kept, by (template hash, context hash); bounded by count and total characters (positive integers). */
   renderCacheEntries?: number;
   renderCacheChars?: number;
-  /** Precompiled templates (and their syntax errors) kept, by template hash; bounded by count and total characters. */
+  /** Precompiled templates (and their syntax errors) kept, by template hash; bounded by count and total characters (positive integers). */
   compiledCacheEntries?: number;
   compiledCacheChars?: number;
 }
@@ -40,6 +40,9 @@ const sha256 = (text: string): string => hash("sha256", text, "base64url");
 export const NUNJUCKS_PRELUDE_ID = `nunjucks-guest-runtime@${sha256(NUNJUCKS_GUEST_RUNTIME).slice(0, 16)}`;
 
 type Compiled = { code: string } | { error: TemplateError };
+
+// lru-cache accepts positive sizes only: a syntax error or an empty output counts as one character.
+const cacheChars = (chars: number): number => Math.max(1, chars);
 
 // Key order matters (a for-loop over params iterates in it), so hash the exact JSON.
 const renderKey = (templateHash: string, contextJson: string): string => `${templateHash}:${sha256(contextJson)}`;
@@ -76,8 +79,8 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
   private readonly pool: SandboxPool;
   private readonly limits: { timeoutMs: number; memoryBytes: number; maxOutputBytes: number };
   private readonly precompileOptions: TemplatePrecompileOptions;
-  private readonly compiled: LruCache<string, Compiled>;
-  private readonly rendered: LruCache<string, string>;
+  private readonly compiled: LRUCache<string, Compiled>;
+  private readonly rendered: LRUCache<string, string>;
   private readonly inFlight = new Map<string, Promise<string>>();
 
   constructor(options: SandboxedTemplateRendererOptions = {}) {
@@ -89,16 +92,16 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
       maxOutputBytes: options.maxOutputBytes ?? DEFAULTS.maxOutputBytes,
     };
     this.precompileOptions = options;
-    this.compiled = new LruCache(
-      options.compiledCacheEntries ?? DEFAULTS.compiledCacheEntries,
-      options.compiledCacheChars ?? DEFAULTS.compiledCacheChars,
-      (entry) => ("code" in entry ? entry.code.length : 0),
-    );
-    this.rendered = new LruCache(
-      options.renderCacheEntries ?? DEFAULTS.renderCacheEntries,
-      options.renderCacheChars ?? DEFAULTS.renderCacheChars,
-      (output) => output.length,
-    );
+    this.compiled = new LRUCache({
+      max: options.compiledCacheEntries ?? DEFAULTS.compiledCacheEntries,
+      maxSize: options.compiledCacheChars ?? DEFAULTS.compiledCacheChars,
+      sizeCalculation: (entry) => cacheChars("code" in entry ? entry.code.length : 0),
+    });
+    this.rendered = new LRUCache({
+      max: options.renderCacheEntries ?? DEFAULTS.renderCacheEntries,
+      maxSize: options.renderCacheChars ?? DEFAULTS.renderCacheChars,
+      sizeCalculation: (output) => cacheChars(output.length),
+    });
   }
 
   cached(template: string, context: RenderContext): string | undefined {

@@ -8,7 +8,7 @@ import type { ProcessStore } from "../processes/process-store.js";
 import { engineConfig } from "../recipes/engines.js";
 import type { EngineConfig } from "../recipes/engines.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
-import type { SkillTriggerMatcher } from "../skills/skill-trigger-matcher.js";
+import type { SkillTriggerMatcher } from "../skills/triggers/skill-trigger-matcher.js";
 import type { SkillScopeContext } from "../skills/skill-scope.js";
 import type { TemplateRenderer } from "../templates/template-renderer.js";
 import { addTriggered } from "../steering/active-skill-rules.js";

@@ -1,7 +1,7 @@
 import type { Process } from "../processes/process.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
 import { bindArguments } from "../skills/skill-argument-binder.js";
-import type { SkillTriggerMatcher } from "../skills/skill-trigger-matcher.js";
+import type { SkillTriggerMatcher } from "../skills/triggers/skill-trigger-matcher.js";
 
 /**
  * The pre-turn hook of spec §4a: which of the listed skills does this user message activate

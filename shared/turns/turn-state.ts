@@ -1,10 +1,10 @@
+import { LRUCache } from "lru-cache";
 import type { LevelVersion } from "../catalogue/catalogue-versions.js";
 import type { ProcessVersionsReader } from "../catalogue/process-versions-reader.js";
 import { cascadeLevels } from "../documents/cascade-layers.js";
 import type { Process } from "../processes/process.js";
 import type { ProcessStore } from "../processes/process-store.js";
 import { scopeOf } from "../steering/steer-context.js";
-import { LruCache } from "../templates/lru-cache.js";
 
 /** The process a turn starts from, and how the turn runs its skill and recipe lookups. */
 export interface TurnState {
@@ -53,14 +53,14 @@ const DEFAULT_MAX_PROCESSES = 4096;
  * catalogue's own versions read, one request more.
  */
 export class WarmTurnStates implements TurnStates {
-  private readonly levels: LruCache<string, readonly string[]>;
+  private readonly levels: LRUCache<string, readonly string[]>;
 
   constructor(
     private readonly reader: ProcessVersionsReader,
     private readonly catalogue: VersionPriming,
     options: WarmTurnStatesOptions = {},
   ) {
-    this.levels = new LruCache(options.maxProcesses ?? DEFAULT_MAX_PROCESSES);
+    this.levels = new LRUCache({ max: options.maxProcesses ?? DEFAULT_MAX_PROCESSES });
   }
 
   async load(tenant: string, processId: string): Promise<TurnState | undefined> {

@@ -19,7 +19,7 @@ import { errorResponse } from "../../shared/http/error-response.js";
 import { RecipeLoader } from "../../shared/recipes/recipe-loader.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
 import type { SkillScopeContext } from "../../shared/skills/skill-scope.js";
-import { SkillTriggerMatcher } from "../../shared/skills/skill-trigger-matcher.js";
+import { SkillTriggerMatcher } from "../../shared/skills/triggers/skill-trigger-matcher.js";
 import { bundledFixture, removeBundledFixtures } from "../support/bundled-fixture.js";
 import { skillMd, skillPath } from "../support/skill-fixtures.js";
 import { EmptyLayer, FakeRenderer } from "../support/steering-harness.js";
@@ -64,7 +64,7 @@ class CountingVersions implements CatalogueVersions {
   }
 }
 
-async function setup(files: Record<string, Record<string, string>> = {}, tenant = "acme") {
+async function setup(files: Record<string, Record<string, string>> = {}, tenant = "acme", maxLevels?: number) {
   const store = new CountingStore();
   for (const [project, docs] of Object.entries(files)) {
     for (const [path, body] of Object.entries(docs)) await store.put(tenant, project, path, body);
@@ -72,7 +72,7 @@ async function setup(files: Record<string, Record<string, string>> = {}, tenant 
   const versions = new CountingVersions();
   const warnings: string[] = [];
   const bundled = await bundledFixture({ [skillPath("bundled-one")]: titled("bundled"), [recipePath("default")]: "engine: ford\ndescription: bundled\n" });
-  const catalogue = new DocumentCatalogue({ store, bundled, versions, logger: { warn: (message) => warnings.push(message) } });
+  const catalogue = new DocumentCatalogue({ store, bundled, versions, maxLevels, logger: { warn: (message) => warnings.push(message) } });
   const skills = new SkillLoader({ store, bundled, catalogue });
   const recipes = new RecipeLoader({ store, bundled, catalogue });
   const notify = catalogueChangeNotifier(versions);
@@ -309,6 +309,28 @@ describe("warm catalogue: tenants", () => {
     expect(theirsAfter?.title).toBe("umbrella alpha 2");
     expect(store.lists).toEqual(["umbrella/web:_vance/"]);
     expect(store.reads).toEqual(["umbrella/web:_vance/skills/alpha/SKILL.md"]);
+  });
+});
+
+describe("warm catalogue: bound", () => {
+  it("forgets the least recently used level beyond maxLevels and lists it again when asked", async () => {
+    // Prepare: each scope has 4 levels (user, project, tenant, bundled); 3 are shared.
+    const { store, skills } = await setup({}, "acme", 5);
+    const inProject = (projectId: string): SkillScopeContext => ({ ...SCOPE, projectId });
+    await skills.listAvailable(inProject("web"));
+    await skills.listAvailable(inProject("api")); // touches the shared levels again: web is now the oldest
+
+    // Act
+    await skills.listAvailable(inProject("docs")); // a sixth level: web goes
+    store.reset();
+    await skills.listAvailable(inProject("web"));
+    const relisted = store.lists;
+    store.reset();
+    await skills.listAvailable(inProject("web"));
+
+    // Assess
+    expect(relisted).toEqual(["acme/web:_vance/"]);
+    expect(store.lists).toEqual([]);
   });
 });
 

@@ -191,6 +191,59 @@ describe("SandboxedTemplateRenderer: caching", () => {
     expect(first).toBeInstanceOf(TemplateSyntaxError);
     expect(second).toBe(first);
   });
+
+  it("keeps the most recently used renders beyond renderCacheEntries, dropping the least recently used", async () => {
+    // Prepare
+    const local = createTemplateRenderer({ pool, timeoutMs: 5_000, renderCacheEntries: 2 });
+    const say = (word: string): RenderContext => ({ ...context, args: { word } });
+    await local.render("{{ args.word }}", say("a"));
+    await local.render("{{ args.word }}", say("b"));
+    local.cached("{{ args.word }}", say("a")); // a is now the most recent
+
+    // Act
+    await local.render("{{ args.word }}", say("c"));
+
+    // Assess
+    expect(local.cached("{{ args.word }}", say("a"))).toBe("a");
+    expect(local.cached("{{ args.word }}", say("b"))).toBeUndefined();
+    expect(local.cached("{{ args.word }}", say("c"))).toBe("c");
+  });
+
+  it("bounds the renders kept by their total characters and never keeps one larger than renderCacheChars", async () => {
+    // Prepare
+    const local = createTemplateRenderer({ pool, timeoutMs: 5_000, renderCacheChars: 10 });
+    const say = (word: string): RenderContext => ({ ...context, args: { word } });
+    await local.render("{{ args.word }}", say("aaaa"));
+    await local.render("{{ args.word }}", say("bbbb"));
+
+    // Act
+    await local.render("{{ args.word }}", say("cccc"));
+    const huge = await local.render("{{ args.word }}", say("x".repeat(11)));
+
+    // Assess
+    expect(huge).toBe("x".repeat(11));
+    expect(local.cached("{{ args.word }}", say("aaaa"))).toBeUndefined();
+    expect(local.cached("{{ args.word }}", say("bbbb"))).toBe("bbbb");
+    expect(local.cached("{{ args.word }}", say("cccc"))).toBe("cccc");
+    expect(local.cached("{{ args.word }}", say("x".repeat(11)))).toBeUndefined();
+  });
+
+  it("caches an empty output like any other", async () => {
+    // Prepare
+    const local = newRenderer();
+    const evaluate = vi.spyOn(pool, "evaluate");
+
+    // Act
+    const first = await local.render("{{ args.missing }}", context);
+    const second = await local.render("{{ args.missing }}", { ...context });
+
+    // Assess
+    expect(first).toBe("");
+    expect(second).toBe("");
+    expect(local.cached("{{ args.missing }}", context)).toBe("");
+    expect(evaluate).toHaveBeenCalledTimes(1);
+    evaluate.mockRestore();
+  });
 });
 
 describe("SandboxedTemplateRenderer: typed failures", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LiteralAutomaton } from "../../shared/skills/trigger-literal-automaton.js";
+import { LiteralAutomaton } from "../../shared/skills/triggers/trigger-literal-automaton.js";
 
 /** The literals found, as sorted texts (ids of equal texts show up once per id). */
 function found(automaton: LiteralAutomaton, text: string): string[] {

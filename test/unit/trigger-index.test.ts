@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { syntheticMessage, syntheticSkills } from "../../bench/compose-bench-helpers.js";
 import type { SkillTrigger } from "../../shared/skills/skill-frontmatter.js";
-import { MAX_TRIGGER_INPUT_LENGTH, SkillTriggerIndex, capTriggerInput } from "../../shared/skills/skill-trigger-index.js";
-import { SkillTriggerMatcher, type TriggerCandidate } from "../../shared/skills/skill-trigger-matcher.js";
-import { TriggerPatternCache, compileTriggerPattern, prepareTriggerInput, type TriggerInput } from "../../shared/skills/skill-trigger-pattern.js";
-import { TriggerRegexSet } from "../../shared/skills/trigger-regex-set.js";
+import { MAX_TRIGGER_INPUT_LENGTH, SkillTriggerIndex, capTriggerInput, type TriggerCandidate } from "../../shared/skills/triggers/skill-trigger-index.js";
+import { MAX_INDEXES_BY_MEMBERS, SkillTriggerMatcher } from "../../shared/skills/triggers/skill-trigger-matcher.js";
+import { TriggerPatternCache, compileTriggerPattern, prepareTriggerInput, type TriggerInput } from "../../shared/skills/triggers/skill-trigger-pattern.js";
+import { TriggerRegexSet } from "../../shared/skills/triggers/trigger-regex-set.js";
 
 /**
  * The matcher as it was before the index: every trigger of every candidate in turn (spec §4a),
@@ -318,5 +318,21 @@ describe("SkillTriggerMatcher index cache", () => {
     expect(before).toEqual(["deploy"]);
     expect(grown).toEqual(["deploy", "later"]);
     expect(replaced).toEqual(["later"]);
+  });
+
+  it("keeps the indexes of the most recently used member lists when they arrive as fresh arrays", () => {
+    // Prepare
+    const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
+    const lists = Array.from({ length: MAX_INDEXES_BY_MEMBERS + 1 }, (_, i) => [skill(`s${i}`, keywords(`word${i}`))]);
+    const [oldest, second] = lists as [TriggerCandidate[], TriggerCandidate[]];
+    const indexes = lists.slice(0, MAX_INDEXES_BY_MEMBERS).map((list) => matcher.indexFor([...list]));
+    matcher.indexFor([...oldest]); // the first list is now the most recently used
+
+    // Act
+    matcher.indexFor([...(lists[MAX_INDEXES_BY_MEMBERS] as TriggerCandidate[])]);
+
+    // Assess
+    expect(matcher.indexFor([...oldest])).toBe(indexes[0]);
+    expect(matcher.indexFor([...second])).not.toBe(indexes[1]);
   });
 });

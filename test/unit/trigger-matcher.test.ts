@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { resolvedSkill, syntheticMessage, syntheticSkills } from "../../bench/compose-bench-helpers.js";
 import type { ResolvedSkill } from "../../shared/skills/resolved-skill.js";
 import type { SkillTrigger } from "../../shared/skills/skill-frontmatter.js";
-import { MAX_TRIGGER_INPUT_LENGTH } from "../../shared/skills/skill-trigger-index.js";
-import { SkillTriggerMatcher, tokenize, triggerCandidates } from "../../shared/skills/skill-trigger-matcher.js";
-import { TriggerPatternCache, checkTriggerPattern } from "../../shared/skills/skill-trigger-pattern.js";
+import { MAX_TRIGGER_INPUT_LENGTH } from "../../shared/skills/triggers/skill-trigger-index.js";
+import { SkillTriggerMatcher, tokenize, triggerCandidates } from "../../shared/skills/triggers/skill-trigger-matcher.js";
+import { TriggerPatternCache, checkTriggerPattern } from "../../shared/skills/triggers/skill-trigger-pattern.js";
 
 const keywords = (...words: string[]): SkillTrigger => ({ type: "KEYWORDS", keywords: words });
 const pattern = (text: string): SkillTrigger => ({ type: "PATTERN", pattern: text });

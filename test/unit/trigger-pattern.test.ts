@@ -7,8 +7,8 @@ import {
   checkTriggerPattern,
   compileTriggerPattern,
   prepareTriggerInput,
-  triggerPatternWarnings,
-} from "../../shared/skills/skill-trigger-pattern.js";
+} from "../../shared/skills/triggers/skill-trigger-pattern.js";
+import { triggerPatternWarnings } from "../../shared/skills/triggers/pattern-dialect.js";
 
 const find = (pattern: string, input: string): boolean =>
   compileTriggerPattern(pattern, new TriggerPatternCache()).find(prepareTriggerInput(input));

@@ -1,8 +1,8 @@
 import { CANDIDATE_FIRED, CANDIDATE_OPEN, type CandidateMarks } from "./trigger-candidate-marks.js";
+import type { RequiredLiterals } from "./pattern-prefilter.js";
 import {
   compileTriggerPattern,
   type CompiledTriggerPattern,
-  type RequiredLiterals,
   type TriggerInput,
   type TriggerPatternCache,
 } from "./skill-trigger-pattern.js";
@@ -34,7 +34,7 @@ interface PatternGroup {
  * PATTERN triggers (spec §4a) of many candidates, arranged so that a message costs few regex runs
  * while every answer stays the one `CompiledTriggerPattern.find` gives:
  *
- * - Required literals (the prefilter trees of skill-trigger-pattern.ts) of all patterns are found
+ * - Required literals (the prefilter trees of pattern-prefilter.ts) of all patterns are found
  *   in one Aho–Corasick pass over the message. A pattern is looked at only when one of its "key"
  *   literals occurs: for an AND the most selective child is enough to rule the pattern out (any
  *   match contains it), for an OR every alternative is needed. Only then is its tree evaluated, and

@@ -1,10 +1,16 @@
-import type { TriggerCandidate } from "./skill-trigger-matcher.js";
+import type { SkillTrigger } from "../skill-frontmatter.js";
 import { prepareTriggerInput, sharedTriggerPatternCache, type TriggerPatternCache } from "./skill-trigger-pattern.js";
 import { CANDIDATE_EXCLUDED, CANDIDATE_FIRED, CANDIDATE_OPEN, type CandidateMarks } from "./trigger-candidate-marks.js";
 import { KeywordTriggerIndex } from "./trigger-keyword-index.js";
 import { PatternTriggerIndex, type PatternTriggerEntry } from "./trigger-pattern-index.js";
 
 export { tokenize } from "./trigger-keyword-index.js";
+
+/** What the trigger engine needs of a skill; ResolvedSkill satisfies it. */
+export interface TriggerCandidate {
+  readonly name: string;
+  readonly triggers: readonly SkillTrigger[];
+}
 
 /**
  * Only the first 16 Ki UTF-16 code units of a message are matched (keywords and patterns alike),

@@ -1,17 +1,11 @@
-import type { SkillTrigger } from "./skill-frontmatter.js";
-import { SkillTriggerIndex } from "./skill-trigger-index.js";
+import { LRUCache } from "lru-cache";
+import { SkillTriggerIndex, type TriggerCandidate } from "./skill-trigger-index.js";
 import { sharedTriggerPatternCache, type TriggerPatternCache } from "./skill-trigger-pattern.js";
 
 export { tokenize } from "./trigger-keyword-index.js";
 
 /** Indexes kept for candidate lists that arrive as fresh arrays of the same skills (see indexFor). */
-const MAX_INDEXES_BY_MEMBERS = 8;
-
-/** What the matcher needs of a skill; ResolvedSkill satisfies it. */
-export interface TriggerCandidate {
-  readonly name: string;
-  readonly triggers: readonly SkillTrigger[];
-}
+export const MAX_INDEXES_BY_MEMBERS = 8;
 
 /**
  * The auto-trigger of spec §4a: which candidate skills does a user message activate?
@@ -35,7 +29,7 @@ export interface TriggerCandidate {
 export class SkillTriggerMatcher {
   private readonly byArray = new WeakMap<readonly TriggerCandidate[], SkillTriggerIndex>();
   // Callers such as the trigger hook filter a stable catalogue into a fresh array every turn.
-  private readonly byMembers = new Map<number, SkillTriggerIndex>();
+  private readonly byMembers = new LRUCache<number, SkillTriggerIndex>({ max: MAX_INDEXES_BY_MEMBERS });
   private readonly trusted = new WeakSet<readonly TriggerCandidate[]>();
 
   constructor(private readonly patternCache: TriggerPatternCache = sharedTriggerPatternCache) {}
@@ -56,16 +50,9 @@ export class SkillTriggerMatcher {
     }
     const key = membersKey(candidates);
     let index = this.byMembers.get(key);
-    if (index?.covers(candidates) === true) {
-      this.byMembers.delete(key); // re-insert: most recently used last
-    } else {
+    if (index?.covers(candidates) !== true) {
       index = new SkillTriggerIndex(candidates, this.patternCache);
-    }
-    this.byMembers.set(key, index);
-    while (this.byMembers.size > MAX_INDEXES_BY_MEMBERS) {
-      const oldest = this.byMembers.keys().next();
-      if (oldest.done === true) break;
-      this.byMembers.delete(oldest.value);
+      this.byMembers.set(key, index);
     }
     this.byArray.set(candidates, index);
     if (Object.isFrozen(candidates)) this.trusted.add(candidates);
