@@ -1,5 +1,6 @@
 import { InMemoryDocumentStore } from "../shared/documents/in-memory-document-store.js";
 import { SkillNotFound } from "../shared/errors.js";
+import { bindArguments } from "../shared/skills/skill-argument-binder.js";
 import { SkillLoader } from "../shared/skills/skill-loader.js";
 import { composeSection } from "../shared/skills/skill-prompt-composer.js";
 import type { RenderContext } from "../shared/templates/template-renderer.js";
@@ -43,6 +44,9 @@ export async function renderSkill(options: RenderOptions): Promise<{ section: st
     if (problems.length > 0) throw new Error(problems.map((p) => `${p.path}:${p.line ?? 1}: ${p.message}`).join("\n"));
     throw new SkillNotFound(options.name);
   }
+  // As activation does: a missing `required` argument refuses the skill (SkillArgumentMissing)
+  // instead of a section composed without it.
+  bindArguments(skill.name, skill.arguments, options.args);
   const renderer = createTemplateRenderer();
   const composed = await composeSection([{ skill, args: options.args }], contextFromSettings(options.set), renderer);
   return {

@@ -1,8 +1,11 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { contextFromSettings, renderSkill } from "../../cli/render.js";
+import { SkillArgumentMissing } from "../../shared/errors.js";
 import { formatValidationLine, validateSkillTrees } from "../../cli/validate.js";
 
 function skillsRoot(skills: Record<string, Record<string, string>>): string {
@@ -90,6 +93,27 @@ describe("skills render", () => {
         "Warm {{ not rendered }}.",
       ].join("\n"),
     );
+  });
+
+  it("refuses a skill whose required argument is missing, as activation does", async () => {
+    // Prepare
+    const root = skillsRoot({ greet: { "SKILL.md": GREET, "references/tone.md": "Warm." } });
+
+    // Act / Assess
+    await expect(renderSkill({ root, name: "greet", set: [] })).rejects.toThrow(SkillArgumentMissing);
+  });
+
+  it("exits non-zero with the SkillArgumentMissing message from the command line", () => {
+    // Prepare
+    const root = skillsRoot({ greet: { "SKILL.md": GREET, "references/tone.md": "Warm." } });
+
+    // Act
+    const run = spawnSync(process.execPath, [fileURLToPath(new URL("../../bin/skills.mjs", import.meta.url)), "render", root, "greet"], { encoding: "utf8" });
+
+    // Assess
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain(new SkillArgumentMissing("greet", "who").message);
+    expect(run.stdout).toBe("");
   });
 
   it("refuses an unknown skill and explains a defective one", async () => {
