@@ -28,6 +28,22 @@ export default tseslint.config(
     },
   },
   {
+    // Guest code: evaluated inside QuickJS from the exported function's source text (see
+    // guest-bootstrap.js), so nothing else in the file reaches the guest, and QuickJS offers
+    // no globals beyond the ECMAScript built-ins (which is all no-undef allows here).
+    files: ["shared/sandbox/guest/**/*.js"],
+    rules: {
+      "no-undef": "error",
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "Program > :not(ExportNamedDeclaration[declaration.type='FunctionDeclaration'])",
+          message: "Guest code ships as the source text of one exported function: no imports or other top-level code.",
+        },
+      ],
+    },
+  },
+  {
     files: ["test/**/*.ts"],
     plugins: { vitest },
     rules: {

@@ -1,11 +1,12 @@
 import type { MessagePort } from "node:worker_threads";
 
 /**
- * Messages between SandboxPool (host) and sandbox-worker.mjs. The worker is plain JavaScript,
- * so these types are the only written-down contract: change both sides together.
+ * Messages between the host (sandbox-worker-handle.ts, host-call-bridge.ts) and
+ * sandbox-worker.mjs. The worker is plain JavaScript, so these types are the only written-down
+ * contract: change both sides together.
  *
  * Host calls (vance.tool …) look synchronous to the guest: the worker posts a `hostCall` on
- * its parentPort and blocks in Atomics.wait on `WorkerInit.replySignal`; the pool runs the
+ * its parentPort and blocks in Atomics.wait on `WorkerInit.replySignal`; the host runs the
  * host function on the main thread, posts a `HostReply` on `WorkerInit.replyPort` and then
  * stores 1 + notifies the signal; the worker takes the reply with receiveMessageOnPort.
  */

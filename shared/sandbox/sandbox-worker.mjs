@@ -1,6 +1,6 @@
 /*
  * One sandbox worker thread: evaluates untrusted JavaScript in QuickJS (quickjs-emscripten,
- * sync variant), one fresh runtime + context per evaluation. Spawned by sandbox-pool.ts.
+ * sync variant), one fresh runtime + context per evaluation. Spawned by sandbox-worker-handle.ts.
  *
  * Plain .mjs on purpose: a worker thread cannot load TypeScript under vitest/tsx, and a plain
  * module bundles as its own esbuild entry point. The message shapes are typed on the host side
@@ -18,91 +18,14 @@ import { performance } from "node:perf_hooks";
 import { setImmediate } from "node:timers";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { RELEASE_SYNC, newQuickJSWASMModuleFromVariant, newVariant, shouldInterruptAfterDeadline } from "quickjs-emscripten";
+import { guestBootstrap } from "./guest/guest-bootstrap.js";
 
 const MAX_STACK_BYTES = 256 * 1024;
 const GUEST_FILENAME = "sandbox.js";
 const PRELUDE_FILENAME = "prelude.js";
 
-/*
- * Evaluated first in every fresh context. It captures the intrinsics it needs before any
- * guest code runs, so a guest that replaces JSON.stringify or deletes globals cannot bypass
- * the output cap. Everything that runs guest getters/toJSON (serialize, describe) runs inside
- * QuickJS, under the same deadline and memory limit as the evaluation itself.
- */
-const BOOTSTRAP = `(function () {
-  var stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys;
-  var defineProperty = Object.defineProperty, setPrototypeOf = Object.setPrototypeOf, toString = String, root = globalThis, GuestError = Error;
-  var substring = Function.prototype.call.bind(String.prototype.substring);
-  function text(value, max) { var s = toString(value); return s.length > max ? s.slice(0, max) + "…" : s; }
-  function hostError(code, message) {
-    var error = new GuestError(message);
-    defineProperty(error, "name", { value: "HostError", writable: true, configurable: true });
-    defineProperty(error, "code", { value: code, writable: true, configurable: true });
-    return error;
-  }
-  function attach(path, fn) {
-    var names = path.split("."), target = root;
-    for (var i = 0; i < names.length - 1; i++) {
-      var next = target[names[i]];
-      if (next === null || typeof next !== "object") {
-        next = {};
-        defineProperty(target, names[i], { value: next, writable: true, configurable: true, enumerable: target !== root });
-      }
-      target = next;
-    }
-    defineProperty(target, names[names.length - 1], { value: fn, writable: true, configurable: true, enumerable: true });
-  }
-  // Only JSON crosses: arguments are serialized here, inside the guest and under its limits;
-  // the raw host function stays in this closure.
-  function bridge(host, index, maxArgsChars) {
-    return function () {
-      // No prototype: a guest Array.prototype.toJSON must not rewrite the argument list itself.
-      var list = setPrototypeOf([], null);
-      for (var i = 0; i < arguments.length; i++) list[i] = arguments[i];
-      var json = stringify(list);
-      if (json.length > maxArgsChars) throw hostError("HOST_ARGS_TOO_LARGE", "host call arguments exceed " + maxArgsChars + " bytes");
-      var reply = host(index, json);
-      var tag = reply[0];
-      if (tag === "u") return undefined;
-      if (tag === "v") return parse(substring(reply, 1));
-      var failure = parse(substring(reply, 1));
-      throw hostError(failure.code, failure.message);
-    };
-  }
-  return {
-    bind: function (host, pathsJson, maxArgsChars) {
-      var paths = parse(pathsJson);
-      for (var i = 0; i < paths.length; i++) attach(paths[i], bridge(host, i, maxArgsChars));
-    },
-    install: function (json) {
-      var values = parse(json), names = keys(values);
-      for (var i = 0; i < names.length; i++) {
-        defineProperty(root, names[i], { value: values[names[i]], writable: true, configurable: true, enumerable: false });
-      }
-    },
-    serialize: function (value, max) {
-      var json = stringify(value);
-      if (json === undefined) return undefined;
-      return json.length > max ? json.length : json;
-    },
-    describe: function (error) {
-      var out = { name: "Error", message: "" };
-      try {
-        if (error !== null && (typeof error === "object" || typeof error === "function")) {
-          out.name = text(error.name, 100);
-          out.message = text(error.message, 2000);
-          if (typeof error.lineNumber === "number") out.line = error.lineNumber;
-          if (typeof error.stack === "string") out.stack = text(error.stack, 2000);
-        } else {
-          out.message = text(error, 2000);
-        }
-      } catch (e) {
-        out.message = "guest exception could not be described";
-      }
-      return stringify(out);
-    }
-  };
-})()`;
+/* Evaluated first in every fresh context; why it is imported as a function, see guest-bootstrap.js. */
+const BOOTSTRAP = `(${guestBootstrap.toString()})()`;
 
 const WASM_PAGE = 64 * 1024;
 const preludes = new Map(Object.entries(workerData?.preludes ?? {}));
@@ -178,9 +101,9 @@ const callHost = (jobId, request, state, index, argsJson) => {
 };
 
 /**
- * Installs the request's host functions as guest closures (see BOOTSTRAP `bind`). The one raw
- * QuickJS function handle is disposed here; its argument handles are borrowed (the library
- * frees them) and its returned string handle is owned and freed by the library after the call.
+ * Installs the request's host functions as guest closures (see `bind` in guest/guest-bootstrap.js).
+ * The one raw QuickJS function handle is disposed here; its argument handles are borrowed (the
+ * library frees them) and its returned string handle is owned and freed by the library after the call.
  */
 const bindHostFunctions = (ctx, helpers, jobId, request, state) => {
   const host = ctx.newFunction("host", (indexHandle, argsHandle) => {

@@ -9,6 +9,7 @@ import { FUNCTION_NAMES, type FunctionName } from "../../infra/api-routes.js";
 import { PROJECT_ROOT, QUICKJS_WASM_FILE, SANDBOX_WORKER_FILE } from "../../infra/constructs/skills-function.js";
 import { placeholderFunctionEnvironment } from "../../infra/placeholder-environment.js";
 import { FUNCTION_SETTINGS, SkillsStack } from "../../infra/skills-stack.js";
+import { SandboxError, SandboxOutputTooLarge } from "../../shared/sandbox/sandbox-errors.js";
 import { SandboxPool } from "../../shared/sandbox/sandbox-pool.js";
 
 /** Infrastructure modules a handler may import: plain data, no CDK. */
@@ -139,6 +140,37 @@ describe("function bundles", () => {
       // Assess
       expect(result).toBe(84);
       expect(existsSync(join(dir, QUICKJS_WASM_FILE))).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("runs the guest bootstrap as minified into the bundled worker: globals, host calls, guest errors, the output cap", async () => {
+    // Prepare
+    const dir = assetDirs["lane-worker"];
+    const pool = new SandboxPool({ size: 1, timeoutMs: 5_000, workerUrl: pathToFileURL(join(dir, SANDBOX_WORKER_FILE)) });
+    const hostFunctions = {
+      "vance.tool": ([name]: unknown[]) => ({ tool: name }),
+      "vance.fail": () => {
+        throw new Error("host detail");
+      },
+    };
+
+    try {
+      // Act
+      const result = await pool.evaluate({
+        code: "let caught; try { vance.fail() } catch (e) { caught = [e.name, e.code] } [input.n + 1, vance.tool('x'), caught, typeof guestBootstrap]",
+        globals: { input: { n: 41 } },
+        hostFunctions,
+      });
+      const guestError = await pool.evaluate({ code: "\n\nnull.x" }).catch((error: unknown) => error);
+      const tooLarge = await pool.evaluate({ code: "'x'.repeat(100)", maxOutputBytes: 10 }).catch((error: unknown) => error);
+
+      // Assess
+      expect(result).toEqual([42, { tool: "x" }, ["HostError", "HOST_CALL_FAILED"], "undefined"]);
+      expect(guestError).toBeInstanceOf(SandboxError);
+      expect((guestError as SandboxError).line).toBe(3);
+      expect(tooLarge).toBeInstanceOf(SandboxOutputTooLarge);
     } finally {
       await pool.close();
     }
