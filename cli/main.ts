@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { ENV } from "../shared/config/config.js";
 import { formatValidationLine, validateSkillTrees } from "./validate.js";
 import { renderSkill } from "./render.js";
 import { runTokenCommand, TOKEN_USAGE } from "./token.js";
@@ -8,7 +9,7 @@ const USAGE = `usage:
   skills render <skills-root> <name> [--args "…"] [--set key=value ...]
                                                              print the composed skill section of one skill
   ${TOKEN_USAGE.replace("Usage: ", "")}
-                                                             print a signed token (secret: SKILLS_JWT_SECRET,
+                                                             print a signed token (secret: ${ENV.jwtSecret},
                                                              locally local-dev-secret)`;
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { LOCAL_DEV_SECRET } from "../shared/auth/auth-config.js";
 import { issueToken } from "../shared/auth/token-issuer.js";
+import { readConfig } from "../shared/config/config.js";
 import { InvalidRequest } from "../shared/errors.js";
 
 /** `npx skills token --tenant T --user U [--projects a,b] [--roles r1,r2] [--ttl 12h]` */
@@ -26,9 +27,10 @@ const DEFAULT_DEV_TOKEN_TTL = "12h";
  * The secret comes from the environment, never from the command line, where `ps` would show it.
  */
 export async function issueDevToken(opts: DevTokenOptions, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const secret = opts.secret ?? (env.SKILLS_JWT_SECRET !== undefined && env.SKILLS_JWT_SECRET !== "" ? env.SKILLS_JWT_SECRET : LOCAL_DEV_SECRET);
-  const issuer = opts.issuer ?? (env.SKILLS_JWT_ISSUER || undefined);
-  const audience = opts.audience ?? (env.SKILLS_JWT_AUDIENCE || undefined);
+  const settings = readConfig(env, ["jwtSecret", "jwtIssuer", "jwtAudience"]);
+  const secret = opts.secret ?? settings.jwtSecret ?? LOCAL_DEV_SECRET;
+  const issuer = opts.issuer ?? settings.jwtIssuer;
+  const audience = opts.audience ?? settings.jwtAudience;
   return issueToken({ login: opts.user, tenant: opts.tenant, projects: [...(opts.projects ?? [])], roles: [...(opts.roles ?? [])] }, secret, {
     ttl: opts.ttl ?? DEFAULT_DEV_TOKEN_TTL,
     ...(issuer === undefined ? {} : { issuer }),

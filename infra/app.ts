@@ -1,9 +1,10 @@
 import { App } from "aws-cdk-lib";
+import { readConfig } from "../shared/config/config.js";
 import { SkillsStack } from "./skills-stack.js";
 import { readStackContext } from "./stack-context.js";
 
 /** `SKILLS_SKIP_BUNDLING=1 npx cdk synth`: the template only, without running esbuild (checks, diffs). */
-const skipBundling = process.env.SKILLS_SKIP_BUNDLING === "1";
+const { skipBundling } = readConfig(process.env, ["skipBundling"]);
 
 // Environment-agnostic on purpose: synth needs no credentials, lookups or network.
 const app = new App();

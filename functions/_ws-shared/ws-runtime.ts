@@ -2,10 +2,10 @@ import { createApiGatewayConnectionPush } from "../../shared/connections/apigate
 import type { ConnectionPush } from "../../shared/connections/connection-push.js";
 import type { ConnectionStore } from "../../shared/connections/connection-store.js";
 import { DynamoDBConnectionStore } from "../../shared/connections/dynamodb-connection-store.js";
-import { unconfigured, WS_CALLBACK_URL_ENV } from "../../shared/wiring/app-environment.js";
+import { unconfigured } from "../../shared/wiring/app-environment.js";
 import type { TableRuntime } from "../../shared/wiring/app-environment.js";
 import type { RuntimeResources } from "../../shared/wiring/app-from-env.js";
-import { ENV } from "../../shared/wiring/config.js";
+import { ENV } from "../../shared/config/config.js";
 import type { HandlerLogger } from "../_shared/observability.js";
 
 /**
@@ -15,12 +15,12 @@ import type { HandlerLogger } from "../_shared/observability.js";
  */
 export function connectionStoreFromEnv(resources: TableRuntime): ConnectionStore {
   const { tableName } = resources.environment;
-  return tableName ? new DynamoDBConnectionStore(resources.clients.dynamodb, tableName) : unconfigured<ConnectionStore>("The connection store", ENV.table);
+  return tableName ? new DynamoDBConnectionStore(resources.clients.dynamodb, tableName) : unconfigured<ConnectionStore>("The connection store", ENV.tableName);
 }
 
 export function connectionPushFromEnv(resources: RuntimeResources, connections: ConnectionStore, logger: HandlerLogger): ConnectionPush {
-  const { webSocketEndpoint, region } = resources.environment;
-  return webSocketEndpoint
-    ? createApiGatewayConnectionPush({ endpoint: webSocketEndpoint, region, instrument: resources.instrument }, connections, { logger })
-    : unconfigured<ConnectionPush>("Pushing to WebSocket connections", `${ENV.webSocketEndpoint} (or ${WS_CALLBACK_URL_ENV})`);
+  const { webSocketCallbackUrl, region } = resources.environment;
+  return webSocketCallbackUrl
+    ? createApiGatewayConnectionPush({ endpoint: webSocketCallbackUrl, region, instrument: resources.instrument }, connections, { logger })
+    : unconfigured<ConnectionPush>("Pushing to WebSocket connections", ENV.webSocketCallbackUrl);
 }

@@ -143,12 +143,12 @@ export class SkillsFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       ...(props.secretsExtension ? { paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103) } : {}),
       environment: {
-        NODE_OPTIONS: "--enable-source-maps",
-        POWERTOOLS_SERVICE_NAME: "skills",
-        POWERTOOLS_METRICS_NAMESPACE: "SkillsService",
-        POWERTOOLS_LOG_LEVEL: props.logLevel ?? "INFO",
+        [FUNCTION_ENVIRONMENT.nodeOptions]: "--enable-source-maps",
+        [FUNCTION_ENVIRONMENT.powertoolsServiceName]: "skills",
+        [FUNCTION_ENVIRONMENT.powertoolsMetricsNamespace]: "SkillsService",
+        [FUNCTION_ENVIRONMENT.powertoolsLogLevel]: props.logLevel ?? "INFO",
         // Responses carry skill bodies and composed prompts: keep them out of traces. Errors stay.
-        POWERTOOLS_TRACER_CAPTURE_RESPONSE: "false",
+        [FUNCTION_ENVIRONMENT.powertoolsTracerCaptureResponse]: "false",
         ...(props.loadsSkills ? { [FUNCTION_ENVIRONMENT.bundledDir]: `${TASK_ROOT}/${BUNDLED_TARGET}` } : {}),
       },
       bundling: {

@@ -61,7 +61,7 @@ export class SkillsWebSocketApi extends Construct {
 
   /** execute-api:ManageConnections on this API's stage only, plus the callback URL in the environment. */
   grantManageConnections(user: ResourceUser): Grant {
-    user.addEnvironment(FUNCTION_ENVIRONMENT.websocketCallbackUrl, this.callbackUrl);
+    user.addEnvironment(FUNCTION_ENVIRONMENT.webSocketCallbackUrl, this.callbackUrl);
     return this.stage.grantManagementApiAccess(user);
   }
 }

@@ -1,14 +1,15 @@
 import { parseArgs } from "node:util";
 import type { Identity } from "../../shared/auth/identity.js";
+import { ENV } from "../../shared/config/config.js";
 import { DEFAULT_DEV_IDENTITY, DEFAULT_HOST, DEFAULT_PORT } from "./local-stack.js";
 
 export const USAGE = `Usage: npm start -- [options]
 
 Runs the Skills service locally: HTTP and WebSocket on one port, the real Lambda handlers,
-dynalite (DynamoDB) and fauxqs (S3 + SQS) in-process, or AWS_ENDPOINT_URL (e.g. LocalStack).
+dynalite (DynamoDB) and fauxqs (S3 + SQS) in-process, or ${ENV.awsEndpointUrl} (e.g. LocalStack).
 
 Options:
-  --port N          HTTP/WebSocket port (default: $PORT or ${DEFAULT_PORT}; 0 = any free port)
+  --port N          HTTP/WebSocket port (default: $${ENV.port} or ${DEFAULT_PORT}; 0 = any free port)
   --host H          interface to listen on (default: ${DEFAULT_HOST})
   --data DIR        keep DynamoDB and the documents bucket in DIR across restarts
   --tenant T        tenant of the printed dev token (default: ${DEFAULT_DEV_IDENTITY.tenant})

@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { ENV, readConfig } from "../../shared/config/config.js";
 
 export interface AwsEndpoints {
   dynamodb: string;
@@ -64,15 +65,16 @@ async function startFauxqs(host: string): Promise<{ url: string; stop(): Promise
 export async function startEmulators(options: EmulatorOptions): Promise<RunningEmulators> {
   const env = options.env ?? process.env;
   if (options.externalEndpoint) {
+    const perService = readConfig(env, ["awsEndpointUrlDynamodb", "awsEndpointUrlS3", "awsEndpointUrlSqs"]);
     const endpoints = {
-      dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB || options.externalEndpoint,
-      s3: env.AWS_ENDPOINT_URL_S3 || options.externalEndpoint,
-      sqs: env.AWS_ENDPOINT_URL_SQS || options.externalEndpoint,
+      dynamodb: perService.awsEndpointUrlDynamodb ?? options.externalEndpoint,
+      s3: perService.awsEndpointUrlS3 ?? options.externalEndpoint,
+      sqs: perService.awsEndpointUrlSqs ?? options.externalEndpoint,
     };
     return {
       mode: "external",
       endpoints,
-      description: [`AWS endpoint ${options.externalEndpoint} (AWS_ENDPOINT_URL; no emulator started)`],
+      description: [`AWS endpoint ${options.externalEndpoint} (${ENV.awsEndpointUrl}; no emulator started)`],
       stop: async () => undefined,
     };
   }

@@ -1,11 +1,12 @@
-import { ENV } from "../../shared/wiring/config.js";
+import { ENV } from "../../shared/config/config.js";
 import { FUNCTION_ENVIRONMENT } from "../function-environment.js";
 import type { AwsCredentials, LocalResources } from "./local-resources.js";
 import type { RunningEmulators } from "./local-emulators.js";
 
 /**
- * The variables the deployed stack gives each function, with local values. The handlers read
- * them at module scope, so they are set before any handler module is imported.
+ * The variables the deployed stack gives each function, with local values (every name from
+ * shared/config/config.ts). The handlers read them at module scope, so they are set before any
+ * handler module is imported.
  */
 export interface LocalEnvironmentInput {
   resources: LocalResources;
@@ -25,27 +26,25 @@ export function localEnvironment(input: LocalEnvironmentInput): Record<string, s
     [FUNCTION_ENVIRONMENT.laneQueueUrl]: resources.laneQueueUrl,
     [FUNCTION_ENVIRONMENT.laneDeadLetterQueueUrl]: resources.deadLetterQueueUrl,
     [FUNCTION_ENVIRONMENT.laneMaxReceiveCount]: String(resources.laneMaxReceiveCount),
-    // config.ts and the CDK stack use different names for the management endpoint; set both.
-    [ENV.webSocketEndpoint]: input.managementEndpoint,
-    [FUNCTION_ENVIRONMENT.websocketCallbackUrl]: input.managementEndpoint,
+    [FUNCTION_ENVIRONMENT.webSocketCallbackUrl]: input.managementEndpoint,
     [FUNCTION_ENVIRONMENT.jwtSecret]: input.jwtSecret,
     // The secret is given in clear locally; an ARN from the shell would send the authorizer to Secrets Manager.
     [FUNCTION_ENVIRONMENT.jwtSecretArn]: undefined,
     [ENV.localMode]: "1",
-    AWS_REGION: input.region,
-    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-    AWS_SESSION_TOKEN: credentials.sessionToken,
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ?? "true",
+    [ENV.awsRegion]: input.region,
+    [ENV.awsAccessKeyId]: credentials.accessKeyId,
+    [ENV.awsSecretAccessKey]: credentials.secretAccessKey,
+    [ENV.awsSessionToken]: credentials.sessionToken,
+    [ENV.awsSdkNodeVersionWarningDisabled]: process.env[ENV.awsSdkNodeVersionWarningDisabled] ?? "true",
     // EMF metric blobs on stdout help nobody locally; POWERTOOLS_METRICS_DISABLED=false brings them back.
-    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? "true",
-    POWERTOOLS_METRICS_NAMESPACE: process.env.POWERTOOLS_METRICS_NAMESPACE ?? "SkillsLocal",
+    [ENV.powertoolsMetricsDisabled]: process.env[ENV.powertoolsMetricsDisabled] ?? "true",
+    [ENV.powertoolsMetricsNamespace]: process.env[ENV.powertoolsMetricsNamespace] ?? "SkillsLocal",
   };
   if (emulators.mode === "emulators") {
-    vars.AWS_ENDPOINT_URL = undefined;
-    vars.AWS_ENDPOINT_URL_DYNAMODB = emulators.endpoints.dynamodb;
-    vars.AWS_ENDPOINT_URL_S3 = emulators.endpoints.s3;
-    vars.AWS_ENDPOINT_URL_SQS = emulators.endpoints.sqs;
+    vars[ENV.awsEndpointUrl] = undefined;
+    vars[ENV.awsEndpointUrlDynamodb] = emulators.endpoints.dynamodb;
+    vars[ENV.awsEndpointUrlS3] = emulators.endpoints.s3;
+    vars[ENV.awsEndpointUrlSqs] = emulators.endpoints.sqs;
   }
   return vars;
 }

@@ -5,6 +5,7 @@ import type { Duplex } from "node:stream";
 import { join, resolve } from "node:path";
 import type { SQSBatchResponse } from "aws-lambda";
 import { LOCAL_DEV_SECRET } from "../../shared/auth/auth-config.js";
+import { awsConfig, ENV, readConfig } from "../../shared/config/config.js";
 import type { Identity } from "../../shared/auth/identity.js";
 import { issueToken } from "../../shared/auth/token-issuer.js";
 import { SqsLanePoller } from "./sqs-lane-poller.js";
@@ -139,7 +140,7 @@ export class LocalStackAlreadyRunning extends Error {
 
 export class PortInUse extends Error {
   constructor(readonly host: string, readonly port: number) {
-    super(`Port ${port} on ${host} is in use; choose another with --port or PORT`);
+    super(`Port ${port} on ${host} is in use; choose another with --port or ${ENV.port}`);
   }
 }
 
@@ -181,11 +182,8 @@ function rejectUpgrade(socket: Duplex): void {
 function credentialsFor(mode: RunningEmulators["mode"], env: NodeJS.ProcessEnv): AwsCredentials {
   // The emulators accept any key; real keys from the developer's shell must not travel to them.
   if (mode === "emulators") return { accessKeyId: "local", secretAccessKey: "local" };
-  return {
-    accessKeyId: env.AWS_ACCESS_KEY_ID || "test",
-    secretAccessKey: env.AWS_SECRET_ACCESS_KEY || "test",
-    sessionToken: env.AWS_SESSION_TOKEN || undefined,
-  };
+  const shell = readConfig(env, ["awsAccessKeyId", "awsSecretAccessKey", "awsSessionToken"]);
+  return { accessKeyId: shell.awsAccessKeyId ?? "test", secretAccessKey: shell.awsSecretAccessKey ?? "test", sessionToken: shell.awsSessionToken };
 }
 
 /**
@@ -199,11 +197,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const env = options.env ?? process.env;
   const logger = options.logger ?? consoleLogger;
   const host = options.host ?? DEFAULT_HOST;
-  const requestedPort = options.port ?? (env.PORT ? Number.parseInt(env.PORT, 10) : DEFAULT_PORT);
-  const region = options.region ?? (env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1");
-  const externalEndpoint = env.AWS_ENDPOINT_URL || undefined;
+  const settings = readConfig(env, ["port", "awsEndpointUrl", "jwtSecret"]);
+  const requestedPort = options.port ?? settings.port ?? DEFAULT_PORT;
+  const region = options.region ?? awsConfig(env).region;
+  const externalEndpoint = settings.awsEndpointUrl;
   const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir);
-  const jwtSecret = options.jwtSecret ?? (env.SKILLS_JWT_SECRET || LOCAL_DEV_SECRET);
+  const jwtSecret = options.jwtSecret ?? settings.jwtSecret ?? LOCAL_DEV_SECRET;
   const lane = options.lane ?? {};
   const workerTimeoutMs = lane.workerTimeoutMs ?? 30_000;
 
@@ -267,7 +266,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
   try {
     if (dataDir !== undefined && externalEndpoint === undefined) unlock = await lockDataDir(dataDir);
-    if (dataDir !== undefined && externalEndpoint !== undefined) logger.warn(`--data is ignored: state lives at AWS_ENDPOINT_URL (${externalEndpoint})`);
+    if (dataDir !== undefined && externalEndpoint !== undefined) logger.warn(`--data is ignored: state lives at ${ENV.awsEndpointUrl} (${externalEndpoint})`);
     emulators = await startEmulators({ host: DEFAULT_HOST, dataDir, externalEndpoint, env });
     const credentials = credentialsFor(emulators.mode, env);
     clients = localClients(emulators.endpoints, region, credentials);

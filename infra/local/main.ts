@@ -1,3 +1,4 @@
+import { ENV } from "../../shared/config/config.js";
 import { CliUsageError, parseCliOptions, USAGE } from "./cli-options.js";
 import { consoleLogger } from "./local-logger.js";
 import { startLocalStack } from "./local-stack.js";
@@ -27,7 +28,7 @@ function banner(stack: LocalStack): string {
 }
 
 // The SDK's "node >= 22 from 2027" notice is noise on the Node 20 runtime this project targets.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+process.env[ENV.awsSdkNodeVersionWarningDisabled] ??= "true";
 
 async function main(): Promise<number> {
   let options;
@@ -63,7 +64,7 @@ async function main(): Promise<number> {
   if (options.host !== undefined && !["127.0.0.1", "localhost", "::1"].includes(options.host)) {
     console.warn(
       `Warning: listening on ${options.host}. The local stack is for one machine: no TLS, a management ` +
-        "endpoint that accepts any signature, and (unless SKILLS_JWT_SECRET is set) a public dev secret.",
+        `endpoint that accepts any signature, and (unless ${ENV.jwtSecret} is set) a public dev secret.`,
     );
   }
 

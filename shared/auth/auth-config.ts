@@ -1,6 +1,8 @@
 import { createRemoteJWKSet } from "jose";
 import type { JWTVerifyGetKey } from "jose";
-import { AuthConfigurationError } from "./auth-errors.js";
+import { ENV, readConfig } from "../config/config.js";
+import type { ConfigEnvironment } from "../config/config.js";
+import { asAuthConfigurationError, AuthConfigurationError } from "./auth-errors.js";
 
 /**
  * How tokens are verified. At least one of `secret` (HS256) and `jwks` (RS256) is set;
@@ -24,16 +26,6 @@ export const MIN_SECRET_BYTES = 32;
 /** Resolves a secret by id (an ARN); see aws-secrets-extension.ts for the Lambda implementation. */
 export type SecretSource = (secretId: string) => Promise<string>;
 
-export interface AuthEnvironment {
-  readonly SKILLS_JWT_SECRET?: string | undefined;
-  readonly SKILLS_JWT_SECRET_ARN?: string | undefined;
-  readonly SKILLS_JWT_JWKS_URL?: string | undefined;
-  readonly SKILLS_JWT_ISSUER?: string | undefined;
-  readonly SKILLS_JWT_AUDIENCE?: string | undefined;
-  readonly SKILLS_LOCAL_MODE?: string | undefined;
-  readonly AWS_EXECUTION_ENV?: string | undefined;
-}
-
 export interface LoadAuthConfigOptions {
   /** Overrides `SKILLS_LOCAL_MODE`; the local stack passes `true`. */
   readonly localMode?: boolean;
@@ -43,50 +35,40 @@ export interface LoadAuthConfigOptions {
   readonly remoteJwks?: (url: URL) => JWTVerifyGetKey;
 }
 
-const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value.trim() === "" ? undefined : value);
+/** The variables behind token verification (names, schemas and docs: shared/config/config.ts). */
+const AUTH_SETTINGS = ["jwtSecret", "jwtSecretArn", "jwksUrl", "jwtIssuer", "jwtAudience", "localMode", "awsExecutionEnv"] as const;
 
-const isTruthyFlag = (value: string | undefined): boolean => value !== undefined && ["1", "true", "yes"].includes(value.toLowerCase());
-
-// Set by the Lambda runtime itself (e.g. `AWS_Lambda_nodejs20.x`), never by the local stack.
-const runsInLambda = (env: AuthEnvironment): boolean => (env.AWS_EXECUTION_ENV ?? "").startsWith("AWS_Lambda_");
-
-function jwksUrl(raw: string, localMode: boolean): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new AuthConfigurationError("SKILLS_JWT_JWKS_URL is not a valid URL");
-  }
-  const loopback = url.hostname === "localhost" || url.hostname === "127.0.0.1" || url.hostname === "[::1]";
-  if (url.protocol !== "https:" && !(localMode && loopback && url.protocol === "http:")) {
-    throw new AuthConfigurationError("SKILLS_JWT_JWKS_URL must use https");
-  }
-  return url;
-}
+const isLoopback = (url: URL): boolean => url.hostname === "localhost" || url.hostname === "127.0.0.1" || url.hostname === "[::1]";
 
 /**
  * Reads the verification settings once (module scope of a handler). Fails closed: with no
  * usable key the service refuses to start rather than accept every token or none silently.
  */
-export async function loadAuthConfig(env: AuthEnvironment, options: LoadAuthConfigOptions = {}): Promise<AuthConfig> {
-  const localMode = options.localMode ?? isTruthyFlag(env.SKILLS_LOCAL_MODE);
-  if (localMode && runsInLambda(env)) {
+export async function loadAuthConfig(env: ConfigEnvironment, options: LoadAuthConfigOptions = {}): Promise<AuthConfig> {
+  const settings = readConfig(env, AUTH_SETTINGS, { errorAs: asAuthConfigurationError });
+  const localMode = options.localMode ?? settings.localMode;
+  // AWS_EXECUTION_ENV is set by the Lambda runtime itself (e.g. `AWS_Lambda_nodejs20.x`), never by the local stack.
+  if (localMode && (settings.awsExecutionEnv ?? "").startsWith("AWS_Lambda_")) {
     throw new AuthConfigurationError("Local mode (and its default secret) is refused inside AWS Lambda");
   }
 
-  let secret = nonEmpty(env.SKILLS_JWT_SECRET);
-  const secretArn = nonEmpty(env.SKILLS_JWT_SECRET_ARN);
+  let secret = settings.jwtSecret;
+  const secretArn = settings.jwtSecretArn;
   if (secret === undefined && secretArn !== undefined) {
-    if (options.secretSource === undefined) throw new AuthConfigurationError("SKILLS_JWT_SECRET_ARN is set but no secret source is available");
-    secret = nonEmpty(await options.secretSource(secretArn));
-    if (secret === undefined) throw new AuthConfigurationError("The secret behind SKILLS_JWT_SECRET_ARN is empty");
+    if (options.secretSource === undefined) throw new AuthConfigurationError(`${ENV.jwtSecretArn} is set but no secret source is available`);
+    const resolved = await options.secretSource(secretArn);
+    secret = resolved.trim() === "" ? undefined : resolved;
+    if (secret === undefined) throw new AuthConfigurationError(`The secret behind ${ENV.jwtSecretArn} is empty`);
   }
 
-  const rawJwksUrl = nonEmpty(env.SKILLS_JWT_JWKS_URL);
-  const jwks = rawJwksUrl === undefined ? undefined : (options.remoteJwks ?? ((url) => createRemoteJWKSet(url)))(jwksUrl(rawJwksUrl, localMode));
+  const jwksUrl = settings.jwksUrl;
+  if (jwksUrl !== undefined && jwksUrl.protocol !== "https:" && !(localMode && isLoopback(jwksUrl) && jwksUrl.protocol === "http:")) {
+    throw new AuthConfigurationError(`${ENV.jwksUrl} must use https`);
+  }
+  const jwks = jwksUrl === undefined ? undefined : (options.remoteJwks ?? ((url) => createRemoteJWKSet(url)))(jwksUrl);
 
   if (secret === undefined && jwks === undefined) {
-    if (!localMode) throw new AuthConfigurationError("No token verification key: set SKILLS_JWT_SECRET, SKILLS_JWT_SECRET_ARN or SKILLS_JWT_JWKS_URL");
+    if (!localMode) throw new AuthConfigurationError(`No token verification key: set ${ENV.jwtSecret}, ${ENV.jwtSecretArn} or ${ENV.jwksUrl}`);
     secret = LOCAL_DEV_SECRET;
   }
   if (secret !== undefined && !localMode && new TextEncoder().encode(secret).length < MIN_SECRET_BYTES) {
@@ -96,7 +78,7 @@ export async function loadAuthConfig(env: AuthEnvironment, options: LoadAuthConf
   return {
     ...(secret === undefined ? {} : { secret }),
     ...(jwks === undefined ? {} : { jwks }),
-    ...(nonEmpty(env.SKILLS_JWT_ISSUER) === undefined ? {} : { issuer: env.SKILLS_JWT_ISSUER }),
-    ...(nonEmpty(env.SKILLS_JWT_AUDIENCE) === undefined ? {} : { audience: env.SKILLS_JWT_AUDIENCE }),
+    ...(settings.jwtIssuer === undefined ? {} : { issuer: settings.jwtIssuer }),
+    ...(settings.jwtAudience === undefined ? {} : { audience: settings.jwtAudience }),
   };
 }

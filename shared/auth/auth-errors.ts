@@ -1,3 +1,4 @@
+import type { ConfigurationError } from "../config/config.js";
 import { SkillsError } from "../errors.js";
 
 /**
@@ -24,3 +25,6 @@ export class Forbidden extends SkillsError {
 export class AuthConfigurationError extends SkillsError {
   readonly code = "INTERNAL";
 }
+
+/** An invalid auth setting (shared/config/config.ts) is one more reason tokens cannot be verified. */
+export const asAuthConfigurationError = (error: ConfigurationError): AuthConfigurationError => new AuthConfigurationError(error.message, { cause: error });

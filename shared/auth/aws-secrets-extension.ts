@@ -1,5 +1,6 @@
-import { AuthConfigurationError } from "./auth-errors.js";
+import { ENV, readConfig } from "../config/config.js";
 import type { SecretSource } from "./auth-config.js";
+import { asAuthConfigurationError, AuthConfigurationError } from "./auth-errors.js";
 
 /**
  * Reads a Secrets Manager secret through the AWS Parameters and Secrets Lambda Extension
@@ -21,9 +22,10 @@ interface SecretValue {
 
 export function secretFromParametersAndSecretsExtension(options: SecretsExtensionOptions = {}): SecretSource {
   return async (secretId: string): Promise<string> => {
-    const port = options.port ?? Number(process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? 2773);
-    const sessionToken = options.sessionToken ?? process.env.AWS_SESSION_TOKEN;
-    if (sessionToken === undefined || sessionToken === "") throw new AuthConfigurationError("AWS_SESSION_TOKEN is not set; cannot call the secrets extension");
+    const settings = readConfig(process.env, ["secretsExtensionHttpPort", "awsSessionToken"], { errorAs: asAuthConfigurationError });
+    const port = options.port ?? settings.secretsExtensionHttpPort;
+    const sessionToken = options.sessionToken ?? settings.awsSessionToken;
+    if (sessionToken === undefined || sessionToken === "") throw new AuthConfigurationError(`${ENV.awsSessionToken} is not set; cannot call the secrets extension`);
     const url = `http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`;
     let response: Response;
     try {

@@ -2,12 +2,10 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readConfig } from "../config/config.js";
 import type { DocumentLayer, DocumentRef, StoredDocument } from "./document-store.js";
 import { md5Etag } from "./document-body.js";
 import { isValidDocumentPath, validateDocumentPath, validateDocumentPrefix } from "./document-path.js";
-
-/** Overrides where the bundled documents live (e.g. a Lambda layer, or a test fixture). */
-export const BUNDLED_DIR_ENV = "SKILLS_BUNDLED_DIR";
 
 /**
  * Candidates relative to this module: `shared/bundled` when running from source (tsx, vitest),
@@ -18,8 +16,9 @@ function defaultRoot(): string {
   return candidates.find((dir) => existsSync(dir)) ?? candidates[0]!;
 }
 
+/** The constructor's root, else SKILLS_BUNDLED_DIR (the stack's copy beside the bundle, a test fixture), else the package's. */
 export function resolveBundledRoot(root?: string): string {
-  return root ?? process.env[BUNDLED_DIR_ENV] ?? defaultRoot();
+  return root ?? readConfig(process.env, ["bundledDir"]).bundledDir ?? defaultRoot();
 }
 
 async function walk(root: string, relative: string, into: Map<string, StoredDocument>): Promise<void> {

@@ -1,7 +1,10 @@
+import { DEFAULT_LLM_TIMEOUT_MS, ENV, readConfig } from "../config/config.js";
+import type { ConfigEnvironment, ConfigurationError } from "../config/config.js";
 import { SkillsError } from "../errors.js";
 
 /**
- * Where the OpenAI-compatible chat-completions endpoint is, from the environment:
+ * Where the OpenAI-compatible chat-completions endpoint is, from the environment (names, schemas
+ * and docs: shared/config/config.ts):
  * - SKILLS_LLM_URL: base URL; requests go to `{url}/chat/completions`. Unset: no LLM.
  * - SKILLS_LLM_MODEL: the `model` of each request (required with a URL).
  * - SKILLS_LLM_API_KEY: bearer token, for local use. On AWS set SKILLS_LLM_API_KEY_SECRET_ARN
@@ -17,35 +20,28 @@ export interface LlmConfig {
   timeoutMs: number;
 }
 
-export const DEFAULT_LLM_TIMEOUT_MS = 15_000;
+export { DEFAULT_LLM_TIMEOUT_MS };
 
 /** A half-configured endpoint is an operator mistake: fail at start-up, not on the first guard. */
 export class LlmConfigurationError extends SkillsError {
   readonly code = "INTERNAL";
 }
 
-const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value.trim() === "" ? undefined : value.trim());
+const errorAs = (error: ConfigurationError): LlmConfigurationError => new LlmConfigurationError(error.message, { cause: error });
 
 /** undefined when no endpoint is configured; throws LlmConfigurationError on a half-done configuration. */
-export const llmConfigFromEnv = (env: Record<string, string | undefined>): LlmConfig | undefined => {
-  const url = nonEmpty(env.SKILLS_LLM_URL);
+export const llmConfigFromEnv = (env: ConfigEnvironment): LlmConfig | undefined => {
+  // Without a URL the other settings are not looked at.
+  const { llmUrl: url } = readConfig(env, ["llmUrl"], { errorAs });
   if (url === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new LlmConfigurationError("SKILLS_LLM_URL is not a URL");
-  }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") throw new LlmConfigurationError("SKILLS_LLM_URL must be http(s)");
-  const model = nonEmpty(env.SKILLS_LLM_MODEL);
-  if (model === undefined) throw new LlmConfigurationError("SKILLS_LLM_MODEL is required with SKILLS_LLM_URL");
-  const timeout = nonEmpty(env.SKILLS_LLM_TIMEOUT_MS);
-  const timeoutMs = timeout === undefined ? DEFAULT_LLM_TIMEOUT_MS : Number(timeout);
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new LlmConfigurationError("SKILLS_LLM_TIMEOUT_MS must be a positive integer");
-  const apiKey = nonEmpty(env.SKILLS_LLM_API_KEY);
-  const apiKeySecretArn = nonEmpty(env.SKILLS_LLM_API_KEY_SECRET_ARN);
+  const { llmModel: model, llmTimeoutMs: timeoutMs, llmApiKey: apiKey, llmApiKeySecretArn: apiKeySecretArn } = readConfig(
+    env,
+    ["llmModel", "llmTimeoutMs", "llmApiKey", "llmApiKeySecretArn"],
+    { errorAs },
+  );
+  if (model === undefined) throw new LlmConfigurationError(`${ENV.llmModel} is required with ${ENV.llmUrl}`);
   return {
-    url: url.replace(/\/+$/, ""),
+    url,
     model,
     timeoutMs,
     ...(apiKey === undefined ? {} : { apiKey }),

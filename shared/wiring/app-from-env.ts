@@ -25,7 +25,8 @@ import type { TemplateRenderer } from "../templates/template-renderer.js";
 import { appEnvironment, catalogueVersionsFromEnv, unconfigured } from "./app-environment.js";
 import type { RuntimeOptions, TableRuntime } from "./app-environment.js";
 import { awsClients } from "../aws/aws-clients.js";
-import { ConfigurationError, ENV } from "./config.js";
+import { ConfigurationError, ENV } from "../config/config.js";
+import type { ConfigEnvironment } from "../config/config.js";
 
 /**
  * Builds the service from the environment the stack (or the local stack) gives a function,
@@ -38,7 +39,7 @@ import { ConfigurationError, ENV } from "./config.js";
  * functions that render, so the others do not bundle the sandbox.
  */
 
-export { appEnvironment, catalogueVersionsFromEnv, LANE_DLQ_URL_ENV, LANE_MAX_RECEIVE_COUNT_ENV, tableRuntimeFromEnv, unconfigured, WS_CALLBACK_URL_ENV } from "./app-environment.js";
+export { appEnvironment, catalogueVersionsFromEnv, tableRuntimeFromEnv, unconfigured } from "./app-environment.js";
 export type { AppEnvironment, RuntimeOptions, TableRuntime } from "./app-environment.js";
 
 /** The stores and the lane of one container. */
@@ -52,7 +53,7 @@ export interface RuntimeResources extends TableRuntime {
 }
 
 
-export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env, options: RuntimeOptions = {}): RuntimeResources {
+export function runtimeFromEnv(env: ConfigEnvironment = process.env, options: RuntimeOptions = {}): RuntimeResources {
   const environment = appEnvironment(env);
   const { tableName, bucketName, laneQueueUrl } = environment;
   // Constructing a client opens no connection.
@@ -61,10 +62,10 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env, options: Ru
     instrument: options.instrument,
     environment,
     clients,
-    documents: bucketName ? new S3DocumentStore({ client: clients.s3, bucket: bucketName }) : unconfigured("The document store", ENV.bucket),
+    documents: bucketName ? new S3DocumentStore({ client: clients.s3, bucket: bucketName }) : unconfigured("The document store", ENV.bucketName),
     bundled: bundledDocuments(),
-    processes: tableName ? new DynamoDBProcessStore(clients.dynamodb, tableName) : unconfigured("The process store", ENV.table),
-    requests: tableName ? new DynamoDBRequestStore(clients.dynamodb, tableName) : unconfigured("The request store", ENV.table),
+    processes: tableName ? new DynamoDBProcessStore(clients.dynamodb, tableName) : unconfigured("The process store", ENV.tableName),
+    requests: tableName ? new DynamoDBRequestStore(clients.dynamodb, tableName) : unconfigured("The request store", ENV.tableName),
     lane: laneQueueUrl ? new SqsLane(clients.sqs, laneQueueUrl) : unconfigured("The lane", ENV.laneQueueUrl),
   };
 }
@@ -102,7 +103,7 @@ export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEn
 /** FOOT invocations live in the table: the tools function writes and polls them, `$default` answers them. */
 export function footInvocationsFromEnv(resources: RuntimeResources): FootInvocationStore {
   const { tableName } = resources.environment;
-  return tableName ? new DynamoDBFootInvocationStore(resources.clients.dynamodb, tableName) : unconfigured<FootInvocationStore>("The FOOT invocation store", ENV.table);
+  return tableName ? new DynamoDBFootInvocationStore(resources.clients.dynamodb, tableName) : unconfigured<FootInvocationStore>("The FOOT invocation store", ENV.tableName);
 }
 
 /**
@@ -111,10 +112,10 @@ export function footInvocationsFromEnv(resources: RuntimeResources): FootInvocat
  * route, and a FOOT script answers "ERROR: foot routing not available" (spec §13.5).
  */
 export function footRouterFromEnv(resources: RuntimeResources, logger?: { warn(message: string, ...extra: Record<string, unknown>[]): void }): FootRouter | undefined {
-  const { webSocketEndpoint, tableName, region } = resources.environment;
-  if (!webSocketEndpoint || !tableName) return undefined;
+  const { webSocketCallbackUrl, tableName, region } = resources.environment;
+  if (!webSocketCallbackUrl || !tableName) return undefined;
   const connections = new DynamoDBConnectionStore(resources.clients.dynamodb, tableName);
-  const push = createApiGatewayConnectionPush({ endpoint: webSocketEndpoint, region, instrument: resources.instrument }, connections, logger ? { logger } : {});
+  const push = createApiGatewayConnectionPush({ endpoint: webSocketCallbackUrl, region, instrument: resources.instrument }, connections, logger ? { logger } : {});
   return new FootRouter({ connections, push, invocations: footInvocationsFromEnv(resources) });
 }
 
@@ -123,10 +124,10 @@ export function footRouterFromEnv(resources: RuntimeResources, logger?: { warn(m
  * WebSocket API's callback URL and the table; otherwise nobody is told (state stays readable over HTTP).
  */
 export function processEventsFromEnv(resources: RuntimeResources, logger?: { warn(message: string, ...extra: Record<string, unknown>[]): void }): ProcessEvents {
-  const { webSocketEndpoint, tableName, region } = resources.environment;
-  if (!webSocketEndpoint || !tableName) return new NoopProcessEvents();
+  const { webSocketCallbackUrl, tableName, region } = resources.environment;
+  if (!webSocketCallbackUrl || !tableName) return new NoopProcessEvents();
   const connections = new DynamoDBConnectionStore(resources.clients.dynamodb, tableName);
-  const push = createApiGatewayConnectionPush({ endpoint: webSocketEndpoint, region, instrument: resources.instrument }, connections, logger ? { logger } : {});
+  const push = createApiGatewayConnectionPush({ endpoint: webSocketCallbackUrl, region, instrument: resources.instrument }, connections, logger ? { logger } : {});
   return createWebSocketProcessEvents({ connections, push });
 }
 

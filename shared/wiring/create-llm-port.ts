@@ -1,5 +1,8 @@
 import { Logger } from "@aws-lambda-powertools/logger";
+import { ENV } from "../config/config.js";
+import type { ConfigEnvironment } from "../config/config.js";
 import { llmConfigFromEnv } from "../llm/llm-config.js";
+import type { LlmConfig } from "../llm/llm-config.js";
 import { DisabledLlm, type LlmPort } from "../llm/llm-port.js";
 import { OpenAiChatLlm, type LlmLogger } from "../llm/openai-chat-llm.js";
 
@@ -19,15 +22,17 @@ export interface CreateLlmPortOptions {
  * SKILLS_LLM_URL a DisabledLlm (every call null, guards fail open). The secret is fetched on
  * first use and kept; a failed fetch is retried on the next call (that call answers null).
  */
-export const createLlmPort = (env: Record<string, string | undefined>, options: CreateLlmPortOptions = {}): LlmPort => {
-  const config = llmConfigFromEnv(env);
+export const createLlmPort = (env: ConfigEnvironment, options: CreateLlmPortOptions = {}): LlmPort => llmPortFor(llmConfigFromEnv(env), options);
+
+/** The LlmPort for an already parsed configuration (undefined: a DisabledLlm). */
+export const llmPortFor = (config: LlmConfig | undefined, options: CreateLlmPortOptions = {}): LlmPort => {
   if (!config) return new DisabledLlm();
   const logger = options.logger ?? new Logger({ serviceName: "skills-llm" });
   let apiKey: string | (() => Promise<string | undefined>) | undefined = config.apiKey;
   const secretArn = config.apiKeySecretArn;
   if (apiKey === undefined && secretArn !== undefined) {
     const resolveSecret = options.resolveSecret;
-    if (!resolveSecret) throw new TypeError("SKILLS_LLM_API_KEY_SECRET_ARN is set but no resolveSecret was given");
+    if (!resolveSecret) throw new TypeError(`${ENV.llmApiKeySecretArn} is set but no resolveSecret was given`);
     let cached: Promise<string> | undefined;
     apiKey = () => {
       cached ??= resolveSecret(secretArn).catch((error: unknown) => {

@@ -1,6 +1,7 @@
 import { secretFromParametersAndSecretsExtension } from "../auth/aws-secrets-extension.js";
 import type { CascadeSources } from "../documents/cascade-layers.js";
-import { createLlmPort } from "./create-llm-port.js";
+import type { ConfigEnvironment } from "../config/config.js";
+import { llmPortFor } from "./create-llm-port.js";
 import { DEFAULT_LLM_TIMEOUT_MS, llmConfigFromEnv } from "../llm/llm-config.js";
 import { SandboxedGuardRunner } from "../guards/sandboxed-guard-runner.js";
 import type { GuardLogger } from "../guards/sandboxed-guard-runner.js";
@@ -11,9 +12,9 @@ import type { GuardLogger } from "../guards/sandboxed-guard-runner.js";
  * and LLM guards fail open). Kept out of app-from-env.ts so only the functions that import it
  * bundle the sandbox host side.
  */
-export function guardRunnerFromEnv(sources: Pick<CascadeSources, "store" | "bundled">, env: NodeJS.ProcessEnv = process.env, logger?: GuardLogger): SandboxedGuardRunner {
+export function guardRunnerFromEnv(sources: Pick<CascadeSources, "store" | "bundled">, env: ConfigEnvironment = process.env, logger?: GuardLogger): SandboxedGuardRunner {
   const config = llmConfigFromEnv(env);
-  const llm = createLlmPort(env, {
+  const llm = llmPortFor(config, {
     // The key is read like the JWT secret: through the Parameters and Secrets extension, on first use.
     resolveSecret: secretFromParametersAndSecretsExtension(),
     ...(logger ? { logger } : {}),

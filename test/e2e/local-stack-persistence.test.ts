@@ -6,7 +6,7 @@ import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { afterAll, describe, expect, it } from "vitest";
 import { awsClients } from "../../shared/aws/aws-clients.js";
-import { runtimeConfig } from "../../shared/wiring/config.js";
+import { awsConfig, requireConfig } from "../../shared/config/config.js";
 import { startLocalStack } from "./support/local-stack.js";
 import type { HandlerOverrides, LocalStack } from "./support/local-stack.js";
 
@@ -18,7 +18,7 @@ import type { HandlerOverrides, LocalStack } from "./support/local-stack.js";
 
 const handlers: HandlerOverrides = {
   "http-processes": async (event: APIGatewayProxyEventV2) => {
-    const config = runtimeConfig();
+    const config = { ...requireConfig(process.env, ["tableName", "bucketName"]), ...awsConfig(process.env) };
     const { dynamodb, s3 } = awsClients(config);
     if (event.requestContext.http.method === "POST") {
       const id = event.pathParameters?.sessionId ?? "";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FUNCTION_NAMES, type FunctionName } from "../../infra/api-routes.js";
 import { FUNCTION_ENVIRONMENT } from "../../infra/function-environment.js";
+import { ENV } from "../../shared/config/config.js";
 import { functionLogicalId, getAtt, logicalIdOf, synthesizeSkillsStack } from "./synthesize-stack.js";
 
 const synth = synthesizeSkillsStack();
@@ -28,11 +29,11 @@ const EXPECTED_ENVIRONMENT: Record<FunctionName, string[]> = {
   "http-processes": [E.bundledDir, E.bucketName, E.tableName],
   "http-steer": [E.laneQueueUrl, E.tableName],
   "http-documents": [E.bucketName, E.tableName],
-  "http-tools": [E.bundledDir, E.bucketName, E.tableName, E.websocketCallbackUrl],
-  "lane-worker": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.laneDeadLetterQueueUrl, E.laneMaxReceiveCount, E.websocketCallbackUrl],
+  "http-tools": [E.bundledDir, E.bucketName, E.tableName, E.webSocketCallbackUrl],
+  "lane-worker": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.laneDeadLetterQueueUrl, E.laneMaxReceiveCount, E.webSocketCallbackUrl],
   "ws-connect": [E.tableName],
   "ws-disconnect": [E.tableName],
-  "ws-default": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.websocketCallbackUrl],
+  "ws-default": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.webSocketCallbackUrl],
   authorizer: [E.jwtSecretArn, ...SECRETS_EXTENSION],
   "s3-events": [E.tableName],
 };
@@ -109,6 +110,17 @@ describe("Lambda functions", () => {
     });
   });
 
+  it.each(FUNCTION_NAMES)("%s is given only variables the configuration declares (shared/config/config.ts), besides the secrets extension's own", (name) => {
+    // Prepare
+    const declared: string[] = Object.values(ENV);
+
+    // Act
+    const undeclared = Object.keys(environmentOf(name)).filter((variable) => !declared.includes(variable) && !SECRETS_EXTENSION.includes(variable));
+
+    // Assess
+    expect(undeclared).toEqual([]);
+  });
+
   it("points every resource variable at the stack's own resources", () => {
     // Prepare
     const { stack } = synth;
@@ -116,7 +128,7 @@ describe("Lambda functions", () => {
     const apiId = logicalIdOf(stack, stack.webSocketApi.api);
 
     // Act
-    const callbackUrl = JSON.stringify(environment[E.websocketCallbackUrl]);
+    const callbackUrl = JSON.stringify(environment[E.webSocketCallbackUrl]);
 
     // Assess
     expect(environment[E.tableName]).toEqual({ Ref: logicalIdOf(stack, stack.table.table) });

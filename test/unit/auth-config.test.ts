@@ -98,6 +98,27 @@ describe("loadAuthConfig", () => {
     expect(urls).toEqual(["https://idp.example/.well-known/jwks.json"]);
     expect(insecure.message).toMatch(/https/);
   });
+
+  it("refuses a JWKS URL that is not one, naming the variable", async () => {
+    // Act
+    const error = await failure(loadAuthConfig({ SKILLS_JWT_JWKS_URL: "idp.example/jwks.json" }));
+
+    // Assess
+    expect(error.message).toBe("SKILLS_JWT_JWKS_URL is not a valid URL, got 'idp.example/jwks.json'");
+  });
+
+  it("accepts plain http for the JWKS URL only to a loopback host in local mode", async () => {
+    // Prepare
+    const remoteJwks = (): JWTVerifyGetKey => () => Promise.reject(new Error("not used"));
+
+    // Act
+    const local = await loadAuthConfig({ SKILLS_JWT_JWKS_URL: "http://127.0.0.1:8080/jwks.json" }, { localMode: true, remoteJwks });
+    const remote = await failure(loadAuthConfig({ SKILLS_JWT_JWKS_URL: "http://idp.example/jwks.json" }, { localMode: true, remoteJwks }));
+
+    // Assess
+    expect(local.jwks).toBeDefined();
+    expect(remote.message).toMatch(/SKILLS_JWT_JWKS_URL must use https/);
+  });
 });
 
 describe("secretFromParametersAndSecretsExtension", () => {

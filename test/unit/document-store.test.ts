@@ -7,7 +7,8 @@ import { textOf } from "../../shared/documents/document-store.js";
 import { strictUtf8 } from "../../shared/documents/document-body.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { StoreDocumentLayer } from "../../shared/documents/store-document-layer.js";
-import { BUNDLED_DIR_ENV, BundledDocumentLayer, bundledDocuments, resolveBundledRoot } from "../../shared/documents/bundled-document-layer.js";
+import { BundledDocumentLayer, bundledDocuments, resolveBundledRoot } from "../../shared/documents/bundled-document-layer.js";
+import { ENV } from "../../shared/config/config.js";
 import { bundledFixture, removeBundledFixtures, writeBundledFixture } from "../support/bundled-fixture.js";
 
 const md5 = (text: string | Uint8Array) => createHash("md5").update(text).digest("hex");
@@ -159,10 +160,10 @@ describe("strictUtf8", () => {
 });
 
 describe("BundledDocumentLayer", () => {
-  const savedEnv = process.env[BUNDLED_DIR_ENV];
+  const savedEnv = process.env[ENV.bundledDir];
   afterEach(() => {
-    if (savedEnv === undefined) delete process.env[BUNDLED_DIR_ENV];
-    else process.env[BUNDLED_DIR_ENV] = savedEnv;
+    if (savedEnv === undefined) delete process.env[ENV.bundledDir];
+    else process.env[ENV.bundledDir] = savedEnv;
   });
 
   it("reads files of its root by relative path and lists them sorted", async () => {
@@ -215,13 +216,13 @@ describe("BundledDocumentLayer", () => {
   it("takes its root from the constructor, else SKILLS_BUNDLED_DIR, else the package's shared/bundled", async () => {
     // Prepare
     const fromEnv = await writeBundledFixture({ "env.md": "env" });
-    process.env[BUNDLED_DIR_ENV] = fromEnv;
+    process.env[ENV.bundledDir] = fromEnv;
 
     // Act
     const explicit = resolveBundledRoot("/explicit");
     const viaEnv = new BundledDocumentLayer();
     const envDoc = await viaEnv.read("env.md");
-    delete process.env[BUNDLED_DIR_ENV];
+    delete process.env[ENV.bundledDir];
     const packaged = new BundledDocumentLayer();
     const packagedSkill = await packaged.read("_vance/skills/code-review/SKILL.md");
 

@@ -148,7 +148,7 @@ describe("runtimeFromEnv", () => {
     expect(resources.environment).toMatchObject({ tableName: "t", bucketName: undefined, region: "eu-west-1" });
   });
 
-  it("reads the WebSocket callback URL under either name, and per-service endpoints before the shared one", () => {
+  it("reads the WebSocket callback URL, and per-service endpoints before the shared one", () => {
     // Prepare
     const env = { SKILLS_WS_CALLBACK_URL: "https://ws.example/live", AWS_ENDPOINT_URL: "http://all", AWS_ENDPOINT_URL_S3: "http://s3" };
 
@@ -156,7 +156,7 @@ describe("runtimeFromEnv", () => {
     const environment = appEnvironment(env);
 
     // Assess
-    expect(environment.webSocketEndpoint).toBe("https://ws.example/live");
+    expect(environment.webSocketCallbackUrl).toBe("https://ws.example/live");
     expect(environment.endpoints).toEqual({ s3: "http://s3", dynamodb: "http://all", sqs: "http://all" });
   });
 });

@@ -29,13 +29,19 @@ describe("llmConfigFromEnv", () => {
   });
 
   it.each([
-    ["a URL without model", { SKILLS_LLM_URL: "https://llm.example.com" }],
-    ["a URL that is not one", { SKILLS_LLM_URL: "not a url", SKILLS_LLM_MODEL: "m" }],
-    ["a non-http URL", { SKILLS_LLM_URL: "file:///etc/passwd", SKILLS_LLM_MODEL: "m" }],
-    ["a bad timeout", { SKILLS_LLM_URL: "https://llm.example.com", SKILLS_LLM_MODEL: "m", SKILLS_LLM_TIMEOUT_MS: "soon" }],
-  ])("rejects %s", (_, env) => {
+    ["a URL without model", { SKILLS_LLM_URL: "https://llm.example.com" }, /^SKILLS_LLM_MODEL is required with SKILLS_LLM_URL$/],
+    ["a URL that is not one", { SKILLS_LLM_URL: "not a url", SKILLS_LLM_MODEL: "m" }, /^SKILLS_LLM_URL is not a URL/],
+    ["a non-http URL", { SKILLS_LLM_URL: "file:///etc/passwd", SKILLS_LLM_MODEL: "m" }, /^SKILLS_LLM_URL must be http\(s\)/],
+    ["a bad timeout", { SKILLS_LLM_URL: "https://llm.example.com", SKILLS_LLM_MODEL: "m", SKILLS_LLM_TIMEOUT_MS: "soon" }, /^SKILLS_LLM_TIMEOUT_MS must be a positive integer/],
+  ])("rejects %s, naming the variable", (_, env, message) => {
     // Act + Assess
     expect(() => llmConfigFromEnv(env)).toThrow(LlmConfigurationError);
+    expect(() => llmConfigFromEnv(env)).toThrow(message);
+  });
+
+  it("looks at nothing else without a URL", () => {
+    // Act + Assess
+    expect(llmConfigFromEnv({ SKILLS_LLM_TIMEOUT_MS: "soon" })).toBeUndefined();
   });
 
   it("needs a secret resolver when the key lives in Secrets Manager", () => {
