@@ -44,6 +44,11 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS tool configuration (dependency-cruiser reads .cjs only).
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly" } },
+  },
+  {
     files: ["test/**/*.ts"],
     plugins: { vitest },
     rules: {

@@ -91,8 +91,14 @@ export class UnknownEngineCommand extends InvalidRequest {
 
 /** A known engine command verb with arguments it cannot accept. */
 export class InvalidEngineCommand extends InvalidRequest {
-  constructor(readonly verb: string, readonly skillName: string | undefined, readonly command: string, readonly reason: string) {
-    super(`Engine command '${verb}'${skillName !== undefined ? ` in skill '${skillName}'` : ""}: ${reason}`);
+  constructor(
+    readonly verb: string,
+    readonly skillName: string | undefined,
+    readonly command: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Engine command '${verb}'${skillName !== undefined ? ` in skill '${skillName}'` : ""}: ${reason}`, options);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ConfigurationError } from "../config/config.js";
+import type { ConfigurationError } from "../config/config-errors.js";
 import { SkillsError } from "../errors.js";
 
 /**

@@ -18,3 +18,11 @@ export class CatalogueUnavailable extends SkillsError {
     super(`The documents of level '${project.slice(0, 80)}' are unavailable right now; retry shortly`, options);
   }
 }
+
+/** BatchGetItem kept returning unprocessed keys: the versions are unknown, not "unchanged". */
+export class CatalogueVersionsUnavailable extends SkillsError {
+  readonly code = "INTERNAL";
+  constructor(readonly tenant: string, readonly attempts: number) {
+    super(`Catalogue versions of tenant '${tenant.slice(0, 64)}' stayed unprocessed after ${attempts} attempts`);
+  }
+}

@@ -5,7 +5,7 @@ import { documentClientOf } from "../aws/dynamodb-client.js";
 import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import type { TableKey } from "../aws/dynamodb-keys.js";
 import { jitteredBackoffMs, sleep, type BackoffPolicy, type Sleep } from "../support/retry-backoff.js";
-import { SkillsError } from "../errors.js";
+import { CatalogueVersionsUnavailable } from "./catalogue-errors.js";
 import { UNVERSIONED, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
 
 /** Same rule as processes/dynamodb-keys.ts: URI-encoded parts, so `#` cannot forge another key. */
@@ -23,14 +23,6 @@ interface DynamoDBCatalogueVersionsOptions {
   maxAttempts?: number;
   backoff?: BackoffPolicy;
   sleep?: Sleep;
-}
-
-/** BatchGetItem kept returning unprocessed keys: the versions are unknown, not "unchanged". */
-class CatalogueVersionsUnavailable extends SkillsError {
-  readonly code = "INTERNAL";
-  constructor(readonly tenant: string, readonly attempts: number) {
-    super(`Catalogue versions of tenant '${tenant.slice(0, 64)}' stayed unprocessed after ${attempts} attempts`);
-  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ConfigurationError } from "./config-errors.js";
 import * as z from "zod/mini";
 
 /**
@@ -19,17 +20,6 @@ import * as z from "zod/mini";
 
 /** What a function was started with: `process.env`, or a plain record in tests. */
 export type ConfigEnvironment = Readonly<Record<string, string | undefined>>;
-
-/** A value that is set but invalid, or a required one that is not set. Names the variable. */
-export class ConfigurationError extends Error {
-  override readonly name = "ConfigurationError";
-  /** The environment variable at fault, when one is. */
-  readonly variable: string | undefined;
-  constructor(message: string, options: { variable?: string | undefined; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.variable = options.variable;
-  }
-}
 
 interface Setting<N extends string, S extends z.ZodMiniType> {
   /** The variable's one name. */

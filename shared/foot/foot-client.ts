@@ -6,6 +6,7 @@ import type { SandboxPool } from "../sandbox/sandbox-pool.js";
 import { ScriptFailure } from "../sandbox/script-errors.js";
 import { runScript } from "../sandbox/script-runtime.js";
 import type { ScriptLimits } from "../sandbox/script-runtime.js";
+import { FootClientError } from "./foot-errors.js";
 import { FootFileSystem } from "./foot-fs.js";
 import type { FootFsLimits } from "./foot-fs.js";
 
@@ -49,9 +50,6 @@ const ExecuteFrame = z.object({
 const MAX_ANSWER_BYTES = 128_000;
 
 const DEFAULT_LIMITS: ScriptLimits = { timeoutMs: 8_000, memoryBytes: 32 * 1024 * 1024, maxResultBytes: 100_000, maxLogEntries: 50, maxLogMessageChars: 1_000 };
-
-/** The client gave up waiting for the service (connect, subscribe). */
-class FootClientError extends Error {}
 
 type Waiter = { match: (frame: Record<string, unknown>) => boolean; resolve: (frame: Record<string, unknown>) => void };
 

@@ -1,3 +1,4 @@
+import { InvalidRequest } from "../errors.js";
 import { ScriptFailure } from "../sandbox/script-errors.js";
 import type { ScriptLogEntry } from "../sandbox/script-errors.js";
 
@@ -28,3 +29,9 @@ export class FootScriptTooLarge extends ScriptFailure {
     super(`FOOT script and args take ${bytes} bytes; one WebSocket message holds at most ${maxBytes}`);
   }
 }
+
+/** The client gave up waiting for the service (connect, subscribe). */
+export class FootClientError extends Error {}
+
+/** A `vance.fs.*` call the client refuses; the guest sees this message (a non-INTERNAL SkillsError passes the sandbox sanitizer). */
+export class FootFsRefused extends InvalidRequest {}

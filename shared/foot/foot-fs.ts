@@ -1,8 +1,8 @@
 import { constants } from "node:fs";
 import { lstat, mkdir, open, readdir, realpath, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { InvalidRequest } from "../errors.js";
 import type { HostFunction } from "../sandbox/host-call.js";
+import { FootFsRefused } from "./foot-errors.js";
 
 /**
  * `vance.fs.read/write/list/delete` of a Foot client (spec §13.4): the local filesystem below
@@ -19,9 +19,6 @@ export interface FootFsLimits {
 }
 
 const DEFAULT_FOOT_FS_LIMITS: FootFsLimits = { maxFileBytes: 1024 * 1024, maxListEntries: 1_000, maxPathLength: 1_024 };
-
-/** The guest sees this message (a non-INTERNAL SkillsError passes the sandbox sanitizer). */
-export class FootFsRefused extends InvalidRequest {}
 
 interface FootFsEntry {
   path: string;
@@ -78,7 +75,7 @@ export class FootFileSystem {
         stats = await lstat(current);
       } catch (error) {
         if (codeOf(error) === "ENOENT") return { absolute: join(current, ...parts.slice(i + 1)), exists: false };
-        throw new FootFsRefused(`vance.fs.${what}: ${shown} cannot be read`);
+        throw new FootFsRefused(`vance.fs.${what}: ${shown} cannot be read`, { cause: error });
       }
       if (stats.isSymbolicLink()) throw new FootFsRefused(`vance.fs.${what}: ${shown} goes through a symbolic link`);
       if (i < parts.length - 1 && !stats.isDirectory()) throw new FootFsRefused(`vance.fs.${what}: ${shown} is below a file`);
@@ -95,8 +92,8 @@ export class FootFileSystem {
     let handle;
     try {
       handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
-    } catch {
-      throw new FootFsRefused(`vance.fs.read: ${shown} cannot be opened`);
+    } catch (error) {
+      throw new FootFsRefused(`vance.fs.read: ${shown} cannot be opened`, { cause: error });
     }
     try {
       const stats = await handle.stat();
@@ -104,8 +101,8 @@ export class FootFileSystem {
       if (stats.size > this.limits.maxFileBytes) throw new FootFsRefused(`vance.fs.read: ${shown} is larger than ${this.limits.maxFileBytes} bytes`);
       try {
         return new TextDecoder("utf-8", { fatal: true }).decode(await handle.readFile());
-      } catch {
-        throw new FootFsRefused(`vance.fs.read: ${shown} is not UTF-8 text`);
+      } catch (error) {
+        throw new FootFsRefused(`vance.fs.read: ${shown} is not UTF-8 text`, { cause: error });
       }
     } finally {
       await handle.close();
@@ -128,7 +125,7 @@ export class FootFileSystem {
       try {
         await mkdir(dir);
       } catch (error) {
-        if (codeOf(error) !== "EEXIST") throw new FootFsRefused(`vance.fs.write: cannot create the folders of ${shown}`);
+        if (codeOf(error) !== "EEXIST") throw new FootFsRefused(`vance.fs.write: cannot create the folders of ${shown}`, { cause: error });
       }
       const stats = await lstat(dir);
       if (stats.isSymbolicLink() || !stats.isDirectory()) throw new FootFsRefused(`vance.fs.write: ${shown} goes through a symbolic link or a file`);
@@ -136,8 +133,8 @@ export class FootFileSystem {
     let handle;
     try {
       handle = await open(join(dir, parts.at(-1)!), constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
-    } catch {
-      throw new FootFsRefused(`vance.fs.write: ${shown} cannot be written`);
+    } catch (error) {
+      throw new FootFsRefused(`vance.fs.write: ${shown} cannot be written`, { cause: error });
     }
     try {
       await handle.writeFile(content, "utf8");
@@ -157,8 +154,8 @@ export class FootFileSystem {
     let names: string[];
     try {
       names = (await readdir(absolute)).sort();
-    } catch {
-      throw new FootFsRefused(`vance.fs.list: ${shown} is not a folder`);
+    } catch (error) {
+      throw new FootFsRefused(`vance.fs.list: ${shown} is not a folder`, { cause: error });
     }
     const entries: FootFsEntry[] = [];
     for (const name of names.slice(0, this.limits.maxListEntries)) {

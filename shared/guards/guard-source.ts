@@ -4,16 +4,10 @@ import { cascadeLayers, pinnedLayer } from "../documents/cascade-layers.js";
 import type { CascadeSources } from "../documents/cascade-layers.js";
 import type { GuardConfig, Process } from "../processes/process.js";
 import { scopeOf } from "../steering/steer-context.js";
+import { GuardScriptNotFound } from "./guard-errors.js";
 
 /** A guard runs on every turn completion; its source is bounded like a skill script's. */
 const MAX_GUARD_SOURCE_BYTES = 256 * 1024;
-
-/** The `guard script <path>` document is not there (any more); the guard fails open. */
-class GuardScriptNotFound extends InvalidRequest {
-  constructor(readonly path: string) {
-    super(`Guard script '${path.slice(0, 200)}' not found`);
-  }
-}
 
 /**
  * The source of the process's guard. `guard inline` carries it; `guard script <path>` names a

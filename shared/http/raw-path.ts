@@ -39,9 +39,9 @@ export function assertSafeRawPath(rawPath: string): void {
     if (round >= MAX_DECODE_ROUNDS) throw new InvalidRequest("Path is percent-encoded too many times");
     try {
       stage = decodeURIComponent(stage);
-    } catch {
+    } catch (error) {
       // Invalid or overlong UTF-8 such as `%c0%ae`.
-      throw new InvalidRequest("Path has malformed percent-encoding");
+      throw new InvalidRequest("Path has malformed percent-encoding", { cause: error });
     }
   }
 }

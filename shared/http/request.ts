@@ -64,15 +64,15 @@ export function parseJsonBody<S extends z.ZodType>(event: HttpRequestEvent, sche
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new InvalidRequest("Request body is not valid UTF-8");
+  } catch (error) {
+    throw new InvalidRequest("Request body is not valid UTF-8", { cause: error });
   }
   let value: unknown = {};
   if (text.trim() !== "") {
     try {
       value = JSON.parse(text) as unknown;
-    } catch {
-      throw new InvalidRequest("Request body is not valid JSON");
+    } catch (error) {
+      throw new InvalidRequest("Request body is not valid JSON", { cause: error });
     }
   }
   const parsed = schema.safeParse(value);

@@ -1,4 +1,5 @@
 import { InvalidRequest } from "../errors.js";
+import { RoutePatternError } from "./http-errors.js";
 import { assertSafeRawPath } from "./raw-path.js";
 
 /**
@@ -19,9 +20,6 @@ type RouteMatch<T> =
   | { readonly kind: "matched"; readonly route: RouteDefinition<T>; readonly params: Readonly<Record<string, string>> }
   | { readonly kind: "method-not-allowed"; readonly allowed: readonly string[] }
   | { readonly kind: "not-found" };
-
-/** A route table that cannot be parsed is a programming error, found by the first request in any test. */
-export class RoutePatternError extends Error {}
 
 type PatternSegment = { kind: "literal"; value: string } | { kind: "param"; name: string } | { kind: "greedy"; name: string };
 

@@ -1,4 +1,4 @@
-import { SkillsError } from "../errors.js";
+import { InvalidRequest, SkillsError } from "../errors.js";
 
 /**
  * A lane message that cannot be (de)serialized or does not match the schema. On the worker
@@ -59,5 +59,15 @@ export class LaneRequestAbandoned extends SkillsError {
         (transient ? " because a backing service was unavailable; send it again later" : " because of an internal error"),
     );
     this.code = transient ? "SERVICE_UNAVAILABLE" : "INTERNAL";
+  }
+}
+
+/**
+ * A lane payload that does not match the schema of its kind. `kind` is a LaneMessageKind, typed
+ * as a string here because lane-message.ts imports this file.
+ */
+export class InvalidLanePayload extends InvalidRequest {
+  constructor(readonly kind: string, readonly issues: readonly string[]) {
+    super(`Invalid ${kind} request: ${issues.join("; ")}`);
   }
 }

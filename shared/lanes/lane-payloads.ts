@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { InvalidRequest } from "../errors.js";
 import { ProcessStatus } from "../processes/process.js";
 import { MAX_ARGS_BYTES, MAX_PENDING_TEXT_BYTES, utf8Bytes } from "../steering/steering-limits.js";
+import { InvalidLanePayload } from "./lane-errors.js";
 import type { LaneMessageKind } from "./lane-message.js";
 
 /**
@@ -80,12 +80,6 @@ export type TurnComposePayload = LanePayloads["turn.compose"];
 export type TurnCompletePayload = LanePayloads["turn.complete"];
 export type ProcessSpawnActivatePayload = LanePayloads["process.spawnActivate"];
 export type ProcessReportPayload = LanePayloads["process.report"];
-
-class InvalidLanePayload extends InvalidRequest {
-  constructor(readonly kind: LaneMessageKind, readonly issues: readonly string[]) {
-    super(`Invalid ${kind} request: ${issues.join("; ")}`);
-  }
-}
 
 /** `skill.clearAll` may travel without a payload; every other kind needs one. */
 export function parseLanePayload<K extends LaneMessageKind>(kind: K, payload: unknown): LanePayloads[K] {

@@ -1,6 +1,7 @@
 import { DEFAULT_LLM_TIMEOUT_MS, ENV, readConfig } from "../config/config.js";
-import type { ConfigEnvironment, ConfigurationError } from "../config/config.js";
-import { SkillsError } from "../errors.js";
+import type { ConfigEnvironment } from "../config/config.js";
+import type { ConfigurationError } from "../config/config-errors.js";
+import { LlmConfigurationError } from "./llm-errors.js";
 
 /**
  * Where the OpenAI-compatible chat-completions endpoint is, from the environment (names, schemas
@@ -21,11 +22,6 @@ export interface LlmConfig {
 }
 
 export { DEFAULT_LLM_TIMEOUT_MS };
-
-/** A half-configured endpoint is an operator mistake: fail at start-up, not on the first guard. */
-export class LlmConfigurationError extends SkillsError {
-  readonly code = "INTERNAL";
-}
 
 const errorAs = (error: ConfigurationError): LlmConfigurationError => new LlmConfigurationError(error.message, { cause: error });
 

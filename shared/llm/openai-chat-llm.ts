@@ -1,3 +1,4 @@
+import { ResponseTooLarge } from "./llm-errors.js";
 import type { LlmCallOptions, LlmPort } from "./llm-port.js";
 
 /** The part of the Powertools Logger the adapter uses; tests pass a recorder. */
@@ -29,8 +30,6 @@ const JSON_ONLY = "Respond with one JSON object and nothing else.";
 interface ChatCompletion {
   choices?: Array<{ message?: { content?: unknown } }>;
 }
-
-class ResponseTooLarge extends Error {}
 
 /** Reads at most `maxBytes` of the body, so a hostile or broken endpoint cannot flood memory. */
 const readCapped = async (response: Response, maxBytes: number): Promise<string> => {

@@ -1,6 +1,8 @@
+import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Process } from "./process.js";
+import { ProcessVersionConflict } from "./process-errors.js";
 import { BaseProcessStore } from "./process-store-base.js";
 import type { NameClaim, ProcessStoreOptions } from "./process-store-base.js";
 import { documentClientOf, isConditionalCheckFailed, plainItem } from "../aws/dynamodb-client.js";
@@ -11,6 +13,11 @@ import { nameClaimKey, processItemKey } from "../aws/dynamodb-keys.js";
  * ProcessStore on the service table: conditional Put/Get/Delete only, every rule is in the
  * base. The process is stored as top-level attributes next to `pk`/`sk` (schema validation on
  * read drops the keys again); whole-item puts keep a write to one round trip.
+ *
+ * The conditional process writes ask for the stored item with a failed condition
+ * (ReturnValuesOnConditionCheckFailure ALL_OLD, no extra cost): a lost race then re-applies on it
+ * without a GetItem. dynalite 4.0.0 accepts the parameter but returns no item; with it (and with
+ * an item that is gone) the base falls back to a read, so the path stays correct everywhere.
  */
 export class DynamoDBProcessStore extends BaseProcessStore {
   private readonly documents: DynamoDBDocumentClient;
@@ -27,24 +34,28 @@ export class DynamoDBProcessStore extends BaseProcessStore {
     return out.Item;
   }
 
-  protected async putProcessIfAbsent(process: Process): Promise<boolean> {
-    return this.conditionally(
+  protected async putProcessIfAbsent(process: Process): Promise<void> {
+    await this.conflictsWithStored(
+      process.processId,
       this.documents.send(new PutCommand({
         TableName: this.tableName,
         Item: processItem(process),
         ConditionExpression: "attribute_not_exists(pk)",
+        ReturnValuesOnConditionCheckFailure: "ALL_OLD",
       })),
     );
   }
 
-  protected async replaceProcessIfVersion(process: Process, expectedVersion: number): Promise<boolean> {
-    return this.conditionally(
+  protected async replaceProcessIfVersion(process: Process, expectedVersion: number): Promise<void> {
+    await this.conflictsWithStored(
+      process.processId,
       this.documents.send(new PutCommand({
         TableName: this.tableName,
         Item: processItem(process),
         ConditionExpression: "#version = :expected",
         ExpressionAttributeNames: { "#version": "version" },
         ExpressionAttributeValues: { ":expected": expectedVersion },
+        ReturnValuesOnConditionCheckFailure: "ALL_OLD",
       })),
     );
   }
@@ -100,6 +111,16 @@ export class DynamoDBProcessStore extends BaseProcessStore {
     );
   }
 
+  /** A failed condition of a process write → ProcessVersionConflict with the item it found, when DynamoDB returned it. */
+  private async conflictsWithStored(processId: string, write: Promise<unknown>): Promise<void> {
+    try {
+      await write;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) throw new ProcessVersionConflict(processId, storedItemOf(error), { cause: error });
+      throw error;
+    }
+  }
+
   /** true when the write happened, false when its condition did not hold; anything else throws. */
   private async conditionally(write: Promise<unknown>): Promise<boolean> {
     try {
@@ -124,3 +145,49 @@ const claimItem = (claim: NameClaim): Record<string, unknown> => ({
   processId: claim.processId,
   claimedAt: claim.claimedAt,
 });
+
+/**
+ * The item a ConditionalCheckFailedException carries with ALL_OLD, as plain data. The
+ * DocumentClient unmarshalls outputs, not errors, so this covers what a process item holds (JSON
+ * data: S, N, BOOL, NULL, L, M). No item, or any other type, is undefined: the store reads instead.
+ */
+export function storedItemOf(error: unknown): Record<string, unknown> | undefined {
+  const item = error instanceof Error ? (error as { Item?: unknown }).Item : undefined;
+  if (item === null || typeof item !== "object") return undefined;
+  const plain = plainMap(item as Record<string, AttributeValue>);
+  return plain === UNSUPPORTED ? undefined : plain;
+}
+
+const UNSUPPORTED = Symbol("unsupported attribute value");
+
+function plainMap(map: Record<string, AttributeValue>): Record<string, unknown> | typeof UNSUPPORTED {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(map)) {
+    const plain = plainValue(value);
+    if (plain === UNSUPPORTED) return UNSUPPORTED;
+    out[name] = plain;
+  }
+  return out;
+}
+
+function plainValue(value: AttributeValue): unknown {
+  if (value.S !== undefined) return value.S;
+  if (value.N !== undefined) {
+    // As the DocumentClient reads numbers; one it would refuse (beyond 2^53) is left to its read.
+    const n = Number(value.N);
+    return Math.abs(n) <= Number.MAX_SAFE_INTEGER ? n : UNSUPPORTED;
+  }
+  if (value.BOOL !== undefined) return value.BOOL;
+  if (value.NULL !== undefined) return null;
+  if (value.L !== undefined) {
+    const out: unknown[] = [];
+    for (const entry of value.L) {
+      const plain = plainValue(entry);
+      if (plain === UNSUPPORTED) return UNSUPPORTED;
+      out.push(plain);
+    }
+    return out;
+  }
+  if (value.M !== undefined) return plainMap(value.M);
+  return UNSUPPORTED;
+}

@@ -1,4 +1,5 @@
 import type { Process } from "./process.js";
+import { ProcessVersionConflict } from "./process-errors.js";
 import { BaseProcessStore } from "./process-store-base.js";
 import type { NameClaim, ProcessStoreOptions } from "./process-store-base.js";
 
@@ -14,8 +15,13 @@ export class InMemoryProcessStore extends BaseProcessStore {
   private forcedConflicts = 0;
   /** Conditional process writes attempted by `update` (won or lost). */
   writeAttempts = 0;
-  /** Process item reads (`get`, and `update` re-reading), to tell a write from a snapshot apart from a read-and-write. */
+  /** Process item reads (`get`, and `update` reading when it has no snapshot or state to start from), to tell a write from a snapshot apart from a read-and-write. */
   processReads = 0;
+  /**
+   * A conflict carries the stored process, as DynamoDB returns it with ALL_OLD, so `update`
+   * re-applies without reading. false models an endpoint that returns no item (dynalite 4.0.0).
+   */
+  conflictsCarryStored = true;
 
   constructor(options: ProcessStoreOptions = {}) {
     super({ sleep: async () => {}, ...options });
@@ -45,24 +51,22 @@ export class InMemoryProcessStore extends BaseProcessStore {
     return stored === undefined ? undefined : structuredClone(stored);
   }
 
-  protected async putProcessIfAbsent(process: Process): Promise<boolean> {
+  protected async putProcessIfAbsent(process: Process): Promise<void> {
     const key = processKey(process.tenant, process.processId);
-    if (this.processes.has(key)) return false;
+    if (this.processes.has(key)) throw this.conflict(key, process.processId);
     this.processes.set(key, structuredClone(process));
-    return true;
   }
 
-  protected async replaceProcessIfVersion(process: Process, expectedVersion: number): Promise<boolean> {
+  protected async replaceProcessIfVersion(process: Process, expectedVersion: number): Promise<void> {
     const key = processKey(process.tenant, process.processId);
     this.writeAttempts++;
     this.applyInjectedChange(key);
     if (this.forcedConflicts > 0) {
       this.forcedConflicts--;
-      return false;
+      throw this.conflict(key, process.processId);
     }
-    if (this.processes.get(key)?.version !== expectedVersion) return false;
+    if (this.processes.get(key)?.version !== expectedVersion) throw this.conflict(key, process.processId);
     this.processes.set(key, structuredClone(process));
-    return true;
   }
 
   protected async deleteProcessIfVersion(tenant: string, processId: string, version: number): Promise<void> {
@@ -93,6 +97,12 @@ export class InMemoryProcessStore extends BaseProcessStore {
   protected async deleteClaimIf(claim: NameClaim): Promise<void> {
     const key = claimKey(claim.tenant, claim.sessionId, claim.name);
     if (this.claims.get(key)?.processId === claim.processId) this.claims.delete(key);
+  }
+
+  /** The conflict of a write on `key`, with a copy of what is stored (undefined when nothing is). */
+  private conflict(key: string, processId: string): ProcessVersionConflict {
+    const stored = this.processes.get(key);
+    return new ProcessVersionConflict(processId, this.conflictsCarryStored && stored !== undefined ? structuredClone(stored) : undefined);
   }
 
   private applyInjectedChange(key: string): void {

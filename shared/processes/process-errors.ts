@@ -18,8 +18,26 @@ export class ProcessNotFound extends SkillsError {
 /** Every retry of an optimistic write lost the race; nothing was written by this call. */
 export class ConcurrentUpdateConflict extends SkillsError {
   readonly code = "INTERNAL";
-  constructor(readonly processId: string, readonly attempts: number) {
-    super(`Process '${processId}' kept changing; gave up after ${attempts} attempts`);
+  constructor(readonly processId: string, readonly attempts: number, options?: { cause?: unknown }) {
+    super(`Process '${processId}' kept changing; gave up after ${attempts} attempts`, options);
+  }
+}
+
+/**
+ * A conditional write of a process found another state stored: the version moved on (another
+ * writer won the race), the process exists already (create) or is gone. Raised by the store
+ * adapters and handled by BaseProcessStore, which re-applies on `stored` instead of reading the
+ * item again; it only escapes a store through a bug.
+ *
+ * `stored` is the item as it was when the condition failed (DynamoDB returns it with the failure
+ * when asked with ReturnValuesOnConditionCheckFailure ALL_OLD), not validated yet. undefined when
+ * the failure carried no item: none is stored, or the endpoint does not return it (dynalite 4.0.0
+ * ignores the parameter) — then the store reads the item.
+ */
+export class ProcessVersionConflict extends SkillsError {
+  readonly code = "INTERNAL";
+  constructor(readonly processId: string, readonly stored: unknown, options?: { cause?: unknown }) {
+    super(`Process '${processId}' changed under a conditional write`, options);
   }
 }
 

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { Process } from "./process.js";
-import { ConcurrentUpdateConflict, NameTaken, ProcessNotFound, ProcessStateInvalid, ProcessTooLarge } from "./process-errors.js";
+import { ConcurrentUpdateConflict, NameTaken, ProcessNotFound, ProcessStateInvalid, ProcessTooLarge, ProcessVersionConflict } from "./process-errors.js";
 import type { CreateResult, ProcessMutation, ProcessStore, UpdateOptions, UpdateResult } from "./process-store.js";
 import { jitteredBackoffMs, sleep as realSleep } from "../support/retry-backoff.js";
 import type { BackoffPolicy, Sleep } from "../support/retry-backoff.js";
@@ -71,10 +71,13 @@ export abstract class BaseProcessStore implements ProcessStore {
 
   /** The stored item (any shape; the base validates it) or undefined. Strongly consistent. */
   protected abstract readProcessItem(tenant: string, processId: string): Promise<unknown>;
-  /** false when a process with this id exists already. */
-  protected abstract putProcessIfAbsent(process: Process): Promise<boolean>;
-  /** false when the stored version is not `expectedVersion` (or the process is gone). */
-  protected abstract replaceProcessIfVersion(process: Process, expectedVersion: number): Promise<boolean>;
+  /** Stores the process unless one with this id exists: then ProcessVersionConflict, with that item when known. */
+  protected abstract putProcessIfAbsent(process: Process): Promise<void>;
+  /**
+   * Replaces the process if its stored version is `expectedVersion`; otherwise (or when the
+   * process is gone) ProcessVersionConflict, with the stored item when known.
+   */
+  protected abstract replaceProcessIfVersion(process: Process, expectedVersion: number): Promise<void>;
   /** Undo of a create; does nothing when the version moved on. */
   protected abstract deleteProcessIfVersion(tenant: string, processId: string, version: number): Promise<void>;
   /** false when the name is claimed already. */
@@ -96,15 +99,18 @@ export abstract class BaseProcessStore implements ProcessStore {
     };
     const { fresh } = await this.claimName(claim);
 
-    let stored: boolean;
+    let taken: ProcessVersionConflict | undefined;
     try {
-      stored = await this.putProcessIfAbsent(process);
+      await this.putProcessIfAbsent(process);
     } catch (error) {
-      if (fresh) await this.releaseClaim(claim);
-      throw error;
+      if (!(error instanceof ProcessVersionConflict)) {
+        if (fresh) await this.releaseClaim(claim);
+        throw error;
+      }
+      taken = error;
     }
-    if (!stored) {
-      const existing = await this.get(process.tenant, process.processId);
+    if (taken) {
+      const existing = await this.storedOrRead(taken, process.tenant, process.processId);
       if (existing && existing.sessionId === process.sessionId && existing.name === process.name) {
         return { process: existing, created: false };
       }
@@ -126,11 +132,10 @@ export abstract class BaseProcessStore implements ProcessStore {
 
   async update(tenant: string, processId: string, mutate: ProcessMutation, options: UpdateOptions = {}): Promise<UpdateResult> {
     // A snapshot of another process (a caller's bug) is not trusted: the first attempt reads instead.
-    let known = options.expected?.tenant === tenant && options.expected.processId === processId ? options.expected : undefined;
+    const expected = options.expected?.tenant === tenant && options.expected.processId === processId ? options.expected : undefined;
+    let current = expected ?? (await this.get(tenant, processId));
     let lost: Process | undefined;
     for (let attempt = 1; ; attempt++) {
-      const current = known ?? (await this.get(tenant, processId));
-      known = undefined;
       if (!current) throw new ProcessNotFound(processId);
       // A write whose answer was lost did happen: the SDK's retry of it (or ours) then finds the
       // version moved and reports a conflict. Found stored as written, it is our change.
@@ -147,11 +152,30 @@ export abstract class BaseProcessStore implements ProcessStore {
         updatedAt: new Date(this.now()).toISOString(),
         version: current.version + 1,
       });
-      if (await this.replaceProcessIfVersion(candidate, current.version)) return { process: candidate, changed: true };
+      let conflict: ProcessVersionConflict;
+      try {
+        await this.replaceProcessIfVersion(candidate, current.version);
+        return { process: candidate, changed: true };
+      } catch (error) {
+        if (!(error instanceof ProcessVersionConflict)) throw error;
+        conflict = error;
+      }
       lost = candidate;
-      if (attempt >= this.maxAttempts) throw new ConcurrentUpdateConflict(processId, attempt);
+      if (attempt >= this.maxAttempts) throw new ConcurrentUpdateConflict(processId, attempt, { cause: conflict });
       await this.sleep(jitteredBackoffMs(attempt, this.backoff, this.random));
+      // Re-apply on the state that won, as the failed write found it: no second read.
+      current = await this.storedOrRead(conflict, tenant, processId);
     }
+  }
+
+  /**
+   * The process a conflict found stored, validated like `get`. Read instead when the conflict
+   * carries no item: none is stored (the read confirms it), or the endpoint did not return it
+   * (dynalite 4.0.0 ignores ReturnValuesOnConditionCheckFailure; DynamoDB returns it).
+   */
+  private async storedOrRead(conflict: ProcessVersionConflict, tenant: string, processId: string): Promise<Process | undefined> {
+    if (conflict.stored === undefined) return this.get(tenant, processId);
+    return parseStoredProcess(conflict.stored, tenant, processId);
   }
 
   private async claimName(claim: NameClaim): Promise<{ fresh: boolean }> {

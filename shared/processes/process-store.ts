@@ -17,7 +17,8 @@ export interface ProcessStore {
   /** Strongly consistent. Another tenant's process is `undefined`, like an unknown id. */
   get(tenant: string, processId: string): Promise<Process | undefined>;
   /**
-   * Read → `mutate` → write if the version did not move; otherwise re-read and re-apply.
+   * Read → `mutate` → write if the version did not move; otherwise re-apply on the state the
+   * failed write found (adapters return it with the conflict; read again only when they cannot).
    * `mutate` gets a private copy and may be called several times, so it must not have side
    * effects beyond its return value. Returning `undefined` writes nothing; throwing aborts
    * (the error propagates, nothing is written). `tenant`, `processId`, `sessionId`, `name` and
@@ -33,7 +34,7 @@ export interface UpdateOptions {
    * The process as the caller read it from this store (`get`, or a combined read validated the
    * same way). The first attempt applies `mutate` to it and writes conditional on its version
    * without reading again: an unchanged process costs one write instead of a read and a write. A
-   * stale snapshot only costs the lost write: the conflict re-reads and re-applies as usual. A
+   * stale snapshot only costs the lost write: the conflict re-applies on the stored state as usual. A
    * snapshot of another process is ignored.
    */
   expected?: Process | undefined;

@@ -1,5 +1,6 @@
 import { Buffer } from "node:buffer";
 import { SkillsError } from "../errors.js";
+import { HostCallTimedOut } from "./sandbox-errors.js";
 
 /** What a host function learns about the call besides its arguments. */
 export interface HostCallContext {
@@ -68,12 +69,6 @@ export const encodeHostValue = (path: string, value: unknown, maxBytes: number):
   if (Buffer.byteLength(json, "utf8") > maxBytes) return encodeHostFailure("HOST_RESULT_TOO_LARGE", `host call '${path}' result exceeds ${maxBytes} bytes`);
   return `v${json}`;
 };
-
-export class HostCallTimedOut extends Error {
-  constructor(readonly path: string, readonly timeoutMs: number) {
-    super(`host call '${path}' timed out after ${timeoutMs} ms`);
-  }
-}
 
 /**
  * What the guest may learn about a failed host call. Typed domain errors are written for

@@ -1,4 +1,5 @@
-import { HostCallTimedOut, type HostCallContext } from "./host-call.js";
+import type { HostCallContext } from "./host-call.js";
+import { HostCallTimedOut } from "./sandbox-errors.js";
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";

@@ -42,8 +42,8 @@ export class SandboxTimeout extends SkillsError {
 /** The guest exhausted its memory limit. */
 export class SandboxMemoryExceeded extends SkillsError {
   readonly code = "INTERNAL";
-  constructor(readonly memoryBytes: number) {
-    super("sandbox evaluation exceeded its memory limit");
+  constructor(readonly memoryBytes: number, options?: { cause?: unknown }) {
+    super("sandbox evaluation exceeded its memory limit", options);
   }
 }
 
@@ -57,5 +57,12 @@ export class SandboxAborted extends SkillsError {
   readonly code = "INTERNAL";
   constructor() {
     super("sandbox evaluation was aborted");
+  }
+}
+
+/** A host function did not answer a guest's call within its deadline (the guest sees HOST_CALL_TIMEOUT). */
+export class HostCallTimedOut extends Error {
+  constructor(readonly path: string, readonly timeoutMs: number) {
+    super(`host call '${path}' timed out after ${timeoutMs} ms`);
   }
 }

@@ -68,8 +68,8 @@ export class SandboxWorkerHandle {
       if (this.isGone) return;
       const failure =
         error.code === "ERR_WORKER_OUT_OF_MEMORY" && this.current
-          ? new SandboxMemoryExceeded(this.current.request.memoryBytes)
-          : new SandboxUnavailable(`sandbox worker crashed: ${error.message}`);
+          ? new SandboxMemoryExceeded(this.current.request.memoryBytes, { cause: error })
+          : new SandboxUnavailable(`sandbox worker crashed: ${error.message}`, { cause: error });
       this.events.failed(this, failure);
     });
     this.worker.on("exit", () => {

@@ -3,6 +3,7 @@ import { strictUtf8 } from "../documents/document-body.js";
 import { validateDocumentPath, validateProjectId } from "../documents/document-path.js";
 import type { DocumentStore } from "../documents/document-store.js";
 import type { HostFunction } from "../sandbox/host-call.js";
+import { WorkspaceQuotaExceeded } from "./workspace-errors.js";
 
 /** Every workspace document lives below this folder of the process's project. */
 export const WORKSPACE_PREFIX = "workspace/";
@@ -23,9 +24,6 @@ const DEFAULT_WORKSPACE_LIMITS: WorkspaceLimits = {
   maxOperations: 1_000,
   maxListEntries: 1_000,
 };
-
-/** A quota of the workspace was used up; the script sees the message and may catch it. */
-class WorkspaceQuotaExceeded extends InvalidRequest {}
 
 /**
  * What one tool invocation may still do in the workspace. One budget is shared by the whole
@@ -57,7 +55,7 @@ const pathArg = (value: unknown, what: string): string => {
     return validateDocumentPath(value);
   } catch (error) {
     // Re-worded: the guest should read "workspace path", not the key rules' wording for documents.
-    throw new InvalidRequest(`vance.workspace.${what}: ${(error as Error).message.replace(/^Document path/, "workspace path")}`);
+    throw new InvalidRequest(`vance.workspace.${what}: ${(error as Error).message.replace(/^Document path/, "workspace path")}`, { cause: error });
   }
 };
 

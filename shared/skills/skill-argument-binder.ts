@@ -1,4 +1,5 @@
-import { SkillArgumentMissing, SkillsError } from "../errors.js";
+import { SkillArgumentMissing } from "../errors.js";
+import { SkillArgumentInvalid, SkillArgumentsTooLong } from "./skill-errors.js";
 import type { SkillArgument } from "./skill-frontmatter.js";
 import type { SkillDefinition } from "./resolved-skill.js";
 
@@ -14,21 +15,6 @@ export type BoundArguments = { text: string; words: string[] } & Record<string, 
 /** A hostile caller must not make every turn parse megabytes of arguments. */
 export const MAX_RAW_ARGUMENTS_LENGTH = 64 * 1024;
 const MAX_JSON_DEPTH = 32;
-
-/** A token is present but does not coerce to the declared type. */
-export class SkillArgumentInvalid extends SkillsError {
-  readonly code = "INVALID_REQUEST";
-  constructor(readonly skillName: string, readonly argumentName: string, readonly reason: string) {
-    super(`Skill '${skillName}' argument '${argumentName}' ${reason}`);
-  }
-}
-
-export class SkillArgumentsTooLong extends SkillsError {
-  readonly code = "INVALID_REQUEST";
-  constructor(readonly skillName: string, readonly length: number) {
-    super(`Skill '${skillName}' arguments are ${length} characters long; at most ${MAX_RAW_ARGUMENTS_LENGTH} are allowed`);
-  }
-}
 
 /**
  * - `arguments` missing or `false` → undefined: the skill does not consume the rest (the caller
@@ -51,7 +37,7 @@ export function bindArguments(
 ): BoundArguments | undefined {
   if (declaration === undefined || declaration === false) return undefined;
   const source = raw ?? "";
-  if (source.length > MAX_RAW_ARGUMENTS_LENGTH) throw new SkillArgumentsTooLong(skillName, source.length);
+  if (source.length > MAX_RAW_ARGUMENTS_LENGTH) throw new SkillArgumentsTooLong(skillName, source.length, MAX_RAW_ARGUMENTS_LENGTH);
   const text = source.trim();
   // JS `\s`/`\S` and String#trim agree on what whitespace is (Unicode White_Space + BOM).
   const spans = [...text.matchAll(/\S+/gu)];

@@ -1,7 +1,8 @@
 import { SkillArgumentMissing } from "../errors.js";
 import { TemplateError } from "../templates/template-errors.js";
 import { hasTemplateSyntax, type RenderContext, type TemplateRenderer } from "../templates/template-renderer.js";
-import { SkillArgumentInvalid, SkillArgumentsTooLong, bindArguments } from "./skill-argument-binder.js";
+import { bindArguments } from "./skill-argument-binder.js";
+import { SkillArgumentInvalid, SkillArgumentsTooLong } from "./skill-errors.js";
 import type { ResolvedSkill } from "./resolved-skill.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { ProcessReportPayload } from "../lanes/lane-payloads.js";
-import { hasApplied, markApplied } from "../processes/applied-requests.js";
+import { applyOnce } from "../processes/apply-once.js";
 import type { PendingMessage } from "../processes/process.js";
 import type { ProcessStore } from "../processes/process-store.js";
 import { pendingId } from "./steer-context.js";
@@ -32,15 +32,18 @@ export class ChildReportReceiver {
       at: this.clock().toISOString(),
       childProcessId: payload.childProcessId,
     };
-    const { process, changed } = await this.store.update(req.tenant, req.processId, (current) => {
-      if (hasApplied(current, req.requestId)) return undefined;
-      return markApplied(appendPending(current, [message]), req.requestId);
+    return applyOnce<SteerOutcome<ReportResult>>(this.store, req, {
+      // Applied already: the parent turn was scheduled then, unless a turn consumed the report since.
+      alreadyApplied: (process) => ({ result: { turnScheduled: process.pending.some((m) => m.id === message.id) }, process, scheduled: undefined }),
+      // One read and one write, as before: the write starts from the snapshot.
+      prepare: async () => ({
+        fromSnapshot: true,
+        mutate: (current) => ({
+          process: appendPending(current, [message]),
+          answer: (process) => ({ result: { turnScheduled: true }, process, scheduled: { reason: "report", pending: process.pending } }),
+        }),
+      }),
     });
-    return {
-      result: { turnScheduled: changed || process.pending.some((m) => m.id === message.id) },
-      process,
-      scheduled: changed ? { reason: "report", pending: process.pending } : undefined,
-    };
   }
 }
 

@@ -4,13 +4,13 @@ import type { Process } from "../processes/process.js";
 import { shown } from "../yaml/yaml-safety.js";
 import {
   BUILT_IN_ENGINE_COMMANDS,
-  EngineCommandRejected,
   MAX_ENGINE_COMMAND_BYTES,
   MAX_ENGINE_COMMANDS,
   isVerbShaped,
   splitEngineCommand,
 } from "./engine-commands.js";
 import type { EngineCommand, EngineCommandContext, EngineCommandHandler } from "./engine-commands.js";
+import { EngineCommandRejected } from "./steering-errors.js";
 
 export interface CommandFailure {
   command: string;
@@ -104,7 +104,7 @@ export class EngineCommandDispatcher {
       const bound = handler.bind(split.args, ctx);
       return { verb: handler.verb, text: command, args: bound.args, apply: bound.apply };
     } catch (error) {
-      if (error instanceof EngineCommandRejected) throw new InvalidEngineCommand(handler.verb, skill, quoted, error.message);
+      if (error instanceof EngineCommandRejected) throw new InvalidEngineCommand(handler.verb, skill, quoted, error.message, { cause: error });
       throw error;
     }
   }

@@ -1,7 +1,7 @@
-import { InvalidRequest } from "../errors.js";
 import type { LayerLocation } from "../documents/cascade-layers.js";
 import { validateDocumentPath } from "../documents/document-path.js";
 import type { GuardConfig, Process } from "../processes/process.js";
+import { EngineCommandRejected } from "./steering-errors.js";
 
 /**
  * The Engine Command language behind `activate:` / `deactivate:` (spec §2a): an entry is
@@ -50,12 +50,7 @@ export interface EngineCommandHandler {
   bind(args: EngineCommandArgs, ctx: EngineCommandContext): BoundCommand;
 }
 
-/**
- * Thrown by a handler for arguments it cannot accept; the dispatcher turns it into the typed
- * InvalidEngineCommand that names the verb and the skill, so it never reaches a caller itself.
- */
-export class EngineCommandRejected extends InvalidRequest {}
-
+/** Refuses a handler's arguments with EngineCommandRejected (steering-errors.ts). */
 export const reject = (reason: string): never => {
   throw new EngineCommandRejected(reason);
 };

@@ -1,8 +1,8 @@
 import { SkillNotFound } from "../errors.js";
 import type { LaneUser } from "../lanes/lane-message.js";
 import type { ProcessSpawnActivatePayload, SkillActivatePayload, SkillClearPayload } from "../lanes/lane-payloads.js";
-import { hasApplied, markApplied } from "../processes/applied-requests.js";
-import { ProcessNotFound } from "../processes/process-errors.js";
+import { applyOnce } from "../processes/apply-once.js";
+import type { OnceWrite } from "../processes/apply-once.js";
 import { deterministicChildId } from "../processes/process-ids.js";
 import type { ActiveSkillRef, PendingMessage, Process, ProcessChild } from "../processes/process.js";
 import type { ProcessStore } from "../processes/process-store.js";
@@ -55,7 +55,7 @@ interface InlineActivation {
  * process, run on its lane. Every request is one read, the async work (resolve, bind, render,
  * spawn), then ONE conditional write whose mutation is synchronous and deterministic: it checks
  * the requestId against `appliedRequests` (a redelivery writes nothing), applies the change and
- * records the requestId. Domain errors are thrown before anything is written.
+ * records the requestId (applyOnce). Domain errors are thrown before anything is written.
  *
  * Decisions where the spec leaves room:
  * - Unknown/disabled is checked before the whitelist: a name nobody can see is SKILL_NOT_FOUND.
@@ -90,51 +90,55 @@ export class SkillSteerProcessor {
 
   /** `/skill <name> [--once] [args]`: inline, or a fresh worker for `run.target: spawn` (§2c). */
   async activate(req: SteerRequest, payload: SkillActivatePayload): Promise<SteerOutcome<ActivateResult>> {
-    const snapshot = await this.load(req);
-    if (hasApplied(snapshot, req.requestId)) return replayedActivation(snapshot, req.requestId);
-    const skill = await this.resolveAllowed(snapshot, payload.skillName);
-    const args = payload.args ?? null;
-    // No grandchild (§2c): where the skill is active already (its worker), it is a parameter update.
-    const isActive = snapshot.activeSkills.some((s) => s.name === skill.name);
-    if (skill.run.target === "spawn" && !isActive) return this.spawn(req, snapshot, skill, args);
-    return this.activateHere(req, snapshot, skill, { args, oneShot: payload.oneShot ?? false });
+    return applyOnce(this.store, req, {
+      alreadyApplied: (process) => replayedActivation(process, req.requestId),
+      prepare: async (snapshot) => {
+        const skill = await this.resolveAllowed(snapshot, payload.skillName);
+        const args = payload.args ?? null;
+        // No grandchild (§2c): where the skill is active already (its worker), it is a parameter update.
+        const isActive = snapshot.activeSkills.some((s) => s.name === skill.name);
+        if (skill.run.target === "spawn" && !isActive) return this.spawn(req, snapshot, skill, args);
+        return this.activateHere(req, snapshot, skill, { args, oneShot: payload.oneShot ?? false });
+      },
+    });
   }
 
   /** The child's half of a spawn (§2c): the same activation, sticky, and never spawning again. */
   async spawnActivate(req: SteerRequest, payload: ProcessSpawnActivatePayload): Promise<SteerOutcome<ActivateResult>> {
-    const snapshot = await this.load(req);
-    if (hasApplied(snapshot, req.requestId)) return replayedActivation(snapshot, req.requestId);
-    const skill = await this.resolveAllowed(snapshot, payload.skillName);
-    return this.activateHere(req, snapshot, skill, { args: payload.args, oneShot: false });
+    return applyOnce(this.store, req, {
+      alreadyApplied: (process) => replayedActivation(process, req.requestId),
+      prepare: async (snapshot) => {
+        const skill = await this.resolveAllowed(snapshot, payload.skillName);
+        return this.activateHere(req, snapshot, skill, { args: payload.args, oneShot: false });
+      },
+    });
   }
 
   async clear(req: SteerRequest, payload: SkillClearPayload): Promise<SteerOutcome<ClearResult>> {
-    const snapshot = await this.load(req);
-    if (hasApplied(snapshot, req.requestId)) return { result: { activeSkills: snapshot.activeSkills }, process: snapshot };
-    const { removed } = planClear(snapshot, payload.skillName);
-    if (removed === undefined) return { result: { activeSkills: snapshot.activeSkills }, process: snapshot };
-    const definitions = await this.resolveForCleanup(snapshot, [removed]);
-    const { process, warnings } = await this.writeClear(req, definitions, (current) => {
-      const plan = planClear(current, payload.skillName);
-      return { remaining: plan.remaining, removed: plan.removed ? [plan.removed] : [] };
+    return applyOnce(this.store, req, {
+      alreadyApplied: unchangedClear,
+      prepare: async (snapshot) => {
+        const { removed } = planClear(snapshot, payload.skillName);
+        if (removed === undefined) return { answer: unchangedClear(snapshot) };
+        const definitions = await this.resolveForCleanup(snapshot, [removed]);
+        return this.writeClear(definitions, (current) => {
+          const plan = planClear(current, payload.skillName);
+          return { remaining: plan.remaining, removed: plan.removed ? [plan.removed] : [] };
+        });
+      },
     });
-    return { result: withWarnings({ activeSkills: process.activeSkills }, warnings), process };
   }
 
   async clearAll(req: SteerRequest): Promise<SteerOutcome<ClearResult>> {
-    const snapshot = await this.load(req);
-    if (hasApplied(snapshot, req.requestId)) return { result: { activeSkills: snapshot.activeSkills }, process: snapshot };
-    const { removed } = planClearAll(snapshot);
-    if (removed.length === 0) return { result: { activeSkills: snapshot.activeSkills }, process: snapshot };
-    const definitions = await this.resolveForCleanup(snapshot, removed);
-    const { process, warnings } = await this.writeClear(req, definitions, (current) => planClearAll(current));
-    return { result: withWarnings({ activeSkills: process.activeSkills }, warnings), process };
-  }
-
-  private async load(req: SteerRequest): Promise<Process> {
-    const process = await this.store.get(req.tenant, req.processId);
-    if (!process) throw new ProcessNotFound(req.processId);
-    return process;
+    return applyOnce(this.store, req, {
+      alreadyApplied: unchangedClear,
+      prepare: async (snapshot) => {
+        const { removed } = planClearAll(snapshot);
+        if (removed.length === 0) return { answer: unchangedClear(snapshot) };
+        const definitions = await this.resolveForCleanup(snapshot, removed);
+        return this.writeClear(definitions, (current) => planClearAll(current));
+      },
+    });
   }
 
   private async resolveAllowed(process: Process, name: string): Promise<ResolvedSkill> {
@@ -144,17 +148,21 @@ export class SkillSteerProcessor {
     return skill;
   }
 
-  private async spawn(req: SteerRequest, parent: Process, skill: ResolvedSkill, args: string | null): Promise<SteerOutcome<ActivateResult>> {
+  private async spawn(req: SteerRequest, parent: Process, skill: ResolvedSkill, args: string | null): Promise<OnceWrite<SteerOutcome<ActivateResult>>> {
     // What the child would reject is rejected before a child exists: arguments and `activate:` verbs.
     bindArguments(skill.name, skill.arguments, args ?? undefined);
     this.commands.activate(parent, skill);
     const child = await this.spawner.spawn({ parent, skill, args, requestId: req.requestId, user: req.user });
-    // The caller keeps nothing (§2c) but the child link and the applied marker.
-    const { process } = await this.store.update(req.tenant, req.processId, (current) => {
-      if (hasApplied(current, req.requestId)) return undefined;
-      return markApplied({ ...current, children: withChild(current.children, child) }, req.requestId);
+    const spawned = (process: Process): SteerOutcome<ActivateResult> => ({
+      result: { activeSkills: process.activeSkills, turnScheduled: false, spawned: { ...child } },
+      process,
     });
-    return { result: { activeSkills: process.activeSkills, turnScheduled: false, spawned: { ...child } }, process };
+    return {
+      // The caller keeps nothing (§2c) but the child link and the applied marker.
+      mutate: (current) => ({ process: { ...current, children: withChild(current.children, child) }, answer: spawned }),
+      // A concurrent delivery that stored the link first: the same answer, with the child just spawned.
+      alreadyApplied: spawned,
+    };
   }
 
   private async activateHere(
@@ -162,7 +170,7 @@ export class SkillSteerProcessor {
     snapshot: Process,
     skill: ResolvedSkill,
     activation: InlineActivation,
-  ): Promise<SteerOutcome<ActivateResult>> {
+  ): Promise<OnceWrite<SteerOutcome<ActivateResult>>> {
     const bound = bindArguments(skill.name, skill.arguments, activation.args ?? undefined);
     const consumes = bound !== undefined;
     const isShot = skill.lifecycle === "shot";
@@ -180,31 +188,32 @@ export class SkillSteerProcessor {
     const argsMessage: PendingMessage | undefined =
       rest === "" ? undefined : { id: pendingId(req.requestId, "args"), sender: senderOf(req.user), text: rest, kind: "args", at, skill: skill.name };
 
-    let appended: PendingMessage[] = [];
-    const { process, changed } = await this.store.update(req.tenant, req.processId, (current) => {
-      if (hasApplied(current, req.requestId)) return undefined;
-      const fresh = isFresh(current);
-      let next = this.commands.activate(current, skill);
-      if (!isShot) {
-        next = {
-          ...next,
-          activeSkills: upsertExplicit(next.activeSkills, {
-            name: skill.name,
-            source: skill.source,
-            oneShot: activation.oneShot,
-            args: consumes ? activation.args : null,
-            at,
+    return {
+      mutate: (current) => {
+        const fresh = isFresh(current);
+        let next = this.commands.activate(current, skill);
+        if (!isShot) {
+          next = {
+            ...next,
+            activeSkills: upsertExplicit(next.activeSkills, {
+              name: skill.name,
+              source: skill.source,
+              oneShot: activation.oneShot,
+              args: consumes ? activation.args : null,
+              at,
+            }),
+          };
+        }
+        const appended = [...(fresh && promptMessage ? [promptMessage] : []), ...(argsMessage ? [argsMessage] : [])];
+        return {
+          process: appendPending(next, appended),
+          answer: (process) => ({
+            result: { activeSkills: process.activeSkills, turnScheduled: appended.length > 0 },
+            process,
+            scheduled: appended.length > 0 ? { reason: reasonOf(appended), pending: process.pending } : undefined,
           }),
         };
-      }
-      appended = [...(fresh && promptMessage ? [promptMessage] : []), ...(argsMessage ? [argsMessage] : [])];
-      return markApplied(appendPending(next, appended), req.requestId);
-    });
-    if (!changed) return replayedActivation(process, req.requestId);
-    return {
-      result: { activeSkills: process.activeSkills, turnScheduled: appended.length > 0 },
-      process,
-      scheduled: appended.length > 0 ? { reason: reasonOf(appended), pending: process.pending } : undefined,
+      },
     };
   }
 
@@ -228,20 +237,23 @@ export class SkillSteerProcessor {
     return new Map(resolved);
   }
 
-  private async writeClear(
-    req: SteerRequest,
+  private writeClear(
     definitions: ReadonlyMap<string, ResolvedSkill | undefined>,
     plan: (current: Process) => { remaining: ActiveSkillRef[]; removed: ActiveSkillRef[] },
-  ): Promise<{ process: Process; warnings: string[] }> {
+  ): OnceWrite<SteerOutcome<ClearResult>> {
+    // The warnings of the latest attempt; also what a write that finds the request applied
+    // meanwhile reports (none when no attempt got as far).
     let warnings: string[] = [];
-    const { process } = await this.store.update(req.tenant, req.processId, (current) => {
-      if (hasApplied(current, req.requestId)) return undefined;
-      const { remaining, removed } = plan(current);
-      const deactivated = deactivateAll(this.commands, { ...current, activeSkills: remaining }, removed, definitions);
-      warnings = deactivated.warnings;
-      return markApplied(deactivated.process, req.requestId);
-    });
-    return { process, warnings };
+    const cleared = (process: Process): SteerOutcome<ClearResult> => ({ result: withWarnings({ activeSkills: process.activeSkills }, warnings), process });
+    return {
+      mutate: (current) => {
+        const { remaining, removed } = plan(current);
+        const deactivated = deactivateAll(this.commands, { ...current, activeSkills: remaining }, removed, definitions);
+        warnings = deactivated.warnings;
+        return { process: deactivated.process, answer: cleared };
+      },
+      alreadyApplied: cleared,
+    };
   }
 }
 
@@ -269,6 +281,9 @@ export function deactivateAll(
   }
   return { process: current, warnings };
 }
+
+/** CLEAR/CLEAR_ALL that changes nothing, or that the process applied already: the active skills as they are. */
+const unchangedClear = (process: Process): SteerOutcome<ClearResult> => ({ result: { activeSkills: process.activeSkills }, process });
 
 /** The stored state answers a redelivered request whose write already happened. */
 function replayedActivation(process: Process, requestId: string): SteerOutcome<ActivateResult> {

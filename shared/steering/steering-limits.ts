@@ -1,5 +1,5 @@
-import { InvalidRequest } from "../errors.js";
 import type { PendingMessage, Process } from "../processes/process.js";
+import { PendingLimitExceeded } from "./steering-errors.js";
 
 /**
  * Caps that keep a process item well below DynamoDB's 400 KB (the store's ProcessTooLarge is
@@ -15,12 +15,6 @@ export const MAX_ARGS_BYTES = 64 * 1024;
 export const MAX_OUTPUT_BYTES = 32 * 1024;
 
 export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8");
-
-export class PendingLimitExceeded extends InvalidRequest {
-  constructor(readonly processId: string, reason: string) {
-    super(`Process '${processId}' cannot take more pending messages: ${reason}`);
-  }
-}
 
 /** Returns a copy with `messages` appended, or throws PendingLimitExceeded when a cap would break. */
 export function appendPending(process: Process, messages: readonly PendingMessage[]): Process {

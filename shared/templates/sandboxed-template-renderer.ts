@@ -48,17 +48,17 @@ const cacheChars = (chars: number): number => Math.max(1, chars);
 const renderKey = (templateHash: string, contextJson: string): string => `${templateHash}:${sha256(contextJson)}`;
 
 const toTemplateError = (error: unknown): unknown => {
-  if (error instanceof SandboxTimeout) return new TemplateLimitExceeded(`template rendering exceeded ${error.timeoutMs} ms`, "time");
-  if (error instanceof SandboxMemoryExceeded) return new TemplateLimitExceeded("template rendering exceeded its memory limit", "memory");
-  if (error instanceof SandboxOutputTooLarge) return new TemplateLimitExceeded(`rendered template exceeds ${error.maxOutputBytes} bytes`, "output");
+  if (error instanceof SandboxTimeout) return new TemplateLimitExceeded(`template rendering exceeded ${error.timeoutMs} ms`, "time", { cause: error });
+  if (error instanceof SandboxMemoryExceeded) return new TemplateLimitExceeded("template rendering exceeded its memory limit", "memory", { cause: error });
+  if (error instanceof SandboxOutputTooLarge) return new TemplateLimitExceeded(`rendered template exceeds ${error.maxOutputBytes} bytes`, "output", { cause: error });
   if (error instanceof SandboxError && error.guestErrorName === "InternalError" && /stack overflow/i.test(error.message)) {
     // Unbounded macro recursion: a resource limit like the others, not an authoring mistake nunjucks could name.
-    return new TemplateLimitExceeded("template recursion exceeded the sandbox stack", "memory");
+    return new TemplateLimitExceeded("template recursion exceeded the sandbox stack", "memory", { cause: error });
   }
   if (error instanceof SandboxError) {
     // Only the guest runtime's own failures carry a template line; other lines point into generated code.
     const line = error.guestErrorName === "TemplateRenderError" ? error.line : undefined;
-    return new TemplateRenderError(error.message, line);
+    return new TemplateRenderError(error.message, line, { cause: error });
   }
   // SandboxUnavailable and anything else is an infrastructure failure, not the author's: pass it on.
   return error;
@@ -121,7 +121,7 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
     try {
       contextJson = JSON.stringify(context ?? {});
     } catch (error) {
-      throw new TemplateRenderError(`render context is not JSON data: ${error instanceof Error ? error.message : String(error)}`);
+      throw new TemplateRenderError(`render context is not JSON data: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
     }
     const templateHash = sha256(template);
     const key = renderKey(templateHash, contextJson);

@@ -80,8 +80,8 @@ export const precompileTemplate = (source: string, options: TemplatePrecompileOp
   } catch (error) {
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
       // The parser recursed past the host stack (e.g. thousands of nested parentheses).
-      throw new TemplateLimitExceeded("template expressions nest too deeply", "size");
+      throw new TemplateLimitExceeded("template expressions nest too deeply", "size", { cause: error });
     }
-    throw new TemplateSyntaxError(cleanMessage(error), lineOf(error));
+    throw new TemplateSyntaxError(cleanMessage(error), lineOf(error), { cause: error });
   }
 };

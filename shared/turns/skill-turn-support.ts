@@ -1,7 +1,7 @@
 import { InvalidRequest, SkillsError } from "../errors.js";
 import type { TurnComposePayload, TurnCompletePayload, TurnContext } from "../lanes/lane-payloads.js";
 import type { LaneUser } from "../lanes/lane-message.js";
-import { hasApplied, markApplied } from "../processes/applied-requests.js";
+import { applyOnce } from "../processes/apply-once.js";
 import { ProcessNotFound } from "../processes/process-errors.js";
 import type { ActiveSkillRef, PendingMessage, Process, ProcessStatus } from "../processes/process.js";
 import type { ProcessStore } from "../processes/process-store.js";
@@ -89,7 +89,7 @@ interface PreparedTurn {
  *
  * Round trips of a lane turn: one read (the process, with the catalogue versions when the states
  * are warm) and one conditional write that starts from that very snapshot; only a write that lost
- * a race reads again and re-applies (ProcessStore.update with `expected`).
+ * a race re-applies, on the state it found stored (ProcessStore.update with `expected`).
  */
 export class SkillTurnSupport {
   private readonly deps: SkillTurnSupportDeps;
@@ -111,74 +111,88 @@ export class SkillTurnSupport {
 
   async compose(req: SteerRequest, payload: TurnComposePayload): Promise<SteerOutcome<Turn>> {
     const { process: snapshot, lookups } = await this.load(req);
-    if (hasApplied(snapshot, req.requestId)) return lookups(() => this.replayCompose(snapshot, payload));
-    assertActive(snapshot);
-    const at = this.clock().toISOString();
-    const userMessage = toUserMessage(payload.message, pendingId(req.requestId, "user"), req.user, at);
-    const prepared = await lookups(() => this.prepare(snapshot, payload.turnId, userMessage, payload.context));
-    const bytes = Buffer.byteLength(JSON.stringify(prepared.turn), "utf8");
-    if (bytes > MAX_TURN_BYTES) throw new TurnTooLarge(snapshot.processId, bytes);
-    const consumedIds = new Set(prepared.consumed.map((m) => m.id));
-    const task = truncateUtf8(userMessage?.text ?? prepared.consumed.map((m) => m.text).join("\n\n"), MAX_PENDING_TEXT_BYTES);
-
-    const { process, changed } = await this.deps.store.update(req.tenant, req.processId, (current) => {
-      if (hasApplied(current, req.requestId)) return undefined;
-      let next = current;
-      for (const skill of prepared.triggered) next = this.activateTriggered(next, skill, at);
-      next = { ...next, pending: next.pending.filter((m) => !consumedIds.has(m.id)) };
-      next = { ...next, turn: { turnId: payload.turnId, oneShotSkills: next.activeSkills.filter((s) => s.oneShot).map((s) => s.name), ...(task !== "" ? { task } : {}) } };
-      return markApplied(next, req.requestId);
-    }, { expected: snapshot });
-    if (!changed) return lookups(() => this.replayCompose(process, payload));
-    return { result: { ...prepared.turn, activeSkills: process.activeSkills.map((s) => ({ ...s })) }, process };
+    return applyOnce(this.deps.store, req, {
+      snapshot,
+      alreadyApplied: (process) => lookups(() => this.replayCompose(process, payload)),
+      prepare: async () => {
+        assertActive(snapshot);
+        const at = this.clock().toISOString();
+        const userMessage = toUserMessage(payload.message, pendingId(req.requestId, "user"), req.user, at);
+        const prepared = await lookups(() => this.prepare(snapshot, payload.turnId, userMessage, payload.context));
+        const bytes = Buffer.byteLength(JSON.stringify(prepared.turn), "utf8");
+        if (bytes > MAX_TURN_BYTES) throw new TurnTooLarge(snapshot.processId, bytes);
+        const consumedIds = new Set(prepared.consumed.map((m) => m.id));
+        const task = truncateUtf8(userMessage?.text ?? prepared.consumed.map((m) => m.text).join("\n\n"), MAX_PENDING_TEXT_BYTES);
+        const composed = (process: Process): SteerOutcome<Turn> => ({
+          result: { ...prepared.turn, activeSkills: process.activeSkills.map((s) => ({ ...s })) },
+          process,
+        });
+        return {
+          fromSnapshot: true,
+          mutate: (current) => {
+            let next = current;
+            for (const skill of prepared.triggered) next = this.activateTriggered(next, skill, at);
+            next = { ...next, pending: next.pending.filter((m) => !consumedIds.has(m.id)) };
+            next = { ...next, turn: { turnId: payload.turnId, oneShotSkills: next.activeSkills.filter((s) => s.oneShot).map((s) => s.name), ...(task !== "" ? { task } : {}) } };
+            return { process: next, answer: composed };
+          },
+        };
+      },
+    });
   }
 
   async complete(req: SteerRequest, payload: TurnCompletePayload): Promise<SteerOutcome<TurnCompleteResult>> {
     const { process: snapshot, lookups } = await this.load(req);
-    if (hasApplied(snapshot, req.requestId)) return this.replayComplete(req, snapshot, payload);
-    assertActive(snapshot);
-    assertTurnInFlight(snapshot, payload.turnId);
-    const final = payload.final ?? false;
-    const output = truncateUtf8(payload.output, MAX_OUTPUT_BYTES);
-    const definitions = await lookups(() => this.resolveAll(snapshot, final ? snapshot.activeSkills : oneShotsOf(snapshot)));
-    const verdict = snapshot.guard !== null ? await this.deps.guard.evaluate({ process: snapshot, turnId: payload.turnId, task: snapshot.turn?.task, output, final }) : {};
-    const continueWith = final ? undefined : verdict.continueWith?.trim() || undefined;
-    const guardMessage: PendingMessage | undefined =
-      continueWith === undefined
-        ? undefined
-        : {
-            id: pendingId(req.requestId, "guard"),
-            sender: GUARD_SENDER,
-            text: truncateUtf8(continueWith, MAX_PENDING_TEXT_BYTES),
-            kind: "guard",
-            at: this.clock().toISOString(),
-          };
-
-    let cleared: string[] = [];
-    let warnings: string[] = [];
-    const { process, changed } = await this.deps.store.update(req.tenant, req.processId, (current) => {
-      if (hasApplied(current, req.requestId)) return undefined;
-      assertTurnInFlight(current, payload.turnId);
-      const removed = final ? current.activeSkills : oneShotsOf(current);
-      const removedNames = new Set(removed.map((s) => s.name));
-      const remaining = current.activeSkills.filter((s) => !removedNames.has(s.name));
-      const deactivated = deactivateAll(this.deps.commands, { ...current, activeSkills: remaining }, removed, definitions);
-      cleared = removed.map((s) => s.name);
-      warnings = deactivated.warnings;
-      let next: Process = { ...deactivated.process, lastOutput: output, turn: null, ...(final ? { status: "DONE" as const } : {}) };
-      if (guardMessage) next = appendPending(next, [guardMessage]);
-      return markApplied(next, req.requestId);
-    }, { expected: snapshot });
-    if (!changed) return this.replayComplete(req, process, payload);
-    if (final) await this.reportToParent(req, process, output);
-    return {
-      result: withWarnings(
-        { activeSkills: process.activeSkills, cleared, status: process.status, turnScheduled: guardMessage !== undefined },
-        warnings,
-      ),
-      process,
-      scheduled: guardMessage ? { reason: "guard", pending: process.pending } : undefined,
-    };
+    return applyOnce(this.deps.store, req, {
+      snapshot,
+      alreadyApplied: (process) => this.replayComplete(req, process, payload),
+      prepare: async () => {
+        assertActive(snapshot);
+        assertTurnInFlight(snapshot, payload.turnId);
+        const final = payload.final ?? false;
+        const output = truncateUtf8(payload.output, MAX_OUTPUT_BYTES);
+        const definitions = await lookups(() => this.resolveAll(snapshot, final ? snapshot.activeSkills : oneShotsOf(snapshot)));
+        const verdict = snapshot.guard !== null ? await this.deps.guard.evaluate({ process: snapshot, turnId: payload.turnId, task: snapshot.turn?.task, output, final }) : {};
+        const continueWith = final ? undefined : verdict.continueWith?.trim() || undefined;
+        const guardMessage: PendingMessage | undefined =
+          continueWith === undefined
+            ? undefined
+            : {
+                id: pendingId(req.requestId, "guard"),
+                sender: GUARD_SENDER,
+                text: truncateUtf8(continueWith, MAX_PENDING_TEXT_BYTES),
+                kind: "guard",
+                at: this.clock().toISOString(),
+              };
+        return {
+          fromSnapshot: true,
+          mutate: (current) => {
+            assertTurnInFlight(current, payload.turnId);
+            const removed = final ? current.activeSkills : oneShotsOf(current);
+            const removedNames = new Set(removed.map((s) => s.name));
+            const remaining = current.activeSkills.filter((s) => !removedNames.has(s.name));
+            const deactivated = deactivateAll(this.deps.commands, { ...current, activeSkills: remaining }, removed, definitions);
+            const cleared = removed.map((s) => s.name);
+            let next: Process = { ...deactivated.process, lastOutput: output, turn: null, ...(final ? { status: "DONE" as const } : {}) };
+            if (guardMessage) next = appendPending(next, [guardMessage]);
+            return {
+              process: next,
+              answer: async (process) => {
+                if (final) await this.reportToParent(req, process, output);
+                return {
+                  result: withWarnings(
+                    { activeSkills: process.activeSkills, cleared, status: process.status, turnScheduled: guardMessage !== undefined },
+                    deactivated.warnings,
+                  ),
+                  process,
+                  scheduled: guardMessage ? { reason: "guard", pending: process.pending } : undefined,
+                };
+              },
+            };
+          },
+        };
+      },
+    });
   }
 
   private async load(req: SteerRequest): Promise<TurnState> {

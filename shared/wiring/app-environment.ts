@@ -3,7 +3,8 @@ import { DynamoDBCatalogueVersions } from "../catalogue/dynamodb-catalogue-versi
 import { dynamodbClient } from "../aws/aws-clients.js";
 import type { awsClients } from "../aws/aws-clients.js";
 import type { ClientInstrumentation } from "../aws/aws-clients.js";
-import { ConfigurationError, ENV, resourceConfig } from "../config/config.js";
+import { ENV, resourceConfig } from "../config/config.js";
+import { ConfigurationError } from "../config/config-errors.js";
 import type { ConfigEnvironment, EnvironmentVariableName, ResourceConfig } from "../config/config.js";
 
 /*

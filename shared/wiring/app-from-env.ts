@@ -25,7 +25,8 @@ import type { TemplateRenderer } from "../templates/template-renderer.js";
 import { appEnvironment, catalogueVersionsFromEnv, unconfigured } from "./app-environment.js";
 import type { RuntimeOptions, TableRuntime } from "./app-environment.js";
 import { awsClients } from "../aws/aws-clients.js";
-import { ConfigurationError, ENV } from "../config/config.js";
+import { ENV } from "../config/config.js";
+import { ConfigurationError } from "../config/config-errors.js";
 import type { ConfigEnvironment } from "../config/config.js";
 
 /**

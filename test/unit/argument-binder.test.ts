@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SkillArgumentMissing } from "../../shared/errors.js";
-import {
-  MAX_RAW_ARGUMENTS_LENGTH,
-  SkillArgumentInvalid,
-  SkillArgumentsTooLong,
-  bindArguments,
-} from "../../shared/skills/skill-argument-binder.js";
+import { MAX_RAW_ARGUMENTS_LENGTH, bindArguments } from "../../shared/skills/skill-argument-binder.js";
+import { SkillArgumentInvalid, SkillArgumentsTooLong } from "../../shared/skills/skill-errors.js";
 import type { SkillArgument } from "../../shared/skills/skill-frontmatter.js";
 
 const arg = (name: string, type: SkillArgument["type"] = "string", required = false): SkillArgument => ({

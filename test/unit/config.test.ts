@@ -3,12 +3,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { ConfigurationError } from "../../shared/config/config-errors.js";
 import { FUNCTION_ENVIRONMENT } from "../../infra/function-environment.js";
 import { localEnvironment } from "../../infra/local/local-environment.js";
 import { placeholderFunctionEnvironment } from "../../infra/placeholder-environment.js";
 import {
   awsConfig,
-  ConfigurationError,
   DEFAULT_LLM_TIMEOUT_MS,
   DEFAULT_REGION,
   DEFAULT_SECRETS_EXTENSION_PORT,

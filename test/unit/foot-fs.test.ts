@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FootFileSystem, FootFsRefused } from "../../shared/foot/foot-fs.js";
+import { FootFsRefused } from "../../shared/foot/foot-errors.js";
+import { FootFileSystem } from "../../shared/foot/foot-fs.js";
 import { SandboxPool } from "../../shared/sandbox/sandbox-pool.js";
 import { runScript } from "../../shared/sandbox/script-runtime.js";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidRequest } from "../../shared/errors.js";
-import { matchRoute, RoutePatternError } from "../../shared/http/router.js";
+import { RoutePatternError } from "../../shared/http/http-errors.js";
+import { matchRoute } from "../../shared/http/router.js";
 import type { RouteDefinition } from "../../shared/http/router.js";
 
 const routes: RouteDefinition<string>[] = [

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createLlmPort } from "../../shared/wiring/create-llm-port.js";
-import { DEFAULT_LLM_TIMEOUT_MS, LlmConfigurationError, llmConfigFromEnv } from "../../shared/llm/llm-config.js";
+import { DEFAULT_LLM_TIMEOUT_MS, llmConfigFromEnv } from "../../shared/llm/llm-config.js";
+import { LlmConfigurationError } from "../../shared/llm/llm-errors.js";
 
 describe("llmConfigFromEnv", () => {
   it("is undefined without a URL (blank counts as unset)", () => {

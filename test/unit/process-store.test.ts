@@ -98,11 +98,15 @@ describe("InMemoryProcessStore create / get", () => {
     await store.create(aProcess());
     await store.update(T, "p-1", appendPending("m-1"));
 
+    store.processReads = 0;
+
     // Act
     const again = await store.create(aProcess({ recipe: "analyze" }));
 
     // Assess
     expect(again.created).toBe(false);
+    // The failed put's conflict carries the stored process: no read to find it.
+    expect(store.processReads).toBe(0);
     expect(again.process.version).toBe(2);
     expect(again.process.recipe).toBe("default");
     expect(again.process.pending.map((m) => m.id)).toEqual(["m-1"]);
@@ -150,7 +154,7 @@ describe("InMemoryProcessStore create / get", () => {
   it("undoes its process when a stalled create lost the name to a takeover", async () => {
     // Prepare: the claim is stolen between this create's claim write and its process write.
     class StallingStore extends InMemoryProcessStore {
-      protected override async putProcessIfAbsent(process: Process): Promise<boolean> {
+      protected override async putProcessIfAbsent(process: Process): Promise<void> {
         const thief: NameClaim = { tenant: T, sessionId: "s-1", name: "chat", processId: "thief", claimedAt: NOW };
         const held = await this.readClaim(T, "s-1", "chat");
         if (held) await this.replaceClaimIf(thief, held);
@@ -230,7 +234,7 @@ describe("InMemoryProcessStore update", () => {
     expect(store.writeAttempts).toBe(0);
   });
 
-  it("re-reads and re-applies the mutation after losing a race, keeping both changes", async () => {
+  it("re-applies the mutation on the winning state after losing a race, keeping both changes", async () => {
     // Prepare
     const store = new InMemoryProcessStore();
     await store.create(aProcess());
@@ -258,6 +262,7 @@ describe("InMemoryProcessStore update", () => {
 
     // Assess
     await expect(attempt).rejects.toBeInstanceOf(ConcurrentUpdateConflict);
+    await expect(attempt).rejects.toMatchObject({ cause: { name: "ProcessVersionConflict", processId: "p-1", stored: { version: 1 } } });
     expect(store.writeAttempts).toBe(4);
     expect(await store.get(T, "p-1")).toMatchObject({ pending: [], version: 1 });
   });
@@ -380,9 +385,30 @@ describe("InMemoryProcessStore update from an expected snapshot", () => {
     expect(snapshot.version).toBe(1);
   });
 
-  it("re-reads and re-applies when the process changed after the snapshot, keeping both changes", async () => {
+  it("re-applies on the stored state the conflict carries when the process changed after the snapshot, without reading", async () => {
     // Prepare
     const store = new InMemoryProcessStore();
+    await store.create(aProcess());
+    const snapshot = (await store.get(T, "p-1"))!;
+    await store.update(T, "p-1", appendPending("theirs"));
+    store.processReads = 0;
+    const mutate = vi.fn(appendPending("ours"));
+
+    // Act
+    const result = await store.update(T, "p-1", mutate, { expected: snapshot });
+
+    // Assess
+    expect(mutate).toHaveBeenCalledTimes(2);
+    expect(store.processReads).toBe(0);
+    expect(result.process.pending.map((m) => m.id)).toEqual(["theirs", "ours"]);
+    expect(result.process.version).toBe(3);
+    expect(await store.get(T, "p-1")).toEqual(result.process);
+  });
+
+  it("reads the process again when a conflict carries no stored item (as dynalite answers)", async () => {
+    // Prepare
+    const store = new InMemoryProcessStore();
+    store.conflictsCarryStored = false;
     await store.create(aProcess());
     const snapshot = (await store.get(T, "p-1"))!;
     await store.update(T, "p-1", appendPending("theirs"));
@@ -397,7 +423,6 @@ describe("InMemoryProcessStore update from an expected snapshot", () => {
     expect(store.processReads).toBe(1);
     expect(result.process.pending.map((m) => m.id)).toEqual(["theirs", "ours"]);
     expect(result.process.version).toBe(3);
-    expect(await store.get(T, "p-1")).toEqual(result.process);
   });
 
   it("re-applies on top of a write that lands between the snapshot and its write", async () => {

@@ -1,7 +1,7 @@
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
+import { InvalidTriggerPattern } from "../../shared/skills/skill-errors.js";
 import {
-  InvalidTriggerPattern,
   MAX_TRIGGER_PATTERN_LENGTH,
   TriggerPatternCache,
   checkTriggerPattern,

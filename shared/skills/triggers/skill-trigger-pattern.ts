@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { RE2JS } from "re2js";
-import { SkillsError } from "../../errors.js";
+import { InvalidTriggerPattern } from "../skill-errors.js";
 import { MAX_REPEAT_COUNT, findUnsupportedConstruct } from "./pattern-dialect.js";
 import { mayMatch, requiredLiterals, type RequiredLiterals } from "./pattern-prefilter.js";
 
@@ -18,14 +18,6 @@ export const MAX_TRIGGER_PATTERN_LENGTH = 1000;
  * the NFA (measured: 3 000 instructions → 330 ms per message). Real triggers stay far below.
  */
 export const MAX_TRIGGER_PROGRAM_SIZE = 1000;
-
-/** Thrown by compileTriggerPattern; the loader should have rejected the pattern already. */
-export class InvalidTriggerPattern extends SkillsError {
-  readonly code = "INVALID_DOCUMENT";
-  constructor(readonly pattern: string, readonly reason: string) {
-    super(`Invalid trigger pattern: ${reason}`);
-  }
-}
 
 /** A user message prepared once per turn and shared by every pattern and keyword trigger. */
 export interface TriggerInput {

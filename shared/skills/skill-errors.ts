@@ -1,0 +1,27 @@
+import { SkillsError } from "../errors.js";
+
+/** Failures of skill arguments and trigger patterns; the skill errors every area shares are in shared/errors.ts. */
+
+/** A token is present but does not coerce to the declared type. */
+export class SkillArgumentInvalid extends SkillsError {
+  readonly code = "INVALID_REQUEST";
+  constructor(readonly skillName: string, readonly argumentName: string, readonly reason: string) {
+    super(`Skill '${skillName}' argument '${argumentName}' ${reason}`);
+  }
+}
+
+/** The raw argument line is longer than `limit` characters (MAX_RAW_ARGUMENTS_LENGTH). */
+export class SkillArgumentsTooLong extends SkillsError {
+  readonly code = "INVALID_REQUEST";
+  constructor(readonly skillName: string, readonly length: number, readonly limit: number) {
+    super(`Skill '${skillName}' arguments are ${length} characters long; at most ${limit} are allowed`);
+  }
+}
+
+/** Thrown by compileTriggerPattern; the loader should have rejected the pattern already. */
+export class InvalidTriggerPattern extends SkillsError {
+  readonly code = "INVALID_DOCUMENT";
+  constructor(readonly pattern: string, readonly reason: string) {
+    super(`Invalid trigger pattern: ${reason}`);
+  }
+}
