@@ -1,3 +1,4 @@
+import type { SkillActivationPath, SkillActivationSink } from "../../shared/steering/skill-activations.js";
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { powertoolsTracing } from "./tracing.js";
@@ -9,13 +10,6 @@ export interface HandlerLogger {
   info(message: string, ...extra: Record<string, unknown>[]): void;
   warn(message: string, ...extra: Record<string, unknown>[]): void;
   error(message: string, ...extra: Record<string, unknown>[]): void;
-}
-
-/** How a skill became active (issue 4: activations by name and path). */
-export type SkillActivationPath = "explicit" | "trigger" | "recipe" | "spawn";
-
-export interface SkillActivationSink {
-  skillActivated(name: string, path: SkillActivationPath): void;
 }
 
 export const SKILL_ACTIVATIONS_METRIC = "SkillActivations";
@@ -50,4 +44,3 @@ const ignore = (): void => undefined;
 
 /** For tests and tools that want no output at all. */
 export const SILENT_LOGGER: HandlerLogger = { debug: ignore, info: ignore, warn: ignore, error: ignore };
-export const NO_ACTIVATION_METRICS: SkillActivationSink = { skillActivated: ignore };

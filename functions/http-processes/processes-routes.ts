@@ -10,16 +10,12 @@ import { RequestNotFound } from "../../shared/processes/process-errors.js";
 import { toApiProcess } from "../../shared/processes/process.js";
 import { toApiRequest } from "../../shared/processes/request-store.js";
 import { RequestId } from "../../shared/steering/process-skill-request.js";
-import { recordRecipeActivations } from "../_shared/activation-metrics.js";
 import { route } from "../_shared/http-route.js";
 import type { HttpRequest, HttpRoute } from "../_shared/http-route.js";
-import type { SkillActivationSink } from "../_shared/observability.js";
-import { NO_ACTIVATION_METRICS } from "../_shared/observability.js";
 import { accessibleProcess } from "../_shared/process-access.js";
 
 interface ProcessesRoutesDeps {
   app: Pick<SkillsApp, "spawn" | "getProcess" | "getRequest" | "turns">;
-  activations?: SkillActivationSink;
 }
 
 /** API.md spawn body; identity (the user) comes from the token, never from here. */
@@ -44,13 +40,12 @@ function previewContext(request: HttpRequest): TurnContext | undefined {
 }
 
 /** API.md "Processes", request status and the composition preview (which renders, hence the sandbox). */
-export function processesRoutes({ app, activations = NO_ACTIVATION_METRICS }: ProcessesRoutesDeps): HttpRoute[] {
+export function processesRoutes({ app }: ProcessesRoutesDeps): HttpRoute[] {
   return [
     route("POST", "/brain/{tenant}/sessions/{sessionId}/processes", async (request) => {
       const body = parseJsonBody(request.event, SpawnBody);
       assertProjectAccess(request.identity, body.projectId);
       const process = await app.spawn(request.identity.tenant, request.user, { sessionId: request.param("sessionId"), ...body });
-      recordRecipeActivations(activations, process);
       return jsonResponse(201, toApiProcess(process), {
         location: `/brain/${encodeURIComponent(process.tenant)}/processes/${encodeURIComponent(process.processId)}`,
       });

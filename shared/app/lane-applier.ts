@@ -1,3 +1,5 @@
+import { reportActivations } from "../steering/skill-activations.js";
+import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { SkillsError } from "../errors.js";
 import { hasApplied } from "../processes/applied-requests.js";
 import type { ProcessStore } from "../processes/process-store.js";
@@ -37,6 +39,8 @@ interface LaneApplierDeps {
    * lane order). Tests record the applied order with it; it must not throw.
    */
   onApplied?: (message: LaneMessage, record: RequestRecord) => void;
+  /** Told the skills each applied request activated (SteerOutcome.activated). */
+  activations?: SkillActivationSink;
 }
 
 /**
@@ -142,6 +146,9 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
 
     const record = await deps.requests.complete(tenant, requestId, outcome);
     deps.onApplied?.(message, record);
+    if (record.status === "DONE") {
+      reportActivations(deps.activations, steered?.activated, (error) => logger.warn("Could not record activation metrics", { requestId, error }));
+    }
     const scheduled = steered?.scheduled;
     if (scheduled) {
       await bestEffort("process-turn-scheduled", () =>

@@ -1,3 +1,5 @@
+import { recipeActivations, reportActivations } from "../steering/skill-activations.js";
+import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { randomUUID } from "node:crypto";
 import { InvalidRequest, SkillNotFound } from "../errors.js";
 import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
@@ -81,6 +83,8 @@ export interface SkillsAppDeps {
   logger?: LaneApplierLogger;
   /** See LaneApplierDeps.onApplied. */
   onApplied?: (message: LaneMessage, record: RequestRecord) => void;
+  /** Counts skill activations by path where they happen (recipe defaults at spawn, the lane's requests). */
+  activations?: SkillActivationSink;
   /**
    * Where Foot clients' answers to FOOT scripts wait for the invoking function (shared between
    * functions on AWS: DynamoDB). Default: in memory, enough when everything runs in one process.
@@ -214,6 +218,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     events,
     ...(deps.logger ? { logger: deps.logger } : {}),
     ...(deps.onApplied ? { onApplied: deps.onApplied } : {}),
+    ...(deps.activations ? { activations: deps.activations } : {}),
   });
 
   const scope = (tenant: string, user: LaneUser | null, projectId?: string): SkillScopeContext => ({
@@ -281,15 +286,18 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     waitForRequest: (tenant, requestId, timeoutMs, options) => deps.requests.waitFor(tenant, requestId, timeoutMs, options),
     getRequest: (tenant, requestId) => deps.requests.get(tenant, requestId),
 
-    spawn: (tenant, user, input) =>
-      spawnProcess(spawnDeps, {
+    spawn: async (tenant, user, input) => {
+      const process = await spawnProcess(spawnDeps, {
         tenant,
         sessionId: input.sessionId,
         userId: user.login,
         projectId: input.projectId,
         recipe: input.recipe,
         name: input.name,
-      }),
+      });
+      reportActivations(deps.activations, recipeActivations(process.activeSkills));
+      return process;
+    },
     getProcess,
     activeSkills: async (tenant, processId) => (await getProcess(tenant, processId)).activeSkills,
     previewTurn: async (tenant, processId, user, message, context) => turns.preview(await getProcess(tenant, processId), message, context, user),

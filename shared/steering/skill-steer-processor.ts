@@ -1,3 +1,5 @@
+import { recipeActivations } from "./skill-activations.js";
+import type { SkillActivation } from "./skill-activations.js";
 import { SkillNotFound } from "../errors.js";
 import type { LaneUser } from "../lanes/lane-message.js";
 import type { ProcessSpawnActivatePayload, SkillActivatePayload, SkillClearPayload } from "../lanes/lane-payloads.js";
@@ -109,7 +111,7 @@ export class SkillSteerProcessor {
       alreadyApplied: (process) => replayedActivation(process, req.requestId),
       prepare: async (snapshot) => {
         const skill = await this.resolveAllowed(snapshot, payload.skillName);
-        return this.activateHere(req, snapshot, skill, { args: payload.args, oneShot: false });
+        return this.activateHere(req, snapshot, skill, { args: payload.args, oneShot: false }, "spawn");
       },
     });
   }
@@ -170,6 +172,7 @@ export class SkillSteerProcessor {
     snapshot: Process,
     skill: ResolvedSkill,
     activation: InlineActivation,
+    path: "explicit" | "spawn" = "explicit",
   ): Promise<OnceWrite<SteerOutcome<ActivateResult>>> {
     const bound = bindArguments(skill.name, skill.arguments, activation.args ?? undefined);
     const consumes = bound !== undefined;
@@ -205,11 +208,14 @@ export class SkillSteerProcessor {
           };
         }
         const appended = [...(fresh && promptMessage ? [promptMessage] : []), ...(argsMessage ? [argsMessage] : [])];
+        // A worker's first request: its recipe's skills came with the process the parent spawned.
+        const activated: SkillActivation[] = [...(path === "spawn" ? recipeActivations(current.activeSkills) : []), { name: skill.name, path }];
         return {
           process: appendPending(next, appended),
           answer: (process) => ({
             result: { activeSkills: process.activeSkills, turnScheduled: appended.length > 0 },
             process,
+            activated,
             scheduled: appended.length > 0 ? { reason: reasonOf(appended), pending: process.pending } : undefined,
           }),
         };

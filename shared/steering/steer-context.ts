@@ -1,3 +1,4 @@
+import type { SkillActivation } from "./skill-activations.js";
 import { createHash } from "node:crypto";
 import type { LaneUser } from "../lanes/lane-message.js";
 import type { ActiveSkillRef, PendingMessage, Process } from "../processes/process.js";
@@ -20,6 +21,8 @@ export interface SteerOutcome<R> {
   result: R;
   process: Process;
   scheduled?: { reason: TurnScheduledReason; pending: PendingMessage[] } | undefined;
+  /** Skills this request made active, reported once its write is stored (absent on a replay). */
+  activated?: readonly SkillActivation[] | undefined;
 }
 
 /** API.md: result of ACTIVATE. */

@@ -1,3 +1,4 @@
+import type { SkillActivation } from "../steering/skill-activations.js";
 import { InvalidRequest, SkillsError } from "../errors.js";
 import type { TurnComposePayload, TurnCompletePayload, TurnContext } from "../lanes/lane-payloads.js";
 import type { LaneUser } from "../lanes/lane-message.js";
@@ -123,15 +124,21 @@ export class SkillTurnSupport {
         if (bytes > MAX_TURN_BYTES) throw new TurnTooLarge(snapshot.processId, bytes);
         const consumedIds = new Set(prepared.consumed.map((m) => m.id));
         const task = truncateUtf8(userMessage?.text ?? prepared.consumed.map((m) => m.text).join("\n\n"), MAX_PENDING_TEXT_BYTES);
-        const composed = (process: Process): SteerOutcome<Turn> => ({
-          result: { ...prepared.turn, activeSkills: process.activeSkills.map((s) => ({ ...s })) },
-          process,
-        });
         return {
           fromSnapshot: true,
           mutate: (current) => {
             let next = current;
-            for (const skill of prepared.triggered) next = this.activateTriggered(next, skill, at);
+            const activated: SkillActivation[] = [];
+            for (const skill of prepared.triggered) {
+              const before = next;
+              next = this.activateTriggered(next, skill, at);
+              if (next !== before) activated.push({ name: skill.name, path: "trigger" });
+            }
+            const composed = (process: Process): SteerOutcome<Turn> => ({
+              result: { ...prepared.turn, activeSkills: process.activeSkills.map((s) => ({ ...s })) },
+              process,
+              ...(activated.length > 0 ? { activated } : {}),
+            });
             next = { ...next, pending: next.pending.filter((m) => !consumedIds.has(m.id)) };
             next = { ...next, turn: { turnId: payload.turnId, oneShotSkills: next.activeSkills.filter((s) => s.oneShot).map((s) => s.name), ...(task !== "" ? { task } : {}) } };
             return { process: next, answer: composed };

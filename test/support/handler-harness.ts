@@ -4,10 +4,10 @@ import { processesRoutes } from "../../functions/http-processes/processes-routes
 import { skillsRoutes } from "../../functions/http-skills/skills-routes.js";
 import { steerRoutes } from "../../functions/http-steer/steer-routes.js";
 import { toolsRoutes } from "../../functions/http-tools/tools-routes.js";
-import { laneActivationMetrics } from "../../functions/_shared/activation-metrics.js";
 import { httpHandler } from "../../functions/_shared/http-handler.js";
 import type { LambdaHttpHandler } from "../../functions/_shared/http-handler.js";
-import type { HandlerLogger, SkillActivationPath, SkillActivationSink } from "../../functions/_shared/observability.js";
+import type { HandlerLogger } from "../../functions/_shared/observability.js";
+import type { SkillActivationPath, SkillActivationSink } from "../../shared/steering/skill-activations.js";
 import { createSkillsApp } from "../../shared/app/skills-app.js";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
 import { DocumentService } from "../../shared/app/document-service.js";
@@ -87,7 +87,6 @@ export async function handlerHarness() {
     warn: (message, ...extra) => logs.push({ level: "warn", message, extra }),
     error: (message, ...extra) => logs.push({ level: "error", message, extra }),
   };
-  const metrics = laneActivationMetrics(sink, logger);
   let ids = 0;
   let processIds = 0;
   const app: SkillsApp = createSkillsApp({
@@ -101,10 +100,9 @@ export async function handlerHarness() {
     newId: () => `id-${++ids}`,
     newProcessId: () => `p${String(++processIds).padStart(3, "0")}`,
     logger,
-    onApplied: metrics.onApplied,
+    activations: sink,
   });
-  const apply = metrics.wrap(app);
-  drain = () => lane.drain((message) => apply(message, { messageId: message.requestId, groupId: undefined, receiveCount: 1 }));
+  drain = () => lane.drain((message) => app.applyLaneMessage(message, { messageId: message.requestId, groupId: undefined, receiveCount: 1 }));
 
   const tools = new ToolInvoker({
     sources: { store: documents, bundled: new EmptyLayer() },
@@ -113,7 +111,7 @@ export async function handlerHarness() {
   });
   const handlers: Record<HandlerName, LambdaHttpHandler> = {
     skills: httpHandler(skillsRoutes({ app }), { logger }),
-    processes: httpHandler(processesRoutes({ app, activations: sink }), { logger }),
+    processes: httpHandler(processesRoutes({ app }), { logger }),
     steer: httpHandler(steerRoutes({ app }), { logger }),
     documents: httpHandler(documentsRoutes({ documents: new DocumentService(documents) }), { logger }),
     tools: httpHandler(toolsRoutes({ app, tools }), { logger }),
