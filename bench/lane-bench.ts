@@ -1,15 +1,9 @@
-import { createSkillsApp, type SkillsApp } from "../shared/app/skills-app.js";
-import { DynamoDBCatalogueVersions } from "../shared/catalogue/dynamodb-catalogue-versions.js";
-import { DynamoDBProcessVersionsReader } from "../shared/catalogue/dynamodb-process-versions-reader.js";
-import { S3DocumentStore } from "../shared/documents/s3-document-store.js";
+import type { SkillsApp } from "../shared/app/skills-app.js";
 import type { LaneMessage } from "../shared/lanes/lane-message.js";
-import { createLaneWorkerHandler } from "../shared/lanes/lane-worker.js";
-import { SqsLane } from "../shared/lanes/sqs-lane.js";
+import type { LaneWorkerHandler } from "../shared/lanes/lane-worker.js";
+import { shippedLaneWorker } from "./shipped-lane-worker.js";
 import { SqsLanePoller } from "../infra/local/sqs-lane-poller.js";
-import { DynamoDBProcessStore } from "../shared/processes/dynamodb-process-store.js";
-import { DynamoDBRequestStore } from "../shared/processes/dynamodb-request-store.js";
 import { AwsRequestCounter } from "../test/support/aws-request-counter.js";
-import { createTemplateRenderer } from "../shared/templates/sandboxed-template-renderer.js";
 import { startEmulators } from "../infra/local/local-emulators.js";
 import { createLocalResources, localClients } from "../infra/local/local-resources.js";
 import type { BenchRow } from "./bench-table.js";
@@ -36,24 +30,20 @@ async function laneRig(): Promise<LaneRig> {
     { region: "us-east-1", laneVisibilityTimeoutSeconds: 30, laneMaxReceiveCount: 5 },
   );
   const counter = new AwsRequestCounter();
-  [clients.dynamodb, clients.s3, clients.sqs].forEach((c) => counter.instrument(c));
+  counter.instrument(clients.sqs); // the poller's receive and delete
+  const worker = shippedLaneWorker({ emulators, resources, region: "us-east-1", credentials: { accessKeyId: "bench", secretAccessKey: "bench" }, counter });
   const applied: LaneMessage[] = [];
-  const app = createSkillsApp({
-    documents: new S3DocumentStore({ client: clients.s3, bucket: resources.bucketName }),
-    processes: new DynamoDBProcessStore(clients.dynamodb, resources.tableName),
-    requests: new DynamoDBRequestStore(clients.dynamodb, resources.tableName),
-    lane: new SqsLane(clients.sqs, resources.laneQueueUrl),
-    renderer: createTemplateRenderer(),
-    catalogueVersions: new DynamoDBCatalogueVersions(clients.dynamodb, resources.tableName),
-    // As wired in production (shared/wiring/app-from-env.ts): the process and its level versions in one BatchGetItem.
-    processVersions: new DynamoDBProcessVersionsReader(clients.dynamodb, resources.tableName),
-    logger: silent,
-    onApplied: (message) => applied.push(message),
-  });
+  const app = worker.app;
+  const handler: LaneWorkerHandler = async (event, context) => {
+    const response = await worker.handler(event, context);
+    const failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    for (const record of event.Records) if (!failed.has(record.messageId)) applied.push(JSON.parse(record.body) as LaneMessage);
+    return response;
+  };
   const poller = new SqsLanePoller({
     sqs: clients.sqs,
     queueUrl: resources.laneQueueUrl,
-    handler: createLaneWorkerHandler(app.applyLaneMessage, { logger: silent }),
+    handler,
     concurrency: 4,
     // fauxqs wakes long polls only on new sends, not when a FIFO group unlocks after a delete,
     // so long polling would add up to a second per message of a busy group (SQS does not).
@@ -67,6 +57,7 @@ async function laneRig(): Promise<LaneRig> {
     applied,
     stop: async () => {
       await poller.stop();
+      worker.restore();
       clients.destroy();
       await emulators.stop();
     },
