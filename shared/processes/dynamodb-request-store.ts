@@ -1,4 +1,5 @@
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { WatchedRequest } from "./request-watcher.js";
+import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
 import { documentClientOf, isConditionalCheckFailed } from "../aws/dynamodb-client.js";
@@ -49,6 +50,20 @@ export class DynamoDBRequestStore extends BaseRequestStore {
       new GetCommand({ TableName: this.tableName, Key: requestItemKey(tenant, requestId), ConsistentRead: true }),
     );
     return out.Item === undefined ? undefined : fromItem(out.Item);
+  }
+
+  /** One BatchGetItem for the waiting callers of the container; keys DynamoDB leaves unprocessed read as absent this round. */
+  protected override async readItems(requests: readonly WatchedRequest[]): Promise<unknown[]> {
+    if (requests.length === 0) return [];
+    const keys = requests.map((r) => requestItemKey(r.tenant, r.requestId));
+    const out = await this.documents.send(
+      new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
+    );
+    const byKey = new Map((out.Responses?.[this.tableName] ?? []).map((item) => [`${String(item.pk)}\u0000${String(item.sk)}`, item] as const));
+    return keys.map((key) => {
+      const item = byKey.get(`${key.pk}\u0000${key.sk}`);
+      return item === undefined ? undefined : fromItem(item);
+    });
   }
 
   protected async completeIfQueued(tenant: string, requestId: string, outcome: RequestOutcome, expiresAt: number): Promise<unknown> {

@@ -1,8 +1,13 @@
+import { RequestWatcher } from "./request-watcher.js";
+import type { WatchedRequest } from "./request-watcher.js";
 import * as z from "zod";
 import { RequestNotFound } from "./process-errors.js";
 import type { RequestOutcome, RequestRecord, RequestStore } from "./request-store.js";
 import { sleep as realSleep } from "../support/retry-backoff.js";
 import type { Sleep } from "../support/retry-backoff.js";
+
+/** DynamoDB's BatchGetItem limit. */
+export const READ_BATCH_SIZE = 100;
 
 export interface RequestStoreOptions {
   /** Lifetime of a record after its last write (default 24 h). */
@@ -33,6 +38,8 @@ export abstract class BaseRequestStore implements RequestStore {
   protected readonly pollMaxMs: number;
   protected readonly now: () => number;
   protected readonly sleep: Sleep;
+  /** Every waitFor of this store (one per container) shares one polling loop. */
+  private readonly watcher: RequestWatcher;
 
   constructor(options: RequestStoreOptions = {}) {
     this.ttlSeconds = options.ttlSeconds ?? 24 * 60 * 60;
@@ -40,6 +47,19 @@ export abstract class BaseRequestStore implements RequestStore {
     this.pollMaxMs = options.pollMaxMs ?? 250;
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? realSleep;
+    this.watcher = new RequestWatcher({
+      readMany: async (requests) => (await this.readItems(requests)).map((item) => (item === undefined ? undefined : parseRecord(item))),
+      pollStartMs: this.pollStartMs,
+      pollMaxMs: this.pollMaxMs,
+      batchSize: READ_BATCH_SIZE,
+      now: () => this.now(),
+      sleep: (ms, signal) => this.sleep(ms, signal),
+    });
+  }
+
+  /** Callers of waitFor waiting right now in this container. */
+  get waiting(): number {
+    return this.watcher.size;
   }
 
   /** false when a record with this requestId exists. `expiresAt` is in epoch seconds. */
@@ -47,6 +67,10 @@ export abstract class BaseRequestStore implements RequestStore {
   /** The stored record in any shape (the base validates it), or undefined. Strongly consistent. */
   protected abstract readItem(tenant: string, requestId: string): Promise<unknown>;
   /** Writes the outcome only while the record is QUEUED; returns the new item, or undefined when it was not QUEUED or absent. */
+  /** Several records in one round trip where the store can (at most READ_BATCH_SIZE), in order. Default: one read each. */
+  protected async readItems(requests: readonly WatchedRequest[]): Promise<unknown[]> {
+    return Promise.all(requests.map((r) => this.readItem(r.tenant, r.requestId)));
+  }
   protected abstract completeIfQueued(tenant: string, requestId: string, outcome: RequestOutcome, expiresAt: number): Promise<unknown>;
 
   async putQueued(tenant: string, processId: string, requestId: string, kind: string): Promise<{ record: RequestRecord; created: boolean }> {
@@ -78,16 +102,7 @@ export abstract class BaseRequestStore implements RequestStore {
   }
 
   async waitFor(tenant: string, requestId: string, timeoutMs: number, options: { signal?: AbortSignal } = {}): Promise<RequestRecord | undefined> {
-    const deadline = this.now() + Math.max(0, timeoutMs);
-    let interval = this.pollStartMs;
-    for (;;) {
-      const record = await this.get(tenant, requestId);
-      if (record && record.status !== "QUEUED") return record;
-      const remaining = deadline - this.now();
-      if (remaining <= 0 || options.signal?.aborted) return record;
-      await this.sleep(Math.min(interval, remaining), options.signal);
-      interval = Math.min(this.pollMaxMs, Math.ceil(interval * 1.5));
-    }
+    return this.watcher.wait({ tenant, requestId }, timeoutMs, options.signal);
   }
 
   protected expiresAt(): number {

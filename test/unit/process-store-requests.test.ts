@@ -117,7 +117,7 @@ describe("InMemoryRequestStore.waitFor", () => {
     vi.useFakeTimers();
     const store = new InMemoryRequestStore();
     await store.putQueued(T, "p-1", "r-1", "skill.activate");
-    const reads = vi.spyOn(store, "get");
+    const reads = vi.spyOn(store as unknown as { readItems: () => Promise<unknown[]> }, "readItems");
 
     // Act
     const waiting = store.waitFor(T, "r-1", 3_000);
