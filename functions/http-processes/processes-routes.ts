@@ -52,7 +52,7 @@ export function processesRoutes({ app }: ProcessesRoutesDeps): HttpRoute[] {
     }),
 
     route("GET", "/brain/{tenant}/processes/{processId}", async (request) => {
-      const process = await accessibleProcess(app, request, request.param("processId"));
+      const process = await accessibleProcess(app, request, request.param("processId"), "metadata");
       return jsonResponse(200, toApiProcess(process));
     }),
 

@@ -63,11 +63,27 @@ export function assertProjectAccess(identity: Identity, projectId: string): void
   if (!hasProjectAccess(identity, projectId)) throw new Forbidden(`Not a member of project '${projectId}'`);
 }
 
+type OwnedProcess = { readonly tenant: string; readonly processId: string; readonly projectId: string; readonly userId?: string | undefined };
+
 /**
- * Reading or steering a process. Another tenant's process is reported exactly like a missing
- * one, so tenants never learn each other's process ids.
+ * API.md "Processes belong to their user": composing, previewing, turns, completing, tools,
+ * steering, subscribing, request status and FOOT are the owner's only — a process renders its
+ * owner's `_user_` skills, so anyone else would read them through it. Another tenant's process
+ * is reported exactly like a missing one, so tenants never learn each other's process ids. A
+ * process without an owner (none is spawned so over the API) holds no `_user_` level and stays
+ * open to the project's members.
  */
-export function assertProcessAccess(identity: Identity, process: { readonly tenant: string; readonly processId: string; readonly projectId: string }): void {
+export function assertProcessAccess(identity: Identity, process: OwnedProcess): void {
   if (!isSameTenant(identity, process.tenant)) throw new ProcessNotFound(process.processId);
   assertProjectAccess(identity, process.projectId);
+  if (process.userId !== undefined && process.userId !== identity.login) {
+    throw new Forbidden(`Process '${process.processId.slice(0, 80)}' belongs to another user`);
+  }
+}
+
+/** `GET …/processes/{id}` and its active skills (metadata, no skill content): the owner, `project-admin:P` or tenant-admin. */
+export function assertProcessMetadataAccess(identity: Identity, process: OwnedProcess): void {
+  if (!isSameTenant(identity, process.tenant)) throw new ProcessNotFound(process.processId);
+  if (isTenantAdmin(identity) || isProjectAdmin(identity, process.projectId)) return;
+  assertProcessAccess(identity, process);
 }

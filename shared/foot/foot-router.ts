@@ -10,7 +10,7 @@ import type { FootInvocationStore } from "./foot-invocation-store.js";
 import type { FootPort, FootScriptOutcome, FootScriptRequest } from "../scripts/foot-port.js";
 
 interface FootRouterDeps {
-  connections: Pick<ConnectionStore, "subscribers">;
+  connections: Pick<ConnectionStore, "subscribers" | "get">;
   push: ConnectionPush;
   invocations: FootInvocationStore;
   newInvocationId?: () => string;
@@ -29,9 +29,12 @@ const DEFAULT_FOOT_TIMEOUT_MS = 10_000;
  * Routes a FOOT script to one WebSocket client subscribed to the process: records the
  * invocation PENDING, pushes `process-skill-script-execute` to the first subscriber that is
  * still there, and polls the invocation until the client's answer (stored by the `$default`
- * function) arrives or the deadline passes. The item is removed either way, so a late answer
- * finds nothing. Which client: the first subscriber the store lists — the spec has one Foot
- * per user session; a client that cannot run scripts simply lets the call time out.
+ * function, only from the connection the call went to) arrives or the deadline passes. The
+ * item is removed either way, so a late answer finds nothing. Which client: the first of the
+ * process owner's own connections (the identity proved at `$connect`) among the subscribers —
+ * the frame carries the script's source and arguments, and its answer becomes the owner's tool
+ * result, so nobody else's socket may take it; without an owner there is no one to route to.
+ * The spec has one Foot per user session; a client that cannot run scripts lets the call time out.
  */
 export class FootRouter implements FootPort {
   private readonly newInvocationId: () => string;
@@ -52,7 +55,7 @@ export class FootRouter implements FootPort {
 
   async execute(request: FootScriptRequest): Promise<FootScriptOutcome> {
     const { tenant, processId } = request;
-    const subscribers = await this.deps.connections.subscribers(tenant, processId);
+    const subscribers = await this.ownersConnections(tenant, processId, request.owner);
     if (subscribers.length === 0) return { routed: false };
 
     const invocationId = this.newInvocationId();
@@ -81,6 +84,16 @@ export class FootRouter implements FootPort {
       }
     }
     return { routed: false };
+  }
+
+  private async ownersConnections(tenant: string, processId: string, owner: string | undefined): Promise<string[]> {
+    if (owner === undefined) return [];
+    const subscribers = await this.deps.connections.subscribers(tenant, processId);
+    const records = await Promise.all(subscribers.map((id) => this.deps.connections.get(tenant, id)));
+    return subscribers.filter((_, i) => {
+      const identity = records[i]?.identity;
+      return identity !== undefined && identity.tenant === tenant && identity.login === owner;
+    });
   }
 
   private async awaitAnswer(tenant: string, invocationId: string, signal: AbortSignal | undefined): Promise<FootScriptOutcome> {

@@ -9,6 +9,8 @@ import type { ScriptLogEntry } from "../sandbox/script-errors.js";
 export interface FootScriptRequest {
   tenant: string;
   processId: string;
+  /** The process's user: only their own connections may run the script (API.md "Processes belong to their user"). */
+  owner: string | undefined;
   skillName: string;
   scriptName: string;
   args: Record<string, unknown>;

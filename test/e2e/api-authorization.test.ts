@@ -18,6 +18,7 @@ const IDENTITIES = {
   admin: { tenant: TENANT, login: "admin", roles: ["tenant-admin"] },
   powner: { tenant: TENANT, login: "powner", projects: [P1], roles: [`project-admin:${P1}`] },
   member: { tenant: TENANT, login: "member", projects: [P1] },
+  colleague: { tenant: TENANT, login: "colleague", projects: [P1] },
   outsider: { tenant: TENANT, login: "outsider", projects: ["p2"] },
   alice: { tenant: TENANT, login: "alice" },
   eve: { tenant: OTHER_TENANT, login: "eve", projects: [P1], roles: ["tenant-admin"] },
@@ -235,13 +236,52 @@ describe("tenants are isolated", () => {
 describe("project membership", () => {
   const projectRoutes = (): RouteCall[] => routes().filter((route) => !route.name.endsWith("document") && route.name !== "list documents");
 
-  it("lets a member (and a tenant-admin) list, spawn, read and steer in their project", async () => {
+  /** Routes of the process itself that only its user may use (API.md "Processes belong to their user"). */
+  const METADATA_ROUTES = new Set(["GET process", "active skills"]);
+  const ownerRoutes = (): RouteCall[] => projectRoutes().filter((route) => route.path(TENANT).includes(processId) && !METADATA_ROUTES.has(route.name));
+  const openRoutes = (): RouteCall[] => {
+    const ownerOnly = new Set(ownerRoutes().map((route) => route.name));
+    return projectRoutes().filter((route) => !ownerOnly.has(route.name));
+  };
+
+  it("lets the process's own user list, spawn, read and steer; a tenant-admin everything but another user's process", async () => {
     // Act
-    const member = await Promise.all(projectRoutes().map(async (route) => [route.name, (await call(as.member, route)).status] as const));
-    const admin = await Promise.all(projectRoutes().map(async (route) => [route.name, (await call(as.admin, route)).status] as const));
+    const owner = await Promise.all(projectRoutes().map(async (route) => [route.name, (await call(as.member, route)).status] as const));
+    const admin = await Promise.all(openRoutes().map(async (route) => [route.name, (await call(as.admin, route)).status] as const));
 
     // Assess
-    for (const [name, status] of [...member, ...admin]) expect({ name, ok: status >= 200 && status < 300 }).toEqual({ name, ok: true });
+    for (const [name, status] of [...owner, ...admin]) expect({ name, ok: status >= 200 && status < 300 }).toEqual({ name, ok: true });
+  });
+
+  it("answers 403 FORBIDDEN to anyone else of the tenant on the process's own routes: another member, a project-admin, a tenant-admin", async () => {
+    // Prepare
+    await stack.laneIdle();
+    const before = (await as.member.process(TENANT, processId)).json;
+
+    // Act
+    const responses = await Promise.all(
+      (["colleague", "powner", "admin"] as const).flatMap((who) => ownerRoutes().map(async (route) => [`${who}: ${route.name}`, await call(as[who], route)] as const)),
+    );
+    await stack.laneIdle();
+    const after = (await as.member.process(TENANT, processId)).json;
+
+    // Assess: nothing of the process (its rendered _user_ skills included) reached them, nothing changed
+    expect(responses).toHaveLength(3 * 6);
+    for (const [name, response] of responses) {
+      expect({ name, status: response.status, code: errorOf(response)?.code }).toEqual({ name, status: 403, code: "FORBIDDEN" });
+    }
+    expect(after).toEqual(before);
+  });
+
+  it("opens the process metadata to a project-admin and a tenant-admin, not to another member", async () => {
+    // Act
+    const powner = await as.powner.process(TENANT, processId);
+    const admin = await as.admin.process(TENANT, processId);
+    const colleague = await as.colleague.process(TENANT, processId);
+
+    // Assess
+    expect([powner.status, admin.status]).toEqual([200, 200]);
+    expectError(colleague, 403, "FORBIDDEN");
   });
 
   it("answers 403 FORBIDDEN to a non-member listing, spawning, reading or steering in the project", async () => {

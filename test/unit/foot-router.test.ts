@@ -17,6 +17,7 @@ import { InMemoryRequestStore } from "../../shared/processes/in-memory-request-s
 import { EmptyLayer, FakeRenderer } from "../support/steering-harness.js";
 
 const ALICE = parseIdentity({ login: "alice", tenant: "acme", projects: ["proj1"], roles: [] });
+const BOB = parseIdentity({ login: "bob", tenant: "acme", projects: ["proj1"], roles: ["tenant-admin"] });
 const MALLORY = parseIdentity({ login: "mallory", tenant: "evil", projects: ["proj1"], roles: ["tenant-admin"] });
 
 type Responder = (frame: ProcessSkillScriptExecuteFrame) => unknown;
@@ -68,6 +69,7 @@ function setup(timeoutMs = 2_000) {
   const request = (extra: Partial<FootScriptRequest> = {}): FootScriptRequest => ({
     tenant: "acme",
     processId: "p1",
+    owner: "alice",
     skillName: "kit",
     scriptName: "local",
     args: { dir: "src" },
@@ -233,5 +235,55 @@ describe("process-skill-script-result frames", () => {
 
     // Assess
     expect(t.push.framesTo("c1")).toEqual([{ type: "error", error: { code: "INVALID_REQUEST", message: expect.stringContaining("process-skill-script-result") } }]);
+  });
+});
+
+describe("FootRouter: only the process owner's own connections", () => {
+  it("skips another user's subscribed socket (even a tenant-admin's) and routes to the owner's", async () => {
+    // Prepare
+    const t = setup();
+    await t.subscribe("c-bob", "p1", BOB);
+    await t.subscribe("c-alice", "p1", ALICE);
+    t.push.responders.set("c-bob", { identity: BOB, respond: (f) => ({ type: "process-skill-script-result", invocationId: f.invocationId, result: "forged" }) });
+    t.push.responders.set("c-alice", { identity: ALICE, respond: (f) => ({ type: "process-skill-script-result", invocationId: f.invocationId, result: "real" }) });
+
+    // Act
+    const outcome = await t.foot.execute(t.request());
+
+    // Assess
+    expect(outcome).toMatchObject({ routed: true, result: "real" });
+    expect(t.push.framesTo("c-bob")).toEqual([]);
+  });
+
+  it("answers not routed when only other users subscribe, and when the process has no owner", async () => {
+    // Prepare
+    const t = setup();
+    await t.subscribe("c-bob", "p1", BOB);
+    await t.subscribe("c-alice", "p2", ALICE);
+
+    // Act
+    const othersOnly = await t.foot.execute(t.request());
+    const ownerless = await t.foot.execute(t.request({ processId: "p2", owner: undefined }));
+
+    // Assess
+    expect(othersOnly).toEqual({ routed: false });
+    expect(ownerless).toEqual({ routed: false });
+    expect(t.push.sent).toEqual([]);
+  });
+
+  it("refuses an answer sent from a socket the call did not go to", async () => {
+    // Prepare
+    const t = setup(300);
+    await t.subscribe("c-alice", "p1", ALICE);
+    await t.connections.put({ connectionId: "c-bob", identity: BOB });
+    t.push.responders.set("c-alice", { identity: ALICE, respond: () => undefined });
+    const pending = t.foot.execute(t.request());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    // Act: bob forges the answer for the invocation pushed to alice's socket
+    await t.router({ identity: BOB, connectionId: "c-bob" }, JSON.stringify({ type: "process-skill-script-result", invocationId: "inv-1", result: "forged" }));
+
+    // Assess
+    expect(await failureOf(pending)).toBeInstanceOf(FootScriptTimeout);
   });
 });

@@ -145,13 +145,13 @@ describe("POST /brain/{tenant}/sessions/{sessionId}/processes", () => {
 });
 
 describe("GET /brain/{tenant}/processes/{processId}", () => {
-  it("answers the Process to a member", async () => {
+  it("answers the Process to its owner", async () => {
     // Prepare
     const h = await handlerHarness();
     const process = await h.spawn();
 
     // Act
-    const reply = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}`, as: IDENTITIES.bob });
+    const reply = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}` });
 
     // Assess
     expect(reply.status).toBe(200);
@@ -163,6 +163,7 @@ describe("GET /brain/{tenant}/processes/{processId}", () => {
   it.each([
     ["404 to another tenant (as if unknown)", IDENTITIES.eve, "globex", 404, "PROCESS_NOT_FOUND"],
     ["403 to a non-member", IDENTITIES.mallory, "acme", 403, "FORBIDDEN"],
+    ["403 to another member of the project (the process belongs to its user)", IDENTITIES.bob, "acme", 403, "FORBIDDEN"],
     ["200 to a tenant-admin", IDENTITIES.admin, "acme", 200, undefined],
   ])("answers a process read with %s", async (_label, as, tenant, status, code) => {
     // Prepare
