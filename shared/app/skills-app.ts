@@ -1,3 +1,4 @@
+import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
 import { recipeActivations, reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { randomUUID } from "node:crypto";
@@ -83,6 +84,8 @@ export interface SkillsAppDeps {
   logger?: LaneApplierLogger;
   /** See LaneApplierDeps.onApplied. */
   onApplied?: (message: LaneMessage, record: RequestRecord) => void;
+  /** A fresh time budget per message for regex triggers (tests inject a clock; default: real time). */
+  triggerBudget?: () => TriggerTimeBudget;
   /** Counts skill activations by path where they happen (recipe defaults at spawn, the lane's requests). */
   activations?: SkillActivationSink;
   /**
@@ -202,6 +205,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     renderer: deps.renderer,
     commands,
     matcher: new SkillTriggerMatcher(),
+    ...(deps.triggerBudget ? { triggerBudget: deps.triggerBudget } : {}),
     toolSpecs: deps.toolSpecs ?? new ServiceToolSpecs(),
     guard: deps.guard ?? new NoopGuardRunner(),
     requests: laneRequests,

@@ -1,3 +1,4 @@
+import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
 import type { SkillActivation } from "../steering/skill-activations.js";
 import { InvalidRequest, SkillsError } from "../errors.js";
 import type { TurnComposePayload, TurnCompletePayload, TurnContext } from "../lanes/lane-payloads.js";
@@ -47,6 +48,8 @@ export interface SkillTurnSupportDeps {
   renderer: TemplateRenderer;
   commands: SkillCommandRunner;
   matcher: SkillTriggerMatcher;
+  /** A fresh time budget per message for regex triggers (default: DEFAULT_TRIGGER_TIME_BUDGET_MS of real time). */
+  triggerBudget?: () => TriggerTimeBudget;
   toolSpecs: ToolSpecProvider;
   guard: GuardRunner;
   /** Sends a finished worker's report to its parent's lane. */
@@ -221,7 +224,9 @@ export class SkillTurnSupport {
     if (!recipe) warnings.push(`Recipe '${snapshot.recipe}' no longer resolves; composing without its prefix and tool changes`);
     const engine = this.engines(snapshot.engine);
     if (!engine) warnings.push(`Engine '${snapshot.engine}' is unknown; composing without its default prompt and tools`);
-    const triggerable = available && userMessage ? triggeredSkills(available, snapshot, userMessage.text, this.deps.matcher) : [];
+    const matched = available && userMessage ? triggeredSkills(available, snapshot, userMessage.text, this.deps.matcher, this.deps.triggerBudget?.()) : undefined;
+    const triggerable = matched?.fired ?? [];
+    if (matched && matched.skipped.length > 0) warnings.push(skippedTriggersWarning(matched.skipped.map((s) => s.name), matched.budgetMs));
 
     // Trigger activations run their `activate:` on a trial copy; one that fails is skipped (§4a: the turn continues).
     let trial = snapshot;
@@ -335,4 +340,13 @@ function assertTurnInFlight(process: Process, turnId: string): void {
 function oneShotsOf(process: Process): ActiveSkillRef[] {
   const carried = new Set(process.turn?.oneShotSkills ?? []);
   return process.activeSkills.filter((s) => s.oneShot && carried.has(s.name));
+}
+
+const MAX_NAMED_SKIPPED = 10;
+
+/** The turn goes on without the triggers the time budget cut; the author sees which. */
+function skippedTriggersWarning(names: readonly string[], budgetMs: number): string {
+  const shown = names.slice(0, MAX_NAMED_SKIPPED).map((n) => `'${n}'`).join(", ");
+  const more = names.length > MAX_NAMED_SKIPPED ? ` and ${names.length - MAX_NAMED_SKIPPED} more` : "";
+  return `Trigger matching ran out of its ${budgetMs} ms budget for this message; the pattern triggers of ${shown}${more} were not evaluated`;
 }

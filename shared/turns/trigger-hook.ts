@@ -1,7 +1,8 @@
 import type { Process } from "../processes/process.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
 import { bindArguments } from "../skills/skill-argument-binder.js";
-import type { SkillTriggerMatcher } from "../skills/triggers/skill-trigger-matcher.js";
+import type { SkillTriggerMatcher, TriggeredSkills } from "../skills/triggers/skill-trigger-matcher.js";
+import { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
 
 /**
  * The pre-turn hook of spec §4a: which of the listed skills does this user message activate
@@ -18,15 +19,17 @@ export function triggeredSkills(
   process: Pick<Process, "activeSkills" | "allowedSkillsOverride">,
   message: string,
   matcher: SkillTriggerMatcher,
-): ResolvedSkill[] {
+  budget: TriggerTimeBudget = new TriggerTimeBudget(),
+): TriggeredSkills<ResolvedSkill> & { budgetMs: number } {
   // One index per listing (the catalogue hands out the same array while nothing changed); the
   // per-listing part of the filter is cached with it, so a turn only looks at its active skills
   // and whitelist, never at every listed skill.
-  return matcher.triggered(available, message, {
+  const matched = matcher.triggered(available, message, {
     activeNames: process.activeSkills.map((s) => s.name),
     allowedSkills: process.allowedSkillsOverride,
     eligible: isTriggerable,
-  });
+  }, budget);
+  return { ...matched, budgetMs: budget.ms };
 }
 
 /** Not spawn, not shot, binds without arguments: depends on the skill only. */

@@ -5,6 +5,7 @@ import type { SkillTrigger } from "../../shared/skills/skill-frontmatter.js";
 import { MAX_TRIGGER_INPUT_LENGTH } from "../../shared/skills/triggers/skill-trigger-index.js";
 import { SkillTriggerMatcher, tokenize, triggerCandidates } from "../../shared/skills/triggers/skill-trigger-matcher.js";
 import { TriggerPatternCache, checkTriggerPattern } from "../../shared/skills/triggers/skill-trigger-pattern.js";
+import { TriggerTimeBudget } from "../../shared/skills/triggers/trigger-time-budget.js";
 
 const keywords = (...words: string[]): SkillTrigger => ({ type: "KEYWORDS", keywords: words });
 const pattern = (text: string): SkillTrigger => ({ type: "PATTERN", pattern: text });
@@ -195,10 +196,10 @@ describe("SkillTriggerMatcher.triggered", () => {
     const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
 
     // Act
-    const open = matcher.triggered(listing, "a1 now", { activeNames: ["active"], allowedSkills: null, eligible: spawnOnly });
-    const noEligible = matcher.triggered(listing, "a1 now", { activeNames: [] });
-    const whitelisted = matcher.triggered(listing, "a1 now", { activeNames: [], allowedSkills: ["other", "off", "spawner"], eligible: spawnOnly });
-    const lockdown = matcher.triggered(listing, "a1 now", { activeNames: [], allowedSkills: [], eligible: spawnOnly });
+    const open = matcher.triggered(listing, "a1 now", { activeNames: ["active"], allowedSkills: null, eligible: spawnOnly }).fired;
+    const noEligible = matcher.triggered(listing, "a1 now", { activeNames: [] }).fired;
+    const whitelisted = matcher.triggered(listing, "a1 now", { activeNames: [], allowedSkills: ["other", "off", "spawner"], eligible: spawnOnly }).fired;
+    const lockdown = matcher.triggered(listing, "a1 now", { activeNames: [], allowedSkills: [], eligible: spawnOnly }).fired;
 
     // Assess
     expect(open.map((s) => s.name)).toEqual(["on", "other"]);
@@ -223,7 +224,7 @@ describe("SkillTriggerMatcher.triggered", () => {
       const allowedSkills = i % 3 === 0 ? skills.filter((_, k) => k % 2 === 0).map((s) => s.name) : null;
       const expected = oracle
         .match(triggerCandidates(skills, { activeNames, allowedSkills }).filter(spawnOnly), message);
-      const got = matcher.triggered(skills, message, { activeNames, allowedSkills, eligible: spawnOnly }).map((s) => s.name);
+      const got = matcher.triggered(skills, message, { activeNames, allowedSkills, eligible: spawnOnly }).fired.map((s) => s.name);
       return { got, expected };
     });
 
@@ -236,16 +237,58 @@ describe("SkillTriggerMatcher.triggered", () => {
     // Prepare
     const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
     const mutable = [...listing];
-    const before = matcher.triggered(mutable, "a1 zz", { activeNames: [] }).map((s) => s.name);
+    const before = matcher.triggered(mutable, "a1 zz", { activeNames: [] }).fired.map((s) => s.name);
 
     // Act
     mutable.splice(0, 1);
-    const after = matcher.triggered(mutable, "a1 zz", { activeNames: [] }).map((s) => s.name);
+    const after = matcher.triggered(mutable, "a1 zz", { activeNames: [] }).fired.map((s) => s.name);
     const frozenIndex = matcher.indexFor(listing);
 
     // Assess
     expect(before).toEqual(["on", "active", "spawner", "other", "quiet"]);
     expect(after).toEqual(["active", "spawner", "other", "quiet"]);
     expect(matcher.indexFor(listing)).toBe(frozenIndex);
+  });
+});
+
+describe("SkillTriggerMatcher.triggered under a time budget", () => {
+  /** 20 users' worth of skills, 50 distinct literal-less patterns each, and one keyword skill. */
+  const hostile = Object.freeze([
+    resolvedSkill({ name: "kw", triggers: [keywords("deploy")] }),
+    ...Array.from({ length: 20 }, (_, s) =>
+      resolvedSkill({ name: `flood-${s}`, triggers: Array.from({ length: 50 }, (_, p) => pattern(`[a-z]{3}\\d{${1 + ((s * 50 + p) % 9)}}[xyz]{${1 + (p % 3)}}`)) }),
+    ),
+  ]);
+  const message = `please deploy ${"lorem ipsum 12 dolor ".repeat(1600)}`.slice(0, 32 * 1024);
+  /** A clock that moves 1 ms per look: a budget of 0 is spent at the first regex run. */
+  const ticking = () => {
+    let t = 0;
+    return () => t++;
+  };
+
+  it("stops running regexes when the budget is spent and names every skill it did not finish; keywords still fire", () => {
+    // Prepare
+    const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
+
+    // Act
+    const result = matcher.triggered(hostile, message, { activeNames: [] }, new TriggerTimeBudget(0, ticking()));
+
+    // Assess
+    expect(result.fired.map((s) => s.name)).toEqual(["kw"]);
+    expect(result.skipped.map((s) => s.name)).toEqual(Array.from({ length: 20 }, (_, s) => `flood-${s}`));
+  });
+
+  it("with time to spare skips nothing and answers as without a budget", () => {
+    // Prepare
+    const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
+
+    // Act
+    const unbudgeted = matcher.triggered(hostile, "abc123x deploy", { activeNames: [] }).fired.map((s) => s.name);
+    const budgeted = matcher.triggered(hostile, "abc123x deploy", { activeNames: [] }, new TriggerTimeBudget(60_000));
+
+    // Assess
+    expect(budgeted.skipped).toEqual([]);
+    expect(budgeted.fired.map((s) => s.name)).toEqual(unbudgeted);
+    expect(unbudgeted.length).toBeGreaterThan(1);
   });
 });

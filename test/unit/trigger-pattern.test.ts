@@ -3,9 +3,11 @@ import { describe, expect, it } from "vitest";
 import { InvalidTriggerPattern } from "../../shared/skills/skill-errors.js";
 import {
   MAX_TRIGGER_PATTERN_LENGTH,
+  TRIGGER_PATTERN_DFA_BYTES,
   TriggerPatternCache,
   checkTriggerPattern,
   compileTriggerPattern,
+  lazyDfaOf,
   prepareTriggerInput,
 } from "../../shared/skills/triggers/skill-trigger-pattern.js";
 import { triggerPatternWarnings } from "../../shared/skills/triggers/pattern-dialect.js";
@@ -166,7 +168,7 @@ describe("compileTriggerPattern", () => {
 
   it("caches compiled patterns and failures, evicting the least recently used", () => {
     // Prepare
-    const cache = new TriggerPatternCache(2);
+    const cache = new TriggerPatternCache(2.5 * TRIGGER_PATTERN_DFA_BYTES); // room for two compiled patterns
     const first = compileTriggerPattern("alpha", cache);
     compileTriggerPattern("beta", cache);
 
@@ -310,5 +312,41 @@ describe("character classes in sequence", () => {
     expect(checkTriggerPattern("x[^a]y[b]")).toBeUndefined();
     expect(checkTriggerPattern("[]a]x")).toBeUndefined();
     expect(checkTriggerPattern("[a[b]")).toMatch(/nested character class/);
+  });
+});
+
+describe("trigger memory is bounded", () => {
+  it("gives every compiled pattern's lazy DFA our budget instead of re2js's 8 MiB, and it stays inside it over varied messages", () => {
+    // Prepare
+    const pattern = "[ab]*a[ab]{12}c";
+    const compiled = compileTriggerPattern(pattern, new TriggerPatternCache());
+    const uncapped = RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
+    let seed = 7;
+    const char = () => "ab"[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % 2];
+    const messages = Array.from({ length: 40 }, () => `${Array.from({ length: 4096 }, char).join("")}c`);
+
+    // Act
+    for (const message of messages) compiled.findUnfiltered(prepareTriggerInput(message));
+
+    // Assess
+    expect(lazyDfaOf(uncapped)?.stateBudget).toBe(8 * 1024 * 1024);
+    const memory = compiled.dfaMemory();
+    expect(memory?.budget).toBe(TRIGGER_PATTERN_DFA_BYTES);
+    expect(memory?.used).toBeGreaterThan(0);
+    expect(memory?.used).toBeLessThanOrEqual(TRIGGER_PATTERN_DFA_BYTES);
+  });
+
+  it("weighs entries by bytes: a cache of 1 000 distinct patterns holds at most its byte budget", () => {
+    // Prepare
+    const budget = 16 * TRIGGER_PATTERN_DFA_BYTES;
+    const cache = new TriggerPatternCache(budget);
+
+    // Act
+    for (let i = 0; i < 1000; i++) compileTriggerPattern(`deploy-${i} to (prod|staging)`, cache);
+
+    // Assess
+    expect(cache.calculatedSize).toBeLessThanOrEqual(budget);
+    expect(cache.size).toBeLessThan(16);
+    expect(cache.size).toBeGreaterThan(0);
   });
 });

@@ -1,3 +1,4 @@
+import { TriggerTimeBudget } from "../../shared/skills/triggers/trigger-time-budget.js";
 import { describe, expect, it } from "vitest";
 import { engineConfig } from "../../shared/recipes/engines.js";
 import type { Turn } from "../../shared/turns/turn.js";
@@ -213,6 +214,22 @@ describe("SkillTurnSupport: trigger pre-turn hook", () => {
     expect(turn.skillSection).toContain("Deploy rules.");
     const after = await h.process(p.processId);
     expect(after).toMatchObject({ statusText: "deploying", turn: { turnId: turn.turnId, oneShotSkills: ["deploy"] } });
+  });
+
+  it("composes the turn when trigger matching runs out of time, naming the skills whose patterns did not run", async () => {
+    // Prepare: a clock that is past the budget at the first regex run
+    let t = 0;
+    const h = await steeringHarness({ triggerBudget: () => new TriggerTimeBudget(0, () => t++) });
+    await h.putSkill("deploy", { extra: KEYWORDS("deploy"), body: "Deploy rules." });
+    await h.putSkill("numbers", { extra: "triggers:\n  - type: PATTERN\n    pattern: '[a-z]{3}\\d{2}'" });
+    const p = await h.spawn("open");
+
+    // Act
+    const turn = turnOf((await h.compose(p.processId, "deploy abc12")).result);
+
+    // Assess: the keyword skill fired, the pattern skill was reported, the turn went on
+    expect(turn.activeSkills.map((s) => s.name)).toEqual(["deploy"]);
+    expect(turn.warnings).toEqual([expect.stringMatching(/ran out of its 0 ms budget.*'numbers' were not evaluated/)]);
   });
 
   it("never downgrades an explicit activation (§4c)", async () => {

@@ -2,6 +2,7 @@ import type { SkillTrigger } from "../skill-frontmatter.js";
 import { prepareTriggerInput, sharedTriggerPatternCache, type TriggerPatternCache } from "./skill-trigger-pattern.js";
 import { CANDIDATE_EXCLUDED, CANDIDATE_FIRED, CANDIDATE_OPEN, type CandidateMarks } from "./trigger-candidate-marks.js";
 import { KeywordTriggerIndex } from "./trigger-keyword-index.js";
+import type { TriggerTimeBudget } from "./trigger-time-budget.js";
 import { PatternTriggerIndex, type PatternTriggerEntry } from "./trigger-pattern-index.js";
 
 export { tokenize } from "./trigger-keyword-index.js";
@@ -121,14 +122,14 @@ export class SkillTriggerIndex<T extends TriggerCandidate = TriggerCandidate> {
    * caller that knows the candidates to leave out by position (exclusionMask, positionsOf) need not
    * touch every candidate object on every message.
    */
-  matchCandidates(input: string, exclude?: (excluded: Uint8Array) => void): T[] {
+  matchCandidates(input: string, exclude?: (excluded: Uint8Array) => void, budget?: TriggerTimeBudget): T[] {
     const fired: T[] = [];
     this.withMarks((marks) => {
       if (exclude !== undefined) {
         exclude(marks);
         for (let i = 0; i < marks.length; i++) if (marks[i] !== CANDIDATE_OPEN) marks[i] = CANDIDATE_EXCLUDED;
       }
-      this.evaluate(input, marks);
+      this.evaluate(input, marks, budget);
       for (let i = 0; i < marks.length; i++) if (marks[i] === CANDIDATE_FIRED) fired.push(this.candidates[i] as T);
     });
     return fired;
@@ -182,10 +183,15 @@ export class SkillTriggerIndex<T extends TriggerCandidate = TriggerCandidate> {
     }
   }
 
-  private evaluate(input: string, marks: CandidateMarks): void {
+  /** The candidate at `position` (as TriggerTimeBudget.skipped reports them). */
+  candidateAt(position: number): T | undefined {
+    return this.candidates[position];
+  }
+
+  private evaluate(input: string, marks: CandidateMarks, budget?: TriggerTimeBudget): void {
     const prepared = prepareTriggerInput(capTriggerInput(input));
     this.keywords.match(prepared.lowered, marks);
-    this.patterns.match(prepared, marks);
+    this.patterns.match(prepared, marks, budget);
   }
 }
 

@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { SkillTriggerIndex, type TriggerCandidate } from "./skill-trigger-index.js";
 import { sharedTriggerPatternCache, type TriggerPatternCache } from "./skill-trigger-pattern.js";
+import type { TriggerTimeBudget } from "./trigger-time-budget.js";
 
 export { tokenize } from "./trigger-keyword-index.js";
 
@@ -68,10 +69,10 @@ export class SkillTriggerMatcher {
    * `eligible` must depend on the skill alone and keep its identity (a module-level function):
    * its answers are cached per index by that identity.
    */
-  triggered<T extends TriggerFilterable>(listing: readonly T[], input: string, filter: TriggerFilter<T>): T[] {
+  triggered<T extends TriggerFilterable>(listing: readonly T[], input: string, filter: TriggerFilter<T>, budget?: TriggerTimeBudget): TriggeredSkills<T> {
     const index = this.indexFor(listing);
     const ineligible = index.exclusionMask(eligibilityOf(filter.eligible));
-    return index.matchCandidates(input, (excluded) => {
+    const fired = index.matchCandidates(input, (excluded) => {
       if (filter.allowedSkills == null) {
         excluded.set(ineligible);
       } else {
@@ -80,8 +81,20 @@ export class SkillTriggerMatcher {
         for (const name of filter.allowedSkills) for (const at of index.positionsOf(name)) excluded[at] = ineligible[at] as number;
       }
       for (const name of filter.activeNames) for (const at of index.positionsOf(name)) excluded[at] = 1;
-    });
+    }, budget);
+    const skipped: T[] = [];
+    for (const at of [...(budget?.skipped ?? [])].sort((a, b) => a - b)) {
+      const candidate = index.candidateAt(at);
+      if (candidate !== undefined) skipped.push(candidate);
+    }
+    return { fired, skipped };
   }
+}
+
+/** The skills a message triggered, and those whose patterns the time budget did not let run. */
+export interface TriggeredSkills<T> {
+  fired: T[];
+  skipped: T[];
 }
 
 /** What `SkillTriggerMatcher.triggered` filters by; see `triggerCandidates` for the first two. */

@@ -18,6 +18,14 @@ export const MAX_TRIGGER_PATTERN_LENGTH = 1000;
  * the NFA (measured: 3 000 instructions → 330 ms per message). Real triggers stay far below.
  */
 export const MAX_TRIGGER_PROGRAM_SIZE = 1000;
+/**
+ * State-cache budget of each compiled pattern's lazy DFA, in re2js's own accounting (its
+ * default is 8 MiB per pattern, and a pattern's DFA grows with every message it sees). Past it
+ * the DFA clears its cache and rebuilds, or gives up for the NFA: slower, never bigger.
+ */
+export const TRIGGER_PATTERN_DFA_BYTES = 128 * 1024;
+/** The process-wide compiled-pattern cache's budget: entries are weighed by what they may hold. */
+export const TRIGGER_PATTERN_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** A user message prepared once per turn and shared by every pattern and keyword trigger. */
 export interface TriggerInput {
@@ -46,6 +54,8 @@ export interface CompiledTriggerPattern {
   find(input: TriggerInput): boolean;
   /** The regex alone (for tests that pin prefilter soundness, and diagnostics). */
   findUnfiltered(input: TriggerInput): boolean;
+  /** The lazy DFA's budget and what it holds now, in re2js's accounting; undefined when it cannot be read. */
+  dfaMemory(): { budget: number; used: number } | undefined;
 }
 
 /** Returns why the pattern cannot be used as a trigger, or undefined when it can. */
@@ -74,15 +84,20 @@ export function compileTriggerPattern(
 }
 
 /**
- * Bounded LRU keyed by the pattern text. Patterns are pure data and compilation is a pure
- * function of the text, so entries can be shared across tenants without leaking anything but
- * timing.
+ * LRU keyed by the pattern text, bounded in bytes, not entries: each compiled pattern weighs
+ * its DFA budget plus its program and text, so the cache holds at most `maxBytes` of DFA state
+ * whatever the patterns see (a refused pattern weighs its text). Patterns are pure data and
+ * compilation is a pure function of the text, so entries can be shared across tenants without
+ * leaking anything but timing.
  */
 export class TriggerPatternCache extends LRUCache<string, CompiledTriggerPattern | InvalidTriggerPattern> {
-  constructor(maxEntries = 2048) {
-    super({ max: maxEntries });
+  constructor(maxBytes = TRIGGER_PATTERN_CACHE_BYTES) {
+    super({ maxSize: maxBytes, sizeCalculation: weightOf });
   }
 }
+
+const weightOf = (entry: CompiledTriggerPattern | InvalidTriggerPattern, pattern: string): number =>
+  entry instanceof InvalidTriggerPattern ? 2 * pattern.length + 256 : TRIGGER_PATTERN_DFA_BYTES + 64 * entry.programSize + 2 * pattern.length;
 
 /** Process-wide cache used when no cache is passed. */
 export const sharedTriggerPatternCache = new TriggerPatternCache();
@@ -123,7 +138,28 @@ function describeCompileError(error: unknown): string {
   return `invalid pattern: ${detail}`;
 }
 
+/** re2js 2.10 (pinned; test/unit/re2js-contract.test.ts): `re2Input.dfa` is the lazy DFA, its budget three fields. */
+interface LazyDfaBudget {
+  maxMem: number;
+  stateBudget: number;
+  memBudget: number;
+}
+
+export function lazyDfaOf(regex: RE2JS): LazyDfaBudget | undefined {
+  const dfa = (regex as unknown as { re2Input?: { dfa?: Partial<LazyDfaBudget> } }).re2Input?.dfa;
+  return dfa !== undefined && typeof dfa.stateBudget === "number" && typeof dfa.memBudget === "number" ? (dfa as LazyDfaBudget) : undefined;
+}
+
+function capDfaMemory(regex: RE2JS, bytes: number): void {
+  const dfa = lazyDfaOf(regex);
+  if (dfa === undefined) return;
+  dfa.maxMem = bytes;
+  dfa.stateBudget = bytes;
+  dfa.memBudget = Math.min(dfa.memBudget, bytes);
+}
+
 function buildCompiled(pattern: string, regex: RE2JS): CompiledTriggerPattern {
+  capDfaMemory(regex, TRIGGER_PATTERN_DFA_BYTES);
   const prefilter = requiredLiterals(pattern);
   const findUnfiltered = (input: TriggerInput): boolean => regex.test(input.lowered);
   return {
@@ -131,6 +167,10 @@ function buildCompiled(pattern: string, regex: RE2JS): CompiledTriggerPattern {
     prefilter,
     programSize: regex.programSize(),
     findUnfiltered,
+    dfaMemory: () => {
+      const dfa = lazyDfaOf(regex);
+      return dfa === undefined ? undefined : { budget: dfa.stateBudget, used: dfa.stateBudget - dfa.memBudget };
+    },
     find: (input) => (prefilter === undefined || mayMatch(prefilter, input.haystack)) && findUnfiltered(input),
   };
 }

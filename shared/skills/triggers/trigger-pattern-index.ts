@@ -1,3 +1,4 @@
+import type { TriggerTimeBudget } from "./trigger-time-budget.js";
 import { CANDIDATE_FIRED, CANDIDATE_OPEN, type CandidateMarks } from "./trigger-candidate-marks.js";
 import type { RequiredLiterals } from "./pattern-prefilter.js";
 import {
@@ -55,6 +56,9 @@ export class PatternTriggerIndex {
   /** Per-message scratch: literal id → found, pattern id → already looked at. */
   private readonly present: Uint8Array;
   private readonly considered: Uint8Array;
+  /** Patterns the time budget kept from running in the current message (scratch, like `considered`). */
+  private readonly cut: Uint8Array;
+  private budget: TriggerTimeBudget | undefined;
 
   constructor(entries: readonly PatternTriggerEntry[], cache: TriggerPatternCache) {
     const patternIds = new Map<string, number>();
@@ -101,11 +105,28 @@ export class PatternTriggerIndex {
     this.groupUnkeyedPatterns(unkeyed);
     this.present = new Uint8Array(this.keyedPatterns.length);
     this.considered = new Uint8Array(this.patterns.length);
+    this.cut = new Uint8Array(this.patterns.length);
   }
 
   /** Marks as fired every open owner of a pattern found in the message. */
-  match(input: TriggerInput, marks: CandidateMarks): void {
+  match(input: TriggerInput, marks: CandidateMarks, budget?: TriggerTimeBudget): void {
     if (this.patterns.length === 0) return;
+    this.budget = budget;
+    try {
+      this.matchWithin(input, marks);
+    } finally {
+      this.budget = undefined;
+    }
+    if (budget?.spent()) {
+      // What the budget cut: its open owners are reported, not silently left unfired.
+      this.cut.forEach((cut, pattern) => {
+        if (cut === 1) for (const owner of this.owners[pattern] as number[]) if (marks[owner] === CANDIDATE_OPEN) budget.skipped.add(owner);
+      });
+      this.cut.fill(0);
+    }
+  }
+
+  private matchWithin(input: TriggerInput, marks: CandidateMarks): void {
     const found = this.automaton.find(input.haystack);
     // Scratch kept across messages (matching is synchronous), cleared again before returning.
     const { present, considered } = this;
@@ -118,6 +139,10 @@ export class PatternTriggerIndex {
     }
     for (const { set, members } of this.groups) {
       if (!members.some((pattern) => this.isOpen(pattern, marks))) continue;
+      if (this.budget?.spent()) {
+        for (const pattern of members) this.cut[pattern] = 1;
+        continue;
+      }
       const matched = set.match(input.lowered);
       if (matched === undefined) {
         for (const pattern of members) if (this.isOpen(pattern, marks)) this.runAlone(pattern, input, marks);
@@ -168,6 +193,10 @@ export class PatternTriggerIndex {
   }
 
   private runAlone(pattern: number, input: TriggerInput, marks: CandidateMarks): void {
+    if (this.budget?.spent()) {
+      this.cut[pattern] = 1;
+      return;
+    }
     if ((this.patterns[pattern] as CompiledTriggerPattern).findUnfiltered(input)) this.fire(pattern, marks);
   }
 
