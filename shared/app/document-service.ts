@@ -1,3 +1,6 @@
+import { mapWithConcurrency } from "../documents/cascade-layers.js";
+import type { SkillScope } from "../skills/skill-scope.js";
+import { MAX_PATTERN_TRIGGERS_PER_LEVEL, patternCount } from "../skills/triggers/trigger-caps.js";
 import { noDocumentChangeNotifier, type DocumentChangeNotifier } from "../catalogue/document-change-notifier.js";
 import { assertCanReadDocuments, assertCanWriteDocuments } from "../auth/authorization.js";
 import type { Identity } from "../auth/identity.js";
@@ -7,10 +10,15 @@ import { parseRecipeDocument } from "../recipes/recipe-document-parser.js";
 import { recipeNameOf } from "../recipes/recipe-paths.js";
 import type { SkillDefinition } from "../skills/resolved-skill.js";
 import { parseSkillDocument } from "../skills/skill-document-parser.js";
-import { skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
+import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
 import { strictUtf8 } from "../documents/document-body.js";
-import { validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
+import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
 import type { DocumentRef, DocumentStore, StoredDocument } from "../documents/document-store.js";
+
+const LEVEL_SCAN_CONCURRENCY = 16;
+
+const levelOf = (project: string): SkillScope =>
+  project === TENANT_PROJECT_NAME ? "VANCE" : project.startsWith(USER_PROJECT_PREFIX) ? "USER" : "PROJECT";
 
 /** A finding that did not stop the save (API.md `warnings`), in the shape of an INVALID_DOCUMENT problem. */
 interface DocumentWarning {
@@ -120,6 +128,7 @@ export class DocumentService {
     if (skillName !== undefined) {
       const parsed = parseSkillDocument(skillName, textOrInvalid(path, body), path);
       if (!parsed.definition || parsed.problems.some((p) => p.severity === "error")) throw new InvalidDocument(path, parsed.problems);
+      await this.assertLevelPatternCap(tenant, project, path, parsed.definition);
       const missing = await this.missingSiblings(tenant, project, skillName, parsed.definition);
       return [...parsed.problems.map(toWarning), ...missing];
     }
@@ -130,6 +139,30 @@ export class DocumentService {
       return parsed.problems.map(toWarning);
     }
     return [];
+  }
+
+  /**
+   * The level's PATTERN triggers with this document's, against the level's cap (trigger-caps.ts).
+   * Only a document that brings patterns pays for reading the level's other SKILL.md files.
+   */
+  private async assertLevelPatternCap(tenant: string, project: string, path: string, skill: SkillDefinition): Promise<void> {
+    const own = patternCount(skill.triggers);
+    if (own === 0) return;
+    const level = levelOf(project);
+    const cap = MAX_PATTERN_TRIGGERS_PER_LEVEL[level];
+    const others = (await this.store.list(tenant, project, SKILLS_PREFIX)).filter((ref) => ref.path !== path && skillDirectoryNameOf(ref.path) !== undefined);
+    const counts = await mapWithConcurrency(others, LEVEL_SCAN_CONCURRENCY, async (ref) => {
+      const doc = await this.store.get(tenant, project, ref.path);
+      const text = doc && strictUtf8(doc.body);
+      const name = skillDirectoryNameOf(ref.path);
+      return text === undefined || !name ? 0 : patternCount(parseSkillDocument(name, text, ref.path).definition?.triggers);
+    });
+    const total = counts.reduce((a, b) => a + b, own);
+    if (total > cap) {
+      throw new InvalidDocument(path, [
+        { path, message: `level '${project}' would hold ${total} PATTERN triggers; at most ${cap} are allowed per ${level.toLowerCase()} level (this skill brings ${own})`, severity: "error" },
+      ]);
+    }
   }
 
   /**

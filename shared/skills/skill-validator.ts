@@ -1,3 +1,4 @@
+import { MAX_PATTERN_TRIGGERS_PER_SKILL, patternCount } from "./triggers/trigger-caps.js";
 import type { YamlPath } from "../yaml/yaml-safety.js";
 import { checkSkillFilePath, sanitizeManualPath } from "./manual-path.js";
 import { allowedToolNames } from "./skill-frontmatter.js";
@@ -90,6 +91,10 @@ function checkUniqueness(fm: SkillFrontmatterParsed, report: Report): void {
 }
 
 function checkTriggers(fm: SkillFrontmatterParsed, report: Report): void {
+  const patterns = patternCount(fm.triggers);
+  if (patterns > MAX_PATTERN_TRIGGERS_PER_SKILL) {
+    report("error", ["triggers"], `holds ${patterns} PATTERN triggers; at most ${MAX_PATTERN_TRIGGERS_PER_SKILL} per skill are allowed`);
+  }
   fm.triggers?.forEach((trigger, i) => {
     if (trigger.type !== "PATTERN") return;
     const error = checkTriggerPattern(trigger.pattern);

@@ -227,6 +227,7 @@ export class SkillTurnSupport {
     const matched = available && userMessage ? triggeredSkills(available, snapshot, userMessage.text, this.deps.matcher, this.deps.triggerBudget?.()) : undefined;
     const triggerable = matched?.fired ?? [];
     if (matched && matched.skipped.length > 0) warnings.push(skippedTriggersWarning(matched.skipped.map((s) => s.name), matched.budgetMs));
+    if (matched && matched.overCap.length > 0) warnings.push(overCapWarning(matched.overCap));
 
     // Trigger activations run their `activate:` on a trial copy; one that fails is skipped (§4a: the turn continues).
     let trial = snapshot;
@@ -349,4 +350,10 @@ function skippedTriggersWarning(names: readonly string[], budgetMs: number): str
   const shown = names.slice(0, MAX_NAMED_SKIPPED).map((n) => `'${n}'`).join(", ");
   const more = names.length > MAX_NAMED_SKIPPED ? ` and ${names.length - MAX_NAMED_SKIPPED} more` : "";
   return `Trigger matching ran out of its ${budgetMs} ms budget for this message; the pattern triggers of ${shown}${more} were not evaluated`;
+}
+
+function overCapWarning(names: readonly string[]): string {
+  const shown = names.slice(0, MAX_NAMED_SKIPPED).map((n) => `'${n}'`).join(", ");
+  const more = names.length > MAX_NAMED_SKIPPED ? ` and ${names.length - MAX_NAMED_SKIPPED} more` : "";
+  return `Pattern triggers over the per-skill or per-level cap are ignored: ${shown}${more} (keyword triggers still apply)`;
 }

@@ -1,3 +1,4 @@
+import { capPatternTriggers } from "../skills/triggers/trigger-caps.js";
 import type { Process } from "../processes/process.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
 import { bindArguments } from "../skills/skill-argument-binder.js";
@@ -20,16 +21,18 @@ export function triggeredSkills(
   message: string,
   matcher: SkillTriggerMatcher,
   budget: TriggerTimeBudget = new TriggerTimeBudget(),
-): TriggeredSkills<ResolvedSkill> & { budgetMs: number } {
+): TriggeredSkills<ResolvedSkill> & { budgetMs: number; overCap: readonly string[] } {
   // One index per listing (the catalogue hands out the same array while nothing changed); the
   // per-listing part of the filter is cached with it, so a turn only looks at its active skills
   // and whitelist, never at every listed skill.
-  const matched = matcher.triggered(available, message, {
+  // Over-cap levels lose their patterns here (a document written past the API); the turn says so.
+  const capped = capPatternTriggers(available);
+  const matched = matcher.triggered(capped.listing, message, {
     activeNames: process.activeSkills.map((s) => s.name),
     allowedSkills: process.allowedSkillsOverride,
     eligible: isTriggerable,
   }, budget);
-  return { ...matched, budgetMs: budget.ms };
+  return { ...matched, budgetMs: budget.ms, overCap: capped.dropped };
 }
 
 /** Not spawn, not shot, binds without arguments: depends on the skill only. */

@@ -296,3 +296,41 @@ describe("DocumentService and the warm catalogue", () => {
     expect([afterPut, afterRefusal, afterOtherDocument, afterDelete]).toEqual([1, 1, 1, 2]);
   });
 });
+
+describe("DocumentService.put: trigger caps (a member's level cannot make every turn pay for thousands of patterns)", () => {
+  const patterns = (n: number, seed: string): string =>
+    `triggers:\n${Array.from({ length: n }, (_, i) => `  - type: PATTERN\n    pattern: '${seed}-${i} (now|later)'`).join("\n")}`;
+
+  it("refuses a skill with more PATTERN triggers than one skill may hold, with a 422 problem saying the cap", async () => {
+    // Prepare
+    const { store, service } = setup();
+
+    // Act
+    const error = await failure(service.put(IDENTITIES.alice, TENANT, "_user_alice", SKILL, bytes(skillMd({ extra: patterns(21, "p") }))));
+
+    // Assess
+    expect(error).toBeInstanceOf(InvalidDocument);
+    expect((error as InvalidDocument).problems.map((p) => p.message).join(" ")).toMatch(/21 PATTERN triggers; at most 20 per skill/);
+    expect(await store.get(TENANT, "_user_alice", SKILL)).toBeUndefined();
+  });
+
+  it("refuses the skill that would take a user level past 100 patterns; keyword-only skills still save", async () => {
+    // Prepare: five skills of 20 patterns fill alice's level
+    const { store, service } = setup();
+    for (let s = 0; s < 5; s++) {
+      await service.put(IDENTITIES.alice, TENANT, "_user_alice", `_vance/skills/fill-${s}/SKILL.md`, bytes(skillMd({ extra: patterns(20, `s${s}`) })));
+    }
+
+    // Act
+    const error = await failure(service.put(IDENTITIES.alice, TENANT, "_user_alice", "_vance/skills/one-more/SKILL.md", bytes(skillMd({ extra: patterns(1, "x") }))));
+    const keywords = await service.put(IDENTITIES.alice, TENANT, "_user_alice", "_vance/skills/words/SKILL.md", bytes(skillMd({ extra: "triggers:\n  - type: KEYWORDS\n    keywords: [deploy]" })));
+    const rewrite = await service.put(IDENTITIES.alice, TENANT, "_user_alice", "_vance/skills/fill-0/SKILL.md", bytes(skillMd({ extra: patterns(20, "again") })));
+
+    // Assess: the level stays at 100, and replacing a skill counts its old patterns out
+    expect(error).toBeInstanceOf(InvalidDocument);
+    expect((error as InvalidDocument).problems[0]?.message).toMatch(/would hold 101 PATTERN triggers; at most 100 are allowed per user level/);
+    expect(await store.get(TENANT, "_user_alice", "_vance/skills/one-more/SKILL.md")).toBeUndefined();
+    expect(keywords.path).toBe("_vance/skills/words/SKILL.md");
+    expect(rewrite.path).toBe("_vance/skills/fill-0/SKILL.md");
+  });
+});
