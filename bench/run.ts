@@ -8,6 +8,7 @@ import { benchHttp } from "./http-bench.js";
 import { benchLanes } from "./lane-bench.js";
 import { benchSandbox } from "./sandbox-bench.js";
 import { benchScripts } from "./script-bench.js";
+import { benchTriggerStorm } from "./trigger-storm-bench.js";
 
 /** `npm run bench`: every figure in one table, also written to bench/results.json. */
 async function main(): Promise<void> {
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
 
   await section("compose", benchCompose);
   await section("catalogue", benchCatalogue);
+  await section("trigger storm", benchTriggerStorm);
   await section("lanes", benchLanes);
   await section("http", benchHttp);
   await section("bundles", benchBundles);

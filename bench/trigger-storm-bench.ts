@@ -1,0 +1,64 @@
+import { resolvedSkill } from "./compose-bench-helpers.js";
+import { percentile, type BenchRow } from "./bench-table.js";
+import type { Process } from "../shared/processes/process.js";
+import type { SkillTrigger } from "../shared/skills/skill-frontmatter.js";
+import { SkillTriggerMatcher } from "../shared/skills/triggers/skill-trigger-matcher.js";
+import { TriggerPatternCache } from "../shared/skills/triggers/skill-trigger-pattern.js";
+import { triggeredSkills } from "../shared/turns/trigger-hook.js";
+
+/**
+ * The hardening issue's trigger storm, on the trigger hook every composed turn runs (with its
+ * default time budget, caps and the process-wide pattern cache settings): 20 members, each with
+ * a `_user_` level at the pattern cap (5 skills × 20 distinct literal-less patterns), sending 32 KB
+ * messages, while another tenant's small turn-sized match runs on the same event loop. Reported:
+ * that other request's latency and the heap after the storm.
+ */
+const USERS = 20;
+const STORM_TURNS = 200;
+
+const snapshot: Pick<Process, "activeSkills" | "allowedSkillsOverride"> = { activeSkills: [], allowedSkillsOverride: null };
+
+function userListing(user: number) {
+  return Object.freeze(
+    Array.from({ length: 5 }, (_, s) =>
+      resolvedSkill({
+        name: `u${user}-s${s}`,
+        source: "USER",
+        triggers: Array.from({ length: 20 }, (_, p): SkillTrigger => ({ type: "PATTERN", pattern: `[a-z]{2,4}\\d{${1 + ((user + s + p) % 7)}}[q-z]{${1 + (p % 4)}}-${user}` })),
+      }),
+    ),
+  );
+}
+
+export async function benchTriggerStorm(): Promise<BenchRow[]> {
+  const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
+  const listings = Array.from({ length: USERS }, (_, u) => userListing(u));
+  const victim = Object.freeze([resolvedSkill({ name: "deploy", source: "PROJECT", triggers: [{ type: "KEYWORDS", keywords: ["deploy"] }] })]);
+  const hostile = `${"zz9 qq 42 lorem ".repeat(2200)}`.slice(0, 32 * 1024);
+  const heapBefore = process.memoryUsage().heapUsed;
+
+  const victimMs: number[] = [];
+  let stormDone = false;
+  const storm = (async () => {
+    for (let i = 0; i < STORM_TURNS; i++) {
+      triggeredSkills(listings[i % USERS]!, snapshot, `${hostile}${i}`, matcher);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    stormDone = true;
+  })();
+  const other = (async () => {
+    while (!stormDone) {
+      const queued = performance.now();
+      await new Promise((resolve) => setImmediate(resolve));
+      triggeredSkills(victim, snapshot, "please deploy the service", matcher);
+      victimMs.push(performance.now() - queued);
+    }
+  })();
+  await Promise.all([storm, other]);
+  const heapAfterMb = process.memoryUsage().heapUsed / 2 ** 20;
+  return [
+    { metric: "trigger_storm_other_tenant_p50_ms", ours: percentile(victimMs, 50), baseline: null, unit: "ms", note: `${USERS} members × 100 patterns, 32 KB messages, ${STORM_TURNS} turns, same event loop` },
+    { metric: "trigger_storm_other_tenant_p99_ms", ours: percentile(victimMs, 99), baseline: null, unit: "ms", note: "bounded by the 50 ms per-message trigger budget" },
+    { metric: "trigger_storm_heap_after_mb", ours: heapAfterMb, baseline: null, unit: "MB", note: `heap before ${(heapBefore / 2 ** 20).toFixed(0)} MB; DFA 128 KiB per pattern, cache 64 MiB` },
+  ];
+}
