@@ -17,6 +17,13 @@ export type ErrorCode =
   | "DOCUMENT_NOT_FOUND"
   | "REQUEST_NOT_FOUND"
   | "TOOL_NOT_FOUND"
+  // API.md "Additions (second round)"
+  | "REQUEST_CONFLICT"
+  | "PROCESS_ENDED"
+  | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
+  | "PAYLOAD_TOO_LARGE"
+  | "TOO_MANY_REQUESTS"
   | "SERVICE_UNAVAILABLE"
   | "INTERNAL";
 

@@ -5,7 +5,7 @@ import { identityFromEvent } from "../../shared/auth/authorizer-context.js";
 import type { Identity } from "../../shared/auth/identity.js";
 import { unauthenticatedReasonOf } from "../../shared/auth/lambda-authorizer.js";
 import { InvalidRequest } from "../../shared/errors.js";
-import { errorResponse } from "../../shared/http/error-response.js";
+import { errorResponse, retryAfterHeaders } from "../../shared/http/error-response.js";
 import { header, queryParam } from "../../shared/http/request.js";
 import type { HttpRequestEvent } from "../../shared/http/request.js";
 import { jsonResponse } from "../../shared/http/response.js";
@@ -93,10 +93,10 @@ function requestOf(parsed: ParsedEvent, params: Readonly<Record<string, string>>
 
 /** API.md has no code for these; INVALID_REQUEST with the right status says what went wrong. */
 const noRoute = (method: string, rawPath: string): HttpReply =>
-  jsonResponse(404, { error: { code: "INVALID_REQUEST", message: `No route for ${method} ${rawPath.slice(0, 200)}` } });
+  jsonResponse(404, { error: { code: "NOT_FOUND", message: `No route for ${method} ${rawPath.slice(0, 200)}` } });
 
 const methodNotAllowed = (method: string, allowed: readonly string[]): HttpReply =>
-  jsonResponse(405, { error: { code: "INVALID_REQUEST", message: `Method ${method} is not allowed here (allowed: ${allowed.join(", ")})` } }, { allow: allowed.join(", ") });
+  jsonResponse(405, { error: { code: "METHOD_NOT_ALLOWED", message: `Method ${method} is not allowed here (allowed: ${allowed.join(", ")})` } }, { allow: allowed.join(", ") });
 
 /**
  * The one Lambda entry of every HTTP function: event checks, the raw-path rule (API.md: dot
@@ -135,8 +135,9 @@ export function httpHandler(routes: readonly HttpRoute[], options: HttpHandlerOp
       const { statusCode, body } = errorResponse(error);
       const about = { method: parsed?.method, path: parsed?.rawPath.slice(0, 300), status: statusCode, code: body.error.code, awsRequestId: context?.awsRequestId };
       if (statusCode >= 500) logger.error("Request failed", { ...about, error });
-      else logger.info("Request refused", { ...about, message: body.error.message });
-      return jsonResponse(statusCode, body);
+      // `message` is the Powertools logger's own key: a field of that name drops the reason.
+      else logger.info("Request refused", { ...about, reason: body.error.message });
+      return jsonResponse(statusCode, body, retryAfterHeaders(error));
     }
   };
 }

@@ -1,3 +1,4 @@
+import { assertNotEnded } from "../../shared/processes/process-lifecycle.js";
 import * as z from "zod";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
 import { TurnContext } from "../../shared/lanes/lane-payloads.js";
@@ -34,6 +35,7 @@ export function steerRoutes({ app }: SteerRoutesDeps): HttpRoute[] {
   return [
     route("POST", "/brain/{tenant}/processes/{processId}/skill", async (request) => {
       const process = await accessibleProcess(app, request, request.param("processId"));
+      assertNotEnded(process);
       // The ProcessSkillRequest is validated by the domain (toLaneCommand), one rule for HTTP and WebSocket.
       const body = parseJsonBody(request.event, z.unknown());
       const accepted = await app.steerSkill(process.tenant, process.processId, request.user, body);
@@ -42,6 +44,7 @@ export function steerRoutes({ app }: SteerRoutesDeps): HttpRoute[] {
 
     route("POST", "/brain/{tenant}/processes/{processId}/turns", async (request) => {
       const process = await accessibleProcess(app, request, request.param("processId"));
+      assertNotEnded(process);
       const body = parseJsonBody(request.event, ComposeBody);
       const accepted = await app.composeTurn(process.tenant, process.processId, request.user, body);
       return laneReply(app, process.tenant, accepted, request, { turnId: accepted.turnId });
@@ -49,6 +52,7 @@ export function steerRoutes({ app }: SteerRoutesDeps): HttpRoute[] {
 
     route("POST", "/brain/{tenant}/processes/{processId}/turns/{turnId}/complete", async (request) => {
       const process = await accessibleProcess(app, request, request.param("processId"));
+      assertNotEnded(process);
       const body = parseJsonBody(request.event, CompleteBody);
       const accepted = await app.completeTurn(process.tenant, process.processId, request.user, request.param("turnId"), body);
       return laneReply(app, process.tenant, accepted, request);

@@ -1,3 +1,6 @@
+import { assertNotEnded } from "../processes/process-lifecycle.js";
+import { assertSameRequest, requestFingerprint } from "../steering/lane-requests.js";
+import { parseLanePayload } from "../lanes/lane-payloads.js";
 import { randomUUID } from "node:crypto";
 import type { SkillsApp } from "./skills-app.js";
 import { assertProcessAccess, assertProcessMetadataAccess, assertProjectAccess } from "../auth/authorization.js";
@@ -92,16 +95,14 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
   const processSkill = async (caller: WsCaller, frame: ProcessSkillFrame, reply: (frame: ServerFrame) => Promise<unknown>): Promise<void> => {
     const { type: _type, processId, ...request } = frame;
     const { tenant } = caller.identity;
-    toLaneCommand(request);
-    await authorizedProcess(caller.identity, processId);
+    const command = toLaneCommand(request);
+    assertNotEnded(await authorizedProcess(caller.identity, processId));
     await ensureSubscribed(caller, processId);
 
     const requestId = request.requestId ?? newRequestId();
     if (request.requestId !== undefined) {
       const existing = await deps.app.getRequest(tenant, requestId);
-      if (existing && existing.processId !== processId) {
-        throw new InvalidRequest(`Request '${requestId.slice(0, 80)}' was already used for another process`);
-      }
+      if (existing) assertSameRequest(existing, processId, command.kind, requestFingerprint(command.kind, parseLanePayload(command.kind, command.payload)));
       if (existing && existing.status !== "QUEUED") {
         await reply(resultFrame(processId, existing));
         return;

@@ -75,3 +75,9 @@ export function errorResponse(error: unknown): ErrorResult {
   }
   return { statusCode: 500, body: { error: { code: "INTERNAL", message: INTERNAL_ERROR_MESSAGE } } };
 }
+
+/** `Retry-After` for an error that says when to come back (429 limits, a busy catalogue), else none. */
+export function retryAfterHeaders(error: unknown): Record<string, string> {
+  const seconds = (error as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
+  return typeof seconds === "number" && Number.isFinite(seconds) && seconds > 0 ? { "retry-after": String(Math.ceil(seconds)) } : {};
+}

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { errorResponse } from "./error-response.js";
+import { errorResponse, retryAfterHeaders } from "./error-response.js";
 
 type HttpHeaders = Record<string, string>;
 
@@ -22,5 +22,5 @@ export function emptyResponse(statusCode = 204, headers: HttpHeaders = {}): APIG
 /** Any thrown value as a complete HTTP response (see errorResponse). */
 export function errorHttpResponse(error: unknown, headers: HttpHeaders = {}): APIGatewayProxyStructuredResultV2 {
   const { statusCode, body } = errorResponse(error);
-  return jsonResponse(statusCode, body, headers);
+  return jsonResponse(statusCode, body, { ...retryAfterHeaders(error), ...headers });
 }

@@ -33,6 +33,7 @@ export class DynamoDBRequestStore extends BaseRequestStore {
             processId: record.processId,
             kind: record.kind,
             status: record.status,
+            ...(record.fingerprint !== undefined ? { fingerprint: record.fingerprint } : {}),
             [TABLE_TTL_ATTRIBUTE]: expiresAt,
           },
           ConditionExpression: "attribute_not_exists(pk)",
@@ -102,4 +103,5 @@ const fromItem = (item: Record<string, unknown>): Record<string, unknown> => ({
   status: item.status,
   ...(typeof item.resultJson === "string" ? { result: JSON.parse(item.resultJson) as unknown } : {}),
   ...(item.error !== undefined ? { error: item.error } : {}),
+  ...(typeof item.fingerprint === "string" ? { fingerprint: item.fingerprint } : {}),
 });

@@ -57,6 +57,22 @@ export class ProcessStateInvalid extends SkillsError {
   }
 }
 
+/** API.md: a process whose status is DONE refuses steering and turns. */
+export class ProcessEnded extends SkillsError {
+  readonly code = "PROCESS_ENDED";
+  constructor(readonly processId: string) {
+    super(`Process '${processId.slice(0, 80)}' has ended (status DONE); it takes no more steering or turns`);
+  }
+}
+
+/** API.md: a requestId reused with another kind or payload (or on another process) is never answered with the first request's result. */
+export class RequestConflict extends SkillsError {
+  readonly code = "REQUEST_CONFLICT";
+  constructor(readonly requestId: string, reason: string) {
+    super(`Request '${requestId.slice(0, 80)}' was already used ${reason}; choose a new requestId`);
+  }
+}
+
 export class RequestNotFound extends SkillsError {
   readonly code = "REQUEST_NOT_FOUND";
   constructor(readonly requestId: string) {

@@ -26,6 +26,7 @@ const StoredRecord = z.object({
   status: z.enum(["QUEUED", "DONE", "FAILED"]),
   result: z.unknown().optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  fingerprint: z.string().optional(),
 });
 
 /**
@@ -73,8 +74,8 @@ export abstract class BaseRequestStore implements RequestStore {
   }
   protected abstract completeIfQueued(tenant: string, requestId: string, outcome: RequestOutcome, expiresAt: number): Promise<unknown>;
 
-  async putQueued(tenant: string, processId: string, requestId: string, kind: string): Promise<{ record: RequestRecord; created: boolean }> {
-    const record: RequestRecord = { requestId, processId, kind, status: "QUEUED" };
+  async putQueued(tenant: string, processId: string, requestId: string, kind: string, fingerprint?: string): Promise<{ record: RequestRecord; created: boolean }> {
+    const record: RequestRecord = { requestId, processId, kind, status: "QUEUED", ...(fingerprint !== undefined ? { fingerprint } : {}) };
     // A second round only happens when the existing record vanished (TTL) between our two calls.
     for (let round = 0; round < 2; round++) {
       if (await this.insertIfAbsent(tenant, record, this.expiresAt())) return { record, created: true };
@@ -119,6 +120,7 @@ const parseRecord = (item: unknown): RequestRecord => {
     status: parsed.status,
     ...(parsed.status === "DONE" ? { result: parsed.result ?? null } : {}),
     ...(parsed.error ? { error: parsed.error } : {}),
+    ...(parsed.fingerprint !== undefined ? { fingerprint: parsed.fingerprint } : {}),
   };
 };
 

@@ -20,6 +20,8 @@ export interface RequestRecord {
   result?: unknown;
   /** Present when FAILED. */
   error?: RequestError;
+  /** What the request asked (a hash of its kind and payload), so a reused requestId with another payload is told apart. */
+  fingerprint?: string;
 }
 
 export type RequestOutcome = { status: "DONE"; result: unknown } | { status: "FAILED"; error: RequestError };
@@ -29,7 +31,7 @@ export interface RequestStore {
    * Records a request as QUEUED unless it is known already; an existing record (maybe DONE)
    * is returned untouched with `created: false` — a repeated requestId never resets a result.
    */
-  putQueued(tenant: string, processId: string, requestId: string, kind: string): Promise<{ record: RequestRecord; created: boolean }>;
+  putQueued(tenant: string, processId: string, requestId: string, kind: string, fingerprint?: string): Promise<{ record: RequestRecord; created: boolean }>;
   /**
    * QUEUED → DONE/FAILED. The first outcome wins: completing an already completed request
    * returns the stored record unchanged. Unknown request → `RequestNotFound`.

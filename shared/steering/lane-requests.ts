@@ -1,4 +1,5 @@
-import { InvalidRequest } from "../errors.js";
+import { createHash } from "node:crypto";
+import { RequestConflict } from "../processes/process-errors.js";
 import type { Lane } from "../lanes/lane.js";
 import type { LaneMessageKind, LaneUser } from "../lanes/lane-message.js";
 import { parseLanePayload } from "../lanes/lane-payloads.js";
@@ -29,10 +30,9 @@ export class LaneRequests {
 
   async enqueue<K extends LaneMessageKind>(request: LaneRequest<K>): Promise<RequestRecord> {
     const payload = parseLanePayload(request.kind, request.payload);
-    const { record } = await this.requests.putQueued(request.tenant, request.processId, request.requestId, request.kind);
-    if (record.processId !== request.processId) {
-      throw new InvalidRequest(`Request '${request.requestId.slice(0, 80)}' was already used for another process`);
-    }
+    const fingerprint = requestFingerprint(request.kind, payload);
+    const { record } = await this.requests.putQueued(request.tenant, request.processId, request.requestId, request.kind, fingerprint);
+    assertSameRequest(record, request.processId, request.kind, fingerprint);
     if (record.status !== "QUEUED") return record;
     await this.lane.enqueue({
       requestId: request.requestId,
@@ -45,4 +45,23 @@ export class LaneRequests {
     });
     return record;
   }
+}
+
+/**
+ * A hash of what a request asks. The turnId of a compose is left out: the service picks one when
+ * the caller names none, so a retry of the same compose brings another.
+ */
+export function requestFingerprint(kind: string, payload: unknown): string {
+  const asked = kind === "turn.compose" && payload !== null && typeof payload === "object" ? { ...(payload as Record<string, unknown>), turnId: undefined } : payload;
+  return createHash("sha256").update(JSON.stringify([kind, asked])).digest("base64url").slice(0, 22);
+}
+
+/**
+ * API.md: a requestId reused on another process, or with another kind or payload, is 409
+ * REQUEST_CONFLICT — never the first request's result. Records from before fingerprints compare by kind.
+ */
+export function assertSameRequest(record: RequestRecord, processId: string, kind: string, fingerprint: string): void {
+  if (record.processId !== processId) throw new RequestConflict(record.requestId, "for another process");
+  if (record.kind !== kind) throw new RequestConflict(record.requestId, `for a ${record.kind} request`);
+  if (record.fingerprint !== undefined && record.fingerprint !== fingerprint) throw new RequestConflict(record.requestId, "with another payload");
 }

@@ -1,3 +1,4 @@
+import { assertNotEnded } from "../processes/process-lifecycle.js";
 import { recipeActivations } from "./skill-activations.js";
 import type { SkillActivation } from "./skill-activations.js";
 import { SkillNotFound } from "../errors.js";
@@ -95,6 +96,7 @@ export class SkillSteerProcessor {
     return applyOnce(this.store, req, {
       alreadyApplied: (process) => replayedActivation(process, req.requestId),
       prepare: async (snapshot) => {
+        assertNotEnded(snapshot);
         const skill = await this.resolveAllowed(snapshot, payload.skillName);
         const args = payload.args ?? null;
         // No grandchild (§2c): where the skill is active already (its worker), it is a parameter update.
@@ -110,6 +112,7 @@ export class SkillSteerProcessor {
     return applyOnce(this.store, req, {
       alreadyApplied: (process) => replayedActivation(process, req.requestId),
       prepare: async (snapshot) => {
+        assertNotEnded(snapshot);
         const skill = await this.resolveAllowed(snapshot, payload.skillName);
         return this.activateHere(req, snapshot, skill, { args: payload.args, oneShot: false }, "spawn");
       },
@@ -120,6 +123,7 @@ export class SkillSteerProcessor {
     return applyOnce(this.store, req, {
       alreadyApplied: unchangedClear,
       prepare: async (snapshot) => {
+        assertNotEnded(snapshot);
         const { removed } = planClear(snapshot, payload.skillName);
         if (removed === undefined) return { answer: unchangedClear(snapshot) };
         const definitions = await this.resolveForCleanup(snapshot, [removed]);
@@ -135,6 +139,7 @@ export class SkillSteerProcessor {
     return applyOnce(this.store, req, {
       alreadyApplied: unchangedClear,
       prepare: async (snapshot) => {
+        assertNotEnded(snapshot);
         const { removed } = planClearAll(snapshot);
         if (removed.length === 0) return { answer: unchangedClear(snapshot) };
         const definitions = await this.resolveForCleanup(snapshot, removed);

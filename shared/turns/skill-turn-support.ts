@@ -1,3 +1,4 @@
+import { assertNotEnded } from "../processes/process-lifecycle.js";
 import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
 import type { SkillActivation } from "../steering/skill-activations.js";
 import { InvalidRequest, SkillsError } from "../errors.js";
@@ -328,6 +329,7 @@ function toUserMessage(text: string | undefined, id: string, user: LaneUser | nu
 }
 
 function assertActive(process: Process): void {
+  assertNotEnded(process);
   if (process.status !== "ACTIVE") throw new InvalidRequest(`Process '${process.processId}' is ${process.status}; it runs no more turns`);
 }
 

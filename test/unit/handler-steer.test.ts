@@ -109,18 +109,22 @@ describe("POST …/skill", () => {
     expect(nearDeadline.headers["preference-applied"]).toBeUndefined();
   });
 
-  it("applies the same requestId once and answers the same result again", async () => {
+  it("applies the same requestId once and answers the same result again; another payload under it is 409 REQUEST_CONFLICT", async () => {
     // Prepare
     const { h, skillPath } = await withProcess();
     const body = { command: "ACTIVATE", skillName: "alpha", args: "first", requestId: "once" };
 
     // Act
     const first = await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body });
-    const second = await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body: { ...body, args: "second" } });
+    const again = await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body });
+    const otherArgs = await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body: { ...body, args: "second" } });
+    const otherKind = await h.call("steer", { method: "POST", path: skillPath, body: { command: "CLEAR_ALL", requestId: "once" } });
     const withoutWait = await h.call("steer", { method: "POST", path: skillPath, body });
 
     // Assess
-    expect(second.json).toEqual(first.json);
+    expect(again.json).toEqual(first.json);
+    expect(otherArgs).toMatchObject({ status: 409, json: { error: { code: "REQUEST_CONFLICT" } } });
+    expect(otherKind).toMatchObject({ status: 409, json: { error: { code: "REQUEST_CONFLICT" } } });
     expect(withoutWait).toMatchObject({ status: 202, json: { requestId: "once", status: "DONE" } });
     expect(h.activations).toHaveLength(1);
   });
@@ -269,5 +273,24 @@ describe("spawn activations", () => {
       { name: "alpha", path: "recipe" },
       { name: "review", path: "spawn" },
     ]);
+  });
+});
+
+describe("a process that ended (status DONE)", () => {
+  it("answers 409 PROCESS_ENDED to steering, turns and completion at the door, and enqueues nothing", async () => {
+    // Prepare
+    const { h, base, skillPath } = await withProcess();
+    const processId = base.split("/").at(-1)!;
+    await h.processes.update("acme", processId, (cur) => ({ ...cur, status: "DONE" }));
+    const queued = h.lane.size;
+
+    // Act
+    const steer = await h.call("steer", { method: "POST", path: skillPath, body: { command: "ACTIVATE", skillName: "alpha" } });
+    const turn = await h.call("steer", { method: "POST", path: `${base}/turns`, body: { message: "hi" } });
+    const complete = await h.call("steer", { method: "POST", path: `${base}/turns/t1/complete`, body: { output: "x" } });
+
+    // Assess
+    for (const reply of [steer, turn, complete]) expect(reply).toMatchObject({ status: 409, json: { error: { code: "PROCESS_ENDED" } } });
+    expect(h.lane.size).toBe(queued);
   });
 });

@@ -117,10 +117,10 @@ describe("httpHandler: routing and identity", () => {
 
     // Assess
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ error: { code: "INVALID_REQUEST", message: "No route for GET /brain/acme/nothing-here" } });
+    expect(unknown.body).toEqual({ error: { code: "NOT_FOUND", message: "No route for GET /brain/acme/nothing-here" } });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.allow).toBe("GET, POST");
-    expect(wrongMethod.body.error.code).toBe("INVALID_REQUEST");
+    expect(wrongMethod.body.error.code).toBe("METHOD_NOT_ALLOWED");
   });
 
   it("maps a domain error through the one error table", async () => {
@@ -133,6 +133,19 @@ describe("httpHandler: routing and identity", () => {
     // Assess
     expect(reply.status).toBe(404);
     expect(reply.body).toEqual({ error: { code: "SKILL_NOT_FOUND", message: "Skill 'thing' not found" } });
+  });
+
+  it("logs a refusal's reason under a key the Powertools logger keeps (`message` is its own)", async () => {
+    // Prepare
+    const { call, logs } = setup();
+
+    // Act
+    await call({ method: "POST", path: "/brain/acme/things/x" });
+
+    // Assess
+    const refused = logs.find((l) => l.message === "Request refused");
+    expect(refused?.extra[0]).toMatchObject({ status: 404, code: "SKILL_NOT_FOUND", reason: "Skill 'thing' not found" });
+    expect(refused?.extra[0]).not.toHaveProperty("message");
   });
 
   it("answers a bug with a generic 500 and logs the cause, never leaking it", async () => {

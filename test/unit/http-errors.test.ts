@@ -35,6 +35,12 @@ const API_TABLE: [ErrorCode, number][] = [
   ["DOCUMENT_NOT_FOUND", 404],
   ["REQUEST_NOT_FOUND", 404],
   ["TOOL_NOT_FOUND", 404],
+  ["REQUEST_CONFLICT", 409],
+  ["PROCESS_ENDED", 409],
+  ["NOT_FOUND", 404],
+  ["METHOD_NOT_ALLOWED", 405],
+  ["PAYLOAD_TOO_LARGE", 413],
+  ["TOO_MANY_REQUESTS", 429],
 ];
 
 describe("statusForCode", () => {

@@ -210,7 +210,7 @@ describe("lane applier: at most once per requestId", () => {
     const reuse = h.app.steerSkill(TENANT, b.processId, ALICE, { command: "ACTIVATE", skillName: "alpha", requestId: "shared" });
 
     // Assess
-    await expect(reuse).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    await expect(reuse).rejects.toMatchObject({ code: "REQUEST_CONFLICT" });
   });
 });
 

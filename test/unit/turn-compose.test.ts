@@ -184,11 +184,26 @@ describe("SkillTurnSupport: compose", () => {
     expect(turn.messages.map((m) => [m.kind, m.text])).toEqual([["shot", "Do it."]]);
   });
 
-  it("refuses to compose a turn for a process that ended", async () => {
+  it("refuses to compose a turn, steer or complete on a process that ended: PROCESS_ENDED", async () => {
     // Prepare
     const h = await steeringHarness();
     const p = await h.spawn("open");
     await h.processes.update(TENANT, p.processId, (cur) => ({ ...cur, status: "DONE" }));
+
+    // Act
+    const composed = await h.compose(p.processId, "hi");
+    const activated = await h.activate(p.processId, "alpha");
+
+    // Assess
+    expect(composed).toMatchObject({ status: "FAILED", error: { code: "PROCESS_ENDED" } });
+    expect(activated).toMatchObject({ status: "FAILED", error: { code: "PROCESS_ENDED" } });
+  });
+
+  it("still answers INVALID_REQUEST for a FAILED process (only DONE is an ended one)", async () => {
+    // Prepare
+    const h = await steeringHarness();
+    const p = await h.spawn("open");
+    await h.processes.update(TENANT, p.processId, (cur) => ({ ...cur, status: "FAILED" }));
 
     // Act
     const record = await h.compose(p.processId, "hi");

@@ -302,7 +302,7 @@ describe("ws frame router: process-skill", () => {
     // Assess
     expect(t.push.framesTo("c1").at(-1)).toEqual({
       type: "error",
-      error: { code: "INVALID_REQUEST", message: expect.stringContaining("another process") },
+      error: { code: "REQUEST_CONFLICT", message: expect.stringContaining("another process") },
       requestId: "shared",
     });
   });
