@@ -124,3 +124,11 @@ export class ToolNotFound extends SkillsError {
     super(`Tool '${toolName.slice(0, 128)}' not found${reason ? `: ${reason}` : ""}`);
   }
 }
+
+/** API.md 429: a per-identity or per-tenant limit; `retryAfterSeconds` becomes the Retry-After header. */
+export class TooManyRequests extends SkillsError {
+  readonly code = "TOO_MANY_REQUESTS";
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
+}

@@ -3,13 +3,13 @@ import { isErrorCode, statusForCode } from "../../shared/http/error-table.js";
 import { INTERNAL_ERROR_MESSAGE } from "../../shared/http/error-response.js";
 import { parsePreferWait } from "../../shared/http/prefer-wait.js";
 import { jsonResponse } from "../../shared/http/response.js";
-import type { HttpReply, HttpRequest } from "./http-route.js";
+import type { AuthenticatedRequest, HttpReply } from "./http-route.js";
 
 /** Time kept back from Lambda's deadline so a waiting call still answers 202 instead of timing out. */
 const WAIT_SAFETY_MS = 1500;
 
 /** How long this call may wait for the lane: `Prefer: wait=N` (≤ 20 s), bounded by what Lambda leaves us. */
-function waitBudgetMs(request: HttpRequest): number {
+function waitBudgetMs(request: AuthenticatedRequest): number {
   const seconds = parsePreferWait(request.header("prefer"));
   if (seconds === undefined || seconds <= 0) return 0;
   const remaining = request.remainingTimeMs();
@@ -27,13 +27,13 @@ export async function laneReply(
   app: Pick<SkillsApp, "waitForRequest">,
   tenant: string,
   accepted: Accepted,
-  request: HttpRequest,
+  request: AuthenticatedRequest,
   extra: Record<string, string> = {},
 ): Promise<HttpReply> {
   const budget = waitBudgetMs(request);
   if (budget === 0) return jsonResponse(202, { requestId: accepted.requestId, status: accepted.status, ...extra });
 
-  const record = await app.waitForRequest(tenant, accepted.requestId, budget);
+  const record = await app.waitForRequest(tenant, accepted.requestId, budget, { waiter: request.identity.login });
   // The error body has no room for the requestId (API.md error shape), so it travels as a header on every waited answer.
   const applied = { "preference-applied": `wait=${Math.ceil(budget / 1000)}`, "skills-request-id": accepted.requestId };
   if (record?.status === "DONE") return jsonResponse(200, { requestId: record.requestId, status: "DONE", ...extra, result: record.result ?? null }, applied);

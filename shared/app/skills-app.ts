@@ -1,3 +1,6 @@
+import { TooManyRequests } from "../errors.js";
+import { InMemoryWaitSlots } from "../processes/wait-slots.js";
+import type { WaitSlots } from "../processes/wait-slots.js";
 import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
 import { recipeActivations, reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
@@ -86,6 +89,8 @@ export interface SkillsAppDeps {
   onApplied?: (message: LaneMessage, record: RequestRecord) => void;
   /** A fresh time budget per message for regex triggers (tests inject a clock; default: real time). */
   triggerBudget?: () => TriggerTimeBudget;
+  /** Per-identity `Prefer: wait` slots (default: this container's count, InMemoryWaitSlots). */
+  waitSlots?: WaitSlots;
   /** Counts skill activations by path where they happen (recipe defaults at spawn, the lane's requests). */
   activations?: SkillActivationSink;
   /**
@@ -94,6 +99,9 @@ export interface SkillsAppDeps {
    */
   footInvocations?: FootInvocationStore;
 }
+
+/** A slot outlives its wait by this much, so a holder that crashed frees it soon after. */
+const WAIT_LEASE_MARGIN_MS = 5_000;
 
 export interface Accepted {
   requestId: string;
@@ -148,7 +156,11 @@ export interface SkillsApp {
     turnId: string,
     input: { output: string; final?: boolean | undefined; requestId?: string | undefined },
   ): Promise<Accepted>;
-  waitForRequest(tenant: string, requestId: string, timeoutMs: number, options?: { signal?: AbortSignal }): Promise<RequestRecord | undefined>;
+  /**
+   * With `waiter` (the caller's login) the wait takes one of that identity's wait slots for its
+   * duration; none free → TooManyRequests (429, Retry-After).
+   */
+  waitForRequest(tenant: string, requestId: string, timeoutMs: number, options?: { signal?: AbortSignal; waiter?: string }): Promise<RequestRecord | undefined>;
   getRequest(tenant: string, requestId: string): Promise<RequestRecord | undefined>;
 
   spawn(tenant: string, user: LaneUser, input: SpawnInput): Promise<Process>;
@@ -252,6 +264,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     return { requestId: id, status: record.status };
   };
 
+  const waitSlots = deps.waitSlots ?? new InMemoryWaitSlots();
   return {
     skills,
     recipes,
@@ -287,7 +300,17 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       return enqueue(tenant, processId, user, "turn.complete", payload, input.requestId);
     },
 
-    waitForRequest: (tenant, requestId, timeoutMs, options) => deps.requests.waitFor(tenant, requestId, timeoutMs, options),
+    async waitForRequest(tenant, requestId, timeoutMs, options = {}) {
+      const { waiter, ...waitOptions } = options;
+      if (waiter === undefined) return deps.requests.waitFor(tenant, requestId, timeoutMs, waitOptions);
+      const release = await waitSlots.acquire(tenant, waiter, timeoutMs + WAIT_LEASE_MARGIN_MS);
+      if (!release) throw new TooManyRequests(`At most ${waitSlots.limit} requests may be waited for at a time per identity; retry later or without Prefer: wait`, 1);
+      try {
+        return await deps.requests.waitFor(tenant, requestId, timeoutMs, waitOptions);
+      } finally {
+        await release().catch(() => undefined);
+      }
+    },
     getRequest: (tenant, requestId) => deps.requests.get(tenant, requestId),
 
     spawn: async (tenant, user, input) => {

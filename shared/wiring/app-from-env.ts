@@ -1,3 +1,4 @@
+import { DynamoDBWaitSlots } from "../processes/dynamodb-wait-slots.js";
 import { createSkillsApp } from "../app/skills-app.js";
 import type { SkillsApp, SkillsAppDeps } from "../app/skills-app.js";
 import { createApiGatewayConnectionPush } from "../connections/apigateway-connection-push.js";
@@ -94,6 +95,8 @@ export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEn
           catalogueVersions: catalogueVersionsFromEnv(resources),
           // A turn reads its process and the level versions with one BatchGetItem (same table).
           processVersions: new DynamoDBProcessVersionsReader(resources.clients.dynamodb, resources.environment.tableName),
+          // Waits are counted across instances: on Lambda each one holds an instance of its own.
+          waitSlots: new DynamoDBWaitSlots(resources.clients.dynamodb, resources.environment.tableName),
         }
       : {}),
     ...options,

@@ -153,13 +153,21 @@ describe("a storm of steering requests through the local stack", () => {
     });
     await stack.laneIdle({ timeoutMs: 60_000 });
 
-    // Assess: nothing lost — every request has a final record, FAILED only with a typed 4xx code
+    // A request on a process that a final completion had ended is refused at the door (API.md:
+    // 409 PROCESS_ENDED) and never reaches the lane, so it has no record; whether one is depends on the timing.
+    const endedAtDoor = (answer: ApiResponse<LaneAnswer>): boolean =>
+      answer.status === 409 && (answer.json as { error?: { code?: string } }).error?.code === "PROCESS_ENDED";
+
+    // Assess: nothing lost — every accepted request has a final record, FAILED only with a typed 4xx code
     const requests = new DynamoDBRequestStore(dynamodb, stack.resources.tableName);
-    const records = await inFlight(planned, IN_FLIGHT, async ({ step }) => {
-      const record = await requests.get(TENANT, step.requestId);
-      expect(record, step.requestId).toBeDefined();
-      return toApiRequest(record!);
+    const stored = await inFlight(planned, IN_FLIGHT, async ({ step }) => requests.get(TENANT, step.requestId));
+    const refused = new Set<string>();
+    planned.forEach(({ step }, i) => {
+      if (stored[i] === undefined && endedAtDoor(answers[i]!)) refused.add(step.requestId);
+      else expect(stored[i], step.requestId).toBeDefined();
     });
+    const acceptedPlan = planned.filter((p) => !refused.has(p.step.requestId));
+    const records = stored.filter((r) => r !== undefined).map((r) => toApiRequest(r));
     for (const record of records) {
       expect(record.status, record.requestId).toMatch(/^(DONE|FAILED)$/);
       if (record.status === "FAILED") expect(statusForCode(record.error!.code), JSON.stringify(record.error)).toBeLessThan(500);
@@ -167,10 +175,17 @@ describe("a storm of steering requests through the local stack", () => {
     expect(records.filter((r) => r.status === "FAILED").length).toBeGreaterThan(0);
 
     // Assess: each caller was answered consistently with its record (202 QUEUED, or what it waited for)
+    const recordOf = new Map(records.map((r) => [r.requestId, r]));
     for (const [i, answer] of answers.entries()) {
-      const record = records[i]!;
+      if (refused.has(planned[i]!.step.requestId)) continue;
+      const record = recordOf.get(planned[i]!.step.requestId)!;
       if (answer.status === 202) continue;
       expect(i % 10, `${record.requestId} answered ${answer.status} without waiting`).toBe(0);
+      // Past the per-identity wait limit a waited call is told to come back (API.md 429); its request still runs.
+      if (answer.status === 429) {
+        expect((answer.json as { error?: { code?: string } }).error?.code).toBe("TOO_MANY_REQUESTS");
+        continue;
+      }
       if (record.status === "DONE") expect(withoutTimestamps((answer.json as LaneAnswer).result), record.requestId).toEqual(withoutTimestamps(record.result));
       else expect([answer.status, (answer.json as { error?: { code?: string } }).error?.code]).toEqual([statusForCode(record.error!.code), record.error!.code]);
     }
@@ -178,7 +193,8 @@ describe("a storm of steering requests through the local stack", () => {
     // Assess: nothing applied twice — each message settled once, all of them in the lanes' order
     expect([...settledIds.values()].every((n) => n === 1)).toBe(true);
     const applied = [...appliedOrder.values()].flat().map((m) => m.requestId).sort();
-    expect(applied).toEqual(planned.map((p) => p.step.requestId).sort());
+    expect(applied).toEqual(acceptedPlan.map((p) => p.step.requestId).sort());
+
 
     // Assess: every process as its serial replay, and every result as the replay's
     const documents = new InMemoryDocumentStore();

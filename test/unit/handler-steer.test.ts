@@ -294,3 +294,38 @@ describe("a process that ended (status DONE)", () => {
     expect(h.lane.size).toBe(queued);
   });
 });
+
+describe("Prefer: wait is limited per identity", () => {
+  it("answers 429 TOO_MANY_REQUESTS with Retry-After past 8 concurrent waits of one identity; others wait as usual", async () => {
+    // Prepare: the lane does not run, so every wait lasts until its deadline
+    const { h, skillPath } = await withProcess();
+    h.control.laneRunsWhileWaiting = false;
+    const steer = (i: number) => h.call("steer", { method: "POST", path: skillPath, headers: { prefer: "wait=2" }, body: { command: "ACTIVATE", skillName: "alpha", requestId: `w-${i}` } });
+
+    // Act
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => steer(i)));
+
+    // Assess
+    const limited = replies.filter((r) => r.status === 429);
+    expect(limited).toHaveLength(2);
+    for (const reply of limited) {
+      expect(reply.json.error.code).toBe("TOO_MANY_REQUESTS");
+      expect(reply.headers["retry-after"]).toBe("1");
+    }
+    expect(replies.filter((r) => r.status === 202).map((r) => r.json.status)).toEqual(Array(8).fill("QUEUED"));
+  });
+
+  it("gives the slots back when the waits end", async () => {
+    // Prepare
+    const { h, skillPath } = await withProcess();
+    h.control.laneRunsWhileWaiting = false;
+    const steer = (i: number) => h.call("steer", { method: "POST", path: skillPath, headers: { prefer: "wait=1" }, body: { command: "ACTIVATE", skillName: "alpha", requestId: `g-${i}` } });
+    await Promise.all(Array.from({ length: 8 }, (_, i) => steer(i)));
+
+    // Act
+    const later = await steer(99);
+
+    // Assess
+    expect(later.status).toBe(202);
+  });
+});
