@@ -17,6 +17,10 @@ export type ErrorCode =
   | "DOCUMENT_NOT_FOUND"
   | "REQUEST_NOT_FOUND"
   | "TOOL_NOT_FOUND"
+  | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
+  | "PAYLOAD_TOO_LARGE"
+  | "TOO_MANY_REQUESTS"
   | "SERVICE_UNAVAILABLE"
   | "INTERNAL";
 
@@ -115,5 +119,24 @@ export class ToolNotFound extends SkillsError {
   readonly code = "TOOL_NOT_FOUND";
   constructor(readonly toolName: string, reason?: string) {
     super(`Tool '${toolName.slice(0, 128)}' not found${reason ? `: ${reason}` : ""}`);
+  }
+}
+
+/**
+ * A per-identity or per-tenant limit (API.md 429 TOO_MANY_REQUESTS): the caller may retry after
+ * `retryAfterSeconds`, which the HTTP answer carries as `Retry-After`.
+ */
+export class TooManyRequests extends SkillsError {
+  readonly code = "TOO_MANY_REQUESTS";
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
+}
+
+/** A body or value past a size cap the caller can see (API.md 413 PAYLOAD_TOO_LARGE). */
+export class PayloadTooLarge extends SkillsError {
+  readonly code = "PAYLOAD_TOO_LARGE";
+  constructor(message: string, readonly limitBytes: number) {
+    super(message);
   }
 }

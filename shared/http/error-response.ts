@@ -19,6 +19,15 @@ export interface ErrorBody {
 interface ErrorResult {
   statusCode: number;
   body: ErrorBody;
+  /** `Retry-After` of a 429, `Allow` of a 405. */
+  headers?: Record<string, string>;
+}
+
+function headersOf(error: SkillsError): Record<string, string> | undefined {
+  const own = error as unknown as { retryAfterSeconds?: unknown; allowed?: unknown };
+  if (error.code === "TOO_MANY_REQUESTS" && typeof own.retryAfterSeconds === "number") return { "retry-after": String(Math.max(1, Math.ceil(own.retryAfterSeconds))) };
+  if (error.code === "METHOD_NOT_ALLOWED" && Array.isArray(own.allowed)) return { allow: own.allowed.join(", ") };
+  return undefined;
 }
 
 export const INTERNAL_ERROR_MESSAGE = "Internal error";
@@ -68,7 +77,8 @@ export function errorResponse(error: unknown): ErrorResult {
   if (error instanceof SkillsError && isErrorCode(error.code) && error.code !== "INTERNAL") {
     const body: ErrorBody = { error: { code: error.code, message: bounded(error.message) } };
     if (error.code === "INVALID_DOCUMENT") body.error.problems = problemsOf(error);
-    return { statusCode: statusForCode(error.code), body };
+    const headers = headersOf(error);
+    return { statusCode: statusForCode(error.code), body, ...(headers ? { headers } : {}) };
   }
   if (isTransientServiceError(error)) {
     return { statusCode: 503, body: { error: { code: "SERVICE_UNAVAILABLE", message: SERVICE_UNAVAILABLE_MESSAGE } } };
