@@ -9,6 +9,7 @@ import type { SkillDefinition } from "../skills/resolved-skill.js";
 import { parseSkillDocument } from "../skills/skill-document-parser.js";
 import { skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
 import { strictUtf8 } from "../documents/document-body.js";
+import { capFindings } from "../support/capped-list.js";
 import { validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
 import type { DocumentRef, DocumentStore, StoredDocument } from "../documents/document-store.js";
 
@@ -87,7 +88,7 @@ export class DocumentService {
     const warnings = await this.validate(tenant, project, path, body);
     const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType));
     await this.notify({ tenant, project, path });
-    return { path: saved.path, etag: saved.etag, warnings };
+    return { path: saved.path, etag: saved.etag, warnings: capFindings(warnings) };
   }
 
   async get(identity: Identity, tenant: string, project: string, path: string): Promise<StoredDocument> {
