@@ -5,7 +5,7 @@ import { Unauthenticated } from "../../shared/auth/auth-errors.js";
 import { secretFromParametersAndSecretsExtension } from "../../shared/auth/aws-secrets-extension.js";
 import { authorize, isHttpAuthorizerEvent, UNAUTHORIZED_MESSAGE, unauthenticatedHttpResult } from "../../shared/auth/lambda-authorizer.js";
 import type { AuthorizerEvent, AuthorizerResult } from "../../shared/auth/lambda-authorizer.js";
-import { verifyToken } from "../../shared/auth/token-verifier.js";
+import { verifyTokenClaims } from "../../shared/auth/token-verifier.js";
 
 /** The part of the Powertools Logger used here; tests pass a recorder. */
 export interface AuthorizerLogger {
@@ -29,7 +29,7 @@ export const createAuthorizerHandler =
   (deps: AuthorizerDependencies) =>
   async (event: AuthorizerEvent): Promise<AuthorizerResult> => {
     try {
-      return await authorize(event, async (token) => verifyToken(token, await deps.config()));
+      return await authorize(event, async (token) => verifyTokenClaims(token, await deps.config()));
     } catch (error) {
       if (error instanceof Unauthenticated) {
         deps.logger.info("Request not authenticated", { reason: error.reason });

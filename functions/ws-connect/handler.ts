@@ -1,6 +1,8 @@
 import type { APIGatewayProxyResultV2 } from "aws-lambda";
 import type { ConnectionStore } from "../../shared/connections/connection-store.js";
 import { handleConnect } from "../../shared/app/ws-lifecycle.js";
+import type { WsConnectLimits } from "../../shared/app/ws-lifecycle.js";
+import { readConfig } from "../../shared/config/config.js";
 import { tableRuntimeFromEnv } from "../../shared/wiring/app-environment.js";
 import { powertoolsObservability } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";
@@ -10,6 +12,8 @@ import { connectionStoreFromEnv } from "../_ws-shared/ws-runtime.js";
 export interface WsConnectDeps {
   connections: ConnectionStore;
   logger: HandlerLogger;
+  limits?: WsConnectLimits;
+  clock?: () => Date;
 }
 
 /** `$connect` (behind the token authorizer): registers the connection with its identity; no identity, no connection. */
@@ -26,4 +30,14 @@ export const createWsConnectHandler =
 
 const { logger, tracer } = powertoolsObservability("skills-ws-connect");
 
-export const handler = traced(tracer, "ws-connect", createWsConnectHandler({ connections: connectionStoreFromEnv(tableRuntimeFromEnv(process.env, { instrument: tracer.instrument })), logger }));
+const config = readConfig(process.env, ["wsMaxConnectionsPerUser", "wsConnectRetryAfterSeconds"]);
+
+export const handler = traced(
+  tracer,
+  "ws-connect",
+  createWsConnectHandler({
+    connections: connectionStoreFromEnv(tableRuntimeFromEnv(process.env, { instrument: tracer.instrument })),
+    logger,
+    limits: { maxConnectionsPerIdentity: config.wsMaxConnectionsPerUser, retryAfterSeconds: config.wsConnectRetryAfterSeconds },
+  }),
+);

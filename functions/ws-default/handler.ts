@@ -12,6 +12,8 @@ import { connectionPushFromEnv, connectionStoreFromEnv } from "../_ws-shared/ws-
 export interface WsDefaultDeps extends Omit<WsFrameRouterDeps, "logger"> {
   push: ConnectionPush;
   logger: HandlerLogger;
+  /** Compared with the token's `exp` on every frame (tests pass a fixed one). */
+  clock?: () => Date;
 }
 
 /**
@@ -23,7 +25,7 @@ export const createWsDefaultHandler = (deps: WsDefaultDeps) => {
   const router = createWsFrameRouter(deps);
   return async (event: unknown): Promise<APIGatewayProxyResultV2> => {
     try {
-      return await handleMessage({ router, push: deps.push, logger: deps.logger }, event);
+      return await handleMessage({ router, push: deps.push, logger: deps.logger, clock: deps.clock }, event);
     } catch (error) {
       deps.logger.error("WebSocket frame could not be answered", { error });
       throw error;

@@ -5,6 +5,8 @@ import { STATUS_CODES } from "node:http";
 import { WebSocketServer } from "ws";
 import type { RawData, WebSocket } from "ws";
 import { WEBSOCKET_ROUTES, WEBSOCKET_TOKEN_QUERY_PARAMETER } from "../api-routes.js";
+import { tokenExpiryFromEvent } from "../../shared/auth/authorizer-context.js";
+import { TOKEN_EXPIRED_CLOSE_CODE } from "../../shared/app/ws-lifecycle.js";
 import { authorizerFailure, webSocketAuthorizerOutcome } from "./authorizer-outcome.js";
 import type { AuthorizerOutcome } from "./authorizer-outcome.js";
 import type { ConnectionRegistry, LocalConnection } from "./connection-registry.js";
@@ -55,17 +57,39 @@ function rawDataBuffer(data: RawData): Buffer {
   return Buffer.from(data);
 }
 
-/** Refuses a handshake with a plain HTTP response, as API Gateway does before upgrading. */
-function rejectHandshake(socket: Duplex, statusCode: number, body: unknown): void {
+/** Header names and values safe to copy into a raw response (no CR/LF smuggling). */
+const SAFE_HEADER_NAME = /^[A-Za-z0-9-]{1,64}$/;
+const SAFE_HEADER_VALUE = /^[\x20-\x7e]{0,256}$/;
+
+function extraHeaderLines(headers: Record<string, unknown>): string {
+  return Object.entries(headers)
+    .filter(([name, value]) => name.toLowerCase() !== "content-type" && name.toLowerCase() !== "content-length" && SAFE_HEADER_NAME.test(name))
+    .filter((entry): entry is [string, string | number] => (typeof entry[1] === "string" || typeof entry[1] === "number") && SAFE_HEADER_VALUE.test(String(entry[1])))
+    .map(([name, value]) => `${name}: ${String(value)}\r\n`)
+    .join("");
+}
+
+/** Refuses a handshake with a plain HTTP response, as API Gateway does before upgrading (`headers`: e.g. a 429's Retry-After). */
+function rejectHandshake(socket: Duplex, statusCode: number, body: unknown, headers: Record<string, unknown> = {}): void {
   if (socket.destroyed) return;
   const text = typeof body === "string" ? body : JSON.stringify(body);
   socket.end(
     `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? ""}\r\n` +
       "Content-Type: application/json; charset=utf-8\r\n" +
+      extraHeaderLines(headers) +
       `Content-Length: ${Buffer.byteLength(text)}\r\n` +
       "Connection: close\r\n\r\n" +
       text,
   );
+}
+
+/** setTimeout's ceiling (~24.8 days); a later expiry is beyond the 2-hour connection limit anyway. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** The token's expiry in ms from the authorizer context (`tokenExpiresAt`, epoch seconds). */
+function tokenExpiryMs(authorizer: Record<string, unknown> | undefined): number | undefined {
+  const seconds = tokenExpiryFromEvent({ requestContext: { authorizer } });
+  return seconds === undefined ? undefined : seconds * 1000;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -160,7 +184,8 @@ export class WebSocketGateway {
     const status = isRecord(connectResult) && typeof connectResult.statusCode === "number" ? connectResult.statusCode : 200;
     if (status < 200 || status > 299) {
       const body = isRecord(connectResult) && typeof connectResult.body === "string" ? connectResult.body : "";
-      return rejectHandshake(socket, status, body);
+      const headers = isRecord(connectResult) && isRecord(connectResult.headers) ? connectResult.headers : {};
+      return rejectHandshake(socket, status, body, headers);
     }
     if (socket.destroyed) {
       // The function recorded a connection the client abandoned meanwhile: API Gateway still disconnects it.
@@ -181,6 +206,12 @@ export class WebSocketGateway {
     };
     const maxTimer = setTimeout(() => ws.close(1001, "Going away"), this.maxConnectionMs);
     maxTimer.unref();
+    // The socket's identity ends with its token (API.md, second round): closed with 4001 at `exp`.
+    const tokenExpiresAtMs = tokenExpiryMs(facts.authorizer);
+    const expired = (): boolean => tokenExpiresAtMs !== undefined && Date.now() >= tokenExpiresAtMs;
+    const closeExpired = (): void => ws.close(TOKEN_EXPIRED_CLOSE_CODE, "Token expired");
+    const expiryTimer = tokenExpiresAtMs === undefined ? undefined : setTimeout(closeExpired, Math.max(0, Math.min(tokenExpiresAtMs - Date.now(), MAX_TIMER_MS)));
+    expiryTimer?.unref();
     const connection: LocalConnection = {
       ...facts,
       socket: ws,
@@ -194,6 +225,8 @@ export class WebSocketGateway {
     connections.add(connection);
 
     ws.on("message", (data, isBinary) => {
+      // A frame after `exp` never reaches `$default`, even if it beats the timer.
+      if (expired()) return closeExpired();
       connection.touch();
       const done = this.message(connection, rawDataBuffer(data), isBinary).finally(() => inFlight.delete(done));
       inFlight.add(done);
@@ -203,6 +236,7 @@ export class WebSocketGateway {
     ws.once("close", (code, reason) => {
       clearTimeout(idleTimer);
       clearTimeout(maxTimer);
+      clearTimeout(expiryTimer);
       connections.delete(facts.connectionId);
       this.trackDisconnect(this.disconnect(facts, code, reason.toString("utf8"), inFlight));
     });

@@ -35,6 +35,8 @@ export interface WsFrameRouterDeps {
 export interface WsCaller {
   identity: Identity;
   connectionId: string;
+  /** The token's `exp` (epoch seconds): subscriptions end with it, so no push outlives the token. */
+  tokenExpiresAt?: number | undefined;
 }
 
 export type WsFrameRouter = (caller: WsCaller, body: string | undefined | null, options?: { isBase64Encoded?: boolean }) => Promise<void>;
@@ -83,7 +85,7 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
       throw new TooManySubscriptions(MAX_SUBSCRIPTIONS_PER_CONNECTION);
     }
     // Also when already subscribed: renews the subscription's expiry.
-    await deps.connections.subscribe(tenant, caller.connectionId, processId);
+    await deps.connections.subscribe(tenant, caller.connectionId, processId, caller.tokenExpiresAt === undefined ? {} : { notAfter: caller.tokenExpiresAt });
   };
 
   const errorBody = (error: unknown, context: Record<string, unknown>) => {

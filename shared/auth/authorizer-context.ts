@@ -14,11 +14,13 @@ export interface AuthorizerContext {
   roles: string;
 }
 
-export const toAuthorizerContext = (identity: Identity): AuthorizerContext => ({
+/** WebSocket contexts only: `tokenExpiresAt` is the token's `exp` (epoch seconds, as a string). */
+export const toAuthorizerContext = (identity: Identity, options: { tokenExpiresAt?: number } = {}): AuthorizerContext => ({
   login: identity.login,
   tenant: identity.tenant,
   projects: JSON.stringify(identity.projects),
   roles: JSON.stringify(identity.roles),
+  ...(options.tokenExpiresAt === undefined ? {} : { tokenExpiresAt: String(options.tokenExpiresAt) }),
 });
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -56,4 +58,16 @@ export function identityFromEvent(event: unknown): Identity {
   const authorizer = isRecord(requestContext) ? requestContext.authorizer : undefined;
   if (!isRecord(authorizer)) throw new Unauthenticated("authorizer context is missing");
   return identityFromAuthorizerContext(isRecord(authorizer.lambda) ? authorizer.lambda : authorizer);
+}
+
+/**
+ * The token expiry (epoch seconds) a WebSocket event's authorizer context carries; undefined when
+ * it is missing or not a positive integer — a WebSocket caller then fails closed (ws-lifecycle.ts).
+ */
+export function tokenExpiryFromEvent(event: unknown): number | undefined {
+  const requestContext = isRecord(event) ? event.requestContext : undefined;
+  const authorizer = isRecord(requestContext) ? requestContext.authorizer : undefined;
+  const raw = isRecord(authorizer) ? authorizer.tokenExpiresAt : undefined;
+  const value = typeof raw === "string" && /^[0-9]{1,12}$/.test(raw) ? Number(raw) : typeof raw === "number" ? raw : Number.NaN;
+  return Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }

@@ -10,6 +10,7 @@ import { toAuthorizerContext } from "./authorizer-context.js";
 import type { AuthorizerContext } from "./authorizer-context.js";
 import { bearerToken } from "./bearer-token.js";
 import type { Identity } from "./identity.js";
+import type { VerifiedToken } from "./token-verifier.js";
 
 /**
  * One authorizer for both APIs: the HTTP API (payload 2.0, simple responses) and the WebSocket
@@ -61,9 +62,12 @@ function authorizerRequest(event: unknown): AuthorizerRequest {
   throw new Unauthenticated("unrecognized authorizer event");
 }
 
-function authorizerResult(request: AuthorizerRequest, identity: Identity): AuthorizerResult {
-  const context = toAuthorizerContext(identity);
-  if (request.kind === "http") return { isAuthorized: true, context };
+function authorizerResult(request: AuthorizerRequest, verified: Identity | VerifiedToken): AuthorizerResult {
+  const identity = "identity" in verified ? verified.identity : verified;
+  if (request.kind === "http") return { isAuthorized: true, context: toAuthorizerContext(identity) };
+  // A WebSocket outlives the request that opened it: its events carry the token's expiry so
+  // every frame after it is refused and the connection closed (API.md, second round).
+  const context = "identity" in verified ? toAuthorizerContext(identity, { tokenExpiresAt: verified.expiresAt }) : toAuthorizerContext(identity);
   return {
     principalId: `${identity.tenant}/${identity.login}`,
     policyDocument: {
@@ -93,7 +97,7 @@ export function unauthenticatedReasonOf(context: unknown): string | undefined {
 }
 
 /** Verifies the event's token and shapes the allow response; `Unauthenticated` otherwise. */
-export async function authorize(event: unknown, verify: (token: string) => Promise<Identity>): Promise<AuthorizerResult> {
+export async function authorize(event: unknown, verify: (token: string) => Promise<Identity | VerifiedToken>): Promise<AuthorizerResult> {
   const request = authorizerRequest(event);
   return authorizerResult(request, await verify(request.token));
 }

@@ -43,6 +43,17 @@ function keyResolver(config: AuthConfig): { algorithms: string[]; getKey: JWTVer
  * Every failure is `Unauthenticated`; nothing from an unverified token is ever returned.
  */
 export async function verifyToken(token: string, config: AuthConfig): Promise<Identity> {
+  return (await verifyTokenClaims(token, config)).identity;
+}
+
+/** A verified token: who, and until when (`exp`, epoch seconds) the token proves it. */
+export interface VerifiedToken {
+  identity: Identity;
+  expiresAt: number;
+}
+
+/** verifyToken plus the token's `exp`: a WebSocket lives longer than one request and must end with its token. */
+export async function verifyTokenClaims(token: string, config: AuthConfig): Promise<VerifiedToken> {
   if (typeof token !== "string" || token.length === 0) throw new Unauthenticated("token is missing");
   if (token.length > MAX_TOKEN_LENGTH) throw new Unauthenticated("token is too long");
   const { algorithms, getKey } = keyResolver(config);
@@ -60,5 +71,7 @@ export async function verifyToken(token: string, config: AuthConfig): Promise<Id
   } catch (error) {
     throw new Unauthenticated(reasonOf(error), { cause: error });
   }
-  return parseIdentity({ login: payload.sub, tenant: payload.tenant, projects: payload.projects, roles: payload.roles });
+  const identity = parseIdentity({ login: payload.sub, tenant: payload.tenant, projects: payload.projects, roles: payload.roles });
+  // `exp` is a required claim and jose checked it is a number.
+  return { identity, expiresAt: payload.exp as number };
 }

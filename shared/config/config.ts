@@ -119,6 +119,18 @@ export const SETTINGS = {
   llmApiKeySecretArn: setting("SKILLS_LLM_API_KEY_SECRET_ARN", trimmed, "Secrets Manager ARN of the bearer token, resolved on first use through the Parameters and Secrets extension."),
   llmTimeoutMs: setting("SKILLS_LLM_TIMEOUT_MS", z._default(z.optional(positiveInteger), DEFAULT_LLM_TIMEOUT_MS), "Timeout of one LLM request in milliseconds."),
 
+  // WebSocket limits (shared/app/ws-lifecycle.ts; docs/decisions.md).
+  wsMaxConnectionsPerUser: setting(
+    "SKILLS_WS_MAX_CONNECTIONS_PER_USER",
+    z._default(z.optional(positiveInteger), 20),
+    "Open WebSocket connections one user of a tenant may hold; `$connect` past it is 429 TOO_MANY_REQUESTS.",
+  ),
+  wsConnectRetryAfterSeconds: setting(
+    "SKILLS_WS_CONNECT_RETRY_AFTER_SECONDS",
+    z._default(z.optional(positiveInteger), 30),
+    "Retry-After (seconds) of that 429.",
+  ),
+
   // Set by the Lambda runtime (or the developer's shell / the local stack); the SDK's own names.
   awsRegion: setting("AWS_REGION", text, "The region (Lambda sets it); else AWS_DEFAULT_REGION, else us-east-1."),
   awsDefaultRegion: setting("AWS_DEFAULT_REGION", text, "The region when AWS_REGION is not set."),

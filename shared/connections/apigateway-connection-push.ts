@@ -1,4 +1,4 @@
-import { ApiGatewayManagementApiClient, PostToConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
+import { ApiGatewayManagementApiClient, DeleteConnectionCommand, PostToConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import type { ConnectionPush, PushOutcome, PushTarget } from "./connection-push.js";
 import type { ConnectionStore } from "./connection-store.js";
 import { fitFrame, MAX_FRAME_BYTES } from "./frame-size.js";
@@ -49,6 +49,15 @@ export class ApiGatewayConnectionPush implements ConnectionPush {
       }
       throw error;
     }
+  }
+
+  async disconnect(target: PushTarget): Promise<void> {
+    try {
+      await this.client.send(new DeleteConnectionCommand({ ConnectionId: target.connectionId }));
+    } catch (error) {
+      if (errorName(error) !== "GoneException") throw error;
+    }
+    if (target.tenant !== undefined) await this.connections.remove(target.tenant, target.connectionId);
   }
 
   private async post(connectionId: string, json: string): Promise<void> {

@@ -19,4 +19,9 @@ export type PushOutcome = "sent" | "gone";
  */
 export interface ConnectionPush {
   send(target: PushTarget, frame: ServerFrame): Promise<PushOutcome>;
+  /**
+   * Closes the connection from the server side (API Gateway: DeleteConnection); a gone one is a
+   * no-op. Optional: pushes that cannot close (test doubles) leave it to the gateway.
+   */
+  disconnect?(target: PushTarget): Promise<void>;
 }

@@ -12,13 +12,20 @@ export interface ConnectionRecord {
   /** Snapshot of the identity at `$connect` (the authorizer context), for logs and inspection. */
   identity: Identity;
   connectedAt: string;
-  /** Epoch seconds after which the record may be deleted (DynamoDB TTL). */
+  /** Epoch seconds after which the record may be deleted (DynamoDB TTL); never after the token's expiry. */
   expiresAt: number;
 }
 
 export interface NewConnection {
   connectionId: string;
   identity: Identity;
+  /** The token's `exp` (epoch seconds): the connection is not live past it. */
+  tokenExpiresAt?: number;
+}
+
+export interface SubscribeOptions {
+  /** Epoch seconds: the subscription ends then at the latest (the connection's token expiry). */
+  notAfter?: number;
 }
 
 export interface ConnectionStore {
@@ -29,7 +36,9 @@ export interface ConnectionStore {
   /** Removes the connection and every subscription it holds; unknown connections are a no-op. */
   remove(tenant: string, connectionId: string): Promise<void>;
   /** Idempotent. */
-  subscribe(tenant: string, connectionId: string, processId: string): Promise<void>;
+  subscribe(tenant: string, connectionId: string, processId: string, options?: SubscribeOptions): Promise<void>;
+  /** Live connections of one user of the tenant (the per-identity socket cap at `$connect`). */
+  countOpen(tenant: string, login: string): Promise<number>;
   /** Process ids the connection is subscribed to. */
   subscriptionsOf(tenant: string, connectionId: string): Promise<string[]>;
   /** Connection ids subscribed to the process (expired subscriptions left out). */
@@ -49,5 +58,9 @@ export interface ConnectionStoreOptions {
   ttlSeconds?: number;
   clock?: () => Date;
 }
+
+/** The record's expiry: the TTL from now, but never past the token's expiry. */
+export const connectionExpiry = (now: Date, ttlSeconds: number, notAfter?: number): number =>
+  Math.min(epochSeconds(now) + ttlSeconds, notAfter ?? Number.POSITIVE_INFINITY);
 
 export const epochSeconds = (date: Date): number => Math.floor(date.getTime() / 1000);

@@ -34,3 +34,11 @@ export const processSubscriberKey = (tenant: string, processId: string, connecti
   pk: processSubscribersPartition(tenant, processId),
   sk: `${SUBSCRIBER_SORT_PREFIX}${part(connectionId)}`,
 });
+
+/** One item per open connection of a user, so the per-identity socket cap is one query. */
+export const identityConnectionsPartition = (tenant: string, login: string): string => `T#${part(tenant)}#UC#${part(login)}`;
+
+export const identityConnectionKey = (tenant: string, login: string, connectionId: string): TableKey => ({
+  pk: identityConnectionsPartition(tenant, login),
+  sk: `${SUBSCRIBER_SORT_PREFIX}${part(connectionId)}`,
+});

@@ -6,14 +6,16 @@ import { documentClientOf } from "../aws/dynamodb-client.js";
 import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import type { TableKey } from "../aws/dynamodb-keys.js";
 import { ConnectionCleanupIncomplete } from "./connection-errors.js";
-import { CONNECTION_TTL_SECONDS, epochSeconds } from "./connection-store.js";
-import type { ConnectionRecord, ConnectionStore, ConnectionStoreOptions, NewConnection } from "./connection-store.js";
+import { CONNECTION_TTL_SECONDS, connectionExpiry, epochSeconds } from "./connection-store.js";
+import type { ConnectionRecord, ConnectionStore, ConnectionStoreOptions, NewConnection, SubscribeOptions } from "./connection-store.js";
 import {
   CONNECTION_SORT_KEY,
   SUBSCRIPTION_SORT_PREFIX,
   connectionItemKey,
   connectionPartition,
   connectionSubscriptionKey,
+  identityConnectionKey,
+  identityConnectionsPartition,
   processSubscriberKey,
   processSubscribersPartition,
 } from "./dynamodb-connection-keys.js";
@@ -53,8 +55,20 @@ export class DynamoDBConnectionStore implements ConnectionStore {
       connectionId: connection.connectionId,
       identity: { login: identity.login, tenant: identity.tenant, projects: [...identity.projects], roles: [...identity.roles] },
       connectedAt: now.toISOString(),
-      expiresAt: epochSeconds(now) + this.ttlSeconds,
+      expiresAt: connectionExpiry(now, this.ttlSeconds, connection.tokenExpiresAt),
     };
+    // The identity's index item first: a connection never exists uncounted by the socket cap.
+    await this.documents.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...identityConnectionKey(identity.tenant, identity.login, connection.connectionId),
+          entity: "identityConnection",
+          connectionId: record.connectionId,
+          [TABLE_TTL_ATTRIBUTE]: record.expiresAt,
+        },
+      }),
+    );
     await this.documents.send(
       new PutCommand({
         TableName: this.tableName,
@@ -99,6 +113,7 @@ export class DynamoDBConnectionStore implements ConnectionStore {
         subscriberItems.push(processSubscriberKey(tenant, item.processId, connectionId));
       }
       ownItems.push({ pk: String(item.pk), sk });
+      if (sk === CONNECTION_SORT_KEY && typeof item.login === "string") subscriberItems.push(identityConnectionKey(tenant, item.login, connectionId));
     }
     // Fan-out items first: if this stops half-way, what is left is only reachable from here (or TTL).
     await this.batchDelete(subscriberItems);
@@ -106,8 +121,8 @@ export class DynamoDBConnectionStore implements ConnectionStore {
     await this.batchDelete(ownItems.filter((k) => k.sk === CONNECTION_SORT_KEY));
   }
 
-  async subscribe(tenant: string, connectionId: string, processId: string): Promise<void> {
-    const expiresAt = epochSeconds(this.clock()) + this.ttlSeconds;
+  async subscribe(tenant: string, connectionId: string, processId: string, options: SubscribeOptions = {}): Promise<void> {
+    const expiresAt = connectionExpiry(this.clock(), this.ttlSeconds, options.notAfter);
     // Back-reference first: a subscriber item without one would survive `$disconnect`.
     await this.documents.send(
       new PutCommand({
@@ -132,6 +147,29 @@ export class DynamoDBConnectionStore implements ConnectionStore {
         },
       }),
     );
+  }
+
+  /** Counts live index items (TTL deletion lags, so expired ones are filtered out). */
+  async countOpen(tenant: string, login: string): Promise<number> {
+    let count = 0;
+    let startKey: Item | undefined;
+    do {
+      const out = await this.documents.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "pk = :pk",
+          FilterExpression: "#ttl > :now",
+          ExpressionAttributeNames: { "#ttl": TABLE_TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ":pk": identityConnectionsPartition(tenant, login), ":now": epochSeconds(this.clock()) },
+          Select: "COUNT",
+          ConsistentRead: true,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      count += out.Count ?? 0;
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return count;
   }
 
   async subscriptionsOf(tenant: string, connectionId: string): Promise<string[]> {

@@ -1,6 +1,6 @@
 import type { Identity } from "../auth/identity.js";
-import { CONNECTION_TTL_SECONDS, epochSeconds } from "./connection-store.js";
-import type { ConnectionRecord, ConnectionStore, ConnectionStoreOptions, NewConnection } from "./connection-store.js";
+import { CONNECTION_TTL_SECONDS, connectionExpiry, epochSeconds } from "./connection-store.js";
+import type { ConnectionRecord, ConnectionStore, ConnectionStoreOptions, NewConnection, SubscribeOptions } from "./connection-store.js";
 
 const key = (tenant: string, id: string): string => JSON.stringify([tenant, id]);
 
@@ -32,7 +32,7 @@ export class InMemoryConnectionStore implements ConnectionStore {
       connectionId: connection.connectionId,
       identity: copyIdentity(connection.identity),
       connectedAt: now.toISOString(),
-      expiresAt: epochSeconds(now) + this.ttlSeconds,
+      expiresAt: connectionExpiry(now, this.ttlSeconds, connection.tokenExpiresAt),
     };
     this.connections.set(key(connection.identity.tenant, connection.connectionId), record);
     return structuredClone(record);
@@ -54,14 +54,22 @@ export class InMemoryConnectionStore implements ConnectionStore {
     this.connections.delete(key(tenant, connectionId));
   }
 
-  async subscribe(tenant: string, connectionId: string, processId: string): Promise<void> {
-    const expiresAt = epochSeconds(this.clock()) + this.ttlSeconds;
+  async subscribe(tenant: string, connectionId: string, processId: string, options: SubscribeOptions = {}): Promise<void> {
+    const expiresAt = connectionExpiry(this.clock(), this.ttlSeconds, options.notAfter);
     const own = this.byConnection.get(key(tenant, connectionId)) ?? new Map<string, number>();
     own.set(processId, expiresAt);
     this.byConnection.set(key(tenant, connectionId), own);
     const subscribers = this.byProcess.get(key(tenant, processId)) ?? new Map<string, number>();
     subscribers.set(connectionId, expiresAt);
     this.byProcess.set(key(tenant, processId), subscribers);
+  }
+
+  async countOpen(tenant: string, login: string): Promise<number> {
+    let count = 0;
+    for (const record of this.connections.values()) {
+      if (record.identity.tenant === tenant && record.identity.login === login && this.live(record.expiresAt)) count++;
+    }
+    return count;
   }
 
   async subscriptionsOf(tenant: string, connectionId: string): Promise<string[]> {

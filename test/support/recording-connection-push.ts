@@ -31,6 +31,15 @@ export class RecordingConnectionPush implements ConnectionPush {
     this.failing.add(connectionId);
   }
 
+  /** Connections the code under test closed (DeleteConnection). */
+  readonly disconnected: string[] = [];
+
+  async disconnect(target: PushTarget): Promise<void> {
+    this.disconnected.push(target.connectionId);
+    this.gone.add(target.connectionId);
+    if (target.tenant !== undefined) await this.options.connections?.remove(target.tenant, target.connectionId);
+  }
+
   framesTo(connectionId: string): ServerFrame[] {
     return this.sent.filter((p) => p.connectionId === connectionId).map((p) => p.frame);
   }

@@ -1,3 +1,4 @@
+import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
 import type { AuthorizerLogger } from "../../functions/authorizer/handler.js";
 import { createAuthorizerHandler } from "../../functions/authorizer/handler.js";
@@ -112,7 +113,8 @@ describe("authorizer on WebSocket $connect", () => {
     expect(result).toEqual({
       principalId: "acme/mia",
       policyDocument: { Version: "2012-10-17", Statement: [{ Action: "execute-api:Invoke", Effect: "Allow", Resource: WEBSOCKET_METHOD_ARN }] },
-      context: { login: "mia", tenant: "acme", projects: '["alpha"]', roles: '["project-admin:alpha"]' },
+      // The token's own `exp`: the socket is closed (4001) and its frames refused after it.
+      context: { login: "mia", tenant: "acme", projects: '["alpha"]', roles: '["project-admin:alpha"]', tokenExpiresAt: String(decodeJwt(token).exp) },
     });
   });
 

@@ -14,6 +14,8 @@ vi.hoisted(() => {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 });
 
+/** A token expiry no test reaches. */
+const FAR_FUTURE = 4_102_444_800;
 const ALICE = parseIdentity({ login: "alice", tenant: "acme", projects: ["proj1"], roles: [] });
 
 /** Records log lines so a test can see what was reported. */
@@ -36,7 +38,11 @@ function wsEvent(routeKey: string, connectionId: string, who: Identity | null, e
       requestId: "req-1",
       connectedAt: 1_700_000_000_000,
       requestTimeEpoch: 1_700_000_000_100,
-      ...(authorizer ? { authorizer } : who ? { authorizer: { ...toAuthorizerContext(who), principalId: `${who.tenant}/${who.login}` } } : {}),
+      ...(authorizer
+        ? { authorizer }
+        : who
+          ? { authorizer: { ...toAuthorizerContext(who, { tokenExpiresAt: FAR_FUTURE }), principalId: `${who.tenant}/${who.login}` } }
+          : {}),
     },
     isBase64Encoded: false,
     ...extra,
