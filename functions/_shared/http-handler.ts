@@ -1,3 +1,4 @@
+import { withSandboxTenant } from "../../shared/sandbox/sandbox-fairness.js";
 import type { Context } from "aws-lambda";
 import { Unauthenticated } from "../../shared/auth/auth-errors.js";
 import { assertTenant } from "../../shared/auth/authorization.js";
@@ -119,7 +120,8 @@ export function httpHandler(routes: readonly HttpRoute[], options: HttpHandlerOp
     // Every route under /brain/{tenant}/… gets the tenant rule here, so no handler can forget it.
     if (match.params.tenant !== undefined) assertTenant(identity, match.params.tenant);
     const authenticated: AuthenticatedRequest = { ...request, identity, user: laneUserOf(identity) };
-    return target.handle(authenticated);
+    // Sandbox work of this request (previews, tools) queues as this tenant's: tenants take turns.
+    return withSandboxTenant(identity.tenant, () => target.handle(authenticated));
   };
 
   return async (event, context) => {

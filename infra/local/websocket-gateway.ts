@@ -63,7 +63,7 @@ const SAFE_HEADER_VALUE = /^[\x20-\x7e]{0,256}$/;
 
 function extraHeaderLines(headers: Record<string, unknown>): string {
   return Object.entries(headers)
-    .filter(([name, value]) => name.toLowerCase() !== "content-type" && name.toLowerCase() !== "content-length" && SAFE_HEADER_NAME.test(name))
+    .filter(([name]) => name.toLowerCase() !== "content-type" && name.toLowerCase() !== "content-length" && SAFE_HEADER_NAME.test(name))
     .filter((entry): entry is [string, string | number] => (typeof entry[1] === "string" || typeof entry[1] === "number") && SAFE_HEADER_VALUE.test(String(entry[1])))
     .map(([name, value]) => `${name}: ${String(value)}\r\n`)
     .join("");

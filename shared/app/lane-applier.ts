@@ -1,3 +1,4 @@
+import { withSandboxTenant } from "../sandbox/sandbox-fairness.js";
 import { reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { SkillsError } from "../errors.js";
@@ -183,7 +184,8 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
 
   return async (message: LaneMessage, delivery: LaneDelivery): Promise<void> => {
     try {
-      await settle(message);
+      // The sandbox serves tenants in turn (sandbox-fairness.ts): renders and scripts of this request are the tenant's.
+      await withSandboxTenant(message.tenant, () => settle(message));
     } catch (error) {
       if (delivery.lastAttempt !== true) throw error;
       // No later delivery will try again: a throttled store gets a few more chances here.

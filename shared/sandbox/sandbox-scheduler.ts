@@ -1,4 +1,5 @@
 import { SandboxAborted, SandboxUnavailable } from "./sandbox-errors.js";
+import { FairQueue } from "./fair-queue.js";
 import type { Job } from "./sandbox-job.js";
 import type { HostToWorker } from "./sandbox-protocol.js";
 import { SandboxWorkerHandle, type WorkerHandleEvents, type WorkerHandleSettings } from "./sandbox-worker-handle.js";
@@ -20,7 +21,8 @@ export interface SchedulerSettings {
  */
 export class SandboxScheduler {
   private readonly workers = new Set<SandboxWorkerHandle>();
-  private readonly queue: Job[] = [];
+  /** Nested work first, then tenants in turn (fair-queue.ts). */
+  private readonly queue = new FairQueue<Job>();
   private readonly readyWaiters: Array<() => void> = [];
   private closed = false;
   private startError: Error | undefined;
@@ -64,9 +66,7 @@ export class SandboxScheduler {
   }
 
   abort(job: Job): void {
-    const queued = this.queue.indexOf(job);
-    if (queued !== -1) {
-      this.queue.splice(queued, 1);
+    if (this.queue.remove(job)) {
       job.reject(new SandboxAborted());
       return;
     }
@@ -95,7 +95,7 @@ export class SandboxScheduler {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new SandboxUnavailable("sandbox pool is closed"));
+    for (const job of this.queue.drain()) job.reject(new SandboxUnavailable("sandbox pool is closed"));
     const terminations = [...this.workers].map((handle) => {
       handle.takeJob()?.reject(new SandboxUnavailable("sandbox pool is closed"));
       return this.drop(handle);
@@ -104,11 +104,8 @@ export class SandboxScheduler {
     await Promise.all(terminations);
   }
 
-  /** Deeper (nested) work first: its caller holds a worker while it waits. */
   private enqueue(job: Job): void {
-    const index = this.queue.findIndex((queued) => queued.depth < job.depth);
-    if (index === -1) this.queue.push(job);
-    else this.queue.splice(index, 0, job);
+    this.queue.push(job);
   }
 
   private spawn(): void {
@@ -125,7 +122,7 @@ export class SandboxScheduler {
       // respawn in a loop; fail the waiting work unless a healthy worker can still take it.
       this.startError = error;
       if (![...this.workers].some((other) => other.ready)) {
-        for (const queued of this.queue.splice(0)) queued.reject(new SandboxUnavailable(`sandbox worker could not start: ${error.message}`));
+        for (const queued of this.queue.drain()) queued.reject(new SandboxUnavailable(`sandbox worker could not start: ${error.message}`));
       }
       this.wakeReadyWaiters();
       this.updateRefs();

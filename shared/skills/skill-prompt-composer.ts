@@ -58,19 +58,37 @@ interface ComposedSection {
 export const ON_DEMAND_HEADER = "On-demand references — load via manual_read:";
 
 /**
- * Renders every body concurrently, each with its own freshly bound `args` (two skills never see
- * each other's arguments; arguments are context data, never template source). A TemplateError
- * or an argument that no longer binds skips that skill with a warning; any other failure (the
- * renderer itself is broken) rejects, because silently dropping every skill would be worse.
- * Bodies whose output the renderer has cached are taken without a promise each (a warm turn).
+ * The render budget of one turn: renders that have not started when `maxMs` have passed since
+ * the first began are skipped, each with a warning in the Turn's warnings, so 40 bodies that
+ * each run to the 500 ms render deadline cost one turn about `maxMs`, not 20 s, and the
+ * sandbox pool is not held by one turn. At most `concurrency` renders of a turn run at once
+ * (the pool's warm size), so the budget is checked between them rather than all being queued
+ * up front. Cached outputs (successes and failures) cost nothing and are never skipped.
+ */
+export interface RenderBudget {
+  maxMs: number;
+  concurrency: number;
+  now?: () => number;
+}
+
+export const DEFAULT_RENDER_BUDGET: RenderBudget = Object.freeze({ maxMs: 2_000, concurrency: 2 });
+
+/**
+ * Renders the bodies (uncached ones within the turn's RenderBudget), each with its own freshly
+ * bound `args` (two skills never see each other's arguments; arguments are context data, never
+ * template source). A TemplateError, an argument that no longer binds, or a spent budget skips
+ * that skill with a warning; any other failure (the renderer itself is broken) rejects, because
+ * silently dropping every skill would be worse. Bodies whose output the renderer has cached
+ * are taken without a promise each (a warm turn).
  */
 export async function composeSection(
   entries: readonly ComposeEntry[],
   context: RenderContext,
   renderer: TemplateRenderer,
+  budget: RenderBudget = DEFAULT_RENDER_BUDGET,
 ): Promise<ComposedSection> {
-  const pending = entries.map((entry) => renderBody(entry, context, renderer));
-  const outcomes = pending.some((outcome) => outcome instanceof Promise) ? await Promise.all(pending) : (pending as Outcome[]);
+  const prepared = entries.map((entry) => renderBody(entry, context, renderer));
+  const outcomes = prepared.some((outcome) => typeof outcome === "function") ? await withinBudget(prepared, budget) : (prepared as Outcome[]);
   const blocks: string[] = [];
   const onDemand: OnDemandReference[] = [];
   const warnings: ComposeWarning[] = [];
@@ -93,9 +111,36 @@ export async function composeSection(
 }
 
 type Outcome = { body: string } | { warning: string };
+type Prepared = Outcome | (() => Promise<Outcome>);
 
-/** The outcome right away when it needs no rendering (or the output is cached), else its promise. */
-function renderBody({ skill, args }: ComposeEntry, context: RenderContext, renderer: TemplateRenderer): Outcome | Promise<Outcome> {
+/** Runs the renders in entry order, `concurrency` at a time; those not started within the budget are skipped. */
+async function withinBudget(prepared: readonly Prepared[], budget: RenderBudget): Promise<Outcome[]> {
+  const now = budget.now ?? Date.now;
+  const outcomes: Outcome[] = new Array<Outcome>(prepared.length);
+  const pending: number[] = [];
+  prepared.forEach((item, index) => {
+    if (typeof item === "function") pending.push(index);
+    else outcomes[index] = item;
+  });
+  let started: number | undefined;
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < pending.length) {
+      const index = pending[next++] as number;
+      started ??= now();
+      if (now() - started >= budget.maxMs) {
+        outcomes[index] = { warning: `skipped: the turn's render budget of ${budget.maxMs} ms was spent on other skills` };
+        continue;
+      }
+      outcomes[index] = await (prepared[index] as () => Promise<Outcome>)();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(budget.concurrency, pending.length)) }, lane));
+  return outcomes;
+}
+
+/** The outcome right away when it needs no rendering (or the output is cached), else the render to run. */
+function renderBody({ skill, args }: ComposeEntry, context: RenderContext, renderer: TemplateRenderer): Prepared {
   try {
     // Bind even for plain bodies: a required argument that no longer binds skips the skill.
     const bound = bindArguments(skill.name, skill.arguments, args);
@@ -103,14 +148,15 @@ function renderBody({ skill, args }: ComposeEntry, context: RenderContext, rende
     const bodyContext = withArgs(context, bound);
     const cached = renderer.cached?.(skill.body, bodyContext);
     if (cached !== undefined) return { body: cached };
-    return renderer.render(skill.body, bodyContext).then(
-      (body) => ({ body }),
-      (error: unknown) => outcomeOf(error),
-    );
+    return () =>
+      renderer.render(skill.body, bodyContext).then(
+        (body) => ({ body }),
+        (error: unknown) => outcomeOf(error),
+      );
   } catch (error) {
     if (isSkippable(error)) return { warning: error.message };
-    // Rejected, not thrown: the renders already started for earlier entries are awaited all the same.
-    return Promise.reject(error as Error);
+    // Rejected when run, not thrown now: the other entries are still prepared and awaited.
+    return () => Promise.reject(error as Error);
   }
 }
 

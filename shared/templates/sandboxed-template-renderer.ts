@@ -20,6 +20,8 @@ export interface SandboxedTemplateRendererOptions extends TemplatePrecompileOpti
   /** Precompiled templates (and their syntax errors) kept, by template hash; bounded by count and total characters (positive integers). */
   compiledCacheEntries?: number;
   compiledCacheChars?: number;
+  /** Failed renders kept, by the same key as outputs (positive integer): a failing body is not re-run every turn. */
+  failedCacheEntries?: number;
 }
 
 const DEFAULTS = {
@@ -30,6 +32,7 @@ const DEFAULTS = {
   renderCacheChars: 8 * 1024 * 1024,
   compiledCacheEntries: 500,
   compiledCacheChars: 16 * 1024 * 1024,
+  failedCacheEntries: 1_000,
 };
 
 // One-shot hash: a Hash object per call (createHash) left a native wrapper for the scavenger to
@@ -81,6 +84,13 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
   private readonly precompileOptions: TemplatePrecompileOptions;
   private readonly compiled: LRUCache<string, Compiled>;
   private readonly rendered: LRUCache<string, string>;
+  /**
+   * Renders that failed for the author's reasons (TemplateError: syntax, runtime, time, memory,
+   * output), by (template hash, context hash): the same body with the same context fails the
+   * same way, so a body that runs to its deadline costs 500 ms once, not on every turn.
+   * Infrastructure failures (SandboxUnavailable, …) are not cached: they may pass on a retry.
+   */
+  private readonly failed: LRUCache<string, TemplateError>;
   private readonly inFlight = new Map<string, Promise<string>>();
 
   constructor(options: SandboxedTemplateRendererOptions = {}) {
@@ -102,6 +112,7 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
       maxSize: options.renderCacheChars ?? DEFAULTS.renderCacheChars,
       sizeCalculation: (output) => cacheChars(output.length),
     });
+    this.failed = new LRUCache({ max: options.failedCacheEntries ?? DEFAULTS.failedCacheEntries });
   }
 
   cached(template: string, context: RenderContext): string | undefined {
@@ -127,6 +138,8 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
     const key = renderKey(templateHash, contextJson);
     const cached = this.rendered.get(key);
     if (cached !== undefined) return cached;
+    const failed = this.failed.get(key);
+    if (failed !== undefined) throw failed;
     const pending = this.inFlight.get(key);
     if (pending) return pending;
     const rendering = this.renderUncached(template, templateHash, contextJson).then(
@@ -137,6 +150,7 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
       },
       (error: unknown) => {
         this.inFlight.delete(key);
+        if (error instanceof TemplateError) this.failed.set(key, error);
         throw error;
       },
     );
