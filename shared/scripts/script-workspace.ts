@@ -5,8 +5,14 @@ import type { DocumentStore } from "../documents/document-store.js";
 import type { HostFunction } from "../sandbox/host-call.js";
 import { WorkspaceQuotaExceeded } from "./workspace-errors.js";
 
-/** Every workspace document lives below this folder of the process's project. */
-export const WORKSPACE_PREFIX = "workspace/";
+/**
+ * Every workspace document lives below this folder of the process's project: a reserved,
+ * member-writable area (docs/decisions.md "WebSocket lifetime, render budget, workspace area").
+ * A member's script writes only here, so it can never overwrite or delete a project document
+ * that the member's own PUT may not touch (`workspace/…`, `_vance/…`, anything else). The
+ * leading underscore keeps it apart from authors' folders, as `_vance/` is.
+ */
+export const WORKSPACE_PREFIX = "_workspace/";
 
 interface WorkspaceLimits {
   /** One read or write. */
@@ -16,6 +22,10 @@ interface WorkspaceLimits {
   /** Calls of `vance.workspace.*` per invocation. */
   maxOperations: number;
   maxListEntries: number;
+  /** Bytes the whole workspace of one project may hold, across invocations. */
+  maxProjectBytes: number;
+  /** Documents the whole workspace of one project may hold. */
+  maxProjectDocuments: number;
 }
 
 const DEFAULT_WORKSPACE_LIMITS: WorkspaceLimits = {
@@ -23,6 +33,8 @@ const DEFAULT_WORKSPACE_LIMITS: WorkspaceLimits = {
   maxInvocationBytes: 8 * 1024 * 1024,
   maxOperations: 1_000,
   maxListEntries: 1_000,
+  maxProjectBytes: 16 * 1024 * 1024,
+  maxProjectDocuments: 1_000,
 };
 
 /**
@@ -34,6 +46,11 @@ export class WorkspaceBudget {
   private operations = 0;
 
   constructor(readonly limits: WorkspaceLimits = DEFAULT_WORKSPACE_LIMITS) {}
+
+  /** A budget with some limits changed (tests, configuration). */
+  static with(overrides: Partial<WorkspaceLimits>): WorkspaceBudget {
+    return new WorkspaceBudget({ ...DEFAULT_WORKSPACE_LIMITS, ...overrides });
+  }
 
   operation(): void {
     this.operations += 1;
@@ -61,7 +78,7 @@ const pathArg = (value: unknown, what: string): string => {
 
 /**
  * `vance.workspace.read/write/list/delete` (spec §13.4): the project workspace of the process,
- * `workspace/…` documents of its project, through the DocumentStore port (S3 on AWS). Paths are
+ * `_workspace/…` documents of its project, through the DocumentStore port (S3 on AWS). Paths are
  * relative to the workspace and checked with the document key rules — no `..`, no leading `/`,
  * no backslash, nothing that could leave the prefix — and never normalized.
  */
@@ -92,8 +109,29 @@ export class ScriptWorkspace {
     this.budget.operation();
     const bytes = Buffer.byteLength(content, "utf8");
     this.budget.transfer(bytes, path);
+    await this.assertProjectQuota(path, bytes);
     await this.store.put(this.tenant, this.project, WORKSPACE_PREFIX + path, content, "text/plain; charset=utf-8");
     return { path, size: bytes };
+  }
+
+  /**
+   * The per-project quota, counted from the store's listing (what is there, whoever wrote it),
+   * with this path's current size replaced by the new one. Two concurrent writes may both pass
+   * and overshoot by one call's bytes each (at most maxCallBytes): the quota bounds growth, it
+   * is not a ledger.
+   */
+  private async assertProjectQuota(path: string, bytes: number): Promise<void> {
+    const { maxProjectBytes, maxProjectDocuments } = this.budget.limits;
+    const refs = await this.store.list(this.tenant, this.project, WORKSPACE_PREFIX);
+    const key = WORKSPACE_PREFIX + path;
+    const others = refs.filter((ref) => ref.path !== key);
+    const used = others.reduce((sum, ref) => sum + ref.size, 0);
+    if (used + bytes > maxProjectBytes) {
+      throw new WorkspaceQuotaExceeded(`vance.workspace.write: the project's workspace would exceed ${maxProjectBytes} bytes (${used} used); delete documents first`);
+    }
+    if (others.length + 1 > maxProjectDocuments) {
+      throw new WorkspaceQuotaExceeded(`vance.workspace.write: the project's workspace holds at most ${maxProjectDocuments} documents`);
+    }
   }
 
   /** Documents below `folder` (or the whole workspace), paths relative to the workspace, by path. */

@@ -140,7 +140,7 @@ describe("script tools: invocation", () => {
 });
 
 describe("script tools: host bindings", () => {
-  it("vance.workspace reads, writes, lists and deletes below workspace/ of the process's project", async () => {
+  it("vance.workspace reads, writes, lists and deletes below _workspace/ of the process's project", async () => {
     // Prepare
     const t = await scriptHarness();
     const source = [
@@ -173,7 +173,7 @@ describe("script tools: host bindings", () => {
       removed: true,
       removedAgain: false,
     });
-    expect((await t.h.documents.list(TENANT, PROJECT, "")).map((d) => d.path)).toEqual(["workspace/reports/diff.md"]);
+    expect((await t.h.documents.list(TENANT, PROJECT, "")).map((d) => d.path)).toEqual(["_workspace/reports/diff.md"]);
   });
 
   it.each([
