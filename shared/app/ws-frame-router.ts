@@ -11,13 +11,15 @@ import type { LaneUser } from "../lanes/lane-message.js";
 import type { ActiveSkillRef, Process } from "../processes/process.js";
 import type { RequestRecord } from "../processes/request-store.js";
 import { toSkillSummary } from "../skills/skill-summary.js";
+import type { SkillSummary } from "../skills/skill-summary.js";
+import { MAX_FRAME_BYTES } from "../connections/frame-size.js";
 import { toLaneCommand } from "../steering/process-skill-request.js";
 import { TooManySubscriptions } from "../connections/connection-errors.js";
 import type { ConnectionPush } from "../connections/connection-push.js";
 import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from "../connections/connection-store.js";
 import type { ConnectionStore } from "../connections/connection-store.js";
 import { errorFrame } from "../connections/server-frames.js";
-import type { ProcessSkillResultFrame, ServerFrame } from "../connections/server-frames.js";
+import type { ProcessSkillResultFrame, ServerFrame, SkillListResultFrame } from "../connections/server-frames.js";
 import { parseClientFrame } from "../connections/ws-frames.js";
 import type { ProcessSkillFrame, ProcessSkillScriptResultFrame, ProcessSubscribeFrame, SkillListFrame } from "../connections/ws-frames.js";
 
@@ -65,6 +67,42 @@ const resultFrame = (processId: string, record: RequestRecord): ProcessSkillResu
  * enqueue is answered FAILED under the same requestId. A requestId already settled is answered
  * with its stored result, not applied again.
  */
+/** A page's JSON stays below this, leaving room under the 128 KB frame limit for what the push adds. */
+const SKILL_LIST_PAGE_BYTES = MAX_FRAME_BYTES - 8_000;
+
+const encodeCursor = (name: string): string => Buffer.from(JSON.stringify({ after: name }), "utf8").toString("base64url");
+
+function decodeCursor(cursor: string): string {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
+    if (typeof parsed === "object" && parsed !== null && typeof (parsed as { after?: unknown }).after === "string") return (parsed as { after: string }).after;
+  } catch {
+    // answered below
+  }
+  throw new InvalidRequest("Invalid skill-list cursor; send the nextCursor of a skill-list-result");
+}
+
+/**
+ * One page of the name-sorted skills after `cursor`, as many as fit the frame limit, with
+ * `nextCursor` when more follow: a long list is paged, never cut (API.md, second round). The
+ * cursor names the last skill sent, so a skill saved between pages shifts nothing.
+ */
+function skillListPage(base: Omit<SkillListResultFrame, "skills">, skills: SkillSummary[], cursor: string | undefined): SkillListResultFrame {
+  const after = cursor === undefined ? undefined : decodeCursor(cursor);
+  const remaining = after === undefined ? skills : skills.filter((skill) => skill.name > after);
+  const page: SkillSummary[] = [];
+  let bytes = Buffer.byteLength(JSON.stringify({ ...base, skills: [], nextCursor: encodeCursor("x".repeat(256)) }), "utf8");
+  for (const skill of remaining) {
+    const size = Buffer.byteLength(JSON.stringify(skill), "utf8") + 1;
+    // At least one skill per page, or a client could never get past a huge one (the push then shrinks it).
+    if (page.length > 0 && bytes + size > SKILL_LIST_PAGE_BYTES) break;
+    page.push(skill);
+    bytes += size;
+  }
+  const last = page.at(-1);
+  return { ...base, skills: page, ...(page.length < remaining.length && last !== undefined ? { nextCursor: encodeCursor(last.name) } : {}) };
+}
+
 export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
   const newRequestId = deps.newRequestId ?? randomUUID;
   const logger = deps.logger ?? console;
@@ -137,15 +175,15 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
       }
       active = process.activeSkills;
     }
-    const skills = await deps.app.listEffective(identity.tenant, toLaneUser(identity), frame.projectId);
-    await reply({
-      type: "skill-list-result",
+    const skills = (await deps.app.listEffective(identity.tenant, toLaneUser(identity), frame.projectId)).map(toSkillSummary);
+    const base = {
+      type: "skill-list-result" as const,
       projectId: frame.projectId,
       ...(frame.processId === undefined ? {} : { processId: frame.processId }),
       ...(frame.requestId === undefined ? {} : { requestId: frame.requestId }),
-      skills: skills.map(toSkillSummary),
       active,
-    });
+    };
+    await reply(skillListPage(base, skills, frame.cursor));
   };
 
   /**

@@ -35,6 +35,8 @@ export interface SkillListResultFrame {
   requestId?: string;
   skills: SkillSummary[];
   active: ActiveSkillRef[];
+  /** More skills follow: send `skill-list` again with this `cursor` (API.md, second round). */
+  nextCursor?: string;
   /** Only the first skills (by name) fitted: GET /brain/{tenant}/skills/effective lists all `total`. */
   truncated?: true;
   total?: number;

@@ -27,6 +27,8 @@ export const SkillListFrame = z.strictObject({
   type: z.literal("skill-list"),
   projectId: Id,
   processId: Id.optional(),
+  /** The previous page's `nextCursor` (opaque). */
+  cursor: z.string().min(1).max(512).optional(),
   requestId: RequestId.optional(),
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidRequest } from "../../shared/errors.js";
+import type { HostCallContext } from "../../shared/sandbox/host-call.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { ScriptWorkspace, WORKSPACE_PREFIX, WorkspaceBudget } from "../../shared/scripts/script-workspace.js";
 import { WorkspaceQuotaExceeded } from "../../shared/scripts/workspace-errors.js";
@@ -22,8 +23,12 @@ const fresh = async () => {
   return store;
 };
 
-const invocation = (store: InMemoryDocumentStore, limits: Parameters<typeof WorkspaceBudget.with>[0] = {}, project = PROJECT) =>
-  new ScriptWorkspace(store, TENANT, project, WorkspaceBudget.with(limits)).bindings();
+/** The guest-facing functions of one invocation, called as the bridge would (args only matter here). */
+const invocation = (store: InMemoryDocumentStore, limits: Parameters<typeof WorkspaceBudget.with>[0] = {}, project = PROJECT) => {
+  const bindings = new ScriptWorkspace(store, TENANT, project, WorkspaceBudget.with(limits)).bindings();
+  const call = (name: keyof typeof bindings) => (args: unknown[]) => bindings[name](args, { path: `vance.workspace.${name}`, depth: 0 } as HostCallContext);
+  return { read: call("read"), write: call("write"), list: call("list"), delete: call("delete") };
+};
 
 describe("the workspace is its own area: a script never reaches other project documents", () => {
   it("writes, reads and deletes below _workspace/ only, even for names that match project documents", async () => {
