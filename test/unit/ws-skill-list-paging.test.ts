@@ -104,7 +104,7 @@ describe("skill-list paging", () => {
     const second = (await send({ type: "skill-list", projectId: "proj1", cursor: first.nextCursor })).frame as SkillListResultFrame;
 
     // Assess
-    expect(second.skills[0]?.name > first.skills.at(-1)!.name).toBe(true);
+    expect((second.skills[0]?.name ?? "") > (first.skills.at(-1)?.name ?? "")).toBe(true);
     expect(second.skills.map((s) => s.name)).not.toContain("aaa-new");
   });
 });
