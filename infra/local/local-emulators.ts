@@ -1,6 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { ENV, readConfig } from "../../shared/config/config.js";
+import { S3WriteThrough } from "./s3-write-through.js";
+import { SqsJournal } from "./sqs-journal.js";
 
 export interface AwsEndpoints {
   dynamodb: string;
@@ -25,6 +27,8 @@ interface EmulatorOptions {
   /** AWS_ENDPOINT_URL: use this endpoint and start nothing. */
   externalEndpoint?: string | undefined;
   env?: NodeJS.ProcessEnv;
+  /** A write-through to `dataDir` that failed (the request it belongs to was still answered). */
+  onPersistError?: (error: unknown) => void;
 }
 
 function urlOf(host: string, port: number): string {
@@ -52,11 +56,16 @@ async function startDynalite(host: string, dataDir: string | undefined): Promise
 
 /**
  * fauxqs' own startFauxqs listens on every interface; building the app and listening on `host`
- * keeps the documents and queues of a developer machine off the local network.
+ * keeps the documents and queues of a developer machine off the local network. With `dataDir`,
+ * every acknowledged S3 write and SQS message is on disk before fauxqs answers (write-through).
  */
-async function startFauxqs(host: string): Promise<{ url: string; stop(): Promise<void> }> {
+async function startFauxqs(host: string, dataDir: string | undefined, onPersistError: (error: unknown) => void): Promise<{ url: string; stop(): Promise<void> }> {
   const { buildApp } = await import("fauxqs");
   const app = buildApp({ logger: false });
+  if (dataDir !== undefined) {
+    new S3WriteThrough(app, dataDir, onPersistError).register();
+    new SqsJournal(app, dataDir, onPersistError).register();
+  }
   await app.listen({ port: 0, host });
   const { port } = app.server.address() as AddressInfo;
   return { url: urlOf(host, port), stop: () => app.close() };
@@ -81,7 +90,7 @@ export async function startEmulators(options: EmulatorOptions): Promise<RunningE
   const dynamo = await startDynalite(options.host, options.dataDir);
   let fauxqs;
   try {
-    fauxqs = await startFauxqs(options.host);
+    fauxqs = await startFauxqs(options.host, options.dataDir, options.onPersistError ?? (() => undefined));
   } catch (error) {
     await dynamo.stop();
     throw error;
@@ -90,7 +99,7 @@ export async function startEmulators(options: EmulatorOptions): Promise<RunningE
   return {
     mode: "emulators",
     endpoints: { dynamodb: dynamo.url, s3: fauxqs.url, sqs: fauxqs.url },
-    description: [`DynamoDB   ${dynamo.url} (dynalite, ${storage})`, `S3 + SQS   ${fauxqs.url} (fauxqs, in memory)`],
+    description: [`DynamoDB   ${dynamo.url} (dynalite, ${storage})`, `S3 + SQS   ${fauxqs.url} (fauxqs, ${options.dataDir === undefined ? "in memory" : `written through to ${join(options.dataDir, "s3")} and ${join(options.dataDir, "sqs")}`})`],
     stop: async () => {
       await Promise.all([fauxqs.stop(), dynamo.stop()]);
     },

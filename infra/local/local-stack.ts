@@ -25,7 +25,8 @@ import { createLocalResources, DEFAULT_RESOURCE_NAMES, localClients } from "./lo
 import type { AwsCredentials, LocalClients, LocalResourceNames, LocalResources } from "./local-resources.js";
 import { CONNECTIONS_PATH_PREFIX, handleManagementRequest } from "./management-endpoint.js";
 import { S3EventEmulator } from "./s3-event-emulator.js";
-import { restoreBucketSnapshot, saveBucketSnapshot } from "./s3-snapshot.js";
+import { restoreWrittenThrough } from "./s3-write-through.js";
+import { replayJournal } from "./sqs-journal.js";
 import { WEBSOCKET_PATH, WebSocketGateway } from "./websocket-gateway.js";
 
 export const DEFAULT_PORT = 3000;
@@ -249,14 +250,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await poller?.stop();
     await s3Events?.stop();
     await serverClosed;
-    if (dataDir !== undefined && emulators?.mode === "emulators" && clients !== undefined && resources !== undefined) {
-      try {
-        const saved = await saveBucketSnapshot(clients.s3, resources.bucketName, join(dataDir, "s3"));
-        logger.info(`Saved ${saved} document(s) to ${join(dataDir, "s3")}`);
-      } catch (error) {
-        logger.error("Could not save the documents bucket", error);
-      }
-    }
     clients?.destroy();
     await emulators?.stop();
     restoreEnv?.();
@@ -267,7 +260,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     if (dataDir !== undefined && externalEndpoint === undefined) unlock = await lockDataDir(dataDir);
     if (dataDir !== undefined && externalEndpoint !== undefined) logger.warn(`--data is ignored: state lives at ${ENV.awsEndpointUrl} (${externalEndpoint})`);
-    emulators = await startEmulators({ host: DEFAULT_HOST, dataDir, externalEndpoint, env });
+    emulators = await startEmulators({
+      host: DEFAULT_HOST,
+      dataDir,
+      externalEndpoint,
+      env,
+      onPersistError: (error) => logger.error(`Could not write through to ${dataDir ?? ""}`, error),
+    });
     const credentials = credentialsFor(emulators.mode, env);
     clients = localClients(emulators.endpoints, region, credentials);
     resources = await createLocalResources(clients, { ...DEFAULT_RESOURCE_NAMES, ...options.resourceNames }, {
@@ -277,8 +276,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const description = [...emulators.description];
     if (dataDir !== undefined && emulators.mode === "emulators") {
-      const restored = await restoreBucketSnapshot(clients.s3, resources.bucketName, join(dataDir, "s3"));
-      description.push(`Documents  ${restored} restored from ${join(dataDir, "s3")} (saved again on shutdown)`);
+      const restored = await restoreWrittenThrough(clients.s3, resources.bucketName, dataDir);
+      // Before the poller starts: what the lane had accepted is delivered again, in order.
+      const replayed = await replayJournal(clients.sqs, resources.laneQueueUrl, dataDir);
+      const parked = await replayJournal(clients.sqs, resources.deadLetterQueueUrl, dataDir);
+      description.push(`Documents  ${restored} restored from ${join(dataDir, "s3")} (every write is on disk before it is answered)`);
+      description.push(`Lane       ${replayed} message(s) re-enqueued, ${parked} parked in the DLQ, from ${join(dataDir, "sqs")}`);
     }
 
     const port = await listen(server, requestedPort, host);
