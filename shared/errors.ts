@@ -125,10 +125,21 @@ export class ToolNotFound extends SkillsError {
   }
 }
 
-/** API.md 429: a per-identity or per-tenant limit; `retryAfterSeconds` becomes the Retry-After header. */
+/**
+ * A per-identity or per-tenant limit (API.md 429 TOO_MANY_REQUESTS): the caller may retry after
+ * `retryAfterSeconds`, which the HTTP answer carries as `Retry-After`.
+ */
 export class TooManyRequests extends SkillsError {
   readonly code = "TOO_MANY_REQUESTS";
   constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
+}
+
+/** A body or value past a size cap the caller can see (API.md 413 PAYLOAD_TOO_LARGE). */
+export class PayloadTooLarge extends SkillsError {
+  readonly code = "PAYLOAD_TOO_LARGE";
+  constructor(message: string, readonly limitBytes: number) {
     super(message);
   }
 }

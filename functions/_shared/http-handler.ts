@@ -6,7 +6,8 @@ import { identityFromEvent } from "../../shared/auth/authorizer-context.js";
 import type { Identity } from "../../shared/auth/identity.js";
 import { unauthenticatedReasonOf } from "../../shared/auth/lambda-authorizer.js";
 import { InvalidRequest } from "../../shared/errors.js";
-import { errorResponse, retryAfterHeaders } from "../../shared/http/error-response.js";
+import { errorResponse } from "../../shared/http/error-response.js";
+import { MethodNotAllowed, RouteNotFound } from "../../shared/http/http-errors.js";
 import { header, queryParam } from "../../shared/http/request.js";
 import type { HttpRequestEvent } from "../../shared/http/request.js";
 import { jsonResponse } from "../../shared/http/response.js";
@@ -92,13 +93,6 @@ function requestOf(parsed: ParsedEvent, params: Readonly<Record<string, string>>
   };
 }
 
-/** API.md has no code for these; INVALID_REQUEST with the right status says what went wrong. */
-const noRoute = (method: string, rawPath: string): HttpReply =>
-  jsonResponse(404, { error: { code: "NOT_FOUND", message: `No route for ${method} ${rawPath.slice(0, 200)}` } });
-
-const methodNotAllowed = (method: string, allowed: readonly string[]): HttpReply =>
-  jsonResponse(405, { error: { code: "METHOD_NOT_ALLOWED", message: `Method ${method} is not allowed here (allowed: ${allowed.join(", ")})` } }, { allow: allowed.join(", ") });
-
 /**
  * The one Lambda entry of every HTTP function: event checks, the raw-path rule (API.md: dot
  * segments and backslashes, encoded or not, are 400 whatever the route), routing, identity,
@@ -111,8 +105,9 @@ export function httpHandler(routes: readonly HttpRoute[], options: HttpHandlerOp
 
   const dispatch = async (parsed: ParsedEvent, context: Context | undefined): Promise<HttpReply> => {
     const match = matchRoute(parsed.method, parsed.rawPath, definitions);
-    if (match.kind === "not-found") return noRoute(parsed.method, parsed.rawPath);
-    if (match.kind === "method-not-allowed") return methodNotAllowed(parsed.method, match.allowed);
+    // API.md "Additions (second round)": the gateway codes, the same whether API Gateway or a function answers.
+    if (match.kind === "not-found") throw new RouteNotFound(parsed.method, parsed.rawPath);
+    if (match.kind === "method-not-allowed") throw new MethodNotAllowed(parsed.method, match.allowed);
     const target = match.route.target;
     const request = requestOf(parsed, match.params, context);
     if (target.public === true) return target.handle(request);
@@ -134,12 +129,11 @@ export function httpHandler(routes: readonly HttpRoute[], options: HttpHandlerOp
     } catch (thrown) {
       // decodeURIComponent's own failures are bad input too (router.ts decodes each segment once).
       const error = thrown instanceof URIError ? new InvalidRequest("Path has malformed percent-encoding") : thrown;
-      const { statusCode, body } = errorResponse(error);
+      const { statusCode, body, headers } = errorResponse(error);
       const about = { method: parsed?.method, path: parsed?.rawPath.slice(0, 300), status: statusCode, code: body.error.code, awsRequestId: context?.awsRequestId };
       if (statusCode >= 500) logger.error("Request failed", { ...about, error });
-      // `message` is the Powertools logger's own key: a field of that name drops the reason.
       else logger.info("Request refused", { ...about, reason: body.error.message });
-      return jsonResponse(statusCode, body, retryAfterHeaders(error));
+      return jsonResponse(statusCode, body, headers);
     }
   };
 }

@@ -35,9 +35,39 @@ export interface Observability {
   tracer: HandlerTracer;
 }
 
+/**
+ * The keys the Powertools Logger writes itself (`ReservedKeys` of @aws-lambda-powertools/logger):
+ * a custom attribute of the same name is dropped, with only a warning line. A refusal logged
+ * with `{message: reason}` lost every reason that way.
+ */
+export const POWERTOOLS_RESERVED_KEYS: ReadonlySet<string> = new Set(["level", "message", "sampling_rate", "service", "timestamp"]);
+
+/** The name a reserved attribute is kept under instead (`message` → `field_message`). */
+export const keptKeyOf = (key: string): string => `field_${key}`;
+
+function keepReserved(extra: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.keys(extra).some((key) => POWERTOOLS_RESERVED_KEYS.has(key))) return extra;
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(extra)) kept[POWERTOOLS_RESERVED_KEYS.has(key) ? keptKeyOf(key) : key] = value;
+  return kept;
+}
+
+/**
+ * A logger that renames reserved attributes before Powertools sees them, so no call site can
+ * lose a field by its name. Call sites still choose meaningful names (`reason`, `scriptLevel`).
+ */
+export function reservedKeySafe(logger: HandlerLogger): HandlerLogger {
+  return {
+    debug: (message, ...extra) => logger.debug(message, ...extra.map(keepReserved)),
+    info: (message, ...extra) => logger.info(message, ...extra.map(keepReserved)),
+    warn: (message, ...extra) => logger.warn(message, ...extra.map(keepReserved)),
+    error: (message, ...extra) => logger.error(message, ...extra.map(keepReserved)),
+  };
+}
+
 /** Module-scope observability of one function: Powertools Logger (level from POWERTOOLS_LOG_LEVEL), Metrics and Tracer. */
 export function powertoolsObservability(serviceName: string): Observability {
-  return { logger: new Logger({ serviceName }), activations: new PowertoolsActivationMetrics(), tracer: powertoolsTracing(serviceName) };
+  return { logger: reservedKeySafe(new Logger({ serviceName })), activations: new PowertoolsActivationMetrics(), tracer: powertoolsTracing(serviceName) };
 }
 
 const ignore = (): void => undefined;

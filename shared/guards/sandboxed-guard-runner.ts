@@ -87,7 +87,7 @@ export class SandboxedGuardRunner implements GuardRunner {
         },
         limits: { timeoutMs: this.timeoutMs, hostCallTimeoutMs: this.hostCallTimeoutMs },
         pool: this.deps.pool,
-        onLog: (entry) => this.logger.info("guard log", { ...context, level: entry.level, guardMessage: entry.message }),
+        onLog: (entry) => this.logger.info("guard log", { ...context, guardLevel: entry.level, guardMessage: entry.message }),
       });
     } catch (error) {
       this.logger.warn("Guard failed; the turn completes without it (fail open)", { ...context, error: describe(error) });

@@ -19,6 +19,17 @@ export interface ErrorBody {
 interface ErrorResult {
   statusCode: number;
   body: ErrorBody;
+  /** `Retry-After` of a 429, `Allow` of a 405. */
+  headers?: Record<string, string>;
+}
+
+/** `Retry-After` of an error that says when to come back (429 limits, a busy catalogue's 503), `Allow` of a 405. */
+function headersOf(error: unknown): Record<string, string> | undefined {
+  const own = (error ?? {}) as { retryAfterSeconds?: unknown; allowed?: unknown; code?: unknown };
+  const seconds = own.retryAfterSeconds;
+  if (typeof seconds === "number" && Number.isFinite(seconds) && seconds > 0) return { "retry-after": String(Math.max(1, Math.ceil(seconds))) };
+  if (own.code === "METHOD_NOT_ALLOWED" && Array.isArray(own.allowed)) return { allow: own.allowed.join(", ") };
+  return undefined;
 }
 
 export const INTERNAL_ERROR_MESSAGE = "Internal error";
@@ -68,16 +79,12 @@ export function errorResponse(error: unknown): ErrorResult {
   if (error instanceof SkillsError && isErrorCode(error.code) && error.code !== "INTERNAL") {
     const body: ErrorBody = { error: { code: error.code, message: bounded(error.message) } };
     if (error.code === "INVALID_DOCUMENT") body.error.problems = problemsOf(error);
-    return { statusCode: statusForCode(error.code), body };
+    const headers = headersOf(error);
+    return { statusCode: statusForCode(error.code), body, ...(headers ? { headers } : {}) };
   }
   if (isTransientServiceError(error)) {
-    return { statusCode: 503, body: { error: { code: "SERVICE_UNAVAILABLE", message: SERVICE_UNAVAILABLE_MESSAGE } } };
+    const headers = headersOf(error);
+    return { statusCode: 503, body: { error: { code: "SERVICE_UNAVAILABLE", message: SERVICE_UNAVAILABLE_MESSAGE } }, ...(headers ? { headers } : {}) };
   }
   return { statusCode: 500, body: { error: { code: "INTERNAL", message: INTERNAL_ERROR_MESSAGE } } };
-}
-
-/** `Retry-After` for an error that says when to come back (429 limits, a busy catalogue), else none. */
-export function retryAfterHeaders(error: unknown): Record<string, string> {
-  const seconds = (error as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
-  return typeof seconds === "number" && Number.isFinite(seconds) && seconds > 0 ? { "retry-after": String(Math.ceil(seconds)) } : {};
 }

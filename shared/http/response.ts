@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { errorResponse, retryAfterHeaders } from "./error-response.js";
+import { errorResponse } from "./error-response.js";
 
 type HttpHeaders = Record<string, string>;
 
@@ -21,6 +21,6 @@ export function emptyResponse(statusCode = 204, headers: HttpHeaders = {}): APIG
 
 /** Any thrown value as a complete HTTP response (see errorResponse). */
 export function errorHttpResponse(error: unknown, headers: HttpHeaders = {}): APIGatewayProxyStructuredResultV2 {
-  const { statusCode, body } = errorResponse(error);
-  return jsonResponse(statusCode, body, { ...retryAfterHeaders(error), ...headers });
+  const { statusCode, body, headers: own } = errorResponse(error);
+  return jsonResponse(statusCode, body, { ...own, ...headers });
 }

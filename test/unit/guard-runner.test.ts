@@ -163,7 +163,7 @@ describe("SandboxedGuardRunner", () => {
 
     // Assess
     expect(verdict).toEqual({ continueWith: "two" });
-    expect(logger.infos).toEqual([{ message: "guard log", extra: [expect.objectContaining({ level: "info", guardMessage: "checking Implemented the login form." })] }]);
+    expect(logger.infos).toEqual([{ message: "guard log", extra: [expect.objectContaining({ guardLevel: "info", guardMessage: "checking Implemented the login form." })] }]);
     expect(final).toEqual({});
     expect(llm.calls).toEqual([]);
   });

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { httpHandler } from "../../functions/_shared/http-handler.js";
 import { publicRoute, route } from "../../functions/_shared/http-route.js";
 import type { HandlerLogger } from "../../functions/_shared/observability.js";
-import { SkillNotFound } from "../../shared/errors.js";
+import { Logger } from "@aws-lambda-powertools/logger";
+import { vi } from "vitest";
+import { reservedKeySafe } from "../../functions/_shared/observability.js";
+import { SkillNotFound, TooManyRequests } from "../../shared/errors.js";
 import { jsonResponse } from "../../shared/http/response.js";
 import { httpEvent, IDENTITIES, lambdaContextFixture } from "../fixtures/events/http-handler-event.js";
 import type { HttpEventInput } from "../fixtures/events/http-handler-event.js";
@@ -25,6 +28,9 @@ function setup() {
       }),
       route("POST", "/brain/{tenant}/things/{name}", async () => {
         throw new SkillNotFound("thing");
+      }),
+      route("GET", "/brain/{tenant}/busy", async () => {
+        throw new TooManyRequests("At most 2 concurrent spawns per user; retry when one finished", 3);
       }),
       route("GET", "/brain/{tenant}/boom", async () => {
         throw new Error("database password is hunter2");
@@ -232,5 +238,79 @@ describe("httpHandler: malformed events", () => {
     // Assess
     expect(result.statusCode).toBe(400);
     expect(JSON.parse(result.body ?? "")).toMatchObject({ error: { code: "INVALID_REQUEST", message: expect.stringMatching(/Malformed request event/) } });
+  });
+});
+
+describe("httpHandler: refusals in the log", () => {
+  it("logs a refusal's reason under `reason`, not under a key the Powertools Logger reserves", async () => {
+    // Prepare
+    const { call, logs } = setup();
+
+    // Act
+    await call({ method: "POST", path: "/brain/acme/things/x" });
+
+    // Assess
+    const refused = logs.find((l) => l.message === "Request refused");
+    expect(refused?.extra[0]).toMatchObject({ status: 404, code: "SKILL_NOT_FOUND", reason: "Skill 'thing' not found" });
+    expect(Object.keys(refused?.extra[0] ?? {})).not.toContain("message");
+  });
+
+  it("answers a limit with 429 TOO_MANY_REQUESTS and Retry-After", async () => {
+    // Prepare
+    const { call } = setup();
+
+    // Act
+    const reply = await call({ method: "GET", path: "/brain/acme/busy" });
+
+    // Assess
+    expect(reply.status).toBe(429);
+    expect(reply.headers["retry-after"]).toBe("3");
+    expect(reply.body.error).toEqual({ code: "TOO_MANY_REQUESTS", message: expect.stringContaining("concurrent spawns") });
+  });
+});
+
+describe("reservedKeySafe: attributes the Powertools Logger would drop", () => {
+  const captured = (): { lines: () => Record<string, unknown>[]; restore: () => void } => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    return {
+      lines: () => written.join("").split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>),
+      restore: () => spy.mockRestore(),
+    };
+  };
+
+  it.each(["message", "level", "service", "timestamp", "sampling_rate"])("keeps a custom `%s` attribute as `field_%s` in the real Powertools output", (key) => {
+    // Prepare
+    const out = captured();
+    const logger = reservedKeySafe(new Logger({ serviceName: "unit", logLevel: "INFO" }));
+
+    // Act
+    try {
+      logger.info("Request refused", { code: "FORBIDDEN", [key]: "the reason that must survive" });
+    } finally {
+      out.restore();
+    }
+
+    // Assess
+    const lines = out.lines();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ message: "Request refused", code: "FORBIDDEN", [`field_${key}`]: "the reason that must survive" });
+  });
+
+  it("passes attributes without reserved keys through unchanged", () => {
+    // Prepare
+    const seen: Record<string, unknown>[] = [];
+    const logger = reservedKeySafe({ debug: () => undefined, info: (_m, ...extra) => void seen.push(...extra), warn: () => undefined, error: () => undefined });
+    const attributes = { reason: "r", code: "FORBIDDEN" };
+
+    // Act
+    logger.info("x", attributes);
+
+    // Assess
+    expect(seen).toEqual([attributes]);
+    expect(seen[0]).toBe(attributes);
   });
 });
