@@ -69,9 +69,15 @@ export class HttpGateway {
       match = matchRoute(facts.method, facts.rawPath, ROUTES);
     } catch (error) {
       if (error instanceof InvalidRequest) return { kind: "function", result: errorHttpResponse(error) };
+      // A segment decodeURIComponent refuses (`%zz`, a lone `%`) is bad input, not a gateway fault.
+      if (error instanceof URIError) return gateway(gatewayError("INVALID_REQUEST", "Path has malformed percent-encoding"));
       throw error;
     }
-    if (match.kind !== "matched") return gateway(gatewayError("NOT_FOUND", `No route for ${facts.method} ${facts.rawPath}`));
+    if (match.kind === "method-not-allowed") {
+      const allowed = match.allowed.join(", ");
+      return gateway(gatewayError("METHOD_NOT_ALLOWED", `Method ${facts.method.slice(0, 20)} is not allowed on ${facts.rawPath.slice(0, 200)} (allowed: ${allowed})`, { allow: allowed }));
+    }
+    if (match.kind !== "matched") return gateway(gatewayError("NOT_FOUND", `No route for ${facts.method.slice(0, 20)} ${facts.rawPath.slice(0, 200)}`));
     const route = match.route.target;
     const matched: MatchedRoute = { routeKey: `${route.method} ${route.path}`, pathParameters: { ...match.params } };
 

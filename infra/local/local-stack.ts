@@ -14,7 +14,7 @@ import { ConnectionRegistry } from "./connection-registry.js";
 import { lockDataDir } from "./data-dir-lock.js";
 import { FunctionRegistry } from "./function-registry.js";
 import type { HandlerOverrides } from "./function-registry.js";
-import { gatewayError, writeStructured } from "./gateway-errors.js";
+import { gatewayError, MAX_REQUEST_HEADER_BYTES, writeClientError, writeStructured } from "./gateway-errors.js";
 import { HttpGateway } from "./http-gateway.js";
 import { applyEnvironment, localEnvironment } from "./local-environment.js";
 import { startEmulators } from "./local-emulators.js";
@@ -219,7 +219,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   let http: HttpGateway | undefined;
   const connections = new ConnectionRegistry();
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (req: IncomingMessage, res: ServerResponse) => {
     const rawPath = (req.url ?? "/").split("?")[0] ?? "/";
     if (rawPath === "/health" && req.method === "GET") {
       const ok = state === "ready" && poller?.isRunning === true;
@@ -238,6 +238,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       else res.destroy();
     });
   });
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => writeClientError(socket, error));
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (state !== "ready" || webSocket === undefined) return rejectUpgrade(socket);
     webSocket.handleUpgrade(req, socket, head);
