@@ -3,6 +3,7 @@ import { contentTypeOf } from "../../shared/app/document-service.js";
 import { readBody } from "../../shared/http/request.js";
 import { emptyResponse, jsonResponse } from "../../shared/http/response.js";
 import { route } from "../_shared/http-route.js";
+import { servingHeaders } from "./document-disposition.js";
 import type { HttpReply, HttpRoute } from "../_shared/http-route.js";
 
 interface DocumentsRoutesDeps {
@@ -44,12 +45,13 @@ export function documentsRoutes({ documents }: DocumentsRoutesDeps): HttpRoute[]
 
     route("GET", DOCUMENT, async (request): Promise<HttpReply> => {
       const doc = await documents.get(request.identity, request.param("tenant"), request.param("project"), request.param("path"));
-      const headers = { etag: quoted(doc.etag), "cache-control": "no-store", "x-content-type-options": "nosniff" };
+      const contentType = contentTypeOf(doc);
+      const headers = { etag: quoted(doc.etag), "cache-control": "no-store", ...servingHeaders(doc.path, contentType) };
       if (notModified(request.header("if-none-match"), doc.etag)) return emptyResponse(304, headers);
       // Base64 keeps any bytes intact through API Gateway; it decodes before answering the client.
       return {
         statusCode: 200,
-        headers: { ...headers, "content-type": contentTypeOf(doc) },
+        headers: { ...headers, "content-type": contentType },
         body: Buffer.from(doc.body).toString("base64"),
         isBase64Encoded: true,
       };

@@ -221,3 +221,79 @@ describe("documents: authorization over HTTP", () => {
     expect(await h.documents.list(TENANT, "_tenant", "")).toEqual(expect.not.arrayContaining([expect.objectContaining({ path: "a.md" })]));
   });
 });
+
+describe("GET …/documents/{path}: served so a browser never renders a stored document in the API's origin", () => {
+  it.each([
+    ["page.html", "text/html"],
+    ["page.html", "text/html; charset=utf-8"],
+    ["logo.svg", "image/svg+xml"],
+    ["app.js", "text/javascript"],
+    ["app.mjs", "application/javascript"],
+    ["feed.xml", "application/xml"],
+    ["doc.xhtml", "application/xhtml+xml"],
+    ["logo.png", "image/png"],
+    ["blob.bin", "application/octet-stream"],
+    ["notes.md", "text/markdown, text/html"],
+  ])("%s stored as %s is an attachment with nosniff and a sandboxing CSP", async (name, contentType) => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.call("documents", { method: "PUT", path: docs(PROJECT, `assets/${name}`), as: IDENTITIES.padmin, headers: { "content-type": contentType }, body: "<script>alert(1)</script>" });
+
+    // Act
+    const reply = await h.call("documents", { method: "GET", path: docs(PROJECT, `assets/${name}`) });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(reply.headers["content-disposition"]).toBe(`attachment; filename="${name}"; filename*=UTF-8''${name}`);
+    expect(reply.headers["x-content-type-options"]).toBe("nosniff");
+    expect(reply.headers["content-security-policy"]).toBe("default-src 'none'; sandbox");
+  });
+
+  it.each([
+    ["_vance/skills/reviewer/SKILL.md", "text/markdown"],
+    ["notes/readme.txt", "text/plain; charset=utf-8"],
+    ["_vance/recipes/r.yaml", "application/yaml"],
+    ["data/x.json", "application/json; charset=utf-8"],
+    ["data/x.csv", "text/csv"],
+  ])("%s as %s is text: served inline, still nosniff", async (path, contentType) => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.documents.put(TENANT, PROJECT, path, "\"text\"\n", contentType);
+
+    // Act
+    const reply = await h.call("documents", { method: "GET", path: docs(PROJECT, path) });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(reply.headers["content-disposition"]).toBeUndefined();
+    expect(reply.headers["x-content-type-options"]).toBe("nosniff");
+  });
+
+  it("names a download by a header-safe file name, the original one percent-encoded", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.documents.put(TENANT, PROJECT, "assets/q+1@2024.pdf", "%PDF", "application/pdf");
+
+    // Act
+    const reply = await h.call("documents", { method: "GET", path: docs(PROJECT, "assets/q%2B1%402024.pdf") });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(reply.headers["content-disposition"]).toBe(`attachment; filename="q_1_2024.pdf"; filename*=UTF-8''q%2B1%402024.pdf`);
+  });
+
+  it("keeps the headers on a 304", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.documents.put(TENANT, PROJECT, "assets/page.html", "<p>", "text/html");
+    const first = await h.call("documents", { method: "GET", path: docs(PROJECT, "assets/page.html") });
+
+    // Act
+    const reply = await h.call("documents", { method: "GET", path: docs(PROJECT, "assets/page.html"), headers: { "if-none-match": String(first.headers.etag) } });
+
+    // Assess
+    expect(reply.status).toBe(304);
+    expect(reply.headers["content-disposition"]).toMatch(/^attachment;/);
+    expect(reply.headers["x-content-type-options"]).toBe("nosniff");
+  });
+});
