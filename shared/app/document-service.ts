@@ -13,6 +13,7 @@ import { parseSkillDocument } from "../skills/skill-document-parser.js";
 import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
 import { strictUtf8 } from "../documents/document-body.js";
 import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
+import { capFindings } from "../support/capped-list.js";
 import type { DocumentRef, DocumentStore, StoredDocument } from "../documents/document-store.js";
 
 const LEVEL_SCAN_CONCURRENCY = 16;
@@ -95,7 +96,7 @@ export class DocumentService {
     const warnings = await this.validate(tenant, project, path, body);
     const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType));
     await this.notify({ tenant, project, path });
-    return { path: saved.path, etag: saved.etag, warnings };
+    return { path: saved.path, etag: saved.etag, warnings: capFindings(warnings) };
   }
 
   async get(identity: Identity, tenant: string, project: string, path: string): Promise<StoredDocument> {

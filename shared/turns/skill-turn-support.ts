@@ -26,7 +26,7 @@ import { appendPending, MAX_OUTPUT_BYTES, MAX_PENDING_TEXT_BYTES, truncateUtf8 }
 import type { GuardRunner } from "./guard-runner.js";
 import type { ToolSpecProvider } from "./service-tool-specs.js";
 import { triggeredSkills } from "./trigger-hook.js";
-import { MAX_TURN_BYTES, TurnTooLarge } from "./turn-errors.js";
+import { assertTurnFits } from "./turn-errors.js";
 import { composeTurn } from "./turn-composer.js";
 import { StoreTurnStates } from "./turn-state.js";
 import type { TurnState, TurnStates } from "./turn-state.js";
@@ -111,7 +111,7 @@ export class SkillTurnSupport {
 
   async preview(process: Process, message?: string, context?: TurnContext, user?: LaneUser | null): Promise<Turn> {
     const userMessage = toUserMessage(message, `${PREVIEW_TURN_ID}#user`, user ?? null, this.clock().toISOString());
-    return (await this.prepare(process, PREVIEW_TURN_ID, userMessage, context)).turn;
+    return assertTurnFits(process.processId, (await this.prepare(process, PREVIEW_TURN_ID, userMessage, context)).turn, true);
   }
 
   async compose(req: SteerRequest, payload: TurnComposePayload): Promise<SteerOutcome<Turn>> {
@@ -124,8 +124,7 @@ export class SkillTurnSupport {
         const at = this.clock().toISOString();
         const userMessage = toUserMessage(payload.message, pendingId(req.requestId, "user"), req.user, at);
         const prepared = await lookups(() => this.prepare(snapshot, payload.turnId, userMessage, payload.context));
-        const bytes = Buffer.byteLength(JSON.stringify(prepared.turn), "utf8");
-        if (bytes > MAX_TURN_BYTES) throw new TurnTooLarge(snapshot.processId, bytes);
+        assertTurnFits(snapshot.processId, prepared.turn);
         const consumedIds = new Set(prepared.consumed.map((m) => m.id));
         const task = truncateUtf8(userMessage?.text ?? prepared.consumed.map((m) => m.text).join("\n\n"), MAX_PENDING_TEXT_BYTES);
         return {

@@ -1,4 +1,5 @@
 import type { Process } from "../processes/process.js";
+import { capMessages } from "../support/capped-list.js";
 import type { EngineConfig } from "../recipes/engines.js";
 import type { Recipe } from "../recipes/recipe-schema.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
@@ -82,7 +83,7 @@ export async function composeTurn(input: TurnComposition, deps: TurnComposerDeps
     manualPaths: composeManualPaths({ recipePaths: input.recipe?.params.manualPaths, skills: included }),
     messages: input.messages,
     activeSkills: input.process.activeSkills.map((s) => ({ ...s })),
-    warnings,
+    warnings: capMessages(warnings),
   };
 }
 

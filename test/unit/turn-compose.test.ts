@@ -349,7 +349,44 @@ describe("SkillTurnSupport: size", () => {
     const record = await h.compose(p.processId, "go");
 
     // Assess
-    expect(record).toMatchObject({ status: "FAILED", error: { code: "INVALID_REQUEST", message: expect.stringContaining("limit") } });
+    expect(record).toMatchObject({ status: "FAILED", error: { code: "PAYLOAD_TOO_LARGE", message: expect.stringContaining("limit") } });
     expect((await h.process(p.processId)).pending.map((m) => m.text)).toEqual(["Kick-off."]);
+  });
+
+  it.each([
+    ["one huge reference doc", [200 * 1024 * 2]],
+    ["several reference docs under the cap each", [120 * 1024, 120 * 1024, 120 * 1024]],
+  ])("refuses a composition preview past the same cap with 413 PAYLOAD_TOO_LARGE: %s", async (_label, sizes) => {
+    // Prepare
+    const h = await steeringHarness();
+    const p = await h.spawn("open");
+    for (const [index, size] of sizes.entries()) {
+      await h.putSkill(`huge${index}`, { extra: "referenceDocs:\n  - title: Big\n    file: references/big.md" });
+      await h.putFile(`_vance/skills/huge${index}/references/big.md`, "x".repeat(size));
+      await h.activate(p.processId, `huge${index}`);
+    }
+    const before = await h.process(p.processId);
+
+    // Act
+    const preview = h.app.previewTurn(TENANT, p.processId, ALICE, "go");
+
+    // Assess
+    await expect(preview).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE", message: expect.stringMatching(/composition preview .*\(limit 307200\)/) });
+    expect(await h.process(p.processId)).toEqual(before);
+  });
+
+  it("answers a preview under the cap", async () => {
+    // Prepare
+    const h = await steeringHarness();
+    const p = await h.spawn("open");
+    await h.putSkill("small", { extra: "referenceDocs:\n  - title: Small\n    file: references/s.md" });
+    await h.putFile("_vance/skills/small/references/s.md", "x".repeat(100 * 1024));
+    await h.activate(p.processId, "small");
+
+    // Act
+    const turn = await h.app.previewTurn(TENANT, p.processId, ALICE, "go");
+
+    // Assess
+    expect(turn.activeSkills.map((s) => s.name)).toEqual(["small"]);
   });
 });
