@@ -1,4 +1,6 @@
 import * as z from "zod";
+import { MethodNotAllowed, RouteNotFound } from "../../shared/http/http-errors.js";
+import { TooManyRequests } from "../../shared/errors.js";
 import { describe, expect, it } from "vitest";
 import { Forbidden, Unauthenticated } from "../../shared/auth/auth-errors.js";
 import { InvalidDocument, InvalidRequest, SkillArgumentMissing, SkillLocked, SkillNotAllowedByRecipe, SkillNotFound, SkillsError } from "../../shared/errors.js";
@@ -37,6 +39,7 @@ const API_TABLE: [ErrorCode, number][] = [
   ["TOOL_NOT_FOUND", 404],
   ["REQUEST_CONFLICT", 409],
   ["PROCESS_ENDED", 409],
+  // API.md "Additions (second round)": codes the gateway itself may answer.
   ["NOT_FOUND", 404],
   ["METHOD_NOT_ALLOWED", 405],
   ["PAYLOAD_TOO_LARGE", 413],
@@ -61,6 +64,30 @@ describe("statusForCode", () => {
     expect(statusForCode("SERVICE_UNAVAILABLE")).toBe(503);
     expect(statusForCode("INTERNAL")).toBe(500);
     expect(statusForCode("TEAPOT")).toBe(500);
+  });
+});
+
+describe("errorResponse: headers a refusal carries", () => {
+  it.each([
+    [0.2, "1"],
+    [3, "3"],
+    [2.5, "3"],
+  ])("TooManyRequests after %s s → 429 with Retry-After %s", (seconds, header) => {
+    // Act
+    const answer = errorResponse(new TooManyRequests("At most 4 concurrent spawns per user", seconds));
+
+    // Assess
+    expect(answer).toEqual({ statusCode: 429, body: { error: { code: "TOO_MANY_REQUESTS", message: "At most 4 concurrent spawns per user" } }, headers: { "retry-after": header } });
+  });
+
+  it("MethodNotAllowed → 405 with Allow; RouteNotFound → 404 NOT_FOUND without extra headers", () => {
+    // Act
+    const wrongMethod = errorResponse(new MethodNotAllowed("PATCH", ["GET", "PUT"]));
+    const unknown = errorResponse(new RouteNotFound("GET", "/x"));
+
+    // Assess
+    expect(wrongMethod).toMatchObject({ statusCode: 405, body: { error: { code: "METHOD_NOT_ALLOWED" } }, headers: { allow: "GET, PUT" } });
+    expect(unknown).toEqual({ statusCode: 404, body: { error: { code: "NOT_FOUND", message: "No route for GET /x" } } });
   });
 });
 
