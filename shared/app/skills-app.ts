@@ -160,8 +160,9 @@ export interface SkillsApp {
    * With `waiter` (the caller's login) the wait takes one of that identity's wait slots for its
    * duration; none free → TooManyRequests (429, Retry-After).
    */
-  waitForRequest(tenant: string, requestId: string, timeoutMs: number, options?: { signal?: AbortSignal; waiter?: string }): Promise<RequestRecord | undefined>;
-  getRequest(tenant: string, requestId: string): Promise<RequestRecord | undefined>;
+  waitForRequest(tenant: string, processId: string, requestId: string, timeoutMs: number, options?: { signal?: AbortSignal; waiter?: string }): Promise<RequestRecord | undefined>;
+  /** requestIds are scoped to their process (API.md). */
+  getRequest(tenant: string, processId: string, requestId: string): Promise<RequestRecord | undefined>;
 
   spawn(tenant: string, user: LaneUser, input: SpawnInput): Promise<Process>;
   /** The caller's own processes of a session (API.md: sessions are per user), oldest first. */
@@ -302,18 +303,18 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       return enqueue(tenant, processId, user, "turn.complete", payload, input.requestId);
     },
 
-    async waitForRequest(tenant, requestId, timeoutMs, options = {}) {
+    async waitForRequest(tenant, processId, requestId, timeoutMs, options = {}) {
       const { waiter, ...waitOptions } = options;
-      if (waiter === undefined) return deps.requests.waitFor(tenant, requestId, timeoutMs, waitOptions);
+      if (waiter === undefined) return deps.requests.waitFor(tenant, processId, requestId, timeoutMs, waitOptions);
       const release = await waitSlots.acquire(tenant, waiter, timeoutMs + WAIT_LEASE_MARGIN_MS);
       if (!release) throw new TooManyRequests(`At most ${waitSlots.limit} requests may be waited for at a time per identity; retry later or without Prefer: wait`, 1);
       try {
-        return await deps.requests.waitFor(tenant, requestId, timeoutMs, waitOptions);
+        return await deps.requests.waitFor(tenant, processId, requestId, timeoutMs, waitOptions);
       } finally {
         await release().catch(() => undefined);
       }
     },
-    getRequest: (tenant, requestId) => deps.requests.get(tenant, requestId),
+    getRequest: (tenant, processId, requestId) => deps.requests.get(tenant, processId, requestId),
 
     spawn: async (tenant, user, input) => {
       const process = await spawnProcess(spawnDeps, {

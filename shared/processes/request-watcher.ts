@@ -5,6 +5,7 @@ import type { RequestRecord } from "./request-store.js";
 /** One request a caller waits for. */
 export interface WatchedRequest {
   tenant: string;
+  processId: string;
   requestId: string;
 }
 
@@ -29,7 +30,7 @@ interface Waiter {
   resolve: (record: RequestRecord | undefined) => void;
 }
 
-const keyOf = (request: WatchedRequest): string => `${request.tenant}\u0000${request.requestId}`;
+const keyOf = (request: WatchedRequest): string => `${request.tenant}\u0000${request.processId}\u0000${request.requestId}`;
 
 /**
  * Every `waitFor` of one instance shares one polling loop: each round reads every watched

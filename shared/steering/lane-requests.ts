@@ -17,8 +17,8 @@ export interface LaneRequest<K extends LaneMessageKind> {
 
 /**
  * The one way work reaches a process lane: validate the payload, record the request as QUEUED
- * (so a caller can wait for it), then enqueue. Repeating a requestId never resets a result; a
- * request still QUEUED is enqueued again, because its first enqueue may have failed after the
+ * (so a caller can wait for it), then enqueue. Repeating a requestId never resets a result, and
+ * reusing it on the process for another kind or payload is REQUEST_CONFLICT; a request still QUEUED is enqueued again, because its first enqueue may have failed after the
  * record was written (the lane de-duplicates, the applier applies at most once).
  */
 export class LaneRequests {

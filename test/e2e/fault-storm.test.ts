@@ -160,7 +160,7 @@ describe("a storm of steering requests through the local stack", () => {
 
     // Assess: nothing lost — every accepted request has a final record, FAILED only with a typed 4xx code
     const requests = new DynamoDBRequestStore(dynamodb, stack.resources.tableName);
-    const stored = await inFlight(planned, IN_FLIGHT, async ({ step }) => requests.get(TENANT, step.requestId));
+    const stored = await inFlight(planned, IN_FLIGHT, async ({ processId, step }) => requests.get(TENANT, processId, step.requestId));
     const refused = new Set<string>();
     planned.forEach(({ step }, i) => {
       if (stored[i] === undefined && endedAtDoor(answers[i]!)) refused.add(step.requestId);

@@ -37,7 +37,7 @@ describe("RequestWatcher: one polling loop for every waiting caller", () => {
     ids.forEach((id) => store.records.set(id, queued(id)));
 
     // Act
-    const waits = ids.map((requestId) => watcher.wait({ tenant: T, requestId }, 5_000));
+    const waits = ids.map((requestId) => watcher.wait({ tenant: T, processId: "p", requestId }, 5_000));
     await vi.advanceTimersByTimeAsync(1);
     ids.forEach((id) => store.records.set(id, done(id)));
     await vi.advanceTimersByTimeAsync(300);
@@ -59,7 +59,7 @@ describe("RequestWatcher: one polling loop for every waiting caller", () => {
     const watcher = new RequestWatcher({ readMany: store.readMany, pollStartMs: 20, pollMaxMs: 250, now: Date.now, sleep });
 
     // Act
-    const waits = Array.from({ length: 200 }, () => watcher.wait({ tenant: T, requestId: "r1" }, 5_000));
+    const waits = Array.from({ length: 200 }, () => watcher.wait({ tenant: T, processId: "p", requestId: "r1" }, 5_000));
     await vi.advanceTimersByTimeAsync(100);
     store.records.set("r1", done("r1"));
     await vi.advanceTimersByTimeAsync(300);
@@ -76,7 +76,7 @@ describe("RequestWatcher: one polling loop for every waiting caller", () => {
     const store = fakeStore();
     store.records.set("r1", queued("r1"));
     const watcher = new RequestWatcher({ readMany: store.readMany, pollStartMs: 20, pollMaxMs: 250, now: Date.now, sleep });
-    const waiting = watcher.wait({ tenant: T, requestId: "r1" }, 2_000);
+    const waiting = watcher.wait({ tenant: T, processId: "p", requestId: "r1" }, 2_000);
     await vi.advanceTimersByTimeAsync(50);
     store.hangReads(new Promise(() => undefined));
 
@@ -105,7 +105,7 @@ describe("RequestWatcher: one polling loop for every waiting caller", () => {
     });
 
     // Act
-    const waiting = watcher.wait({ tenant: T, requestId: "r1" }, 5_000);
+    const waiting = watcher.wait({ tenant: T, processId: "p", requestId: "r1" }, 5_000);
     await vi.advanceTimersByTimeAsync(100);
 
     // Assess
@@ -120,11 +120,11 @@ describe("RequestWatcher: one polling loop for every waiting caller", () => {
     store.records.set("old", queued("old"));
     store.records.set("new", done("new"));
     const watcher = new RequestWatcher({ readMany: store.readMany, pollStartMs: 20, pollMaxMs: 10_000, now: Date.now, sleep });
-    void watcher.wait({ tenant: T, requestId: "old" }, 60_000);
+    void watcher.wait({ tenant: T, processId: "p", requestId: "old" }, 60_000);
     await vi.advanceTimersByTimeAsync(30_000);
 
     // Act
-    const waiting = watcher.wait({ tenant: T, requestId: "new" }, 60_000);
+    const waiting = watcher.wait({ tenant: T, processId: "p", requestId: "new" }, 60_000);
     await vi.advanceTimersByTimeAsync(5);
     const settled = await Promise.race([waiting, Promise.resolve("still waiting")]);
 
@@ -141,7 +141,7 @@ describe("BaseRequestStore.waitFor on the shared watcher", () => {
     await store.putQueued(T, "p", "r1", "turn.compose");
 
     // Act
-    const waits = [store.waitFor(T, "r1", 1_000), store.waitFor(T, "r1", 1_000)];
+    const waits = [store.waitFor(T, "p", "r1", 1_000), store.waitFor(T, "p", "r1", 1_000)];
     const during = store.waiting;
     await vi.advanceTimersByTimeAsync(1_000);
     await Promise.all(waits);
