@@ -198,19 +198,23 @@ describe("lane applier: at most once per requestId", () => {
     expect(h.applied).toHaveLength(1);
   });
 
-  it("refuses a requestId that was used for another process", async () => {
+  it("keeps a requestId of one process apart from the same requestId on another (requestIds are scoped to their process)", async () => {
     // Prepare
     const h = await steeringHarness();
     await h.putSkill("alpha");
     const a = await h.spawn("open");
     const b = await h.spawn("open");
     await h.app.steerSkill(TENANT, a.processId, ALICE, { command: "ACTIVATE", skillName: "alpha", requestId: "shared" });
+    await h.drain();
 
     // Act
-    const reuse = h.app.steerSkill(TENANT, b.processId, ALICE, { command: "ACTIVATE", skillName: "alpha", requestId: "shared" });
+    const reuse = await h.app.steerSkill(TENANT, b.processId, ALICE, { command: "CLEAR_ALL", requestId: "shared" });
+    await h.drain();
 
     // Assess
-    await expect(reuse).rejects.toMatchObject({ code: "REQUEST_CONFLICT" });
+    expect(reuse.status).toBe("QUEUED");
+    expect(await h.app.getRequest(TENANT, a.processId, "shared")).toMatchObject({ processId: a.processId, kind: "skill.activate", status: "DONE" });
+    expect(await h.app.getRequest(TENANT, b.processId, "shared")).toMatchObject({ processId: b.processId, kind: "skill.clearAll", status: "DONE" });
   });
 });
 
