@@ -1,5 +1,5 @@
 import { TooManyRequests } from "../errors.js";
-import { InMemoryWaitSlots } from "../processes/wait-slots.js";
+import { DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY, InMemoryWaitSlots } from "../processes/wait-slots.js";
 import type { WaitSlots } from "../processes/wait-slots.js";
 import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
 import { recipeActivations, reportActivations } from "../steering/skill-activations.js";
@@ -53,6 +53,9 @@ import { SkillTurnSupport } from "../turns/skill-turn-support.js";
 import { WarmTurnStates } from "../turns/turn-state.js";
 import type { Turn } from "../turns/turn.js";
 
+/** A crashed spawner frees its slot after this (a spawn is a few writes; Lambda's HTTP timeout is 30 s). */
+const SPAWN_LEASE_MS = 30_000;
+
 /** Every port the service runs on; the composition root builds the domain services from them. */
 export interface SkillsAppDeps {
   documents: DocumentStore;
@@ -91,6 +94,8 @@ export interface SkillsAppDeps {
   triggerBudget?: () => TriggerTimeBudget;
   /** Per-identity `Prefer: wait` slots (default: this container's count, InMemoryWaitSlots). */
   waitSlots?: WaitSlots;
+  /** Spawns in flight per identity (default: this container's count, DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY). */
+  spawnSlots?: WaitSlots;
   /** Counts skill activations by path where they happen (recipe defaults at spawn, the lane's requests). */
   activations?: SkillActivationSink;
   /**
@@ -268,6 +273,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
   };
 
   const waitSlots = deps.waitSlots ?? new InMemoryWaitSlots();
+  const spawnSlots = deps.spawnSlots ?? new InMemoryWaitSlots(DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY);
   return {
     skills,
     recipes,
@@ -317,16 +323,22 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     getRequest: (tenant, processId, requestId) => deps.requests.get(tenant, processId, requestId),
 
     spawn: async (tenant, user, input) => {
-      const process = await spawnProcess(spawnDeps, {
-        tenant,
-        sessionId: input.sessionId,
-        userId: user.login,
-        projectId: input.projectId,
-        recipe: input.recipe,
-        name: input.name,
-      });
-      reportActivations(deps.activations, recipeActivations(process.activeSkills));
-      return process;
+      const release = await spawnSlots.acquire(tenant, user.login, SPAWN_LEASE_MS);
+      if (!release) throw new TooManyRequests(`At most ${spawnSlots.limit} process spawns may be in flight at a time per identity; retry shortly`, 1);
+      try {
+        const process = await spawnProcess(spawnDeps, {
+          tenant,
+          sessionId: input.sessionId,
+          userId: user.login,
+          projectId: input.projectId,
+          recipe: input.recipe,
+          name: input.name,
+        });
+        reportActivations(deps.activations, recipeActivations(process.activeSkills));
+        return process;
+      } finally {
+        await release().catch(() => undefined);
+      }
     },
     sessionProcesses: (tenant, user, sessionId) => deps.processes.listSession(tenant, user.login, validateSessionId(sessionId)),
     getProcess,

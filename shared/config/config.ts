@@ -131,6 +131,13 @@ export const SETTINGS = {
     "Retry-After (seconds) of that 429.",
   ),
 
+  // Per-identity caps (docs/decisions.md, hardening).
+  maxConcurrentSpawnsPerUser: setting(
+    "SKILLS_MAX_CONCURRENT_SPAWNS_PER_USER",
+    z._default(z.optional(positiveInteger), 4),
+    "Process spawns one user of a tenant may have in flight at once; past it 429 TOO_MANY_REQUESTS with Retry-After: 1.",
+  ),
+
   // Set by the Lambda runtime (or the developer's shell / the local stack); the SDK's own names.
   awsRegion: setting("AWS_REGION", text, "The region (Lambda sets it); else AWS_DEFAULT_REGION, else us-east-1."),
   awsDefaultRegion: setting("AWS_DEFAULT_REGION", text, "The region when AWS_REGION is not set."),

@@ -21,12 +21,14 @@ export class DynamoDBWaitSlots implements WaitSlots {
     private readonly tableName: string,
     readonly limit: number = DEFAULT_MAX_WAITS_PER_IDENTITY,
     private readonly now: () => number = Date.now,
+    /** Keeps different counts apart in one table: `W` waits, `S` spawns. */
+    private readonly partition: "W" | "S" = "W",
   ) {
     this.documents = documentClientOf(client);
   }
 
   async acquire(tenant: string, login: string, leaseMs: number): Promise<(() => Promise<void>) | undefined> {
-    const pk = `T#${part(tenant)}#W#${part(login)}`;
+    const pk = `T#${part(tenant)}#${this.partition}#${part(login)}`;
     const holder = randomUUID();
     const start = Math.floor(Math.random() * this.limit);
     for (let i = 0; i < this.limit; i++) {

@@ -6,6 +6,12 @@
  */
 export const DEFAULT_MAX_WAITS_PER_IDENTITY = 8;
 
+/**
+ * Spawns one identity may have in flight at once (hardening issue: per-identity caps). A spawn
+ * takes a few conditional writes; more than this at the same time is a storm, not a user.
+ */
+export const DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY = 4;
+
 export interface WaitSlots {
   readonly limit: number;
   /** A release function, or undefined when the identity holds every slot already. */

@@ -26,7 +26,7 @@ import type { TemplateRenderer } from "../templates/template-renderer.js";
 import { appEnvironment, catalogueVersionsFromEnv, unconfigured } from "./app-environment.js";
 import type { RuntimeOptions, TableRuntime } from "./app-environment.js";
 import { awsClients } from "../aws/aws-clients.js";
-import { ENV } from "../config/config.js";
+import { ENV, readConfig } from "../config/config.js";
 import { ConfigurationError } from "../config/config-errors.js";
 import type { ConfigEnvironment } from "../config/config.js";
 
@@ -97,6 +97,13 @@ export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEn
           processVersions: new DynamoDBProcessVersionsReader(resources.clients.dynamodb, resources.environment.tableName),
           // Waits are counted across instances: on Lambda each one holds an instance of its own.
           waitSlots: new DynamoDBWaitSlots(resources.clients.dynamodb, resources.environment.tableName),
+          spawnSlots: new DynamoDBWaitSlots(
+            resources.clients.dynamodb,
+            resources.environment.tableName,
+            readConfig(process.env, ["maxConcurrentSpawnsPerUser"]).maxConcurrentSpawnsPerUser,
+            Date.now,
+            "S",
+          ),
         }
       : {}),
     ...options,

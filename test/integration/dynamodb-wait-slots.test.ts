@@ -69,3 +69,21 @@ describe("DynamoDBWaitSlots: concurrent waits per identity, across instances", (
     expect(stillHeld).toBeUndefined();
   });
 });
+
+describe("DynamoDBWaitSlots partitions: spawn slots and wait slots are counted apart", () => {
+  it("lets an identity holding every wait slot still take a spawn slot", async () => {
+    // Prepare
+    const waits = new DynamoDBWaitSlots(client, tableName, 1);
+    const spawns = new DynamoDBWaitSlots(client, tableName, 1, Date.now, "S");
+    const held = await waits.acquire("acme", "carol", 20_000);
+
+    // Act
+    const spawn = await spawns.acquire("acme", "carol", 20_000);
+    const secondSpawn = await spawns.acquire("acme", "carol", 20_000);
+
+    // Assess
+    expect(held).toBeDefined();
+    expect(spawn).toBeDefined();
+    expect(secondSpawn).toBeUndefined();
+  });
+});

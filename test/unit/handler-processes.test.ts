@@ -395,3 +395,42 @@ describe("sessions are per user (API.md second round)", () => {
     expect(reply.json).toEqual({ processes: [] });
   });
 });
+
+describe("concurrent spawns are capped per identity (hardening)", () => {
+  const spawnAs = (h: HandlerHarness, as: (typeof IDENTITIES)[keyof typeof IDENTITIES]) =>
+    h.call("processes", { method: "POST", path: "/brain/acme/sessions/s1/processes", as, body: { recipe: "open", projectId: PROJECT } });
+
+  it("answers 429 TOO_MANY_REQUESTS with Retry-After past 4 spawns in flight for one user, and never to another user", async () => {
+    // Prepare
+    const h = await handlerHarness();
+
+    // Act: alice fires 12 at once while bob spawns too
+    const [alices, bobs] = await Promise.all([
+      Promise.all(Array.from({ length: 12 }, () => spawnAs(h, IDENTITIES.alice))),
+      Promise.all(Array.from({ length: 3 }, () => spawnAs(h, IDENTITIES.bob))),
+    ]);
+
+    // Assess
+    const limited = alices.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(alices.filter((r) => r.status === 201).length).toBeGreaterThanOrEqual(4);
+    expect(alices.every((r) => r.status === 201 || r.status === 429)).toBe(true);
+    for (const reply of limited) expect([reply.json.error.code, reply.headers["retry-after"]]).toEqual(["TOO_MANY_REQUESTS", "1"]);
+    expect(bobs.map((r) => r.status)).toEqual([201, 201, 201]);
+  });
+
+  it("gives the slot back when a spawn ends, failed or not", async () => {
+    // Prepare: more spawns one after another than the cap, one of them refused
+    const h = await handlerHarness();
+    const refused = await h.call("processes", { method: "POST", path: "/brain/acme/sessions/s1/processes", body: { recipe: "no-such-recipe", projectId: PROJECT } });
+
+    // Act
+    const replies = [];
+    for (let i = 0; i < 6; i++) replies.push(await spawnAs(h, IDENTITIES.alice));
+
+    // Assess
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+    expect(replies.map((r) => r.status)).toEqual(Array(6).fill(201));
+  });
+});
