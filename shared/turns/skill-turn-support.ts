@@ -221,7 +221,12 @@ export class SkillTurnSupport {
     if (!recipe) warnings.push(`Recipe '${snapshot.recipe}' no longer resolves; composing without its prefix and tool changes`);
     const engine = this.engines(snapshot.engine);
     if (!engine) warnings.push(`Engine '${snapshot.engine}' is unknown; composing without its default prompt and tools`);
-    const triggerable = available && userMessage ? triggeredSkills(available, snapshot, userMessage.text, this.deps.matcher) : [];
+    let triggerable: ResolvedSkill[] = [];
+    if (available && userMessage) {
+      const matched = await triggeredSkills(available, snapshot, userMessage.text, this.deps.matcher);
+      triggerable = matched.triggered;
+      warnings.push(...matched.warnings);
+    }
 
     // Trigger activations run their `activate:` on a trial copy; one that fails is skipped (§4a: the turn continues).
     let trial = snapshot;

@@ -13,20 +13,31 @@ import type { SkillTriggerMatcher } from "../skills/triggers/skill-trigger-match
  *   command, and firing a command on a keyword would be as surprising as spawning;
  * - a skill with a required argument cannot be triggered (a trigger brings no arguments).
  */
-export function triggeredSkills(
+export async function triggeredSkills(
   available: readonly ResolvedSkill[],
   process: Pick<Process, "activeSkills" | "allowedSkillsOverride">,
   message: string,
   matcher: SkillTriggerMatcher,
-): ResolvedSkill[] {
+): Promise<{ triggered: ResolvedSkill[]; warnings: string[] }> {
   // One index per listing (the catalogue hands out the same array while nothing changed); the
   // per-listing part of the filter is cached with it, so a turn only looks at its active skills
-  // and whitelist, never at every listed skill.
-  return matcher.triggered(available, message, {
+  // and whitelist, never at every listed skill. Matching runs under the matcher's per-turn time
+  // budget and yields to the event loop between slices (trigger-time-budget.ts).
+  const { triggered, skipped } = await matcher.triggeredWithin(available, message, {
     activeNames: process.activeSkills.map((s) => s.name),
     allowedSkills: process.allowedSkillsOverride,
     eligible: isTriggerable,
   });
+  return { triggered, warnings: skipped.length === 0 ? [] : [skippedWarning(skipped, matcher.time.budgetMs)] };
+}
+
+/** Names shown in the warning; the rest are counted (warnings stay short). */
+const MAX_NAMED_SKIPPED = 20;
+
+function skippedWarning(skipped: readonly ResolvedSkill[], budgetMs: number): string {
+  const names = skipped.slice(0, MAX_NAMED_SKIPPED).map((s) => `'${s.name}'`);
+  const more = skipped.length > MAX_NAMED_SKIPPED ? ` and ${skipped.length - MAX_NAMED_SKIPPED} more` : "";
+  return `Trigger matching used its ${budgetMs} ms budget for this turn; the PATTERN triggers of ${skipped.length} skill(s) were not checked and they were not auto-activated: ${names.join(", ")}${more}`;
 }
 
 /** Not spawn, not shot, binds without arguments: depends on the skill only. */

@@ -4,6 +4,7 @@ import { InvalidTriggerPattern } from "../../shared/skills/skill-errors.js";
 import {
   MAX_TRIGGER_PATTERN_LENGTH,
   TriggerPatternCache,
+  compiledPatternFootprint,
   checkTriggerPattern,
   compileTriggerPattern,
   prepareTriggerInput,
@@ -166,7 +167,8 @@ describe("compileTriggerPattern", () => {
 
   it("caches compiled patterns and failures, evicting the least recently used", () => {
     // Prepare
-    const cache = new TriggerPatternCache(2);
+    // Room for two small compiled patterns by their estimated footprint, not for three.
+    const cache = new TriggerPatternCache({ maxBytes: 2 * compiledPatternFootprint("alpha", compileTriggerPattern("alpha", new TriggerPatternCache()).programSize) + 200 });
     const first = compileTriggerPattern("alpha", cache);
     compileTriggerPattern("beta", cache);
 

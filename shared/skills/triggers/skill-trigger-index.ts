@@ -3,6 +3,7 @@ import { prepareTriggerInput, sharedTriggerPatternCache, type TriggerPatternCach
 import { CANDIDATE_EXCLUDED, CANDIDATE_FIRED, CANDIDATE_OPEN, type CandidateMarks } from "./trigger-candidate-marks.js";
 import { KeywordTriggerIndex } from "./trigger-keyword-index.js";
 import { PatternTriggerIndex, type PatternTriggerEntry } from "./trigger-pattern-index.js";
+import type { TriggerTurnBudget } from "./trigger-time-budget.js";
 
 export { tokenize } from "./trigger-keyword-index.js";
 
@@ -132,6 +133,30 @@ export class SkillTriggerIndex<T extends TriggerCandidate = TriggerCandidate> {
       for (let i = 0; i < marks.length; i++) if (marks[i] === CANDIDATE_FIRED) fired.push(this.candidates[i] as T);
     });
     return fired;
+  }
+
+  /**
+   * `matchCandidates` under a time budget (trigger-time-budget.ts): keywords first (one pass over
+   * the message's tokens), then PATTERN triggers step by step, yielding to the event loop between
+   * slices. `skipped` holds the candidates still undecided when the budget ran out: neither fired
+   * nor ruled out. Marks are per call, so turns on the same index may interleave.
+   */
+  async matchCandidatesWithin(
+    input: string,
+    exclude: ((excluded: Uint8Array) => void) | undefined,
+    budget: TriggerTurnBudget,
+  ): Promise<{ fired: T[]; skipped: T[] }> {
+    const marks: CandidateMarks = new Uint8Array(this.candidates.length);
+    if (exclude !== undefined) {
+      exclude(marks);
+      for (let i = 0; i < marks.length; i++) marks[i] = marks[i] === CANDIDATE_OPEN ? CANDIDATE_OPEN : CANDIDATE_EXCLUDED;
+    }
+    const prepared = prepareTriggerInput(capTriggerInput(input));
+    this.keywords.match(prepared.lowered, marks);
+    const undecided = await this.patterns.matchWithin(prepared, marks, budget);
+    const fired: T[] = [];
+    for (let i = 0; i < marks.length; i++) if (marks[i] === CANDIDATE_FIRED) fired.push(this.candidates[i] as T);
+    return { fired, skipped: undecided.map((at) => this.candidates[at] as T) };
   }
 
   /** Positions of the candidates called `name` (a listing has each name once; a hand-made list may repeat one). */

@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { SkillTriggerIndex, type TriggerCandidate } from "./skill-trigger-index.js";
 import { sharedTriggerPatternCache, type TriggerPatternCache } from "./skill-trigger-pattern.js";
+import { DEFAULT_TRIGGER_TIME_LIMITS, TriggerTurnBudget, type TriggerTimeLimits } from "./trigger-time-budget.js";
 
 export { tokenize } from "./trigger-keyword-index.js";
 
@@ -32,7 +33,11 @@ export class SkillTriggerMatcher {
   private readonly byMembers = new LRUCache<number, SkillTriggerIndex>({ max: MAX_INDEXES_BY_MEMBERS });
   private readonly trusted = new WeakSet<readonly TriggerCandidate[]>();
 
-  constructor(private readonly patternCache: TriggerPatternCache = sharedTriggerPatternCache) {}
+  constructor(
+    private readonly patternCache: TriggerPatternCache = sharedTriggerPatternCache,
+    /** Time limits of `triggeredWithin` (per turn). */
+    readonly time: TriggerTimeLimits = DEFAULT_TRIGGER_TIME_LIMITS,
+  ) {}
 
   /** Names of the matching candidates, in candidate order. */
   match(candidates: readonly TriggerCandidate[], input: string): string[] {
@@ -70,8 +75,28 @@ export class SkillTriggerMatcher {
    */
   triggered<T extends TriggerFilterable>(listing: readonly T[], input: string, filter: TriggerFilter<T>): T[] {
     const index = this.indexFor(listing);
+    return index.matchCandidates(input, this.exclusion(index, filter));
+  }
+
+  /**
+   * `triggered` under a per-turn time budget (a new TriggerTurnBudget per call, from `time`):
+   * the triggered skills, and the candidates whose PATTERN triggers could not all run in time
+   * (`skipped`; the caller reports them). Yields to the event loop between slices of matching.
+   */
+  async triggeredWithin<T extends TriggerFilterable>(
+    listing: readonly T[],
+    input: string,
+    filter: TriggerFilter<T>,
+    budget: TriggerTurnBudget = new TriggerTurnBudget(this.time),
+  ): Promise<{ triggered: T[]; skipped: T[] }> {
+    const index = this.indexFor(listing);
+    const { fired, skipped } = await index.matchCandidatesWithin(input, this.exclusion(index, filter), budget);
+    return { triggered: fired, skipped };
+  }
+
+  private exclusion<T extends TriggerFilterable>(index: SkillTriggerIndex<T>, filter: TriggerFilter<T>): (excluded: Uint8Array) => void {
     const ineligible = index.exclusionMask(eligibilityOf(filter.eligible));
-    return index.matchCandidates(input, (excluded) => {
+    return (excluded) => {
       if (filter.allowedSkills == null) {
         excluded.set(ineligible);
       } else {
@@ -80,7 +105,7 @@ export class SkillTriggerMatcher {
         for (const name of filter.allowedSkills) for (const at of index.positionsOf(name)) excluded[at] = ineligible[at] as number;
       }
       for (const name of filter.activeNames) for (const at of index.positionsOf(name)) excluded[at] = 1;
-    });
+    };
   }
 }
 

@@ -3,6 +3,7 @@ import { RE2JS } from "re2js";
 import { InvalidTriggerPattern } from "../skill-errors.js";
 import { MAX_REPEAT_COUNT, findUnsupportedConstruct } from "./pattern-dialect.js";
 import { mayMatch, requiredLiterals, type RequiredLiterals } from "./pattern-prefilter.js";
+import { isRe2jsDfa, sharedDfaMemoryLedger, type DfaMemoryLedger, type Re2jsDfa } from "./trigger-dfa-memory.js";
 
 /**
  * PATTERN triggers (spec §4a): authored as Java regexes, run on every user message, so they are
@@ -46,6 +47,10 @@ export interface CompiledTriggerPattern {
   find(input: TriggerInput): boolean;
   /** The regex alone (for tests that pin prefilter soundness, and diagnostics). */
   findUnfiltered(input: TriggerInput): boolean;
+  /** Estimated heap of the compiled pattern without its DFA states (what the cache counts). */
+  readonly footprintBytes: number;
+  /** Drops the DFA states (the cache evicted the pattern); it still answers, rebuilding them. */
+  release(): void;
 }
 
 /** Returns why the pattern cannot be used as a trigger, or undefined when it can. */
@@ -66,7 +71,7 @@ export function compileTriggerPattern(
   let entry = cache.get(pattern);
   if (entry === undefined) {
     const analysis = analyze(pattern);
-    entry = "error" in analysis ? new InvalidTriggerPattern(pattern, analysis.error) : buildCompiled(pattern, analysis.regex);
+    entry = "error" in analysis ? new InvalidTriggerPattern(pattern, analysis.error) : buildCompiled(pattern, analysis.regex, cache.ledger);
     cache.set(pattern, entry);
   }
   if (entry instanceof InvalidTriggerPattern) throw entry;
@@ -74,13 +79,47 @@ export function compileTriggerPattern(
 }
 
 /**
- * Bounded LRU keyed by the pattern text. Patterns are pure data and compilation is a pure
- * function of the text, so entries can be shared across tenants without leaking anything but
- * timing.
+ * Estimated heap of a compiled pattern without DFA states: measured (Node 20, re2js 2.10) at
+ * 9–14 KB for programs of 20–90 instructions and 34 KB for 380 (program, one-pass tables,
+ * prefilter, syntax kept by re2js), so a fixed part plus a part per instruction, rounded up.
+ */
+export function compiledPatternFootprint(pattern: string, programSize: number): number {
+  return 12 * 1024 + 64 * programSize + 2 * pattern.length;
+}
+
+/** A rejected pattern: the error object and its message. */
+const REJECTED_FOOTPRINT = 1024;
+
+export const DEFAULT_TRIGGER_CACHE_BYTES = 32 * 1024 * 1024;
+
+export interface TriggerPatternCacheOptions {
+  /** Byte budget of the compiled patterns (footprintBytes each; DFA states are the ledger's). */
+  maxBytes?: number;
+  /** Where the patterns' DFAs are capped and counted (default: the process-wide ledger). */
+  ledger?: DfaMemoryLedger;
+}
+
+/**
+ * LRU keyed by the pattern text, bounded by bytes (the estimated footprint of each compiled
+ * pattern), not by a count: a long, complex pattern takes the room of several small ones. The
+ * DFA states the patterns grow while matching are bounded by the DfaMemoryLedger (per DFA and in
+ * total); an evicted pattern's states are dropped at once. Patterns are pure data and compilation
+ * is a pure function of the text, so entries can be shared across tenants without leaking anything
+ * but timing.
  */
 export class TriggerPatternCache extends LRUCache<string, CompiledTriggerPattern | InvalidTriggerPattern> {
-  constructor(maxEntries = 2048) {
-    super({ max: maxEntries });
+  readonly ledger: DfaMemoryLedger;
+
+  constructor(options: TriggerPatternCacheOptions = {}) {
+    super({
+      maxSize: options.maxBytes ?? DEFAULT_TRIGGER_CACHE_BYTES,
+      sizeCalculation: (entry) => (entry instanceof InvalidTriggerPattern ? REJECTED_FOOTPRINT : entry.footprintBytes),
+      dispose: (entry, _key, reason) => {
+        // Replaced or evicted: the pattern may live on in an index for a while; its DFA states go now.
+        if (reason !== "set" && !(entry instanceof InvalidTriggerPattern)) entry.release();
+      },
+    });
+    this.ledger = options.ledger ?? sharedDfaMemoryLedger;
   }
 }
 
@@ -123,14 +162,40 @@ function describeCompileError(error: unknown): string {
   return `invalid pattern: ${detail}`;
 }
 
-function buildCompiled(pattern: string, regex: RE2JS): CompiledTriggerPattern {
+function buildCompiled(pattern: string, regex: RE2JS, ledger: DfaMemoryLedger): CompiledTriggerPattern {
   const prefilter = requiredLiterals(pattern);
-  const findUnfiltered = (input: TriggerInput): boolean => regex.test(input.lowered);
+  const programSize = regex.programSize();
+  const dfa = lazyDfaOf(regex);
+  if (dfa !== undefined) ledger.adopt(dfa);
+  const findUnfiltered = (input: TriggerInput): boolean => {
+    const found = regex.test(input.lowered);
+    if (dfa !== undefined) ledger.record(dfa);
+    return found;
+  };
   return {
     pattern,
     prefilter,
-    programSize: regex.programSize(),
+    programSize,
+    footprintBytes: compiledPatternFootprint(pattern, programSize),
     findUnfiltered,
     find: (input) => (prefilter === undefined || mayMatch(prefilter, input.haystack)) && findUnfiltered(input),
+    release: () => {
+      if (dfa !== undefined) ledger.forget(dfa);
+    },
   };
+}
+
+/**
+ * re2js 2.10 (pinned) internals: `RE2JS#re2()` is the RE2 whose getter `dfa` creates the lazy DFA
+ * `test` runs (with an 8 MiB budget). Created here, before the first run, so its budget can be
+ * lowered; anything unexpected leaves it uncapped (trigger-re2js-contract.test.ts fails first).
+ */
+function lazyDfaOf(regex: RE2JS): Re2jsDfa | undefined {
+  try {
+    const re2: unknown = (regex as unknown as { re2(): unknown }).re2();
+    const dfa: unknown = (re2 as { dfa?: unknown }).dfa;
+    return isRe2jsDfa(dfa) ? dfa : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -8,6 +8,7 @@ import {
 } from "./skill-trigger-pattern.js";
 import { LiteralAutomaton } from "./trigger-literal-automaton.js";
 import { TriggerRegexSet } from "./trigger-regex-set.js";
+import type { TriggerTurnBudget } from "./trigger-time-budget.js";
 
 /** Patterns with larger programs run alone: in a set their DFA states would multiply the others'. */
 const MAX_SET_MEMBER_PROGRAM = 200;
@@ -30,6 +31,13 @@ interface PatternGroup {
   readonly members: readonly number[];
 }
 
+/** Per-message state of one match: literal id → found, pattern id → looked at / still undecided. */
+interface MatchScratch {
+  readonly present: Uint8Array;
+  readonly considered: Uint8Array;
+  readonly pending: Uint8Array;
+}
+
 /**
  * PATTERN triggers (spec §4a) of many candidates, arranged so that a message costs few regex runs
  * while every answer stays the one `CompiledTriggerPattern.find` gives:
@@ -42,9 +50,17 @@ interface PatternGroup {
  * - Patterns without a provable literal run together, in one lazy-DFA pass per group
  *   (TriggerRegexSet); patterns with big programs, or a group whose DFA gave up, run one by one.
  * - Identical pattern texts are evaluated once; no regex runs for candidates no longer open.
+ *
+ * The index keeps pattern texts, not compiled patterns: each regex run takes its compiled pattern
+ * from the (byte-bounded) pattern cache, so what the cache evicts is really freed, whatever indexes
+ * still list the pattern; a miss recompiles it, which the turn's time budget counts.
+ *
+ * Matching runs in steps of one regex run (`steps`): `match` runs them all at once, `matchWithin`
+ * under a TriggerTurnBudget, yielding to the event loop between slices and stopping when the
+ * budget is used up, with the owners it could not decide.
  */
 export class PatternTriggerIndex {
-  private readonly patterns: CompiledTriggerPattern[] = [];
+  private readonly texts: string[] = [];
   private readonly owners: number[][] = [];
   private readonly prefilters: (LiteralTree | undefined)[] = [];
   /** Literal id → the patterns keyed by it. */
@@ -52,12 +68,17 @@ export class PatternTriggerIndex {
   private readonly automaton: LiteralAutomaton;
   private readonly groups: PatternGroup[] = [];
   private readonly loners: number[] = [];
-  /** Per-message scratch: literal id → found, pattern id → already looked at. */
-  private readonly present: Uint8Array;
-  private readonly considered: Uint8Array;
+  /** Patterns every message has to decide by a regex run (group members and loners). */
+  private readonly unkeyed: number[] = [];
+  /** Scratch of the synchronous `match`, kept across messages (see MatchScratch). */
+  private scratch: MatchScratch | undefined;
 
-  constructor(entries: readonly PatternTriggerEntry[], cache: TriggerPatternCache) {
+  constructor(
+    entries: readonly PatternTriggerEntry[],
+    private readonly cache: TriggerPatternCache,
+  ) {
     const patternIds = new Map<string, number>();
+    const compiledPatterns: CompiledTriggerPattern[] = [];
     for (const { owner, pattern } of entries) {
       let id = patternIds.get(pattern);
       if (id === undefined) {
@@ -67,9 +88,10 @@ export class PatternTriggerIndex {
         } catch {
           continue; // rejected at load already; such a trigger never fires
         }
-        id = this.patterns.length;
+        id = this.texts.length;
         patternIds.set(pattern, id);
-        this.patterns.push(compiled);
+        this.texts.push(pattern);
+        compiledPatterns.push(compiled);
         this.owners.push([]);
       }
       const owners = this.owners[id] as number[];
@@ -88,74 +110,131 @@ export class PatternTriggerIndex {
       }
       return id;
     };
-    const unkeyed: number[] = [];
-    this.patterns.forEach((compiled, pattern) => {
+    compiledPatterns.forEach((compiled, pattern) => {
       const tree = compiled.prefilter === undefined ? undefined : literalTree(compiled.prefilter, idOf);
       const keys = tree === undefined ? undefined : keyLiterals(tree, literalTexts);
       // Without keys the tree cannot rule anything out; the regex alone decides (as find does).
       this.prefilters.push(keys === undefined ? undefined : tree);
-      if (keys === undefined) unkeyed.push(pattern);
+      if (keys === undefined) this.unkeyed.push(pattern);
       else for (const id of keys) (this.keyedPatterns[id] as number[]).push(pattern);
     });
     this.automaton = new LiteralAutomaton(literalTexts);
-    this.groupUnkeyedPatterns(unkeyed);
-    this.present = new Uint8Array(this.keyedPatterns.length);
-    this.considered = new Uint8Array(this.patterns.length);
+    this.groupUnkeyedPatterns(compiledPatterns);
   }
 
   /** Marks as fired every open owner of a pattern found in the message. */
   match(input: TriggerInput, marks: CandidateMarks): void {
-    if (this.patterns.length === 0) return;
-    const found = this.automaton.find(input.haystack);
-    // Scratch kept across messages (matching is synchronous), cleared again before returning.
-    const { present, considered } = this;
-    for (const id of found) present[id] = 1;
+    if (this.texts.length === 0) return;
+    // Synchronous: nothing else can use the kept scratch meanwhile (steps leave it cleared).
+    const scratch = (this.scratch ??= this.newScratch());
+    for (const step of this.steps(input, marks, scratch)) void step;
+  }
+
+  /**
+   * `match` under a time budget: the positions of the owners left open whose patterns were not
+   * all decided when the budget ran out (empty when everything ran). Scratch is per call: other
+   * turns may match on the same index while this one waits for the event loop.
+   */
+  async matchWithin(input: TriggerInput, marks: CandidateMarks, budget: TriggerTurnBudget): Promise<number[]> {
+    if (this.texts.length === 0) return [];
+    const scratch = this.newScratch();
+    const steps = this.steps(input, marks, scratch);
     try {
-      this.runKeyed(found, input, marks);
+      for (;;) {
+        if (!(await budget.checkpoint())) return this.undecidedOwners(scratch, marks);
+        if (steps.next().done === true) return [];
+      }
+    } finally {
+      steps.return(undefined);
+    }
+  }
+
+  private newScratch(): MatchScratch {
+    return {
+      present: new Uint8Array(this.keyedPatterns.length),
+      considered: new Uint8Array(this.texts.length),
+      pending: new Uint8Array(this.texts.length),
+    };
+  }
+
+  /** The work of one message, one regex run per step; leaves `scratch` cleared when done or returned early. */
+  private *steps(input: TriggerInput, marks: CandidateMarks, scratch: MatchScratch): Generator<void, void, undefined> {
+    const found = this.automaton.find(input.haystack);
+    const { present, considered, pending } = scratch;
+    for (const id of found) {
+      present[id] = 1;
+      for (const pattern of this.keyedPatterns[id] as number[]) pending[pattern] = 1;
+    }
+    for (const pattern of this.unkeyed) pending[pattern] = 1;
+    try {
+      for (const id of found) {
+        for (const pattern of this.keyedPatterns[id] as number[]) {
+          if (considered[pattern] === 1) continue;
+          considered[pattern] = 1;
+          if (this.isOpen(pattern, marks) && holds(this.prefilters[pattern] as LiteralTree, present)) {
+            this.runAlone(pattern, input, marks);
+            pending[pattern] = 0;
+            yield;
+          }
+          pending[pattern] = 0;
+        }
+      }
+      for (const { set, members } of this.groups) {
+        if (members.some((pattern) => this.isOpen(pattern, marks))) {
+          const matched = set.match(input.lowered);
+          if (matched === undefined) {
+            for (const pattern of members) {
+              if (this.isOpen(pattern, marks)) {
+                yield;
+                this.runAlone(pattern, input, marks);
+              }
+              pending[pattern] = 0;
+            }
+          } else {
+            for (const index of matched) this.fire(members[index] as number, marks);
+          }
+          for (const pattern of members) pending[pattern] = 0;
+          yield;
+        }
+        for (const pattern of members) pending[pattern] = 0;
+      }
+      for (const pattern of this.loners) {
+        if (this.isOpen(pattern, marks)) {
+          this.runAlone(pattern, input, marks);
+          pending[pattern] = 0;
+          yield;
+        }
+        pending[pattern] = 0;
+      }
     } finally {
       for (const id of found) present[id] = 0;
       considered.fill(0);
-    }
-    for (const { set, members } of this.groups) {
-      if (!members.some((pattern) => this.isOpen(pattern, marks))) continue;
-      const matched = set.match(input.lowered);
-      if (matched === undefined) {
-        for (const pattern of members) if (this.isOpen(pattern, marks)) this.runAlone(pattern, input, marks);
-      } else {
-        for (const index of matched) this.fire(members[index] as number, marks);
-      }
-    }
-    for (const pattern of this.loners) if (this.isOpen(pattern, marks)) this.runAlone(pattern, input, marks);
-  }
-
-  /** Evaluates the patterns keyed by the found literals (each once), with `present` set for them. */
-  private runKeyed(found: readonly number[], input: TriggerInput, marks: CandidateMarks): void {
-    const { present, considered } = this;
-    for (const id of found) {
-      for (const pattern of this.keyedPatterns[id] as number[]) {
-        if (considered[pattern] === 1) continue;
-        considered[pattern] = 1;
-        if (this.isOpen(pattern, marks) && holds(this.prefilters[pattern] as LiteralTree, present)) {
-          this.runAlone(pattern, input, marks);
-        }
-      }
+      pending.fill(0);
     }
   }
 
-  private groupUnkeyedPatterns(unkeyed: readonly number[]): void {
+  private undecidedOwners(scratch: MatchScratch, marks: CandidateMarks): number[] {
+    const owners = new Set<number>();
+    scratch.pending.forEach((undecided, pattern) => {
+      if (undecided === 1) for (const owner of this.owners[pattern] as number[]) if (marks[owner] === CANDIDATE_OPEN) owners.add(owner);
+    });
+    return [...owners].sort((a, b) => a - b);
+  }
+
+  private groupUnkeyedPatterns(compiled: readonly CompiledTriggerPattern[]): void {
     let members: number[] = [];
     let program = 0;
     const flush = (): void => {
       if (members.length === 1) this.loners.push(...members);
       else if (members.length > 1) {
-        const texts = members.map((id) => (this.patterns[id] as CompiledTriggerPattern).pattern);
-        this.groups.push({ set: new TriggerRegexSet(texts), members });
+        const texts = members.map((id) => this.texts[id] as string);
+        this.groups.push({ set: new TriggerRegexSet(texts, undefined, this.cache.ledger), members });
       }
       members = [];
       program = 0;
     };
-    for (const id of unkeyed) {
-      const size = (this.patterns[id] as CompiledTriggerPattern).programSize;
+    for (const id of this.unkeyed) {
+      const size = (compiled[id] as CompiledTriggerPattern).programSize;
       if (size > MAX_SET_MEMBER_PROGRAM) {
         this.loners.push(id);
         continue;
@@ -168,7 +247,13 @@ export class PatternTriggerIndex {
   }
 
   private runAlone(pattern: number, input: TriggerInput, marks: CandidateMarks): void {
-    if ((this.patterns[pattern] as CompiledTriggerPattern).findUnfiltered(input)) this.fire(pattern, marks);
+    let compiled: CompiledTriggerPattern;
+    try {
+      compiled = compileTriggerPattern(this.texts[pattern] as string, this.cache);
+    } catch {
+      return; // compiled when the index was built; the same text cannot fail now
+    }
+    if (compiled.findUnfiltered(input)) this.fire(pattern, marks);
   }
 
   private isOpen(pattern: number, marks: CandidateMarks): boolean {

@@ -1,4 +1,5 @@
 import { RE2JS, RE2Set } from "re2js";
+import { isRe2jsDfa, sharedDfaMemoryLedger, type DfaMemoryLedger } from "./trigger-dfa-memory.js";
 
 /**
  * Several trigger patterns that have no required literal, run in ONE pass of re2js's lazy DFA
@@ -29,13 +30,21 @@ function isSetDfa(value: unknown): value is SetDfa {
 
 export class TriggerRegexSet {
   private set: RE2Set | undefined;
+  private readonly dfa: unknown;
 
-  /** `patterns` must each compile with `RE2JS.compile(p, CASE_INSENSITIVE)`. */
+  /**
+   * `patterns` must each compile with `RE2JS.compile(p, CASE_INSENSITIVE)`. The set's DFA is
+   * counted by `ledger` (trigger-dfa-memory.ts), which drops its states when DFAs of the process
+   * together hold too much.
+   */
   constructor(
     readonly patterns: readonly string[],
     dfaMemory = SET_DFA_MEMORY,
+    private readonly ledger: DfaMemoryLedger = sharedDfaMemoryLedger,
   ) {
     this.set = compileSet(patterns, dfaMemory);
+    this.dfa = (this.set as unknown as { dfa?: unknown } | undefined)?.dfa;
+    if (isRe2jsDfa(this.dfa)) ledger.adopt(this.dfa, dfaMemory);
   }
 
   /** False once the set could not be built or its DFA gave up; then `match` always returns undefined. */
@@ -48,8 +57,10 @@ export class TriggerRegexSet {
     const set = this.set;
     if (set === undefined) return undefined;
     const matched = set.match(text);
+    if (isRe2jsDfa(this.dfa)) this.ledger.record(this.dfa);
     if (matched !== GAVE_UP) return matched;
     this.set = undefined;
+    if (isRe2jsDfa(this.dfa)) this.ledger.forget(this.dfa);
     return undefined;
   }
 }
