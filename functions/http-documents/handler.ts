@@ -1,6 +1,7 @@
 import { catalogueChangeNotifier } from "../../shared/catalogue/document-change-notifier.js";
 import { DocumentService } from "../../shared/app/document-service.js";
 import { catalogueVersionsFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
+import { triggerLevelCapsFromEnv } from "../../shared/wiring/trigger-limits-from-env.js";
 import { httpHandler } from "../_shared/http-handler.js";
 import { powertoolsObservability } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";
@@ -10,6 +11,6 @@ import { documentsRoutes } from "./documents-routes.js";
 // bump (so every warm instance sees an edit on its next turn), no SkillsApp, no sandbox.
 const { logger, tracer } = powertoolsObservability("skills-http-documents");
 const runtime = runtimeFromEnv(process.env, { instrument: tracer.instrument });
-const documents = new DocumentService(runtime.documents, catalogueChangeNotifier(catalogueVersionsFromEnv(runtime)));
+const documents = new DocumentService(runtime.documents, catalogueChangeNotifier(catalogueVersionsFromEnv(runtime)), triggerLevelCapsFromEnv(process.env));
 
 export const handler = traced(tracer, "http-documents", httpHandler(documentsRoutes({ documents }), { logger }));

@@ -11,6 +11,8 @@ import { skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/s
 import { strictUtf8 } from "../documents/document-body.js";
 import { validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
 import type { DocumentRef, DocumentStore, StoredDocument } from "../documents/document-store.js";
+import { DEFAULT_TRIGGER_LEVEL_CAPS, type TriggerLevelCaps } from "../skills/triggers/trigger-caps.js";
+import { levelTriggerProblem } from "./skill-level-triggers.js";
 
 /** A finding that did not stop the save (API.md `warnings`), in the shape of an INVALID_DOCUMENT problem. */
 interface DocumentWarning {
@@ -78,6 +80,7 @@ export class DocumentService {
   constructor(
     private readonly store: DocumentStore,
     private readonly notify: DocumentChangeNotifier = noDocumentChangeNotifier,
+    private readonly triggerCaps: TriggerLevelCaps = DEFAULT_TRIGGER_LEVEL_CAPS,
   ) {}
 
   async put(identity: Identity, tenant: string, project: string, path: string, body: Uint8Array, contentType?: string): Promise<DocumentSaved> {
@@ -120,6 +123,8 @@ export class DocumentService {
     if (skillName !== undefined) {
       const parsed = parseSkillDocument(skillName, textOrInvalid(path, body), path);
       if (!parsed.definition || parsed.problems.some((p) => p.severity === "error")) throw new InvalidDocument(path, parsed.problems);
+      const overCap = await levelTriggerProblem(this.store, tenant, project, path, parsed.definition, this.triggerCaps);
+      if (overCap) throw new InvalidDocument(path, [overCap]);
       const missing = await this.missingSiblings(tenant, project, skillName, parsed.definition);
       return [...parsed.problems.map(toWarning), ...missing];
     }

@@ -30,6 +30,7 @@ import { SkillLoader } from "../skills/skill-loader.js";
 import { SkillResolver } from "../skills/skill-resolver.js";
 import type { SkillScopeContext } from "../skills/skill-scope.js";
 import { SkillTriggerMatcher } from "../skills/triggers/skill-trigger-matcher.js";
+import type { TriggerLevelCaps } from "../skills/triggers/trigger-caps.js";
 import type { TemplateRenderer } from "../templates/template-renderer.js";
 import { ChildReportReceiver } from "../steering/child-report-receiver.js";
 import { EngineCommandDispatcher } from "../steering/engine-command-dispatcher.js";
@@ -90,6 +91,10 @@ export interface SkillsAppDeps {
    * functions on AWS: DynamoDB). Default: in memory, enough when everything runs in one process.
    */
   footInvocations?: FootInvocationStore;
+  /** Trigger matching of turns: its pattern cache, DFA ledger and per-turn time budget (default: the process-wide cache, defaults). */
+  triggerMatcher?: SkillTriggerMatcher;
+  /** Level caps on triggers applied to listings (trigger-caps.ts; default DEFAULT_TRIGGER_LEVEL_CAPS). */
+  triggerLevelCaps?: TriggerLevelCaps;
 }
 
 export interface Accepted {
@@ -169,7 +174,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     ? new DocumentCatalogue({ store: deps.documents, bundled, versions: deps.catalogueVersions, ...(deps.logger ? { logger: deps.logger } : {}) })
     : undefined;
   const sources = { store: deps.documents, bundled, catalogue };
-  const skills = new SkillResolver(new SkillLoader(sources));
+  const skills = new SkillResolver(new SkillLoader({ ...sources, triggerCaps: deps.triggerLevelCaps }));
   const recipes = new RecipeLoader(sources);
   const commands = new SkillCommandRunner(deps.dispatcher ?? new EngineCommandDispatcher());
   const laneRequests = new LaneRequests(deps.requests, deps.lane, clock);
@@ -201,7 +206,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     recipes,
     renderer: deps.renderer,
     commands,
-    matcher: new SkillTriggerMatcher(),
+    matcher: deps.triggerMatcher ?? new SkillTriggerMatcher(),
     toolSpecs: deps.toolSpecs ?? new ServiceToolSpecs(),
     guard: deps.guard ?? new NoopGuardRunner(),
     requests: laneRequests,

@@ -119,6 +119,14 @@ export const SETTINGS = {
   llmApiKeySecretArn: setting("SKILLS_LLM_API_KEY_SECRET_ARN", trimmed, "Secrets Manager ARN of the bearer token, resolved on first use through the Parameters and Secrets extension."),
   llmTimeoutMs: setting("SKILLS_LLM_TIMEOUT_MS", z._default(z.optional(positiveInteger), DEFAULT_LLM_TIMEOUT_MS), "Timeout of one LLM request in milliseconds."),
 
+  // Trigger matching (docs/decisions.md, "Trigger memory and time"); defaults in shared/skills/triggers.
+  triggerBudgetMs: setting("SKILLS_TRIGGER_BUDGET_MS", z.optional(positiveInteger), "Matching time one turn may spend on PATTERN triggers (default 200); skills not checked in time are skipped with a warning."),
+  triggerCacheBytes: setting("SKILLS_TRIGGER_CACHE_BYTES", z.optional(positiveInteger), "Byte budget of the process-wide compiled-pattern cache (default 32 MiB)."),
+  triggerDfaBytes: setting("SKILLS_TRIGGER_DFA_BYTES", z.optional(positiveInteger), "Cap of one pattern's lazy DFA states, re2js cost-model bytes (default 256 KiB)."),
+  triggerDfaTotalBytes: setting("SKILLS_TRIGGER_DFA_TOTAL_BYTES", z.optional(positiveInteger), "Cap of all lazy DFA states of the process together (default 48 MiB)."),
+  triggerPatternsPerLevel: setting("SKILLS_TRIGGER_PATTERNS_PER_LEVEL", z.optional(positiveInteger), "PATTERN triggers allowed over the skills of one level: user, project or tenant (default 200)."),
+  triggersPerLevel: setting("SKILLS_TRIGGERS_PER_LEVEL", z.optional(positiveInteger), "Triggers allowed over the skills of one level (default 1000)."),
+
   // Set by the Lambda runtime (or the developer's shell / the local stack); the SDK's own names.
   awsRegion: setting("AWS_REGION", text, "The region (Lambda sets it); else AWS_DEFAULT_REGION, else us-east-1."),
   awsDefaultRegion: setting("AWS_DEFAULT_REGION", text, "The region when AWS_REGION is not set."),

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { MAX_TRIGGERS_PER_SKILL } from "./triggers/trigger-caps.js";
 
 /**
  * The one schema of SKILL.md frontmatter (spec §2, §2a, §2b, §2c, §13.1, §13.7) plus the
@@ -75,7 +76,7 @@ export const SkillFrontmatter = z.object({
     .regex(SEMVER, "must be a semantic version such as 1.0.0")
     .optional()
     .describe("Semantic version; required unless the Agent Skills `name` is given (then 0.0.0)"),
-  triggers: z.array(SkillTrigger).max(50).optional().describe("Auto-activation conditions; empty = explicit activation only"),
+  triggers: z.array(SkillTrigger).max(MAX_TRIGGERS_PER_SKILL).optional().describe("Auto-activation conditions; empty = explicit activation only"),
   tools: z.array(z.string().min(1).max(128)).max(200).optional().describe("Tool names added to the whitelist while active"),
   manualPaths: z
     .array(z.string().min(1).max(512))

@@ -8,12 +8,15 @@ import type { ResolvedReferenceDoc, ResolvedSkill, SkillDefinition, SkillProblem
 import { MAX_SKILL_TEXT_BYTES, parseSkillDocument } from "./skill-document-parser.js";
 import { isSkillName, skillDirectory, skillDirectoryNameOf, skillDocumentPath, skillFilePath, SKILLS_PREFIX } from "./skill-paths.js";
 import type { SkillScopeContext } from "./skill-scope.js";
+import { capLevelTriggers, DEFAULT_TRIGGER_LEVEL_CAPS, type TriggerLevelCaps } from "./triggers/trigger-caps.js";
 
 /** INLINE reference docs go into every prompt; a bigger one is refused with a warning. */
 const MAX_REFERENCE_DOC_BYTES = 1024 * 1024;
 
-/** The store, the RESOURCE layer (bundled-document-layer.ts) and optionally the warm catalogue. */
-type SkillLoaderOptions = CascadeSources;
+/** The store, the RESOURCE layer (bundled-document-layer.ts), optionally the warm catalogue, and the level caps on triggers. */
+type SkillLoaderOptions = CascadeSources & { triggerCaps?: TriggerLevelCaps | undefined };
+
+type CappedScan = { items: ResolvedSkill[]; problems: SkillProblem[] };
 
 /** `_vance/skills/<name>/SKILL.md` as a kind of cascade document. */
 const skillKind: CascadeDocumentKind<SkillDefinition, ResolvedSkill> = {
@@ -54,10 +57,14 @@ const skillKind: CascadeDocumentKind<SkillDefinition, ResolvedSkill> = {
 export class SkillLoader {
   private readonly sources: CascadeSources;
   private readonly documents: CascadeDocuments<SkillDefinition, ResolvedSkill>;
+  private readonly triggerCaps: TriggerLevelCaps;
+  /** Level caps applied once per scan result (the catalogue hands out the same frozen array while nothing changed). */
+  private readonly capped = new WeakMap<readonly ResolvedSkill[], CappedScan>();
 
   constructor(options: SkillLoaderOptions) {
     this.sources = { store: options.store, bundled: options.bundled, catalogue: options.catalogue };
     this.documents = new CascadeDocuments(skillKind, this.sources);
+    this.triggerCaps = options.triggerCaps ?? DEFAULT_TRIGGER_LEVEL_CAPS;
   }
 
   load(scope: SkillScopeContext, name: string): Promise<ResolvedSkill | undefined> {
@@ -66,12 +73,29 @@ export class SkillLoader {
 
   /** Union of all layers, deduplicated by name (inner wins), disabled and defective ones removed, by name. */
   async listAvailable(scope: SkillScopeContext): Promise<ResolvedSkill[]> {
-    return (await this.documents.scan(scope)).items;
+    return (await this.cappedScan(scope)).items;
   }
 
-  /** Every skill document the cascade skipped in a listing, and why (GET …/skills/problems). */
+  /**
+   * Every skill document the cascade skipped in a listing, and why (GET …/skills/problems), plus
+   * the skills whose triggers a level cap dropped (trigger-caps.ts).
+   */
   async problems(scope: SkillScopeContext): Promise<SkillProblem[]> {
-    return (await this.documents.scan(scope)).problems;
+    return (await this.cappedScan(scope)).problems;
+  }
+
+  /** The scan with the level caps on triggers applied, memoized per scan result so a warm listing keeps its identity. */
+  private async cappedScan(scope: SkillScopeContext): Promise<CappedScan> {
+    const scan = await this.documents.scan(scope);
+    let capped = this.capped.get(scan.items);
+    if (capped === undefined) {
+      const outcome = capLevelTriggers(scan.items, this.triggerCaps, (source) => source === "RESOURCE");
+      const items = outcome.dropped.length === 0 ? scan.items : Object.isFrozen(scan.items) ? Object.freeze(outcome.items) : outcome.items;
+      const dropped: SkillProblem[] = outcome.dropped.map(({ skill, message }) => ({ name: skill.name, source: skill.source, path: skillDocumentPath(skill.name), message }));
+      capped = { items: items as ResolvedSkill[], problems: dropped.length === 0 ? scan.problems : [...scan.problems, ...dropped] };
+      this.capped.set(scan.items, capped);
+    }
+    return capped;
   }
 
   /**

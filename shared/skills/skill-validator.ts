@@ -4,6 +4,7 @@ import { allowedToolNames } from "./skill-frontmatter.js";
 import type { SkillArgument, SkillFrontmatterParsed } from "./skill-frontmatter.js";
 import { triggerPatternWarnings } from "./triggers/pattern-dialect.js";
 import { checkTriggerPattern } from "./triggers/skill-trigger-pattern.js";
+import { MAX_PATTERN_TRIGGERS_PER_SKILL } from "./triggers/trigger-caps.js";
 
 /**
  * Rules across fields of one SKILL.md that the zod schema cannot express (spec §2, §2a–§2c,
@@ -90,6 +91,10 @@ function checkUniqueness(fm: SkillFrontmatterParsed, report: Report): void {
 }
 
 function checkTriggers(fm: SkillFrontmatterParsed, report: Report): void {
+  const patterns = fm.triggers?.filter((t) => t.type === "PATTERN").length ?? 0;
+  if (patterns > MAX_PATTERN_TRIGGERS_PER_SKILL) {
+    report("error", ["triggers"], `holds ${patterns} PATTERN triggers; at most ${MAX_PATTERN_TRIGGERS_PER_SKILL} are allowed per skill (combine them with | or use KEYWORDS triggers)`);
+  }
   fm.triggers?.forEach((trigger, i) => {
     if (trigger.type !== "PATTERN") return;
     const error = checkTriggerPattern(trigger.pattern);

@@ -28,6 +28,7 @@ import { awsClients } from "../aws/aws-clients.js";
 import { ENV } from "../config/config.js";
 import { ConfigurationError } from "../config/config-errors.js";
 import type { ConfigEnvironment } from "../config/config.js";
+import { triggerLevelCapsFromEnv, triggerMatcherFromEnv } from "./trigger-limits-from-env.js";
 
 /**
  * Builds the service from the environment the stack (or the local stack) gives a function,
@@ -81,8 +82,10 @@ export class TemplatesNotRendered implements TemplateRenderer {
 
 export type AppFromEnvOptions = Partial<Pick<SkillsAppDeps, "renderer" | "events" | "logger" | "onApplied" | "activations" | "guard" | "toolSpecs">>;
 
-export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEnvOptions = {}): SkillsApp {
+export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEnvOptions = {}, env: ConfigEnvironment = process.env): SkillsApp {
   return createSkillsApp({
+    triggerMatcher: triggerMatcherFromEnv(env),
+    triggerLevelCaps: triggerLevelCapsFromEnv(env),
     documents: resources.documents,
     bundled: resources.bundled,
     processes: resources.processes,
