@@ -62,7 +62,7 @@ export const RECIPES: Record<string, string> = {
   narrow: "engine: ford\nallowedSkills: [alpha]\n",
 };
 
-export interface HarnessOptions extends Partial<Pick<SkillsAppDeps, "guard" | "dispatcher" | "toolSpecs">> {
+export interface HarnessOptions extends Partial<Pick<SkillsAppDeps, "guard" | "dispatcher" | "toolSpecs" | "triggerMatcher" | "triggerLevelCaps">> {
   renderer?: TemplateRenderer;
   /** Wraps the in-memory request store (e.g. to fail a call on purpose). */
   wrapRequests?: (store: RequestStore) => RequestStore;
@@ -95,6 +95,8 @@ export async function steeringHarness(options: HarnessOptions = {}) {
     ...(options.guard ? { guard: options.guard } : {}),
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     ...(options.toolSpecs ? { toolSpecs: options.toolSpecs } : {}),
+    ...(options.triggerMatcher ? { triggerMatcher: options.triggerMatcher } : {}),
+    ...(options.triggerLevelCaps ? { triggerLevelCaps: options.triggerLevelCaps } : {}),
   });
   for (const [name, yaml] of Object.entries(RECIPES)) await documents.put(TENANT, "_tenant", `_vance/recipes/${name}.yaml`, yaml);
 

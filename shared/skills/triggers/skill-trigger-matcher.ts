@@ -1,7 +1,13 @@
 import { LRUCache } from "lru-cache";
 import { SkillTriggerIndex, type TriggerCandidate } from "./skill-trigger-index.js";
 import { sharedTriggerPatternCache, type TriggerPatternCache } from "./skill-trigger-pattern.js";
-import { DEFAULT_TRIGGER_TIME_LIMITS, TriggerTurnBudget, type TriggerTimeLimits } from "./trigger-time-budget.js";
+import {
+  DEFAULT_TRIGGER_TIME_LIMITS,
+  realTriggerBudgetClock,
+  TriggerTurnBudget,
+  type TriggerBudgetClock,
+  type TriggerTimeLimits,
+} from "./trigger-time-budget.js";
 
 export { tokenize } from "./trigger-keyword-index.js";
 
@@ -37,6 +43,8 @@ export class SkillTriggerMatcher {
     private readonly patternCache: TriggerPatternCache = sharedTriggerPatternCache,
     /** Time limits of `triggeredWithin` (per turn). */
     readonly time: TriggerTimeLimits = DEFAULT_TRIGGER_TIME_LIMITS,
+    /** Where `triggeredWithin` reads the time and yields (tests pass a fake one). */
+    private readonly clock: TriggerBudgetClock = realTriggerBudgetClock,
   ) {}
 
   /** Names of the matching candidates, in candidate order. */
@@ -87,7 +95,7 @@ export class SkillTriggerMatcher {
     listing: readonly T[],
     input: string,
     filter: TriggerFilter<T>,
-    budget: TriggerTurnBudget = new TriggerTurnBudget(this.time),
+    budget: TriggerTurnBudget = new TriggerTurnBudget(this.time, this.clock),
   ): Promise<{ triggered: T[]; skipped: T[] }> {
     const index = this.indexFor(listing);
     const { fired, skipped } = await index.matchCandidatesWithin(input, this.exclusion(index, filter), budget);

@@ -127,7 +127,8 @@ export class PatternTriggerIndex {
     if (this.texts.length === 0) return;
     // Synchronous: nothing else can use the kept scratch meanwhile (steps leave it cleared).
     const scratch = (this.scratch ??= this.newScratch());
-    for (const step of this.steps(input, marks, scratch)) void step;
+    const found = this.begin(input, scratch);
+    for (const step of this.steps(input, marks, scratch, found)) void step;
   }
 
   /**
@@ -138,7 +139,8 @@ export class PatternTriggerIndex {
   async matchWithin(input: TriggerInput, marks: CandidateMarks, budget: TriggerTurnBudget): Promise<number[]> {
     if (this.texts.length === 0) return [];
     const scratch = this.newScratch();
-    const steps = this.steps(input, marks, scratch);
+    // Before the first checkpoint: a budget used up at once still knows what it left undecided.
+    const steps = this.steps(input, marks, scratch, this.begin(input, scratch));
     try {
       for (;;) {
         if (!(await budget.checkpoint())) return this.undecidedOwners(scratch, marks);
@@ -157,15 +159,24 @@ export class PatternTriggerIndex {
     };
   }
 
-  /** The work of one message, one regex run per step; leaves `scratch` cleared when done or returned early. */
-  private *steps(input: TriggerInput, marks: CandidateMarks, scratch: MatchScratch): Generator<void, void, undefined> {
+  /** The literal pass: sets `present` for the literals found and `pending` for every pattern left to decide. */
+  private begin(input: TriggerInput, scratch: MatchScratch): readonly number[] {
     const found = this.automaton.find(input.haystack);
-    const { present, considered, pending } = scratch;
+    const { present, pending } = scratch;
     for (const id of found) {
       present[id] = 1;
       for (const pattern of this.keyedPatterns[id] as number[]) pending[pattern] = 1;
     }
     for (const pattern of this.unkeyed) pending[pattern] = 1;
+    return found;
+  }
+
+  /**
+   * The work of one message after `begin`, one regex run per step. Leaves `scratch` cleared once
+   * started (finished or returned early); a per-call scratch that never started is dropped anyway.
+   */
+  private *steps(input: TriggerInput, marks: CandidateMarks, scratch: MatchScratch, found: readonly number[]): Generator<void, void, undefined> {
+    const { present, considered, pending } = scratch;
     try {
       for (const id of found) {
         for (const pattern of this.keyedPatterns[id] as number[]) {
