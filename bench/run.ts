@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { formatTable, type BenchRow } from "./bench-table.js";
 import { benchCompose } from "./compose-bench.js";
@@ -8,11 +8,18 @@ import { benchHttp } from "./http-bench.js";
 import { benchLanes } from "./lane-bench.js";
 import { benchSandbox } from "./sandbox-bench.js";
 import { benchScripts } from "./script-bench.js";
+import { benchTriggers } from "./trigger-bench.js";
 
-/** `npm run bench`: every figure in one table, also written to bench/results.json. */
+/**
+ * `npm run bench`: every figure in one table, also written to bench/results.json.
+ * `npm run bench -- triggers lanes`: only those sections; their rows replace the same metrics in
+ * results.json, the others stay as they were.
+ */
 async function main(): Promise<void> {
   const rows: BenchRow[] = [];
+  const only = process.argv.slice(2);
   const section = async (name: string, run: () => Promise<BenchRow[]>): Promise<void> => {
+    if (only.length > 0 && !only.includes(name)) return;
     const started = Date.now();
     process.stderr.write(`bench: ${name}…`);
     rows.push(...(await run()));
@@ -32,12 +39,16 @@ async function main(): Promise<void> {
   await section("scripts", async () =>
     Object.entries(await benchScripts()).map(([metric, ours]) => ({ metric: `script_${metric}`, ours, baseline: null, unit: "ms" })),
   );
+  await section("triggers", benchTriggers);
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`;
   console.log(`machine: ${machine}\n`);
   console.log(formatTable(rows));
   mkdirSync(new URL(".", import.meta.url), { recursive: true });
-  writeFileSync(new URL("./results.json", import.meta.url), `${JSON.stringify(rows.map(({ metric, ours, baseline, unit }) => ({ metric, ours, baseline, unit })), null, 2)}\n`);
+  const results = new URL("./results.json", import.meta.url);
+  const fresh = rows.map(({ metric, ours, baseline, unit }) => ({ metric, ours, baseline, unit }));
+  const kept = only.length === 0 || !existsSync(results) ? [] : (JSON.parse(readFileSync(results, "utf8")) as BenchRow[]).filter((row) => !rows.some((r) => r.metric === row.metric));
+  writeFileSync(results, `${JSON.stringify([...kept, ...fresh], null, 2)}\n`);
   process.exit(0);
 }
 
