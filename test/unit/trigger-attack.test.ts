@@ -176,6 +176,29 @@ describe("trigger attack: time", () => {
     expect(clock.yields).toBeGreaterThan(3);
   });
 
+  it("compiles a new listing's patterns in slices, so a cold instance's first turn does not hold the event loop either", async () => {
+    // Prepare
+    const { matcher, clock } = freshMatcher({ sliceMs: 5, stepMs: 1 });
+    const skills = hostileSkills(10, 10);
+    const order: string[] = [];
+    const otherRequest = async (): Promise<void> => {
+      for (let step = 0; step < 3; step++) await new Promise((resolve) => setImmediate(resolve));
+      order.push("other request served");
+    };
+
+    // Act: a message without any of the patterns' literals: no regex runs, only compilation is work.
+    const matching = matcher.triggeredWithin(skills, "0123456789 ".repeat(100), noFilter).then((answer) => {
+      order.push("matching done");
+      return answer;
+    });
+    const [answer] = await Promise.all([matching, otherRequest()]);
+
+    // Assess
+    expect(answer).toEqual({ triggered: [], skipped: [] });
+    expect(order).toEqual(["other request served", "matching done"]);
+    expect(clock.yields).toBeGreaterThan(3);
+  });
+
   it("gives two turns matching on the same index at once each their own, correct answer", async () => {
     // Prepare
     const skills = [...hostileSkills(4, 10), { name: "prod", enabled: true, triggers: [{ type: "PATTERN" as const, pattern: "deploy(ment)? to (prod|staging)" }] }];
