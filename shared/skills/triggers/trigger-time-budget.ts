@@ -16,7 +16,7 @@ export interface TriggerTimeLimits {
   readonly sliceMs: number;
 }
 
-export const DEFAULT_TRIGGER_TIME_LIMITS: TriggerTimeLimits = Object.freeze({ budgetMs: 200, sliceMs: 10 });
+export const DEFAULT_TRIGGER_TIME_LIMITS: TriggerTimeLimits = Object.freeze({ budgetMs: 200, sliceMs: 5 });
 
 export interface TriggerBudgetClock {
   /** Milliseconds, monotonic. */
