@@ -4,12 +4,13 @@ import { RE2JS_PREFILTER_TYPE, re2jsPrefilterOf } from "../../shared/skills/trig
 
 /**
  * The trigger engine reads re2js internals (re2js 2.10.0, pinned in package.json): the prefilter
- * tree of an RE2 (pattern-prefilter.ts) and the set DFA of an RE2Set (trigger-regex-set.ts). Both
+ * tree of an RE2 (pattern-prefilter.ts), the set DFA of an RE2Set (trigger-regex-set.ts) and the
+ * lazy DFA's byte budget (trigger-dfa-memory.ts, which lowers it to bound memory). All
  * reads are defensive, so after a re2js upgrade that changes a shape nothing else fails: triggers
  * just get slower (no prefilter, no set). Renumbered node types would be worse: an OR read as an
  * AND demands every alternative and skips real matches. These tests fail first and say what moved.
  */
-const CHANGED = "re2js internals read by the trigger engine changed; adapt pattern-prefilter.ts / trigger-regex-set.ts before upgrading:";
+const CHANGED = "re2js internals read by the trigger engine changed; adapt pattern-prefilter.ts / trigger-regex-set.ts / trigger-dfa-memory.ts before upgrading:";
 
 const { EXACT, AND, OR } = RE2JS_PREFILTER_TYPE;
 
@@ -116,5 +117,60 @@ describe("re2js set DFA (read by trigger-regex-set.ts)", () => {
     // Assess
     expect(answers, `${CHANGED} dfa.matchSet no longer returns null when the DFA gives up`).toEqual([null]);
     expect(matched, "re2js's own NFA fallback still answers").toEqual([0, 1]);
+  });
+});
+
+describe("re2js lazy DFA budget (read and lowered by trigger-dfa-memory.ts)", () => {
+  const hostile = "a[a-h]{14}[0-9]{2,3}";
+  const letters = (length: number): string => {
+    let state = 5;
+    return Array.from({ length }, (_, i) => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return i % 40 === 39 ? String(i % 10) : "abcdefgh"[Math.floor((state / 4294967296) * 8)];
+    }).join("");
+  };
+  const dfaOf = (regex: RE2JS): { maxMem: number; stateBudget: number; memBudget: number; clearCache: () => void } =>
+    (regex.re2() as unknown as { dfa: { maxMem: number; stateBudget: number; memBudget: number; clearCache: () => void } }).dfa;
+
+  it("is the `dfa` getter of `RE2JS#re2()`, one object that `test` spends its `memBudget` from", () => {
+    // Prepare
+    const regex = RE2JS.compile(hostile, RE2JS.CASE_INSENSITIVE);
+    const dfa = dfaOf(regex);
+
+    // Act
+    const before = dfa.memBudget;
+    regex.test(letters(4000));
+
+    // Assess
+    expect(dfaOf(regex), `${CHANGED} re2().dfa is no longer one lazily created object`).toBe(dfa);
+    expect([typeof dfa.maxMem, typeof dfa.stateBudget, typeof dfa.memBudget, typeof dfa.clearCache], `${CHANGED} the DFA's budget fields moved`).toEqual([
+      "number",
+      "number",
+      "number",
+      "function",
+    ]);
+    expect(dfa.stateBudget, `${CHANGED} stateBudget is no longer the DFA's full budget`).toBe(before);
+    expect(dfa.memBudget, `${CHANGED} test() no longer spends the DFA's memBudget`).toBeLessThan(before);
+  });
+
+  it("keeps what it holds within a lowered budget, answers the same, and refills the budget on clearCache", () => {
+    // Prepare
+    const input = `${letters(16_000)} a${"b".repeat(14)}12`;
+    const capped = RE2JS.compile(hostile, RE2JS.CASE_INSENSITIVE);
+    const dfa = dfaOf(capped);
+    dfa.maxMem = dfa.stateBudget = dfa.memBudget = 64 * 1024;
+    const uncapped = RE2JS.compile(hostile, RE2JS.CASE_INSENSITIVE);
+
+    // Act
+    const answer = capped.test(input);
+    const held = dfa.stateBudget - dfa.memBudget;
+    dfa.clearCache();
+
+    // Assess
+    expect(answer, `${CHANGED} a capped DFA answers differently`).toBe(uncapped.test(input));
+    expect(answer).toBe(true);
+    expect(held, `${CHANGED} the DFA holds more than its lowered budget`).toBeLessThanOrEqual(64 * 1024);
+    expect(held).toBeGreaterThan(0);
+    expect(dfa.memBudget, `${CHANGED} clearCache no longer refills memBudget from stateBudget`).toBe(64 * 1024);
   });
 });
