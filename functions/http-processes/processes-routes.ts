@@ -1,6 +1,6 @@
 import * as z from "zod";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
-import { assertProjectAccess } from "../../shared/auth/authorization.js";
+import { assertProjectAccess, isProcessOwner } from "../../shared/auth/authorization.js";
 import { TurnContext } from "../../shared/lanes/lane-payloads.js";
 import { describeZodIssues } from "../../shared/http/zod-issues.js";
 import { parseJsonBody } from "../../shared/http/request.js";
@@ -52,8 +52,8 @@ export function processesRoutes({ app }: ProcessesRoutesDeps): HttpRoute[] {
     }),
 
     route("GET", "/brain/{tenant}/processes/{processId}", async (request) => {
-      const process = await accessibleProcess(app, request, request.param("processId"));
-      return jsonResponse(200, toApiProcess(process));
+      const process = await accessibleProcess(app, request, request.param("processId"), "metadata");
+      return jsonResponse(200, toApiProcess(process, { owner: isProcessOwner(request.identity, process) }));
     }),
 
     route("GET", "/brain/{tenant}/processes/{processId}/requests/{requestId}", async (request) => {

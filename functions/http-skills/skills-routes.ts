@@ -42,7 +42,7 @@ export function skillsRoutes({ app }: SkillsRoutesDeps): HttpRoute[] {
     }),
 
     route("GET", "/brain/{tenant}/skills/active", async (request) => {
-      const process = await accessibleProcess(app, request, requiredQuery(request, "processId"));
+      const process = await accessibleProcess(app, request, requiredQuery(request, "processId"), "metadata");
       return jsonResponse(200, { activeSkills: process.activeSkills });
     }),
   ];

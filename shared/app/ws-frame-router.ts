@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SkillsApp } from "./skills-app.js";
-import { assertProcessAccess, assertProjectAccess } from "../auth/authorization.js";
+import { assertProcessMetadataAccess, assertProcessOwner, assertProjectAccess } from "../auth/authorization.js";
 import type { Identity } from "../auth/identity.js";
 import { InvalidRequest } from "../errors.js";
 import { errorResponse } from "../http/error-response.js";
@@ -64,10 +64,15 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
   const newRequestId = deps.newRequestId ?? randomUUID;
   const logger = deps.logger ?? console;
 
-  const authorizedProcess = async (identity: Identity, processId: string): Promise<Process> => {
-    // The caller's own tenant: another tenant's process is simply not found.
+  /**
+   * The caller's own tenant: another tenant's process is simply not found. `process-skill` and
+   * `process-subscribe` are the owner's (API.md "Processes belong to their user": a subscriber
+   * receives results, scheduled turns and FOOT calls); `skill-list` only reads the active skills.
+   */
+  const authorizedProcess = async (identity: Identity, processId: string, use: "owner" | "metadata" = "owner"): Promise<Process> => {
     const process = await deps.app.getProcess(identity.tenant, processId);
-    assertProcessAccess(identity, process);
+    if (use === "metadata") assertProcessMetadataAccess(identity, process);
+    else assertProcessOwner(identity, process);
     return process;
   };
 
@@ -126,7 +131,7 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
     assertProjectAccess(identity, frame.projectId);
     let active: ActiveSkillRef[] = [];
     if (frame.processId !== undefined) {
-      const process = await authorizedProcess(identity, frame.processId);
+      const process = await authorizedProcess(identity, frame.processId, "metadata");
       if (process.projectId !== frame.projectId) {
         throw new InvalidRequest(`Process '${frame.processId}' belongs to another project than '${frame.projectId}'`);
       }

@@ -63,11 +63,31 @@ export function assertProjectAccess(identity: Identity, projectId: string): void
   if (!hasProjectAccess(identity, projectId)) throw new Forbidden(`Not a member of project '${projectId}'`);
 }
 
+type ProcessRef = { readonly tenant: string; readonly processId: string; readonly projectId: string; readonly userId?: string | undefined };
+
+/** The user a process belongs to (API.md "Processes belong to their user"); a process without one belongs to nobody. */
+export const isProcessOwner = (identity: Identity, process: ProcessRef): boolean =>
+  isSameTenant(identity, process.tenant) && typeof process.userId === "string" && process.userId !== "" && process.userId === identity.login;
+
 /**
- * Reading or steering a process. Another tenant's process is reported exactly like a missing
- * one, so tenants never learn each other's process ids.
+ * Composing, previewing, turns, completing, tools, steering, subscribing, request status and FOOT:
+ * the owner only, who must still have access to the project. Anyone else of the tenant is 403
+ * (even a tenant-admin: a process resolves the owner's `_user_` level, so whoever drives it reads
+ * that level); another tenant's process is reported exactly like a missing one.
  */
-export function assertProcessAccess(identity: Identity, process: { readonly tenant: string; readonly processId: string; readonly projectId: string }): void {
+export function assertProcessOwner(identity: Identity, process: ProcessRef): void {
   if (!isSameTenant(identity, process.tenant)) throw new ProcessNotFound(process.processId);
+  if (!isProcessOwner(identity, process)) throw new Forbidden(`Process '${process.processId}' belongs to another user`);
   assertProjectAccess(identity, process.projectId);
+}
+
+/**
+ * `GET …/processes/{id}` (metadata): the owner, and the administrators of its project
+ * (`project-admin:P`, `tenant-admin`). What of it may come from `_user_` documents is withheld
+ * from them (toApiProcess with `owner: false`).
+ */
+export function assertProcessMetadataAccess(identity: Identity, process: ProcessRef): void {
+  if (!isSameTenant(identity, process.tenant)) throw new ProcessNotFound(process.processId);
+  if (isTenantAdmin(identity) || isProjectAdmin(identity, process.projectId)) return;
+  assertProcessOwner(identity, process);
 }

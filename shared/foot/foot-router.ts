@@ -10,7 +10,7 @@ import type { FootInvocationStore } from "./foot-invocation-store.js";
 import type { FootPort, FootScriptOutcome, FootScriptRequest } from "../scripts/foot-port.js";
 
 interface FootRouterDeps {
-  connections: Pick<ConnectionStore, "subscribers">;
+  connections: Pick<ConnectionStore, "subscribers" | "get">;
   push: ConnectionPush;
   invocations: FootInvocationStore;
   newInvocationId?: () => string;
@@ -26,12 +26,15 @@ interface FootRouterDeps {
 const DEFAULT_FOOT_TIMEOUT_MS = 10_000;
 
 /**
- * Routes a FOOT script to one WebSocket client subscribed to the process: records the
- * invocation PENDING, pushes `process-skill-script-execute` to the first subscriber that is
- * still there, and polls the invocation until the client's answer (stored by the `$default`
- * function) arrives or the deadline passes. The item is removed either way, so a late answer
- * finds nothing. Which client: the first subscriber the store lists — the spec has one Foot
- * per user session; a client that cannot run scripts simply lets the call time out.
+ * Routes a FOOT script to one WebSocket client of the process's owner: records the invocation
+ * PENDING, pushes `process-skill-script-execute` to the first subscribed connection whose
+ * identity (as proved at `$connect`) is the user the process belongs to, and polls the
+ * invocation until that connection's answer (stored by the `$default` function, which accepts it
+ * only from the connection it was pushed to) arrives or the deadline passes. The item is removed
+ * either way, so a late answer finds nothing. A subscriber that is someone else — whatever let
+ * it subscribe — never receives the call (its args and the script source): with no connection of
+ * the owner the call is not routed (`foot routing not available`). A client that cannot run
+ * scripts simply lets the call time out.
  */
 export class FootRouter implements FootPort {
   private readonly newInvocationId: () => string;
@@ -51,8 +54,9 @@ export class FootRouter implements FootPort {
   }
 
   async execute(request: FootScriptRequest): Promise<FootScriptOutcome> {
-    const { tenant, processId } = request;
-    const subscribers = await this.deps.connections.subscribers(tenant, processId);
+    const { tenant, processId, owner } = request;
+    if (owner === undefined || owner === "") return { routed: false };
+    const subscribers = await this.ownersConnections(tenant, processId, owner);
     if (subscribers.length === 0) return { routed: false };
 
     const invocationId = this.newInvocationId();
@@ -81,6 +85,16 @@ export class FootRouter implements FootPort {
       }
     }
     return { routed: false };
+  }
+
+  /** Subscribed connections of `owner` only; the connection record's tenant is the key's, its login is checked here. */
+  private async ownersConnections(tenant: string, processId: string, owner: string): Promise<string[]> {
+    const subscribers = await this.deps.connections.subscribers(tenant, processId);
+    const records = await Promise.all(subscribers.map((connectionId) => this.deps.connections.get(tenant, connectionId)));
+    return subscribers.filter((_, i) => {
+      const identity = records[i]?.identity;
+      return identity !== undefined && identity.tenant === tenant && identity.login === owner;
+    });
   }
 
   private async awaitAnswer(tenant: string, invocationId: string, signal: AbortSignal | undefined): Promise<FootScriptOutcome> {

@@ -109,15 +109,20 @@ interface ApiProcess {
   activeSkills: ActiveSkillRef[];
   allowedSkillsOverride: string[] | null;
   locked: boolean;
-  pending: PendingMessage[];
-  guard: GuardConfig | null;
+  pending: (PendingMessage & { withheld?: true })[];
+  guard: (GuardConfig & { withheld?: true }) | null;
   parentProcessId: string | null;
   children: ProcessChild[];
   status: ProcessStatus;
   version: number;
 }
 
-export const toApiProcess = (p: Process): ApiProcess => ({
+/**
+ * API.md `Process`. Pending texts and an inline guard's source may come from the owner's `_user_`
+ * documents (an `action:`, a shot body, an `activate:` guard), so for anyone but the owner
+ * (`owner: false`: an administrator reading metadata) they are withheld, marked `withheld: true`.
+ */
+export const toApiProcess = (p: Process, options: { owner: boolean } = { owner: true }): ApiProcess => ({
   processId: p.processId,
   sessionId: p.sessionId,
   name: p.name,
@@ -126,8 +131,8 @@ export const toApiProcess = (p: Process): ApiProcess => ({
   activeSkills: p.activeSkills.map((s) => ({ ...s })),
   allowedSkillsOverride: p.allowedSkillsOverride === null ? null : [...p.allowedSkillsOverride],
   locked: p.locked,
-  pending: p.pending.map((m) => ({ ...m })),
-  guard: p.guard === null ? null : structuredClone(p.guard),
+  pending: p.pending.map((m) => (options.owner ? { ...m } : { ...m, text: "", withheld: true })),
+  guard: p.guard === null ? null : options.owner || p.guard.type !== "inline" ? structuredClone(p.guard) : { type: "inline", source: "", withheld: true },
   parentProcessId: p.parentProcessId,
   children: p.children.map((c) => ({ ...c })),
   status: p.status,

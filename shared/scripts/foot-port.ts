@@ -9,6 +9,8 @@ import type { ScriptLogEntry } from "../sandbox/script-errors.js";
 export interface FootScriptRequest {
   tenant: string;
   processId: string;
+  /** The login the process belongs to: only connections of that user may receive the call (API.md). */
+  owner: string | undefined;
   skillName: string;
   scriptName: string;
   args: Record<string, unknown>;

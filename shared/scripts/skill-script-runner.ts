@@ -142,6 +142,7 @@ export class SkillScriptRunner implements ScriptToolRunner {
     const outcome = await this.deps.foot.execute({
       tenant: process.tenant,
       processId: process.processId,
+      owner: process.userId,
       skillName: tool.skill.name,
       scriptName: tool.script.name,
       args: invocation.args,

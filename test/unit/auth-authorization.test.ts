@@ -3,7 +3,8 @@ import { Forbidden } from "../../shared/auth/auth-errors.js";
 import {
   assertCanReadDocuments,
   assertCanWriteDocuments,
-  assertProcessAccess,
+  assertProcessMetadataAccess,
+  assertProcessOwner,
   assertProjectAccess,
   assertTenant,
   canReadDocuments,
@@ -173,39 +174,73 @@ describe("project access (list with projectId, spawn)", () => {
   });
 });
 
-describe("process access (read, steer)", () => {
-  const processOfP = { tenant: "acme", processId: "proc-1", projectId: P };
+describe("process access (API.md: processes belong to their user)", () => {
+  // mia (member of P) spawned it.
+  const processOfP = { tenant: "acme", processId: "proc-1", projectId: P, userId: "mia" };
 
-  it("lets a member of the process's project in", () => {
+  it.each([
+    ["member of P", true, true],
+    ["another user", false, false],
+    ["non-member", false, false],
+    ["tenant user", false, false],
+    ["project-admin of P", false, true],
+    ["project-admin of another project", false, false],
+    ["tenant-admin", false, true],
+  ] as [Person, boolean, boolean][])("%s: use as owner=%s, read metadata=%s", (person, owner, metadata) => {
     // Prepare
-    const member = people["member of P"];
+    const identity = people[person];
 
     // Act
-    const outcome = () => assertProcessAccess(member, processOfP);
+    const asOwner = () => assertProcessOwner(identity, processOfP);
+    const asReader = () => assertProcessMetadataAccess(identity, processOfP);
 
     // Assess
-    expect(outcome).not.toThrow();
+    if (owner) expect(asOwner).not.toThrow();
+    else expect(asOwner).toThrow(Forbidden);
+    if (metadata) expect(asReader).not.toThrow();
+    else expect(asReader).toThrow(Forbidden);
   });
 
-  it("forbids a non-member of the same tenant", () => {
+  it("refuses the owner who is no longer a member of the process's project", () => {
     // Prepare
-    const outsider = people["non-member"];
+    const formerMember = who("mia", ["beta"]);
 
     // Act
-    const outcome = () => assertProcessAccess(outsider, processOfP);
+    const outcome = () => assertProcessOwner(formerMember, processOfP);
 
     // Assess
     expect(outcome).toThrow(Forbidden);
   });
 
-  it("reports another tenant's process as not found, even to that tenant's admin", () => {
+  it.each([
+    ["no owner at all", { userId: undefined }],
+    ["an empty owner", { userId: "" }],
+  ])("lets nobody use a process with %s, not even a tenant-admin", (_label, override) => {
     // Prepare
-    const foreignAdmin = who("tara", [P], ["tenant-admin"], "globex");
+    const ownerless = { ...processOfP, ...override };
 
     // Act
-    const outcome = () => assertProcessAccess(foreignAdmin, processOfP);
+    const asAdmin = () => assertProcessOwner(people["tenant-admin"], ownerless);
+    const asMember = () => assertProcessOwner(people["member of P"], ownerless);
 
     // Assess
-    expect(outcome).toThrow(ProcessNotFound);
+    expect(asAdmin).toThrow(Forbidden);
+    expect(asMember).toThrow(Forbidden);
+  });
+
+  it("reports another tenant's process as not found, even to that tenant's admin or a user of the same login", () => {
+    // Prepare
+    const foreignAdmin = who("tara", [P], ["tenant-admin"], "globex");
+    const sameLoginElsewhere = who("mia", [P], [], "globex");
+
+    // Act
+    const outcomes = [
+      () => assertProcessOwner(foreignAdmin, processOfP),
+      () => assertProcessMetadataAccess(foreignAdmin, processOfP),
+      () => assertProcessOwner(sameLoginElsewhere, processOfP),
+    ];
+
+    // Assess
+    for (const outcome of outcomes) expect(outcome).toThrow(ProcessNotFound);
   });
 });

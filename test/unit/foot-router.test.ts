@@ -17,6 +17,8 @@ import { InMemoryRequestStore } from "../../shared/processes/in-memory-request-s
 import { EmptyLayer, FakeRenderer } from "../support/steering-harness.js";
 
 const ALICE = parseIdentity({ login: "alice", tenant: "acme", projects: ["proj1"], roles: [] });
+const BOB = parseIdentity({ login: "bob", tenant: "acme", projects: ["proj1"], roles: [] });
+const ADMIN = parseIdentity({ login: "ada", tenant: "acme", projects: [], roles: ["tenant-admin"] });
 const MALLORY = parseIdentity({ login: "mallory", tenant: "evil", projects: ["proj1"], roles: ["tenant-admin"] });
 
 type Responder = (frame: ProcessSkillScriptExecuteFrame) => unknown;
@@ -68,6 +70,7 @@ function setup(timeoutMs = 2_000) {
   const request = (extra: Partial<FootScriptRequest> = {}): FootScriptRequest => ({
     tenant: "acme",
     processId: "p1",
+    owner: "alice",
     skillName: "kit",
     scriptName: "local",
     args: { dir: "src" },
@@ -201,6 +204,77 @@ describe("FootRouter", () => {
     // Assess
     expect(outcome).toEqual({ routed: true, result: "genuine", logs: [] });
     expect(t.push.framesTo("c-other")).toEqual([{ type: "error", error: expect.objectContaining({ code: "INVALID_REQUEST" }) }]);
+  });
+
+  it.each([
+    ["another member", BOB],
+    ["a tenant-admin", ADMIN],
+  ] as const)("never pushes the call to %s subscribed to the process, only to the owner's connection", async (_label, other) => {
+    // Prepare
+    const t = setup();
+    await t.subscribe("c-other", "p1", other);
+    await t.subscribe("c-owner");
+    t.push.responders.set("c-other", { identity: other, respond: (frame) => ({ type: "process-skill-script-result", invocationId: frame.invocationId, result: "forged" }) });
+    t.push.responders.set("c-owner", { identity: ALICE, respond: (frame) => ({ type: "process-skill-script-result", invocationId: frame.invocationId, result: "genuine" }) });
+
+    // Act
+    const outcome = await t.foot.execute(t.request());
+
+    // Assess
+    expect(outcome).toEqual({ routed: true, result: "genuine", logs: [] });
+    expect(t.push.framesTo("c-other")).toEqual([]);
+  });
+
+  it.each([
+    ["only another member is subscribed", "alice"],
+    ["the process has no owner", undefined],
+    ["the owner's login is only a prefix of the subscriber's", "bo"],
+  ] as const)("answers not routed when %s", async (_label, owner) => {
+    // Prepare
+    const t = setup();
+    await t.subscribe("c-bob", "p1", BOB);
+    t.push.responders.set("c-bob", { identity: BOB, respond: (frame) => ({ type: "process-skill-script-result", invocationId: frame.invocationId, result: "forged" }) });
+
+    // Act
+    const outcome = await t.foot.execute(t.request({ owner }));
+
+    // Assess
+    expect(outcome).toEqual({ routed: false });
+    expect(t.push.sent).toEqual([]);
+  });
+
+  it("skips a subscription whose connection record is gone (its identity cannot be proved)", async () => {
+    // Prepare
+    const t = setup();
+    await t.connections.subscribe("acme", "c-ghost", "p1");
+
+    // Act
+    const outcome = await t.foot.execute(t.request());
+
+    // Assess
+    expect(outcome).toEqual({ routed: false });
+    expect(t.push.sent).toEqual([]);
+  });
+
+  it("refuses a forged answer from another member's connection and keeps waiting for the owner's", async () => {
+    // Prepare
+    const t = setup(1_000);
+    await t.subscribe("c1");
+    await t.connections.put({ connectionId: "c-bob", identity: BOB });
+    t.push.responders.set("c1", {
+      identity: ALICE,
+      respond: (frame) => {
+        void t.router({ identity: BOB, connectionId: "c-bob" }, JSON.stringify({ type: "process-skill-script-result", invocationId: frame.invocationId, result: "forged" }));
+        return { type: "process-skill-script-result", invocationId: frame.invocationId, result: "genuine" };
+      },
+    });
+
+    // Act
+    const outcome = await t.foot.execute(t.request());
+
+    // Assess
+    expect(outcome).toEqual({ routed: true, result: "genuine", logs: [] });
+    expect(t.push.framesTo("c-bob")).toEqual([{ type: "error", error: expect.objectContaining({ code: "INVALID_REQUEST" }) }]);
   });
 
   it("refuses a script whose frame would not fit one WebSocket message, pushing nothing", async () => {

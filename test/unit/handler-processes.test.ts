@@ -145,13 +145,13 @@ describe("POST /brain/{tenant}/sessions/{sessionId}/processes", () => {
 });
 
 describe("GET /brain/{tenant}/processes/{processId}", () => {
-  it("answers the Process to a member", async () => {
+  it("answers the Process to its owner", async () => {
     // Prepare
     const h = await handlerHarness();
     const process = await h.spawn();
 
     // Act
-    const reply = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}`, as: IDENTITIES.bob });
+    const reply = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}`, as: IDENTITIES.alice });
 
     // Assess
     expect(reply.status).toBe(200);
@@ -164,6 +164,8 @@ describe("GET /brain/{tenant}/processes/{processId}", () => {
     ["404 to another tenant (as if unknown)", IDENTITIES.eve, "globex", 404, "PROCESS_NOT_FOUND"],
     ["403 to a non-member", IDENTITIES.mallory, "acme", 403, "FORBIDDEN"],
     ["200 to a tenant-admin", IDENTITIES.admin, "acme", 200, undefined],
+    ["200 to the project's admin", IDENTITIES.padmin, "acme", 200, undefined],
+    ["403 to another member of the project (the process is alice's)", IDENTITIES.bob, "acme", 403, "FORBIDDEN"],
   ])("answers a process read with %s", async (_label, as, tenant, status, code) => {
     // Prepare
     const h = await handlerHarness();
@@ -307,5 +309,93 @@ describe("GET /brain/{tenant}/processes/{processId}/composition", () => {
 
     // Assess
     expect(reply.status).toBe(403);
+  });
+});
+
+describe("processes belong to their user (API.md second round)", () => {
+  const others = [
+    ["another member of the project", IDENTITIES.bob],
+    ["the project's admin", IDENTITIES.padmin],
+    ["a tenant-admin", IDENTITIES.admin],
+  ] as const;
+
+  /** alice's process with her private skill active and its `action:` waiting in pending. */
+  async function alicesPrivateProcess() {
+    const h = await handlerHarness();
+    await h.putSkill("diary", { body: "SECRET-BODY of alice.", extra: "action: 'SECRET-ACTION of alice'" }, "_user_alice");
+    const process = await h.spawn();
+    await h.call("steer", { method: "POST", path: `/brain/acme/processes/${process.processId}/skill`, body: { command: "ACTIVATE", skillName: "diary", requestId: "r-private" } });
+    await h.drain();
+    return { h, process };
+  }
+
+  it.each(others)("refuses the composition preview to %s and shows none of the owner's private skill", async (_label, as) => {
+    // Prepare
+    const { h, process } = await alicesPrivateProcess();
+
+    // Act
+    const reply = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}/composition?message=hi`, as });
+
+    // Assess
+    expect(reply.status).toBe(403);
+    expect(reply.json.error.code).toBe("FORBIDDEN");
+    expect(reply.raw.toString()).not.toContain("SECRET");
+  });
+
+  it.each(others)("refuses the request status to %s, even for a requestId it knows", async (_label, as) => {
+    // Prepare
+    const { h, process } = await alicesPrivateProcess();
+
+    // Act
+    const reply = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}/requests/r-private`, as });
+
+    // Assess
+    expect(reply.status).toBe(403);
+    expect(reply.raw.toString()).not.toContain("SECRET");
+  });
+
+  it("still shows the owner her own private content", async () => {
+    // Prepare
+    const { h, process } = await alicesPrivateProcess();
+
+    // Act
+    const preview = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}/composition` });
+    const metadata = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}` });
+
+    // Assess
+    expect(preview.status).toBe(200);
+    expect(preview.raw.toString()).toContain("SECRET-BODY");
+    expect(metadata.json.pending).toEqual([expect.objectContaining({ text: "SECRET-ACTION of alice" })]);
+  });
+
+  it.each([
+    ["the project's admin", IDENTITIES.padmin],
+    ["a tenant-admin", IDENTITIES.admin],
+  ])("lets %s read the metadata, with pending texts withheld", async (_label, as) => {
+    // Prepare
+    const { h, process } = await alicesPrivateProcess();
+
+    // Act
+    const reply = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}`, as });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(reply.json.pending).toEqual([expect.objectContaining({ text: "", withheld: true, sender: "_skill" })]);
+    expect(reply.raw.toString()).not.toContain("SECRET");
+  });
+
+  it("withholds an inline guard's source from administrators", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    const process = await h.spawn();
+    await h.processes.update("acme", process.processId, (p) => ({ ...p, guard: { type: "inline", source: "SECRET-GUARD()" } }));
+
+    // Act
+    const admin = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}`, as: IDENTITIES.admin });
+    const owner = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}` });
+
+    // Assess
+    expect(admin.json.guard).toEqual({ type: "inline", source: "", withheld: true });
+    expect(owner.json.guard).toEqual({ type: "inline", source: "SECRET-GUARD()" });
   });
 });

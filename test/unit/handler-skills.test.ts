@@ -220,6 +220,7 @@ describe("GET /brain/{tenant}/skills/active", () => {
   it.each([
     ["another tenant's caller (404, as if unknown)", IDENTITIES.eve, "globex", 404, "PROCESS_NOT_FOUND"],
     ["a non-member of the process's project", IDENTITIES.mallory, "acme", 403, "FORBIDDEN"],
+    ["another member of the project (the process is alice's)", IDENTITIES.bob, "acme", 403, "FORBIDDEN"],
   ])("refuses %s", async (_label, as, tenant, status, code) => {
     // Prepare
     const h = await handlerHarness();

@@ -149,6 +149,9 @@ describe("POST …/skill", () => {
   it.each([
     ["404 PROCESS_NOT_FOUND to another tenant", IDENTITIES.eve, "globex", 404, "PROCESS_NOT_FOUND"],
     ["403 FORBIDDEN to a non-member", IDENTITIES.mallory, "acme", 403, "FORBIDDEN"],
+    ["403 FORBIDDEN to another member of the project (the process is alice's)", IDENTITIES.bob, "acme", 403, "FORBIDDEN"],
+    ["403 FORBIDDEN to the project's admin", IDENTITIES.padmin, "acme", 403, "FORBIDDEN"],
+    ["403 FORBIDDEN to a tenant-admin", IDENTITIES.admin, "acme", 403, "FORBIDDEN"],
   ])("answers steering by a stranger with %s and enqueues nothing", async (_label, as, tenant, status, code) => {
     // Prepare
     const { h, skillPath } = await withProcess();

@@ -122,6 +122,9 @@ describe("POST …/tools/{toolName}", () => {
   it.each([
     ["404 PROCESS_NOT_FOUND to another tenant", IDENTITIES.eve, "globex", 404],
     ["403 FORBIDDEN to a non-member", IDENTITIES.mallory, "acme", 403],
+    ["403 FORBIDDEN to another member of the project (the process is alice's)", IDENTITIES.bob, "acme", 403],
+    ["403 FORBIDDEN to the project's admin", IDENTITIES.padmin, "acme", 403],
+    ["403 FORBIDDEN to a tenant-admin", IDENTITIES.admin, "acme", 403],
   ])("answers %s", async (_label, as, tenant, status) => {
     // Prepare
     const { h, tool } = await withGuide();

@@ -87,7 +87,7 @@ describe("ws frame router: process-subscribe", () => {
   it("stores the subscription and acknowledges it", async () => {
     // Prepare
     const t = await setup();
-    const send = await t.connect("c1", BOB);
+    const send = await t.connect("c1", ALICE);
     const p = await t.spawn();
 
     // Act
@@ -113,21 +113,46 @@ describe("ws frame router: process-subscribe", () => {
     expect(await t.connections.subscribers("acme", p.processId)).toEqual([]);
   });
 
-  it("refuses a user who is not a member of the process's project with FORBIDDEN; a tenant-admin may", async () => {
+  it("refuses everyone but the owner with FORBIDDEN: a non-member, another member, a tenant-admin", async () => {
     // Prepare
     const t = await setup();
     const outsider = await t.connect("o1", OUTSIDER);
+    const bob = await t.connect("b1", BOB);
     const admin = await t.connect("a1", ADMIN);
+    const owner = await t.connect("c1", ALICE);
     const p = await t.spawn();
 
     // Act
     await outsider({ type: "process-subscribe", processId: p.processId });
+    await bob({ type: "process-subscribe", processId: p.processId });
     await admin({ type: "process-subscribe", processId: p.processId });
+    await owner({ type: "process-subscribe", processId: p.processId });
 
     // Assess
-    expect(t.push.framesTo("o1")).toEqual([{ type: "error", error: { code: "FORBIDDEN", message: expect.any(String) } }]);
-    expect(t.push.framesTo("a1")).toEqual([{ type: "process-subscribed", processId: p.processId }]);
-    expect(await t.connections.subscribers("acme", p.processId)).toEqual(["a1"]);
+    for (const connectionId of ["o1", "b1", "a1"]) {
+      expect(t.push.framesTo(connectionId)).toEqual([{ type: "error", error: { code: "FORBIDDEN", message: expect.any(String) } }]);
+    }
+    expect(t.push.framesTo("c1")).toEqual([{ type: "process-subscribed", processId: p.processId }]);
+    expect(await t.connections.subscribers("acme", p.processId)).toEqual(["c1"]);
+  });
+
+  it.each([
+    ["another member", BOB],
+    ["a tenant-admin", ADMIN],
+  ] as const)("refuses process-skill from %s with FORBIDDEN and enqueues nothing", async (_label, who) => {
+    // Prepare
+    const t = await setup();
+    const send = await t.connect("x1", who);
+    const p = await t.spawn();
+
+    // Act
+    await send({ type: "process-skill", processId: p.processId, command: "ACTIVATE", skillName: "mine", requestId: "r-x" });
+    await t.drain();
+
+    // Assess
+    expect(t.push.framesTo("x1")).toEqual([{ type: "error", error: { code: "FORBIDDEN", message: expect.any(String) }, requestId: "r-x" }]);
+    expect((await t.app.getProcess("acme", p.processId)).activeSkills).toEqual([]);
+    expect(await t.connections.subscribers("acme", p.processId)).toEqual([]);
   });
 
   it("refuses a subscription beyond the per-connection limit", async () => {
@@ -332,10 +357,12 @@ describe("ws frame router: results reach subscribers only", () => {
     // Prepare
     const t = await setup();
     const alice = await t.connect("c-alice", ALICE);
+    const second = await t.connect("c-second", ALICE);
     const bob = await t.connect("c-bob", BOB);
     const other = await t.connect("c-other", ALICE);
     const p = await t.spawn();
     const q = await t.app.spawn("acme", { login: "alice" }, { sessionId: "s1", recipe: "open", projectId: "proj1", name: "q" });
+    await second({ type: "process-subscribe", processId: p.processId });
     await bob({ type: "process-subscribe", processId: p.processId });
     await other({ type: "process-subscribe", processId: q.processId });
 
@@ -344,10 +371,11 @@ describe("ws frame router: results reach subscribers only", () => {
     await t.drain();
 
     // Assess
-    expect(t.push.framesTo("c-bob")).toEqual([
+    expect(t.push.framesTo("c-second")).toEqual([
       { type: "process-subscribed", processId: p.processId },
       expect.objectContaining({ type: "process-skill-result", requestId: "r1", status: "DONE" }),
     ]);
+    expect(types(t.push.framesTo("c-bob"))).toEqual(["error"]);
     expect(types(t.push.framesTo("c-other"))).toEqual(["process-subscribed"]);
   });
 });
@@ -383,10 +411,10 @@ describe("ws frame router: skill-list", () => {
     expect(frame.skills[2]).toMatchObject({ name: "mine", source: "USER" });
   });
 
-  it("includes the process's active skills when processId is given", async () => {
+  it("includes the process's active skills when processId is given, also for a tenant-admin (metadata)", async () => {
     // Prepare
     const t = await setup();
-    const send = await t.connect("c1", BOB);
+    const send = await t.connect("c1", ADMIN);
     const p = await t.spawn();
     await t.app.steerSkill("acme", p.processId, { login: "alice" }, { command: "ACTIVATE", skillName: "alpha" });
     await t.drain();
@@ -398,8 +426,21 @@ describe("ws frame router: skill-list", () => {
     const [frame] = t.push.framesTo("c1") as unknown as [{ skills: { name: string }[]; active: { name: string }[]; processId: string }];
     expect(frame.processId).toBe(p.processId);
     expect(frame.active.map((s) => s.name)).toEqual(["alpha"]);
-    // Bob does not see Alice's personal skill.
+    // The admin does not see Alice's personal skill.
     expect(frame.skills.map((s) => s.name)).toEqual(["alpha", "beta"]);
+  });
+
+  it("refuses the active skills of alice's process to another member", async () => {
+    // Prepare
+    const t = await setup();
+    const send = await t.connect("c1", BOB);
+    const p = await t.spawn();
+
+    // Act
+    await send({ type: "skill-list", projectId: "proj1", processId: p.processId });
+
+    // Assess
+    expect(t.push.framesTo("c1")).toEqual([{ type: "error", error: { code: "FORBIDDEN", message: expect.any(String) } }]);
   });
 
   it("refuses a project the caller is not a member of, another tenant's process, and a process of another project", async () => {
