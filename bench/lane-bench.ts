@@ -103,8 +103,7 @@ async function throughput(rig: LaneRig, processes: number, activations: number):
   // Each process's requests are enqueued one after the other (so its lane order is known); the
   // processes themselves enqueue concurrently.
   const perProcess = Math.ceil(activations / processes);
-  const requests = (
-    await Promise.all(
+  const requests = await Promise.all(
       ids.map(async (processId, p) => {
         const accepted: { requestId: string }[] = [];
         for (let i = 0; i < perProcess; i++) {
@@ -116,11 +115,10 @@ async function throughput(rig: LaneRig, processes: number, activations: number):
         }
         return accepted;
       }),
-    )
-  ).flat();
-  await Promise.all(requests.map((r) => rig.app.waitForRequest(TENANT, r.requestId, 120_000)));
+  );
+  await Promise.all(requests.flatMap((accepted, p) => accepted.map((r) => rig.app.waitForRequest(TENANT, ids[p]!, r.requestId, 120_000))));
   const seconds = (performance.now() - started) / 1000;
-  return { perSecond: requests.length / seconds, violations: orderViolations(enqueued, rig.applied) };
+  return { perSecond: requests.flat().length / seconds, violations: orderViolations(enqueued, rig.applied) };
 }
 
 /**
@@ -145,7 +143,7 @@ export async function benchLanes(): Promise<BenchRow[]> {
     rig.counter.reset();
     for (let i = 0; i < n; i++) {
       const accepted = await rig.app.steerSkill(TENANT, p.processId, USER, { command: i % 2 ? "CLEAR" : "ACTIVATE", skillName: "code-review" });
-      await rig.app.waitForRequest(TENANT, accepted.requestId, 30_000);
+      await rig.app.waitForRequest(TENANT, p.processId, accepted.requestId, 30_000);
     }
     const perActivation = (service: string) => rig.counter.total(service) / n;
     rows.push(
@@ -157,12 +155,12 @@ export async function benchLanes(): Promise<BenchRow[]> {
     // Requests per composed turn, steady state: two active skills, a fresh message each turn.
     for (const skillName of ["code-review", "typescript-style"]) {
       const accepted = await rig.app.steerSkill(TENANT, p.processId, USER, { command: "ACTIVATE", skillName });
-      await rig.app.waitForRequest(TENANT, accepted.requestId, 30_000);
+      await rig.app.waitForRequest(TENANT, p.processId, accepted.requestId, 30_000);
     }
     rig.counter.reset();
     for (let i = 0; i < n; i++) {
       const accepted = await rig.app.composeTurn(TENANT, p.processId, USER, { message: `turn ${i}: please look at the build` });
-      await rig.app.waitForRequest(TENANT, accepted.requestId, 30_000);
+      await rig.app.waitForRequest(TENANT, p.processId, accepted.requestId, 30_000);
     }
     const perTurn = (service: string) => rig.counter.total(service) / n;
     rows.push(

@@ -26,6 +26,7 @@ function waitBudgetMs(request: HttpRequest): number {
 export async function laneReply(
   app: Pick<SkillsApp, "waitForRequest">,
   tenant: string,
+  processId: string,
   accepted: Accepted,
   request: HttpRequest,
   extra: Record<string, string> = {},
@@ -33,7 +34,7 @@ export async function laneReply(
   const budget = waitBudgetMs(request);
   if (budget === 0) return jsonResponse(202, { requestId: accepted.requestId, status: accepted.status, ...extra });
 
-  const record = await app.waitForRequest(tenant, accepted.requestId, budget);
+  const record = await app.waitForRequest(tenant, processId, accepted.requestId, budget);
   // The error body has no room for the requestId (API.md error shape), so it travels as a header on every waited answer.
   const applied = { "preference-applied": `wait=${Math.ceil(budget / 1000)}`, "skills-request-id": accepted.requestId };
   if (record?.status === "DONE") return jsonResponse(200, { requestId: record.requestId, status: "DONE", ...extra, result: record.result ?? null }, applied);

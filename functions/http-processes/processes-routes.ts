@@ -59,8 +59,8 @@ export function processesRoutes({ app }: ProcessesRoutesDeps): HttpRoute[] {
     route("GET", "/brain/{tenant}/processes/{processId}/requests/{requestId}", async (request) => {
       const process = await accessibleProcess(app, request, request.param("processId"));
       const requestId = request.param("requestId");
-      // A requestId no producer could have used, or one of another process, is unknown here.
-      const record = RequestId.safeParse(requestId).success ? await app.getRequest(process.tenant, requestId) : undefined;
+      // A requestId no producer could have used is unknown without a lookup; ids are scoped to the process.
+      const record = RequestId.safeParse(requestId).success ? await app.getRequest(process.tenant, process.processId, requestId) : undefined;
       if (!record || record.processId !== process.processId) throw new RequestNotFound(requestId.slice(0, 256));
       return jsonResponse(200, toApiRequest(record));
     }),

@@ -37,21 +37,21 @@ export function steerRoutes({ app }: SteerRoutesDeps): HttpRoute[] {
       // The ProcessSkillRequest is validated by the domain (toLaneCommand), one rule for HTTP and WebSocket.
       const body = parseJsonBody(request.event, z.unknown());
       const accepted = await app.steerSkill(process.tenant, process.processId, request.user, body);
-      return laneReply(app, process.tenant, accepted, request);
+      return laneReply(app, process.tenant, process.processId, accepted, request);
     }),
 
     route("POST", "/brain/{tenant}/processes/{processId}/turns", async (request) => {
       const process = await accessibleProcess(app, request, request.param("processId"));
       const body = parseJsonBody(request.event, ComposeBody);
       const accepted = await app.composeTurn(process.tenant, process.processId, request.user, body);
-      return laneReply(app, process.tenant, accepted, request, { turnId: accepted.turnId });
+      return laneReply(app, process.tenant, process.processId, accepted, request, { turnId: accepted.turnId });
     }),
 
     route("POST", "/brain/{tenant}/processes/{processId}/turns/{turnId}/complete", async (request) => {
       const process = await accessibleProcess(app, request, request.param("processId"));
       const body = parseJsonBody(request.event, CompleteBody);
       const accepted = await app.completeTurn(process.tenant, process.processId, request.user, request.param("turnId"), body);
-      return laneReply(app, process.tenant, accepted, request);
+      return laneReply(app, process.tenant, process.processId, accepted, request);
     }),
   ];
 }

@@ -1,3 +1,4 @@
+import { requestFingerprint } from "../steering/lane-requests.js";
 import { reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { SkillsError } from "../errors.js";
@@ -123,14 +124,10 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
 
   const settle = async (message: LaneMessage): Promise<void> => {
     const { tenant, processId, requestId, kind } = message;
-    const existing = await deps.requests.get(tenant, requestId);
+    const existing = await deps.requests.get(tenant, processId, requestId);
     if (existing && existing.status !== "QUEUED") return;
-    if (existing && existing.processId !== processId) {
-      logger.warn("Lane message reuses the requestId of another process; dropped", { requestId, processId });
-      return;
-    }
     // A producer that skipped putQueued still gets a record a caller can read.
-    if (!existing) await deps.requests.putQueued(tenant, processId, requestId, kind);
+    if (!existing) await deps.requests.putQueued(tenant, processId, requestId, kind, requestFingerprint(kind, message.payload));
 
     const req: SteerRequest = { tenant, processId, requestId, user: message.user };
     let outcome: RequestOutcome;
@@ -144,7 +141,7 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
       if (kind === "process.spawnActivate") await reportFailedSpawn(message, error);
     }
 
-    const record = await deps.requests.complete(tenant, requestId, outcome);
+    const record = await deps.requests.complete(tenant, processId, requestId, outcome);
     deps.onApplied?.(message, record);
     if (record.status === "DONE") {
       reportActivations(deps.activations, steered?.activated, (error) => logger.warn("Could not record activation metrics", { requestId, error }));
@@ -171,11 +168,10 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
       await settle(message);
       return true;
     }
-    const { record: current } = await deps.requests.putQueued(tenant, processId, requestId, message.kind);
-    if (current.processId !== processId) return false;
+    const { record: current } = await deps.requests.putQueued(tenant, processId, requestId, message.kind, requestFingerprint(message.kind, message.payload));
     if (current.status !== "QUEUED") return true;
     const error = new LaneRequestAbandoned(requestId, delivery.receiveCount, isTransientServiceError(cause));
-    const record = await deps.requests.complete(tenant, requestId, { status: "FAILED", error: { code: error.code, message: error.message } });
+    const record = await deps.requests.complete(tenant, processId, requestId, { status: "FAILED", error: { code: error.code, message: error.message } });
     deps.onApplied?.(message, record);
     await publishCompletion(message, record);
     return false;

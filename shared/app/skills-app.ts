@@ -16,7 +16,7 @@ import type { Lane } from "../lanes/lane.js";
 import type { LaneMessage, LaneMessageKind, LaneUser } from "../lanes/lane-message.js";
 import type { LanePayloads, TurnContext } from "../lanes/lane-payloads.js";
 import type { LaneApply } from "../lanes/lane-worker.js";
-import { ProcessNotFound } from "../processes/process-errors.js";
+import { ProcessEnded, ProcessNotFound } from "../processes/process-errors.js";
 import { spawnProcess } from "../processes/process-spawn.js";
 import type { SpawnDeps } from "../processes/process-spawn.js";
 import type { ActiveSkillRef, Process } from "../processes/process.js";
@@ -48,6 +48,9 @@ import type { ToolSpecProvider } from "../turns/service-tool-specs.js";
 import { SkillTurnSupport } from "../turns/skill-turn-support.js";
 import { WarmTurnStates } from "../turns/turn-state.js";
 import type { Turn } from "../turns/turn.js";
+
+/** API.md: what a process whose status is DONE refuses with PROCESS_ENDED. */
+const ENDS_WITH_PROCESS: ReadonlySet<LaneMessageKind> = new Set<LaneMessageKind>(["skill.activate", "skill.clear", "skill.clearAll", "turn.compose", "turn.complete"]);
 
 /** Every port the service runs on; the composition root builds the domain services from them. */
 export interface SkillsAppDeps {
@@ -145,8 +148,9 @@ export interface SkillsApp {
     turnId: string,
     input: { output: string; final?: boolean | undefined; requestId?: string | undefined },
   ): Promise<Accepted>;
-  waitForRequest(tenant: string, requestId: string, timeoutMs: number, options?: { signal?: AbortSignal }): Promise<RequestRecord | undefined>;
-  getRequest(tenant: string, requestId: string): Promise<RequestRecord | undefined>;
+  /** requestIds are scoped to their process (API.md). */
+  waitForRequest(tenant: string, processId: string, requestId: string, timeoutMs: number, options?: { signal?: AbortSignal }): Promise<RequestRecord | undefined>;
+  getRequest(tenant: string, processId: string, requestId: string): Promise<RequestRecord | undefined>;
 
   spawn(tenant: string, user: LaneUser, input: SpawnInput): Promise<Process>;
   /** ProcessNotFound for an unknown id or another tenant's process. */
@@ -242,9 +246,15 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
 
   const enqueue: SkillsApp["enqueue"] = async (tenant, processId, user, kind, payload, requestId) => {
     // Unknown (or another tenant's) process: answered now, not as a FAILED request later.
-    await getProcess(tenant, processId);
+    const process = await getProcess(tenant, processId);
     const id = requestIdOf(requestId);
-    const record = await laneRequests.enqueue({ tenant, processId, user, kind, payload, requestId: id });
+    // An ended process takes no new steering or turns (the lane checks again); a retry of a request
+    // it took before it ended is still answered from its record.
+    if (process.status !== "ACTIVE" && ENDS_WITH_PROCESS.has(kind)) {
+      const prior = requestId === undefined ? undefined : await deps.requests.get(tenant, processId, id);
+      if (!prior) throw new ProcessEnded(processId, process.status);
+    }
+    const record = await laneRequests.enqueue({ tenant, processId, user, kind, payload, requestId: id }, { conflicts: true });
     return { requestId: id, status: record.status };
   };
 
@@ -283,8 +293,8 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       return enqueue(tenant, processId, user, "turn.complete", payload, input.requestId);
     },
 
-    waitForRequest: (tenant, requestId, timeoutMs, options) => deps.requests.waitFor(tenant, requestId, timeoutMs, options),
-    getRequest: (tenant, requestId) => deps.requests.get(tenant, requestId),
+    waitForRequest: (tenant, processId, requestId, timeoutMs, options) => deps.requests.waitFor(tenant, processId, requestId, timeoutMs, options),
+    getRequest: (tenant, processId, requestId) => deps.requests.get(tenant, processId, requestId),
 
     spawn: async (tenant, user, input) => {
       const process = await spawnProcess(spawnDeps, {

@@ -9,6 +9,8 @@ import type { ActiveSkillRef, Process } from "../processes/process.js";
 import type { RequestRecord } from "../processes/request-store.js";
 import { toSkillSummary } from "../skills/skill-summary.js";
 import { toLaneCommand } from "../steering/process-skill-request.js";
+import { assertSameRequest, requestFingerprint } from "../steering/lane-requests.js";
+import { parseLanePayload } from "../lanes/lane-payloads.js";
 import { TooManySubscriptions } from "../connections/connection-errors.js";
 import type { ConnectionPush } from "../connections/connection-push.js";
 import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from "../connections/connection-store.js";
@@ -95,16 +97,15 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
   const processSkill = async (caller: WsCaller, frame: ProcessSkillFrame, reply: (frame: ServerFrame) => Promise<unknown>): Promise<void> => {
     const { type: _type, processId, ...request } = frame;
     const { tenant } = caller.identity;
-    toLaneCommand(request);
+    const command = toLaneCommand(request);
     await authorizedProcess(caller.identity, processId);
     await ensureSubscribed(caller, processId);
 
     const requestId = request.requestId ?? newRequestId();
     if (request.requestId !== undefined) {
-      const existing = await deps.app.getRequest(tenant, requestId);
-      if (existing && existing.processId !== processId) {
-        throw new InvalidRequest(`Request '${requestId.slice(0, 80)}' was already used for another process`);
-      }
+      const existing = await deps.app.getRequest(tenant, processId, requestId);
+      // A reuse for another kind or payload is REQUEST_CONFLICT, never the first request's result.
+      if (existing) assertSameRequest(existing, command.kind, requestFingerprint(command.kind, parseLanePayload(command.kind, command.payload)));
       if (existing && existing.status !== "QUEUED") {
         await reply(resultFrame(processId, existing));
         return;

@@ -20,7 +20,8 @@ export const nameClaimKey = (tenant: string, sessionId: string, name: string): T
   sk: `NAME#${part(name)}`,
 });
 
-export const requestItemKey = (tenant: string, requestId: string): TableKey => ({
-  pk: `T#${part(tenant)}#R#${part(requestId)}`,
+/** requestIds are scoped to their process (API.md): the same id on two processes is two requests. */
+export const requestItemKey = (tenant: string, processId: string, requestId: string): TableKey => ({
+  pk: `T#${part(tenant)}#P#${part(processId)}#R#${part(requestId)}`,
   sk: "REQUEST",
 });

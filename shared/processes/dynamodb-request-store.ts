@@ -26,11 +26,12 @@ export class DynamoDBRequestStore extends BaseRequestStore {
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            ...requestItemKey(tenant, record.requestId),
+            ...requestItemKey(tenant, record.processId, record.requestId),
             entity: "request",
             requestId: record.requestId,
             processId: record.processId,
             kind: record.kind,
+            ...(record.fingerprint !== undefined ? { fingerprint: record.fingerprint } : {}),
             status: record.status,
             [TABLE_TTL_ATTRIBUTE]: expiresAt,
           },
@@ -44,14 +45,14 @@ export class DynamoDBRequestStore extends BaseRequestStore {
     }
   }
 
-  protected async readItem(tenant: string, requestId: string): Promise<unknown> {
+  protected async readItem(tenant: string, processId: string, requestId: string): Promise<unknown> {
     const out = await this.documents.send(
-      new GetCommand({ TableName: this.tableName, Key: requestItemKey(tenant, requestId), ConsistentRead: true }),
+      new GetCommand({ TableName: this.tableName, Key: requestItemKey(tenant, processId, requestId), ConsistentRead: true }),
     );
     return out.Item === undefined ? undefined : fromItem(out.Item);
   }
 
-  protected async completeIfQueued(tenant: string, requestId: string, outcome: RequestOutcome, expiresAt: number): Promise<unknown> {
+  protected async completeIfQueued(tenant: string, processId: string, requestId: string, outcome: RequestOutcome, expiresAt: number): Promise<unknown> {
     const detail =
       outcome.status === "DONE"
         ? { set: "resultJson = :detail", value: JSON.stringify(outcome.result) }
@@ -60,7 +61,7 @@ export class DynamoDBRequestStore extends BaseRequestStore {
       const out = await this.documents.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: requestItemKey(tenant, requestId),
+          Key: requestItemKey(tenant, processId, requestId),
           UpdateExpression: `SET #status = :status, ${detail.set}, #expiresAt = :expiresAt`,
           ConditionExpression: "#status = :queued",
           ExpressionAttributeNames: {
@@ -84,6 +85,7 @@ const fromItem = (item: Record<string, unknown>): Record<string, unknown> => ({
   requestId: item.requestId,
   processId: item.processId,
   kind: item.kind,
+  ...(typeof item.fingerprint === "string" ? { fingerprint: item.fingerprint } : {}),
   status: item.status,
   ...(typeof item.resultJson === "string" ? { result: JSON.parse(item.resultJson) as unknown } : {}),
   ...(item.error !== undefined ? { error: item.error } : {}),

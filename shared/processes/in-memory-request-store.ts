@@ -11,24 +11,24 @@ export class InMemoryRequestStore extends BaseRequestStore {
   }
 
   /** Epoch seconds at which the record may be deleted; for tests of the TTL arithmetic. */
-  expiresAtOf(tenant: string, requestId: string): number | undefined {
-    return this.records.get(recordKey(tenant, requestId))?.expiresAt;
+  expiresAtOf(tenant: string, processId: string, requestId: string): number | undefined {
+    return this.records.get(recordKey(tenant, processId, requestId))?.expiresAt;
   }
 
   protected async insertIfAbsent(tenant: string, record: RequestRecord, expiresAt: number): Promise<boolean> {
-    const key = recordKey(tenant, record.requestId);
+    const key = recordKey(tenant, record.processId, record.requestId);
     if (this.records.has(key)) return false;
     this.records.set(key, { record: structuredClone(record), expiresAt });
     return true;
   }
 
-  protected async readItem(tenant: string, requestId: string): Promise<unknown> {
-    const stored = this.records.get(recordKey(tenant, requestId));
+  protected async readItem(tenant: string, processId: string, requestId: string): Promise<unknown> {
+    const stored = this.records.get(recordKey(tenant, processId, requestId));
     return stored === undefined ? undefined : structuredClone(stored.record);
   }
 
-  protected async completeIfQueued(tenant: string, requestId: string, outcome: RequestOutcome, expiresAt: number): Promise<unknown> {
-    const key = recordKey(tenant, requestId);
+  protected async completeIfQueued(tenant: string, processId: string, requestId: string, outcome: RequestOutcome, expiresAt: number): Promise<unknown> {
+    const key = recordKey(tenant, processId, requestId);
     const stored = this.records.get(key);
     if (stored?.record.status !== "QUEUED") return undefined;
     const record: RequestRecord = { ...stored.record, ...structuredClone(outcome) };
@@ -37,4 +37,5 @@ export class InMemoryRequestStore extends BaseRequestStore {
   }
 }
 
-const recordKey = (tenant: string, requestId: string): string => JSON.stringify([tenant, requestId]);
+// Scoped like the DynamoDB key (requestItemKey): tenant, then process, then requestId.
+const recordKey = (tenant: string, processId: string, requestId: string): string => JSON.stringify([tenant, processId, requestId]);

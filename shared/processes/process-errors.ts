@@ -64,6 +64,27 @@ export class RequestNotFound extends SkillsError {
   }
 }
 
+/** API.md: a requestId reused on its process for another kind or payload; never the first request's result. */
+export class RequestConflict extends SkillsError {
+  readonly code = "REQUEST_CONFLICT";
+  constructor(readonly requestId: string, readonly reason: "kind" | "payload") {
+    super(`Request '${requestId}' was already used on this process for ${reason === "kind" ? "another kind of request" : "another payload"}`);
+  }
+}
+
+/** API.md: a process whose status is DONE refuses steering and turns. */
+export class ProcessEnded extends SkillsError {
+  readonly code = "PROCESS_ENDED";
+  constructor(readonly processId: string, readonly status: string = "DONE") {
+    super(`Process '${processId}' has ended (status ${status}); it accepts no more steering or turns`);
+  }
+}
+
+/** Steering and turns need a live process (API.md: 409 PROCESS_ENDED). */
+export function assertProcessNotEnded(process: { readonly processId: string; readonly status: string }): void {
+  if (process.status !== "ACTIVE") throw new ProcessEnded(process.processId, process.status);
+}
+
 /**
  * The process could not be read right now (DynamoDB kept leaving its key unprocessed under
  * throttling). Transient: `retryable` and `$retryable` (the SDK's own marker) make the lane

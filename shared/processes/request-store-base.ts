@@ -18,6 +18,7 @@ const StoredRecord = z.object({
   requestId: z.string().min(1),
   processId: z.string().min(1),
   kind: z.string(),
+  fingerprint: z.string().optional(),
   status: z.enum(["QUEUED", "DONE", "FAILED"]),
   result: z.unknown().optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
@@ -45,43 +46,43 @@ export abstract class BaseRequestStore implements RequestStore {
   /** false when a record with this requestId exists. `expiresAt` is in epoch seconds. */
   protected abstract insertIfAbsent(tenant: string, record: RequestRecord, expiresAt: number): Promise<boolean>;
   /** The stored record in any shape (the base validates it), or undefined. Strongly consistent. */
-  protected abstract readItem(tenant: string, requestId: string): Promise<unknown>;
+  protected abstract readItem(tenant: string, processId: string, requestId: string): Promise<unknown>;
   /** Writes the outcome only while the record is QUEUED; returns the new item, or undefined when it was not QUEUED or absent. */
-  protected abstract completeIfQueued(tenant: string, requestId: string, outcome: RequestOutcome, expiresAt: number): Promise<unknown>;
+  protected abstract completeIfQueued(tenant: string, processId: string, requestId: string, outcome: RequestOutcome, expiresAt: number): Promise<unknown>;
 
-  async putQueued(tenant: string, processId: string, requestId: string, kind: string): Promise<{ record: RequestRecord; created: boolean }> {
-    const record: RequestRecord = { requestId, processId, kind, status: "QUEUED" };
+  async putQueued(tenant: string, processId: string, requestId: string, kind: string, fingerprint?: string): Promise<{ record: RequestRecord; created: boolean }> {
+    const record: RequestRecord = { requestId, processId, kind, ...(fingerprint !== undefined ? { fingerprint } : {}), status: "QUEUED" };
     // A second round only happens when the existing record vanished (TTL) between our two calls.
     for (let round = 0; round < 2; round++) {
       if (await this.insertIfAbsent(tenant, record, this.expiresAt())) return { record, created: true };
-      const existing = await this.get(tenant, requestId);
+      const existing = await this.get(tenant, processId, requestId);
       if (existing) return { record: existing, created: false };
     }
     throw new RequestNotFound(requestId);
   }
 
-  async complete(tenant: string, requestId: string, outcome: RequestOutcome): Promise<RequestRecord> {
+  async complete(tenant: string, processId: string, requestId: string, outcome: RequestOutcome): Promise<RequestRecord> {
     const normalized: RequestOutcome =
       outcome.status === "DONE"
         ? { status: "DONE", result: asJson(outcome.result) }
         : { status: "FAILED", error: { code: outcome.error.code, message: outcome.error.message } };
-    const completed = await this.completeIfQueued(tenant, requestId, normalized, this.expiresAt());
+    const completed = await this.completeIfQueued(tenant, processId, requestId, normalized, this.expiresAt());
     if (completed !== undefined) return parseRecord(completed);
-    const existing = await this.get(tenant, requestId);
+    const existing = await this.get(tenant, processId, requestId);
     if (!existing) throw new RequestNotFound(requestId);
     return existing;
   }
 
-  async get(tenant: string, requestId: string): Promise<RequestRecord | undefined> {
-    const item = await this.readItem(tenant, requestId);
+  async get(tenant: string, processId: string, requestId: string): Promise<RequestRecord | undefined> {
+    const item = await this.readItem(tenant, processId, requestId);
     return item === undefined ? undefined : parseRecord(item);
   }
 
-  async waitFor(tenant: string, requestId: string, timeoutMs: number, options: { signal?: AbortSignal } = {}): Promise<RequestRecord | undefined> {
+  async waitFor(tenant: string, processId: string, requestId: string, timeoutMs: number, options: { signal?: AbortSignal } = {}): Promise<RequestRecord | undefined> {
     const deadline = this.now() + Math.max(0, timeoutMs);
     let interval = this.pollStartMs;
     for (;;) {
-      const record = await this.get(tenant, requestId);
+      const record = await this.get(tenant, processId, requestId);
       if (record && record.status !== "QUEUED") return record;
       const remaining = deadline - this.now();
       if (remaining <= 0 || options.signal?.aborted) return record;
@@ -101,6 +102,7 @@ const parseRecord = (item: unknown): RequestRecord => {
     requestId: parsed.requestId,
     processId: parsed.processId,
     kind: parsed.kind,
+    ...(parsed.fingerprint !== undefined ? { fingerprint: parsed.fingerprint } : {}),
     status: parsed.status,
     ...(parsed.status === "DONE" ? { result: parsed.result ?? null } : {}),
     ...(parsed.error ? { error: parsed.error } : {}),

@@ -1,5 +1,5 @@
 /**
- * Results of lane work, by requestId, so a caller can wait for (or later fetch) what the lane
+ * Results of lane work, by (process, requestId): requestIds are scoped to their process (API.md), so a caller can wait for (or later fetch) what the lane
  * did with its request. Records expire (TTL, default 24 h).
  * Adapters: in-memory-request-store.ts, dynamodb-request-store.ts; shared rules in request-store-base.ts.
  */
@@ -16,6 +16,11 @@ export interface RequestRecord {
   /** The lane message kind, e.g. `skill.activate`. */
   kind: string;
   status: RequestStatus;
+  /**
+   * What was asked (requestFingerprint: kind and payload); a reuse of the requestId with another
+   * one is REQUEST_CONFLICT. Absent on records written without one (nothing to compare).
+   */
+  fingerprint?: string;
   /** Any JSON value; present when DONE. */
   result?: unknown;
   /** Present when FAILED. */
@@ -29,18 +34,18 @@ export interface RequestStore {
    * Records a request as QUEUED unless it is known already; an existing record (maybe DONE)
    * is returned untouched with `created: false` — a repeated requestId never resets a result.
    */
-  putQueued(tenant: string, processId: string, requestId: string, kind: string): Promise<{ record: RequestRecord; created: boolean }>;
+  putQueued(tenant: string, processId: string, requestId: string, kind: string, fingerprint?: string): Promise<{ record: RequestRecord; created: boolean }>;
   /**
    * QUEUED → DONE/FAILED. The first outcome wins: completing an already completed request
    * returns the stored record unchanged. Unknown request → `RequestNotFound`.
    */
-  complete(tenant: string, requestId: string, outcome: RequestOutcome): Promise<RequestRecord>;
-  get(tenant: string, requestId: string): Promise<RequestRecord | undefined>;
+  complete(tenant: string, processId: string, requestId: string, outcome: RequestOutcome): Promise<RequestRecord>;
+  get(tenant: string, processId: string, requestId: string): Promise<RequestRecord | undefined>;
   /**
    * Polls until the request is DONE/FAILED, `timeoutMs` passed, or `signal` aborted; returns the
    * last record read (QUEUED when it did not finish in time, undefined when it never existed).
    */
-  waitFor(tenant: string, requestId: string, timeoutMs: number, options?: { signal?: AbortSignal }): Promise<RequestRecord | undefined>;
+  waitFor(tenant: string, processId: string, requestId: string, timeoutMs: number, options?: { signal?: AbortSignal }): Promise<RequestRecord | undefined>;
 }
 
 /** The API.md shape `{requestId,status,result?,error?}`. */

@@ -1,3 +1,4 @@
+import { assertProcessNotEnded } from "../processes/process-errors.js";
 import { recipeActivations } from "./skill-activations.js";
 import type { SkillActivation } from "./skill-activations.js";
 import { SkillNotFound } from "../errors.js";
@@ -95,6 +96,7 @@ export class SkillSteerProcessor {
     return applyOnce(this.store, req, {
       alreadyApplied: (process) => replayedActivation(process, req.requestId),
       prepare: async (snapshot) => {
+        assertProcessNotEnded(snapshot);
         const skill = await this.resolveAllowed(snapshot, payload.skillName);
         const args = payload.args ?? null;
         // No grandchild (§2c): where the skill is active already (its worker), it is a parameter update.
@@ -120,6 +122,7 @@ export class SkillSteerProcessor {
     return applyOnce(this.store, req, {
       alreadyApplied: unchangedClear,
       prepare: async (snapshot) => {
+        assertProcessNotEnded(snapshot);
         const { removed } = planClear(snapshot, payload.skillName);
         if (removed === undefined) return { answer: unchangedClear(snapshot) };
         const definitions = await this.resolveForCleanup(snapshot, [removed]);
@@ -135,6 +138,7 @@ export class SkillSteerProcessor {
     return applyOnce(this.store, req, {
       alreadyApplied: unchangedClear,
       prepare: async (snapshot) => {
+        assertProcessNotEnded(snapshot);
         const { removed } = planClearAll(snapshot);
         if (removed.length === 0) return { answer: unchangedClear(snapshot) };
         const definitions = await this.resolveForCleanup(snapshot, removed);

@@ -1,3 +1,4 @@
+import { assertProcessNotEnded } from "../processes/process-errors.js";
 import type { SkillActivation } from "../steering/skill-activations.js";
 import { InvalidRequest, SkillsError } from "../errors.js";
 import type { TurnComposePayload, TurnCompletePayload, TurnContext } from "../lanes/lane-payloads.js";
@@ -321,9 +322,7 @@ function toUserMessage(text: string | undefined, id: string, user: LaneUser | nu
   return { id, role: "user", sender: user?.login ?? SYSTEM_SENDER, text, kind: "user", at };
 }
 
-function assertActive(process: Process): void {
-  if (process.status !== "ACTIVE") throw new InvalidRequest(`Process '${process.processId}' is ${process.status}; it runs no more turns`);
-}
+const assertActive = (process: Process): void => assertProcessNotEnded(process);
 
 function assertTurnInFlight(process: Process, turnId: string): void {
   if (process.turn?.turnId !== turnId) {

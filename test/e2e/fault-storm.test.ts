@@ -155,8 +155,8 @@ describe("a storm of steering requests through the local stack", () => {
 
     // Assess: nothing lost — every request has a final record, FAILED only with a typed 4xx code
     const requests = new DynamoDBRequestStore(dynamodb, stack.resources.tableName);
-    const records = await inFlight(planned, IN_FLIGHT, async ({ step }) => {
-      const record = await requests.get(TENANT, step.requestId);
+    const records = await inFlight(planned, IN_FLIGHT, async ({ processId, step }) => {
+      const record = await requests.get(TENANT, processId, step.requestId);
       expect(record, step.requestId).toBeDefined();
       return toApiRequest(record!);
     });

@@ -29,14 +29,14 @@ afterAll(async () => {
 
 const newRequestId = (): string => `r-${randomUUID()}`;
 
-const rawItem = async (tenant: string, requestId: string) => {
-  const key = requestItemKey(tenant, requestId);
+const rawItem = async (tenant: string, requestId: string, processId = "p-1") => {
+  const key = requestItemKey(tenant, processId, requestId);
   const out = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } }, ConsistentRead: true }));
   return out.Item;
 };
 
 describe("DynamoDBRequestStore", () => {
-  it("records a request as QUEUED under a tenant-scoped key with an expiry about a day ahead", async () => {
+  it("records a request as QUEUED under a tenant- and process-scoped key with an expiry about a day ahead", async () => {
     // Prepare
     const requestId = newRequestId();
     const before = Math.floor(Date.now() / 1000);
@@ -47,7 +47,7 @@ describe("DynamoDBRequestStore", () => {
 
     // Assess
     expect(put).toEqual({ created: true, record: { requestId, processId: "p-1", kind: "skill.activate", status: "QUEUED" } });
-    expect(requestItemKey(T, requestId)).toEqual({ pk: `T#${T}#R#${requestId}`, sk: "REQUEST" });
+    expect(requestItemKey(T, "p-1", requestId)).toEqual({ pk: `T#${T}#P#p-1#R#${requestId}`, sk: "REQUEST" });
     const expiresAt = Number(item?.[TABLE_TTL_ATTRIBUTE]?.N);
     expect(expiresAt).toBeGreaterThanOrEqual(before + 24 * 3600);
     expect(expiresAt).toBeLessThanOrEqual(before + 24 * 3600 + 60);
@@ -57,7 +57,7 @@ describe("DynamoDBRequestStore", () => {
     // Prepare
     const requestId = newRequestId();
     await store.putQueued(T, "p-1", requestId, "skill.activate");
-    await store.complete(T, requestId, { status: "DONE", result: { activeSkills: [{ name: "x" }], turnScheduled: false } });
+    await store.complete(T, "p-1", requestId, { status: "DONE", result: { activeSkills: [{ name: "x" }], turnScheduled: false } });
 
     // Act
     const again = await store.putQueued(T, "p-1", requestId, "skill.activate");
@@ -75,9 +75,9 @@ describe("DynamoDBRequestStore", () => {
     await store.putQueued(T, "p-1", requestId, "skill.clear");
 
     // Act
-    const failed = await store.complete(T, requestId, { status: "FAILED", error: { code: "SKILL_LOCKED", message: "locked" } });
-    const late = await store.complete(T, requestId, { status: "DONE", result: {} });
-    const read = await store.get(T, requestId);
+    const failed = await store.complete(T, "p-1", requestId, { status: "FAILED", error: { code: "SKILL_LOCKED", message: "locked" } });
+    const late = await store.complete(T, "p-1", requestId, { status: "DONE", result: {} });
+    const read = await store.get(T, "p-1", requestId);
 
     // Assess
     expect(failed).toEqual({ requestId, processId: "p-1", kind: "skill.clear", status: "FAILED", error: { code: "SKILL_LOCKED", message: "locked" } });
@@ -94,10 +94,10 @@ describe("DynamoDBRequestStore", () => {
     for (let i = 0; i < 40; i++) deep = { next: deep };
 
     // Act
-    await store.complete(T, requestId, { status: "DONE", result: deep });
+    await store.complete(T, "p-1", requestId, { status: "DONE", result: deep });
 
     // Assess
-    expect((await store.get(T, requestId))?.result).toEqual(deep);
+    expect((await store.get(T, "p-1", requestId))?.result).toEqual(deep);
   });
 
   it("refuses to complete an unknown request and keeps tenants apart", async () => {
@@ -106,13 +106,13 @@ describe("DynamoDBRequestStore", () => {
     await store.putQueued(T, "p-1", requestId, "skill.activate");
 
     // Act
-    const completion = await store.complete("globex", requestId, { status: "DONE", result: 1 }).catch((error: unknown) => error);
-    const foreign = await store.get("globex", requestId);
+    const completion = await store.complete("globex", "p-1", requestId, { status: "DONE", result: 1 }).catch((error: unknown) => error);
+    const foreign = await store.get("globex", "p-1", requestId);
 
     // Assess
     expect(completion).toBeInstanceOf(RequestNotFound);
     expect(foreign).toBeUndefined();
-    expect((await store.get(T, requestId))?.status).toBe("QUEUED");
+    expect((await store.get(T, "p-1", requestId))?.status).toBe("QUEUED");
   });
 
   it("waits for a completion that happens while polling", async () => {
@@ -120,11 +120,11 @@ describe("DynamoDBRequestStore", () => {
     const requestId = newRequestId();
     await store.putQueued(T, "p-1", requestId, "turn.compose");
     const lane = new Promise<void>((resolve) => {
-      setTimeout(() => void store.complete(T, requestId, { status: "DONE", result: { turnId: "t-1" } }).then(() => resolve()), 150);
+      setTimeout(() => void store.complete(T, "p-1", requestId, { status: "DONE", result: { turnId: "t-1" } }).then(() => resolve()), 150);
     });
 
     // Act
-    const result = await store.waitFor(T, requestId, 10_000);
+    const result = await store.waitFor(T, "p-1", requestId, 10_000);
     await lane;
 
     // Assess
@@ -137,9 +137,25 @@ describe("DynamoDBRequestStore", () => {
     await store.putQueued(T, "p-1", requestId, "turn.compose");
 
     // Act
-    const result = await store.waitFor(T, requestId, 300);
+    const result = await store.waitFor(T, "p-1", requestId, 300);
 
     // Assess
     expect(result).toMatchObject({ requestId, status: "QUEUED" });
+  });
+
+  it("keeps the same requestId on two processes as two requests, each with its fingerprint", async () => {
+    // Prepare
+    const requestId = newRequestId();
+    await store.putQueued(T, "p-1", requestId, "skill.activate", "fp-1");
+
+    // Act
+    const other = await store.putQueued(T, "p-2", requestId, "skill.clear", "fp-2");
+    await store.complete(T, "p-2", requestId, { status: "DONE", result: { activeSkills: [] } });
+
+    // Assess
+    expect(other.created).toBe(true);
+    expect(await store.get(T, "p-1", requestId)).toEqual({ requestId, processId: "p-1", kind: "skill.activate", fingerprint: "fp-1", status: "QUEUED" });
+    expect(await store.get(T, "p-2", requestId)).toMatchObject({ kind: "skill.clear", fingerprint: "fp-2", status: "DONE" });
+    expect(await rawItem(T, requestId, "p-2")).toMatchObject({ fingerprint: { S: "fp-2" } });
   });
 });

@@ -119,7 +119,7 @@ describe("DynamoDB throttling and conditional conflicts (seeded)", () => {
       const outcome = await laneOutcome(target, process);
       const abandoned = new Set<string>();
       for (const { step, refusals, accepted } of sent[i]!) {
-        const record = outcome.records.get(step.requestId) ?? (await target.app.getRequest(target.tenant, step.requestId));
+        const record = outcome.records.get(step.requestId) ?? (await target.app.getRequest(target.tenant, process.processId, step.requestId));
         // Refused up front: only with the retryable 503, and without a trace on the lane
         expect(refusals.every((r) => r.status === 503 && r.code === "SERVICE_UNAVAILABLE"), `refusals of ${step.requestId}`).toBe(true);
         if (!accepted) {
@@ -153,14 +153,14 @@ describe("DynamoDB throttling and conditional conflicts (seeded)", () => {
     const alice = { login: "alice" };
     const send = async (request: Promise<{ requestId: string }>) => {
       const { requestId } = await request;
-      return target.app.waitForRequest(target.tenant, requestId, 20_000);
+      return target.app.waitForRequest(target.tenant, process.processId, requestId, 20_000);
     };
 
     // Act
     const activated = await send(target.app.steerSkill(target.tenant, process.processId, alice, { command: "ACTIVATE", skillName: "s0" }));
     const once = await send(target.app.steerSkill(target.tenant, process.processId, alice, { command: "ACTIVATE", skillName: "s1", oneShot: true }));
     const { requestId: composeId, turnId } = await target.app.composeTurn(target.tenant, process.processId, alice, { message: "go" });
-    const composed = await target.app.waitForRequest(target.tenant, composeId, 20_000);
+    const composed = await target.app.waitForRequest(target.tenant, process.processId, composeId, 20_000);
     const completed = await send(target.app.completeTurn(target.tenant, process.processId, alice, turnId, { output: "done" }));
 
     // Assess

@@ -191,12 +191,12 @@ describe("lane duplicates: every message applied once", () => {
         putQueued: (...args) => store.putQueued(...args),
         get: (...args) => store.get(...args),
         waitFor: (...args) => store.waitFor(...args),
-        complete: async (tenant, requestId, outcome) => {
+        complete: async (tenant, processId, requestId, outcome) => {
           if (!failedOnce.has(requestId)) {
             failedOnce.add(requestId);
             throw new Error("worker crashed before it stored the result");
           }
-          return store.complete(tenant, requestId, outcome);
+          return store.complete(tenant, processId, requestId, outcome);
         },
       }),
     });

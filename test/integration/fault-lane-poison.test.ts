@@ -105,7 +105,7 @@ describe("lane worker failures", () => {
     // Act
     for (const [id, name] of [["a0", "s0"], ["a1", skill], ["a2", "s1"]] as const) await activate(target, a, name, id);
     await activate(target, b, "s2", "b0");
-    const answer = await target.app.waitForRequest(target.tenant, "a1", 30_000);
+    const answer = await target.app.waitForRequest(target.tenant, a.processId, "a1", 30_000);
     await target.idle();
 
     // Assess: the caller got a typed error; it was tried exactly up to the limit
@@ -124,7 +124,7 @@ describe("lane worker failures", () => {
     expect([...outcome.records].map(([id, r]) => [id, r?.status])).toEqual([["a0", "DONE"], ["a1", "FAILED"], ["a2", "DONE"]]);
     expect(comparableProcess(outcome.process)).toEqual(comparableProcess(outcome.replay.process));
     expect(outcome.process.appliedRequests).not.toContain("a1");
-    expect(await target.app.getRequest(target.tenant, "b0")).toMatchObject({ status: "DONE" });
+    expect(await target.app.getRequest(target.tenant, b.processId, "b0")).toMatchObject({ status: "DONE" });
   });
 
   describe("one invocation with a batch as SQS hands it out on AWS (a group's messages together)", () => {
@@ -169,6 +169,7 @@ describe("lane worker failures", () => {
     it("reports the failed message and the rest of its group for redelivery, and applies the other group", async () => {
       // Prepare
       const { target, messages, parked, handler } = await batchFixture();
+      const processOf = (id: string) => messages.find((m) => m.requestId === id)!.processId;
 
       // Act
       const response = await handler({ Records: messages.map((m) => recordOf(m, 1)) });
@@ -176,7 +177,7 @@ describe("lane worker failures", () => {
       // Assess
       expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(["m-a1", "m-a2", "m-a3"]);
       expect(parked).toEqual([]);
-      const statuses = await Promise.all(["a1", "a2", "a3", "b1"].map(async (id) => (await target.app.getRequest(target.tenant, id))?.status));
+      const statuses = await Promise.all(["a1", "a2", "a3", "b1"].map(async (id) => (await target.app.getRequest(target.tenant, processOf(id), id))?.status));
       expect(statuses).toEqual(["QUEUED", "QUEUED", "QUEUED", "DONE"]);
     });
 
@@ -184,6 +185,7 @@ describe("lane worker failures", () => {
       // Prepare: every record of A was received as often as the poison one (same batches), so
       // left to the redrive policy they would all follow it into the DLQ.
       const { target, a, messages, parked, handler } = await batchFixture();
+      const processOf = (id: string) => messages.find((m) => m.requestId === id)!.processId;
 
       // Act
       const response = await handler({ Records: messages.map((m) => recordOf(m, m.requestId === "b1" ? 1 : MAX_RECEIVES)) });
@@ -191,7 +193,7 @@ describe("lane worker failures", () => {
       // Assess
       expect(response.batchItemFailures).toEqual([]);
       expect(parked).toEqual(["a1"]);
-      const records = await Promise.all(["a1", "a2", "a3", "b1"].map((id) => target.app.getRequest(target.tenant, id)));
+      const records = await Promise.all(["a1", "a2", "a3", "b1"].map((id) => target.app.getRequest(target.tenant, processOf(id), id)));
       expect(records.map((r) => r?.status)).toEqual(["FAILED", "DONE", "DONE", "DONE"]);
       expect(records[0]?.error?.code).toBe("INTERNAL");
       expect((await target.app.getProcess(target.tenant, a.processId)).activeSkills.map((s) => s.name)).toEqual(["s0", "s1"]);

@@ -147,11 +147,11 @@ const spawnIn = (stack: Stack, sessionId: string, recipe = "open", name?: string
   stack.app.spawn(stack.tenant, ALICE, { sessionId, recipe, projectId: PROJECT, name });
 
 /** Waits until the lane is drained (SQS counters only, no table polling), then reads the records. */
-async function settled(stack: Stack, requestIds: readonly string[]): Promise<RequestRecord[]> {
+async function settled(stack: Stack, requests: readonly (readonly [processId: string, requestId: string])[]): Promise<RequestRecord[]> {
   await stack.poller.idle({ timeoutMs: 40_000, pollIntervalMs: 25 });
   return Promise.all(
-    requestIds.map(async (id) => {
-      const record = await stack.app.getRequest(stack.tenant, id);
+    requests.map(async ([processId, id]) => {
+      const record = await stack.app.getRequest(stack.tenant, processId, id);
       expect(record?.status, `request ${id}`).toMatch(/^(DONE|FAILED)$/);
       return record!;
     }),
@@ -195,7 +195,7 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
 
     // Act
     await Promise.all(requests.map((r) => stack.app.steerSkill(stack.tenant, process.processId, ALICE, r)));
-    const records = await settled(stack, requests.map((r) => r.requestId));
+    const records = await settled(stack, requests.map((r) => [process.processId, r.requestId] as const));
 
     // Assess — every request applied exactly once, in one order
     expect(records.every((r) => r.status === "DONE")).toBe(true);
@@ -240,7 +240,7 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
         }),
       );
     }
-    await settled(stack, [message.requestId]);
+    await settled(stack, [[message.processId, message.requestId]]);
     await stack.poller.idle({ timeoutMs: 20_000 });
 
     // Assess
@@ -276,7 +276,7 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
     expect(after.pending.map((m) => m.text)).toEqual(["s2 starts."]);
     expect(after.activeSkills.map((s) => s.name)).toEqual(["s2"]);
     expect(after.version).toBe(process.version + 1);
-    expect(await stack.app.getRequest(stack.tenant, "race-1")).toMatchObject({ status: "DONE", result: { turnScheduled: true } });
+    expect(await stack.app.getRequest(stack.tenant, process.processId, "race-1")).toMatchObject({ status: "DONE", result: { turnScheduled: true } });
   });
 
   it("holds back the rest of a failing message's group while other processes proceed", async () => {
@@ -308,7 +308,7 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
     for (const [i, skillName] of ["s3", "s4"].entries()) {
       await stack.app.steerSkill(stack.tenant, free.processId, ALICE, { command: "ACTIVATE", skillName, requestId: `b${i}` });
     }
-    await settled(stack, ["a0", "a1", "a2", "b0", "b1"]);
+    await settled(stack, [...["a0", "a1", "a2"].map((id) => [blocked.processId, id] as const), ...["b0", "b1"].map((id) => [free.processId, id] as const)]);
 
     // Assess
     const lastA0 = stack.started.lastIndexOf("a0");
@@ -331,11 +331,11 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
     const accepted = await Promise.all(
       parents.map((p, i) => stack.app.steerSkill(stack.tenant, p.processId, ALICE, { command: "ACTIVATE", skillName: "review", args: `part ${i}` })),
     );
-    const records = await settled(stack, accepted.map((a) => a.requestId));
-    await settled(stack, accepted.map((a) => `${a.requestId}#spawn`));
+    const records = await settled(stack, accepted.map((a, i) => [parents[i]!.processId, a.requestId] as const));
+    const spawned = records.map((r) => (r.result as ActivateResult).spawned!);
+    await settled(stack, accepted.map((a, i) => [spawned[i]!.processId, `${a.requestId}#spawn`] as const));
 
     // Assess
-    const spawned = records.map((r) => (r.result as ActivateResult).spawned!);
     expect(spawned.map((s) => s.name).sort()).toEqual(["review-2", "review-3"]);
     for (const [i, child] of spawned.entries()) {
       const worker = await stack.app.getProcess(stack.tenant, child.processId);
@@ -350,15 +350,15 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
     const stack = await startStack();
     const parent = await spawnIn(stack, `s-${randomUUID()}`);
     const { requestId } = await stack.app.steerSkill(stack.tenant, parent.processId, ALICE, { command: "ACTIVATE", skillName: "review" });
-    const [activation] = await settled(stack, [requestId]);
-    await settled(stack, [`${requestId}#spawn`]);
+    const [activation] = await settled(stack, [[parent.processId, requestId]]);
     const child = (activation!.result as ActivateResult).spawned!;
+    await settled(stack, [[child.processId, `${requestId}#spawn`]]);
 
     // Act
     const compose = await stack.app.composeTurn(stack.tenant, child.processId, ALICE, { message: "go" });
-    const [composed] = await settled(stack, [compose.requestId]);
+    const [composed] = await settled(stack, [[child.processId, compose.requestId]]);
     const complete = await stack.app.completeTurn(stack.tenant, child.processId, ALICE, compose.turnId, { output: "No findings.", final: true });
-    await settled(stack, [complete.requestId, `${complete.requestId}#report`]);
+    await settled(stack, [[child.processId, complete.requestId], [parent.processId, `${complete.requestId}#report`]]);
 
     // Assess
     const turn = composed!.result as Turn;
@@ -388,7 +388,7 @@ async function serialReplay(stack: Stack, initial: Process, messages: readonly L
   for (const message of messages) {
     await requests.putQueued(message.tenant, message.processId, message.requestId, message.kind);
     await app.applyLaneMessage(message, { messageId: message.requestId, groupId: undefined, receiveCount: 1 });
-    records.push((await requests.get(message.tenant, message.requestId))!);
+    records.push((await requests.get(message.tenant, message.processId, message.requestId))!);
   }
   return { process: (await processes.get(initial.tenant, initial.processId))!, records };
 }

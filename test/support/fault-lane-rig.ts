@@ -208,7 +208,7 @@ export interface LaneOutcome {
 export async function laneOutcome(rig: LaneRig, initial: Process, options: { exclude?: ReadonlySet<string> } = {}): Promise<LaneOutcome> {
   const messages = rig.enqueued.get(initial.processId) ?? [];
   const records = new Map<string, RequestRecord | undefined>();
-  for (const message of messages) records.set(message.requestId, await rig.app.getRequest(rig.tenant, message.requestId));
+  for (const message of messages) records.set(message.requestId, await rig.app.getRequest(rig.tenant, message.processId, message.requestId));
   const replayed = messages.filter((m) => !options.exclude?.has(m.requestId));
   return {
     process: await rig.app.getProcess(rig.tenant, initial.processId),

@@ -158,7 +158,7 @@ export async function serialReplay(
   for (const message of messages) {
     await requests.putQueued(message.tenant, message.processId, message.requestId, message.kind);
     await app.applyLaneMessage(message, { messageId: message.requestId, groupId: undefined, receiveCount: 1 });
-    const record = await requests.get(message.tenant, message.requestId);
+    const record = await requests.get(message.tenant, message.processId, message.requestId);
     if (record) records.set(message.requestId, record);
   }
   const process = await processes.get(initial.tenant, initial.processId);

@@ -127,7 +127,7 @@ export async function steeringHarness(options: HarnessOptions = {}) {
     async steer(processId: string, request: Record<string, unknown>, user: LaneUser = ALICE): Promise<RequestRecord> {
       const { requestId } = await app.steerSkill(TENANT, processId, user, request);
       await drain();
-      return (await requests.get(TENANT, requestId))!;
+      return (await requests.get(TENANT, processId, requestId))!;
     },
     activate(processId: string, skillName: string, extra: Record<string, unknown> = {}, user: LaneUser = ALICE): Promise<RequestRecord> {
       return harness.steer(processId, { command: "ACTIVATE", skillName, ...extra }, user);
@@ -141,12 +141,12 @@ export async function steeringHarness(options: HarnessOptions = {}) {
     async compose(processId: string, message?: string, user: LaneUser = ALICE): Promise<RequestRecord> {
       const { requestId } = await app.composeTurn(TENANT, processId, user, message === undefined ? {} : { message });
       await drain();
-      return (await requests.get(TENANT, requestId))!;
+      return (await requests.get(TENANT, processId, requestId))!;
     },
     async complete(processId: string, turnId: string, output: string, final?: boolean): Promise<RequestRecord> {
       const { requestId } = await app.completeTurn(TENANT, processId, ALICE, turnId, { output, ...(final !== undefined ? { final } : {}) });
       await drain();
-      return (await requests.get(TENANT, requestId))!;
+      return (await requests.get(TENANT, processId, requestId))!;
     },
   };
   return harness;

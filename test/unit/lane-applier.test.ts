@@ -15,12 +15,12 @@ function flakyComplete(matches: (requestId: string) => boolean) {
       putQueued: (...a) => store.putQueued(...a),
       get: (...a) => store.get(...a),
       waitFor: (...a) => store.waitFor(...a),
-      async complete(tenant, requestId, outcome) {
+      async complete(tenant, processId, requestId, outcome) {
         if (matches(requestId) && !failed.has(requestId)) {
           failed.add(requestId);
           throw new Error("connection reset");
         }
-        return store.complete(tenant, requestId, outcome);
+        return store.complete(tenant, processId, requestId, outcome);
       },
     };
   };
@@ -105,7 +105,7 @@ const SCENARIOS: Record<LaneMessageKind, Scenario> = {
             if (m.requestId !== requestId) throw new Error("later");
             await h.app.applyLaneMessage(m, { messageId: m.requestId, groupId: undefined, receiveCount: 1 });
           });
-          childId = ((await h.requests.get(TENANT, requestId))?.result as ActivateResult).spawned!.processId;
+          childId = ((await h.requests.get(TENANT, parent.processId, requestId))?.result as ActivateResult).spawned!.processId;
         },
       };
     },
@@ -151,7 +151,7 @@ describe("lane applier: at most once per requestId", () => {
       const after = await h.process(staged.processId);
       expect(after.version).toBe(before.version);
       expect(after.appliedRequests.filter((id) => id === targetMessage.requestId)).toHaveLength(1);
-      expect(await h.requests.get(TENANT, targetMessage.requestId)).toMatchObject({ status: "DONE" });
+      expect(await h.requests.get(TENANT, targetMessage.processId, targetMessage.requestId)).toMatchObject({ status: "DONE" });
       expect(h.applied.filter((a) => a.message.requestId === targetMessage.requestId)).toHaveLength(1);
     });
   }
@@ -260,7 +260,7 @@ describe("lane applier: failures", () => {
     // Assess
     expect(first.failures.map((f) => f.message.requestId)).toEqual(["blocked-1"]);
     expect(names(await h.process(q.processId))).toEqual(["beta"]);
-    expect((await h.requests.get(TENANT, "blocked-2"))?.status).toBe("QUEUED");
+    expect((await h.requests.get(TENANT, p.processId, "blocked-2"))?.status).toBe("QUEUED");
     await h.drain();
     expect(names(await h.process(p.processId))).toEqual(["alpha", "beta"]);
   });
@@ -284,7 +284,7 @@ describe("lane applier: failures", () => {
     await h.app.applyLaneMessage(message, { messageId: "m", groupId: undefined, receiveCount: 1 });
 
     // Assess
-    expect(await h.requests.get(TENANT, "bad")).toMatchObject({ status: "FAILED", error: { code: "INVALID_REQUEST" } });
+    expect(await h.requests.get(TENANT, p.processId, "bad")).toMatchObject({ status: "FAILED", error: { code: "INVALID_REQUEST" } });
   });
 
   it("records a message for an unknown process as FAILED PROCESS_NOT_FOUND, creating the record if missing", async () => {
@@ -303,7 +303,7 @@ describe("lane applier: failures", () => {
     await h.app.applyLaneMessage(message, { messageId: "m", groupId: undefined, receiveCount: 1 });
 
     // Assess
-    expect(await h.requests.get(TENANT, "orphan")).toMatchObject({ status: "FAILED", error: { code: "PROCESS_NOT_FOUND" } });
+    expect(await h.requests.get(TENANT, "no-such-process", "orphan")).toMatchObject({ status: "FAILED", error: { code: "PROCESS_NOT_FOUND" } });
   });
 
   it("answers an unknown process at enqueue instead of queueing", async () => {

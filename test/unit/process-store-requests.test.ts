@@ -20,15 +20,15 @@ describe("InMemoryRequestStore", () => {
 
     // Assess
     expect(put).toEqual({ created: true, record: { requestId: "r-1", processId: "p-1", kind: "skill.activate", status: "QUEUED" } });
-    expect(await store.get(T, "r-1")).toEqual(put.record);
-    expect(store.expiresAtOf(T, "r-1")).toBe(NOW / 1000 + 24 * 3600);
+    expect(await store.get(T, "p-1", "r-1")).toEqual(put.record);
+    expect(store.expiresAtOf(T, "p-1", "r-1")).toBe(NOW / 1000 + 24 * 3600);
   });
 
   it("never resets a known request: the same requestId again returns the stored record", async () => {
     // Prepare
     const store = new InMemoryRequestStore();
     await store.putQueued(T, "p-1", "r-1", "skill.activate");
-    await store.complete(T, "r-1", { status: "DONE", result: { activeSkills: [] } });
+    await store.complete(T, "p-1", "r-1", { status: "DONE", result: { activeSkills: [] } });
 
     // Act
     const again = await store.putQueued(T, "p-1", "r-1", "skill.activate");
@@ -44,13 +44,13 @@ describe("InMemoryRequestStore", () => {
     await store.putQueued(T, "p-1", "r-1", "skill.activate");
 
     // Act
-    const done = await store.complete(T, "r-1", { status: "DONE", result: { turnScheduled: true, note: undefined } });
-    const late = await store.complete(T, "r-1", { status: "FAILED", error: { code: "INTERNAL", message: "boom" } });
+    const done = await store.complete(T, "p-1", "r-1", { status: "DONE", result: { turnScheduled: true, note: undefined } });
+    const late = await store.complete(T, "p-1", "r-1", { status: "FAILED", error: { code: "INTERNAL", message: "boom" } });
 
     // Assess
     expect(done).toEqual({ requestId: "r-1", processId: "p-1", kind: "skill.activate", status: "DONE", result: { turnScheduled: true } });
     expect(late).toEqual(done);
-    expect(await store.get(T, "r-1")).toEqual(done);
+    expect(await store.get(T, "p-1", "r-1")).toEqual(done);
   });
 
   it("completes with an error", async () => {
@@ -59,7 +59,7 @@ describe("InMemoryRequestStore", () => {
     await store.putQueued(T, "p-1", "r-1", "skill.clear");
 
     // Act
-    const failed = await store.complete(T, "r-1", { status: "FAILED", error: { code: "SKILL_LOCKED", message: "locked" } });
+    const failed = await store.complete(T, "p-1", "r-1", { status: "FAILED", error: { code: "SKILL_LOCKED", message: "locked" } });
 
     // Assess
     expect(failed).toEqual({ requestId: "r-1", processId: "p-1", kind: "skill.clear", status: "FAILED", error: { code: "SKILL_LOCKED", message: "locked" } });
@@ -72,20 +72,20 @@ describe("InMemoryRequestStore", () => {
     await store.putQueued(T, "p-1", "r-1", "skill.activate");
 
     // Act
-    const attempt = store.complete("globex", "r-1", { status: "DONE", result: 1 });
+    const attempt = store.complete("globex", "p-1", "r-1", { status: "DONE", result: 1 });
 
     // Assess
     await expect(attempt).rejects.toBeInstanceOf(RequestNotFound);
     await expect(attempt).rejects.toMatchObject({ code: "REQUEST_NOT_FOUND" });
-    expect(await store.get("globex", "r-1")).toBeUndefined();
-    expect((await store.get(T, "r-1"))?.status).toBe("QUEUED");
+    expect(await store.get("globex", "p-1", "r-1")).toBeUndefined();
+    expect((await store.get(T, "p-1", "r-1"))?.status).toBe("QUEUED");
   });
 
   it("shapes the API view without internal fields", async () => {
     // Prepare
     const store = new InMemoryRequestStore();
     await store.putQueued(T, "p-1", "r-1", "turn.compose");
-    const done = await store.complete(T, "r-1", { status: "DONE", result: undefined });
+    const done = await store.complete(T, "p-1", "r-1", { status: "DONE", result: undefined });
 
     // Act
     const api = toApiRequest(done);
@@ -101,10 +101,10 @@ describe("InMemoryRequestStore.waitFor", () => {
     vi.useFakeTimers();
     const store = new InMemoryRequestStore();
     await store.putQueued(T, "p-1", "r-1", "skill.activate");
-    setTimeout(() => void store.complete(T, "r-1", { status: "DONE", result: { ok: true } }), 300);
+    setTimeout(() => void store.complete(T, "p-1", "r-1", { status: "DONE", result: { ok: true } }), 300);
 
     // Act
-    const waiting = store.waitFor(T, "r-1", 5_000);
+    const waiting = store.waitFor(T, "p-1", "r-1", 5_000);
     await vi.advanceTimersByTimeAsync(600);
     const settled = await Promise.race([waiting, Promise.resolve("still waiting")]);
 
@@ -120,7 +120,7 @@ describe("InMemoryRequestStore.waitFor", () => {
     const reads = vi.spyOn(store, "get");
 
     // Act
-    const waiting = store.waitFor(T, "r-1", 3_000);
+    const waiting = store.waitFor(T, "p-1", "r-1", 3_000);
     await vi.advanceTimersByTimeAsync(3_000);
     const result = await waiting;
 
@@ -136,7 +136,7 @@ describe("InMemoryRequestStore.waitFor", () => {
     const store = new InMemoryRequestStore();
 
     // Act
-    const waiting = store.waitFor(T, "nope", 500);
+    const waiting = store.waitFor(T, "p-1", "nope", 500);
     await vi.advanceTimersByTimeAsync(500);
 
     // Assess
@@ -151,7 +151,7 @@ describe("InMemoryRequestStore.waitFor", () => {
     const controller = new AbortController();
 
     // Act
-    const waiting = store.waitFor(T, "r-1", 20_000, { signal: controller.signal });
+    const waiting = store.waitFor(T, "p-1", "r-1", 20_000, { signal: controller.signal });
     await vi.advanceTimersByTimeAsync(100);
     controller.abort();
     await vi.advanceTimersByTimeAsync(0);
@@ -159,5 +159,32 @@ describe("InMemoryRequestStore.waitFor", () => {
 
     // Assess
     expect(settled).toMatchObject({ status: "QUEUED" });
+  });
+
+  it("scopes requestIds to their process: the same id on another process is another request", async () => {
+    // Prepare
+    const store = new InMemoryRequestStore();
+    await store.putQueued(T, "p-1", "r-1", "skill.activate", "fp-a");
+    await store.complete(T, "p-1", "r-1", { status: "DONE", result: "first" });
+
+    // Act
+    const other = await store.putQueued(T, "p-2", "r-1", "turn.compose", "fp-b");
+
+    // Assess
+    expect(other).toEqual({ created: true, record: { requestId: "r-1", processId: "p-2", kind: "turn.compose", fingerprint: "fp-b", status: "QUEUED" } });
+    expect(await store.get(T, "p-1", "r-1")).toMatchObject({ status: "DONE", result: "first", fingerprint: "fp-a" });
+    expect(await store.get(T, "p-3", "r-1")).toBeUndefined();
+  });
+
+  it("leaves the fingerprint out of the API view", async () => {
+    // Prepare
+    const store = new InMemoryRequestStore();
+    const { record } = await store.putQueued(T, "p-1", "r-1", "skill.activate", "fp-a");
+
+    // Act
+    const view = toApiRequest(record);
+
+    // Assess
+    expect(view).toEqual({ requestId: "r-1", status: "QUEUED" });
   });
 });

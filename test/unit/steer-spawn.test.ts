@@ -214,7 +214,7 @@ describe("SkillSpawnRunner: run.target spawn (§2c)", () => {
     expect(firstDrain.failures).toHaveLength(1);
     const caller = await h.process(parent.processId);
     expect(caller.children).toHaveLength(1);
-    expect(await h.requests.get(TENANT, requestId)).toMatchObject({ status: "DONE", result: { spawned: caller.children[0] } });
+    expect(await h.requests.get(TENANT, parent.processId, requestId)).toMatchObject({ status: "DONE", result: { spawned: caller.children[0] } });
   });
 
   it("reports the worker's last output to the parent when it completes its final turn", async () => {

@@ -142,7 +142,7 @@ describe("SkillTurnSupport: compose", () => {
     await h.drain();
 
     // Assess
-    const turn = turnOf((await h.requests.get(TENANT, requestId))?.result);
+    const turn = turnOf((await h.requests.get(TENANT, p.processId, requestId))?.result);
     expect(turn.skillSection).toContain("Tier deep on m-1.");
   });
 

@@ -270,8 +270,8 @@ describe("ws frame router: process-skill", () => {
     expect(t.push.framesTo("m1")).toEqual([{ type: "error", error: { code: "PROCESS_NOT_FOUND", message: expect.any(String) }, requestId: "rm" }]);
     expect(t.push.framesTo("o1")).toEqual([{ type: "error", error: { code: "FORBIDDEN", message: expect.any(String) }, requestId: "ro" }]);
     expect(drained.delivered).toBe(0);
-    expect(await t.requests.get("acme", "rm")).toBeUndefined();
-    expect(await t.requests.get("acme", "ro")).toBeUndefined();
+    expect(await t.requests.get("acme", p.processId, "rm")).toBeUndefined();
+    expect(await t.requests.get("acme", p.processId, "ro")).toBeUndefined();
   });
 
   it("refuses an ACTIVATE without skillName before anything is queued", async () => {
@@ -285,7 +285,7 @@ describe("ws frame router: process-skill", () => {
 
     // Assess
     expect(t.push.framesTo("c1")).toEqual([{ type: "error", error: { code: "INVALID_REQUEST", message: "ACTIVATE needs a skillName" }, requestId: "r1" }]);
-    expect(await t.requests.get("acme", "r1")).toBeUndefined();
+    expect(await t.requests.get("acme", p.processId, "r1")).toBeUndefined();
   });
 
   it("answers a repeated, already settled requestId with its stored result and does not apply it again", async () => {
