@@ -116,13 +116,116 @@ describe("POST …/skill", () => {
 
     // Act
     const first = await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body });
-    const second = await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body: { ...body, args: "second" } });
+    const second = await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body: { requestId: "once", args: "first", skillName: "alpha", command: "ACTIVATE" } });
     const withoutWait = await h.call("steer", { method: "POST", path: skillPath, body });
 
     // Assess
     expect(second.json).toEqual(first.json);
     expect(withoutWait).toMatchObject({ status: 202, json: { requestId: "once", status: "DONE" } });
     expect(h.activations).toHaveLength(1);
+  });
+
+  it.each([
+    ["another payload", { command: "ACTIVATE", skillName: "alpha", args: "second" }],
+    ["another skill", { command: "ACTIVATE", skillName: "beta" }],
+    ["oneShot added", { command: "ACTIVATE", skillName: "alpha", args: "first", oneShot: true }],
+    ["another command", { command: "CLEAR", skillName: "alpha" }],
+    ["CLEAR_ALL", { command: "CLEAR_ALL" }],
+  ])("answers a reused requestId with %s as 409 REQUEST_CONFLICT, never the first result", async (_label, reuse) => {
+    // Prepare
+    const { h, skillPath, base } = await withProcess();
+    await h.putSkill("beta");
+    await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body: { command: "ACTIVATE", skillName: "alpha", args: "first", requestId: "once" } });
+
+    // Act
+    const reply = await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body: { ...reuse, requestId: "once" } });
+
+    // Assess
+    expect(reply.status).toBe(409);
+    expect(reply.json.error.code).toBe("REQUEST_CONFLICT");
+    expect(JSON.stringify(reply.json)).not.toContain("activeSkills");
+    const process = await h.call("processes", { method: "GET", path: base });
+    expect(process.json.activeSkills.map((s: { name: string }) => s.name)).toEqual(["alpha"]);
+  });
+
+  it("answers a skill requestId reused for a turn (and a turn's for a skill) with 409 REQUEST_CONFLICT", async () => {
+    // Prepare
+    const { h, skillPath, base } = await withProcess();
+    await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body: { command: "ACTIVATE", skillName: "alpha", requestId: "skill-1" } });
+    await h.call("steer", { method: "POST", path: `${base}/turns`, headers: WAIT, body: { message: "hi", requestId: "turn-1" } });
+
+    // Act
+    const turnWithSkillId = await h.call("steer", { method: "POST", path: `${base}/turns`, headers: WAIT, body: { message: "hi", requestId: "skill-1" } });
+    const skillWithTurnId = await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body: { command: "CLEAR_ALL", requestId: "turn-1" } });
+    const turnRetry = await h.call("steer", { method: "POST", path: `${base}/turns`, headers: WAIT, body: { message: "hi", requestId: "turn-1" } });
+    const turnOtherMessage = await h.call("steer", { method: "POST", path: `${base}/turns`, headers: WAIT, body: { message: "bye", requestId: "turn-1" } });
+
+    // Assess
+    expect([turnWithSkillId.status, turnWithSkillId.json.error?.code]).toEqual([409, "REQUEST_CONFLICT"]);
+    expect([skillWithTurnId.status, skillWithTurnId.json.error?.code]).toEqual([409, "REQUEST_CONFLICT"]);
+    expect(turnRetry.status).toBe(200);
+    expect([turnOtherMessage.status, turnOtherMessage.json.error?.code]).toEqual([409, "REQUEST_CONFLICT"]);
+  });
+
+  it("scopes requestIds to their process: the same id on another process is a request of its own", async () => {
+    // Prepare
+    const { h, skillPath } = await withProcess();
+    const other = await h.spawn();
+    const body = { command: "ACTIVATE", skillName: "alpha", requestId: "shared-id" };
+    await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body });
+
+    // Act
+    const reply = await h.call("steer", { method: "POST", path: `/brain/acme/processes/${other.processId}/skill`, headers: WAIT, body: { command: "CLEAR_ALL", requestId: "shared-id" } });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(reply.json).toMatchObject({ requestId: "shared-id", status: "DONE", result: { activeSkills: [] } });
+    const status = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${other.processId}/requests/shared-id` });
+    expect(status.json).toMatchObject({ status: "DONE", result: { activeSkills: [] } });
+  });
+
+  describe("on a process that ended (status DONE)", () => {
+    async function endedProcess() {
+      const t = await withProcess();
+      const composed = await t.h.call("steer", { method: "POST", path: `${t.base}/turns`, headers: WAIT, body: { message: "go", requestId: "c-1" } });
+      const final = await t.h.call("steer", { method: "POST", path: `${t.base}/turns/${composed.json.turnId}/complete`, headers: WAIT, body: { output: "done", final: true, requestId: "f-1" } });
+      expect(final.json.result.status).toBe("DONE");
+      return { ...t, turnId: composed.json.turnId as string, final };
+    }
+
+    it.each([
+      ["ACTIVATE", "skill", { command: "ACTIVATE", skillName: "alpha" }],
+      ["CLEAR", "skill", { command: "CLEAR", skillName: "alpha" }],
+      ["CLEAR_ALL", "skill", { command: "CLEAR_ALL" }],
+      ["a new turn", "turns", { message: "again" }],
+    ])("refuses %s with 409 PROCESS_ENDED, with and without Prefer: wait", async (_label, route, body) => {
+      // Prepare
+      const { h, base } = await endedProcess();
+
+      // Act
+      const waited = await h.call("steer", { method: "POST", path: `${base}/${route}`, headers: WAIT, body });
+      const queued = await h.call("steer", { method: "POST", path: `${base}/${route}`, body });
+
+      // Assess
+      for (const reply of [waited, queued]) {
+        expect(reply.status).toBe(409);
+        expect(reply.json.error.code).toBe("PROCESS_ENDED");
+      }
+    });
+
+    it("refuses completing the turn again with 409 PROCESS_ENDED, but answers a retry of the final completion from its record", async () => {
+      // Prepare
+      const { h, base, turnId, final } = await endedProcess();
+
+      // Act
+      const again = await h.call("steer", { method: "POST", path: `${base}/turns/${turnId}/complete`, headers: WAIT, body: { output: "more" } });
+      const retry = await h.call("steer", { method: "POST", path: `${base}/turns/${turnId}/complete`, headers: WAIT, body: { output: "done", final: true, requestId: "f-1" } });
+
+      // Assess
+      expect([again.status, again.json.error?.code]).toEqual([409, "PROCESS_ENDED"]);
+      expect(retry.status).toBe(200);
+      expect(retry.json).toEqual(final.json);
+    });
   });
 
   it.each([

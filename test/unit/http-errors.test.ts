@@ -35,6 +35,9 @@ const API_TABLE: [ErrorCode, number][] = [
   ["DOCUMENT_NOT_FOUND", 404],
   ["REQUEST_NOT_FOUND", 404],
   ["TOOL_NOT_FOUND", 404],
+  // API.md "Additions (second round)"
+  ["REQUEST_CONFLICT", 409],
+  ["PROCESS_ENDED", 409],
 ];
 
 describe("statusForCode", () => {

@@ -4,6 +4,7 @@ import type { RequestStore } from "../../shared/processes/request-store.js";
 import type { ActivateResult } from "../../shared/steering/steer-context.js";
 import type { ProcessEvents } from "../../shared/steering/process-events.js";
 import type { Turn } from "../../shared/turns/turn.js";
+import { LaneRequests } from "../../shared/steering/lane-requests.js";
 import { ALICE, names, steeringHarness, TENANT } from "../support/steering-harness.js";
 import type { SteeringHarness } from "../support/steering-harness.js";
 
@@ -198,7 +199,7 @@ describe("lane applier: at most once per requestId", () => {
     expect(h.applied).toHaveLength(1);
   });
 
-  it("refuses a requestId that was used for another process", async () => {
+  it("scopes a requestId to its process: the same id on another process is applied there too (API.md)", async () => {
     // Prepare
     const h = await steeringHarness();
     await h.putSkill("alpha");
@@ -207,10 +208,45 @@ describe("lane applier: at most once per requestId", () => {
     await h.app.steerSkill(TENANT, a.processId, ALICE, { command: "ACTIVATE", skillName: "alpha", requestId: "shared" });
 
     // Act
-    const reuse = h.app.steerSkill(TENANT, b.processId, ALICE, { command: "ACTIVATE", skillName: "alpha", requestId: "shared" });
+    await h.app.steerSkill(TENANT, b.processId, ALICE, { command: "ACTIVATE", skillName: "alpha", requestId: "shared" });
+    await h.drain();
 
     // Assess
-    await expect(reuse).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    expect((await h.process(a.processId)).activeSkills.map((s) => s.name)).toEqual(["alpha"]);
+    expect((await h.process(b.processId)).activeSkills.map((s) => s.name)).toEqual(["alpha"]);
+    expect(await h.requests.get(TENANT, b.processId, "shared")).toMatchObject({ status: "DONE" });
+  });
+
+  it("refuses a reuse on the same process for another kind with REQUEST_CONFLICT, applying nothing", async () => {
+    // Prepare
+    const h = await steeringHarness();
+    await h.putSkill("alpha");
+    const a = await h.spawn("open");
+    await h.app.steerSkill(TENANT, a.processId, ALICE, { command: "ACTIVATE", skillName: "alpha", requestId: "r" });
+    await h.drain();
+
+    // Act
+    const reuse = h.app.composeTurn(TENANT, a.processId, ALICE, { message: "hi", requestId: "r" });
+
+    // Assess
+    await expect(reuse).rejects.toMatchObject({ code: "REQUEST_CONFLICT" });
+    expect(h.lane.size).toBe(0);
+    expect((await h.process(a.processId)).turn ?? null).toBeNull();
+  });
+
+  it("keeps first-wins for the service's own derived requestIds (a redelivered report may word itself differently)", async () => {
+    // Prepare
+    const h = await steeringHarness();
+    const a = await h.spawn("open");
+    const report = (output: string) => ({ tenant: TENANT, processId: a.processId, user: null, kind: "process.report" as const, payload: { childProcessId: "c", childName: "c", output, status: "DONE" as const }, requestId: "x#report" });
+    const requests = new LaneRequests(h.requests, h.lane);
+    await requests.enqueue(report("first wording"));
+
+    // Act
+    const again = await requests.enqueue(report("second wording"));
+
+    // Assess
+    expect(again).toMatchObject({ requestId: "x#report", status: "QUEUED" });
   });
 });
 

@@ -190,10 +190,24 @@ describe("SkillTurnSupport: compose", () => {
     await h.processes.update(TENANT, p.processId, (cur) => ({ ...cur, status: "DONE" }));
 
     // Act
-    const record = await h.compose(p.processId, "hi");
+    const refused = await h.compose(p.processId, "hi").catch((error: unknown) => error);
 
     // Assess
-    expect(record).toMatchObject({ status: "FAILED", error: { code: "INVALID_REQUEST" } });
+    expect(refused).toMatchObject({ code: "PROCESS_ENDED" });
+  });
+
+  it("refuses in the lane too (PROCESS_ENDED) a compose that was queued before the process ended", async () => {
+    // Prepare
+    const h = await steeringHarness();
+    const p = await h.spawn("open");
+    const { requestId } = await h.app.composeTurn(TENANT, p.processId, ALICE, { message: "hi" });
+    await h.processes.update(TENANT, p.processId, (cur) => ({ ...cur, status: "DONE" }));
+
+    // Act
+    await h.drain();
+
+    // Assess
+    expect(await h.requests.get(TENANT, p.processId, requestId)).toMatchObject({ status: "FAILED", error: { code: "PROCESS_ENDED" } });
   });
 });
 

@@ -309,7 +309,7 @@ describe("ws frame router: process-skill", () => {
     expect((await t.app.getProcess("acme", p.processId)).version).toBe(versionAfterFirst);
   });
 
-  it("refuses a requestId already used for another process", async () => {
+  it("scopes requestIds to the process: the same id on another process is queued there", async () => {
     // Prepare
     const t = await setup();
     const send = await t.connect("c1", ALICE);
@@ -321,11 +321,28 @@ describe("ws frame router: process-skill", () => {
     await send({ type: "process-skill", processId: p2.processId, command: "CLEAR_ALL", requestId: "shared" });
 
     // Assess
-    expect(t.push.framesTo("c1").at(-1)).toEqual({
-      type: "error",
-      error: { code: "INVALID_REQUEST", message: expect.stringContaining("another process") },
-      requestId: "shared",
-    });
+    expect(t.push.framesTo("c1").at(-1)).toEqual({ type: "process-skill-result", requestId: "shared", processId: p2.processId, status: "QUEUED" });
+  });
+
+  it("answers a requestId reused for another payload with a REQUEST_CONFLICT error frame, never the first result", async () => {
+    // Prepare
+    const t = await setup();
+    const send = await t.connect("c1", ALICE);
+    const p = await t.spawn();
+    await send({ type: "process-skill", processId: p.processId, command: "ACTIVATE", skillName: "alpha", requestId: "r" });
+    await t.drain();
+    const before = t.push.framesTo("c1").length;
+
+    // Act
+    await send({ type: "process-skill", processId: p.processId, command: "ACTIVATE", skillName: "beta", requestId: "r" });
+    await send({ type: "process-skill", processId: p.processId, command: "CLEAR_ALL", requestId: "r" });
+    await send({ type: "process-skill", processId: p.processId, command: "ACTIVATE", skillName: "alpha", requestId: "r" });
+
+    // Assess
+    const [beta, clearAll, retry] = t.push.framesTo("c1").slice(before);
+    expect(beta).toEqual({ type: "error", error: { code: "REQUEST_CONFLICT", message: expect.any(String) }, requestId: "r" });
+    expect(clearAll).toEqual({ type: "error", error: { code: "REQUEST_CONFLICT", message: expect.any(String) }, requestId: "r" });
+    expect(retry).toMatchObject({ type: "process-skill-result", requestId: "r", status: "DONE", result: { activeSkills: [expect.objectContaining({ name: "alpha" })] } });
   });
 
   it("answers FAILED under the announced requestId when enqueueing fails after the QUEUED answer", async () => {
