@@ -41,6 +41,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   { method: "GET", path: "/brain/{tenant}/skills/active", function: "http-skills" },
 
   { method: "POST", path: "/brain/{tenant}/sessions/{sessionId}/processes", function: "http-processes" },
+  { method: "GET", path: "/brain/{tenant}/sessions/{sessionId}/processes", function: "http-processes" },
   { method: "GET", path: "/brain/{tenant}/processes/{processId}", function: "http-processes" },
   { method: "GET", path: "/brain/{tenant}/processes/{processId}/requests/{requestId}", function: "http-processes" },
   { method: "GET", path: "/brain/{tenant}/processes/{processId}/composition", function: "http-processes" },

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
-import { assertProjectAccess, isProcessOwner } from "../../shared/auth/authorization.js";
+import { assertProjectAccess, canAccessProject, isProcessOwner } from "../../shared/auth/authorization.js";
 import { TurnContext } from "../../shared/lanes/lane-payloads.js";
 import { describeZodIssues } from "../../shared/http/zod-issues.js";
 import { parseJsonBody } from "../../shared/http/request.js";
@@ -15,7 +15,7 @@ import type { HttpRequest, HttpRoute } from "../_shared/http-route.js";
 import { accessibleProcess } from "../_shared/process-access.js";
 
 interface ProcessesRoutesDeps {
-  app: Pick<SkillsApp, "spawn" | "getProcess" | "getRequest" | "turns">;
+  app: Pick<SkillsApp, "spawn" | "sessionProcesses" | "getProcess" | "getRequest" | "turns">;
 }
 
 /** API.md spawn body; identity (the user) comes from the token, never from here. */
@@ -49,6 +49,14 @@ export function processesRoutes({ app }: ProcessesRoutesDeps): HttpRoute[] {
       return jsonResponse(201, toApiProcess(process), {
         location: `/brain/${encodeURIComponent(process.tenant)}/processes/${encodeURIComponent(process.processId)}`,
       });
+    }),
+
+    // The caller's own: the store keys sessions by user, so nobody lists another user's session.
+    route("GET", "/brain/{tenant}/sessions/{sessionId}/processes", async (request) => {
+      const processes = await app.sessionProcesses(request.identity.tenant, request.user, request.param("sessionId"));
+      // A process of a project the caller has left is not hers to use any more (assertProcessOwner).
+      const usable = processes.filter((p) => isProcessOwner(request.identity, p) && canAccessProject(request.identity, p.projectId));
+      return jsonResponse(200, { processes: usable.map((p) => toApiProcess(p)) });
     }),
 
     route("GET", "/brain/{tenant}/processes/{processId}", async (request) => {

@@ -17,7 +17,7 @@ import type { LaneMessage, LaneMessageKind, LaneUser } from "../lanes/lane-messa
 import type { LanePayloads, TurnContext } from "../lanes/lane-payloads.js";
 import type { LaneApply } from "../lanes/lane-worker.js";
 import { ProcessEnded, ProcessNotFound } from "../processes/process-errors.js";
-import { spawnProcess } from "../processes/process-spawn.js";
+import { spawnProcess, validateSessionId } from "../processes/process-spawn.js";
 import type { SpawnDeps } from "../processes/process-spawn.js";
 import type { ActiveSkillRef, Process } from "../processes/process.js";
 import type { ProcessStore } from "../processes/process-store.js";
@@ -153,6 +153,8 @@ export interface SkillsApp {
   getRequest(tenant: string, processId: string, requestId: string): Promise<RequestRecord | undefined>;
 
   spawn(tenant: string, user: LaneUser, input: SpawnInput): Promise<Process>;
+  /** The caller's own processes of a session (API.md: sessions are per user), oldest first. */
+  sessionProcesses(tenant: string, user: LaneUser, sessionId: string): Promise<Process[]>;
   /** ProcessNotFound for an unknown id or another tenant's process. */
   getProcess(tenant: string, processId: string): Promise<Process>;
   activeSkills(tenant: string, processId: string): Promise<ActiveSkillRef[]>;
@@ -308,6 +310,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       reportActivations(deps.activations, recipeActivations(process.activeSkills));
       return process;
     },
+    sessionProcesses: (tenant, user, sessionId) => deps.processes.listSession(tenant, user.login, validateSessionId(sessionId)),
     getProcess,
     activeSkills: async (tenant, processId) => (await getProcess(tenant, processId)).activeSkills,
     previewTurn: async (tenant, processId, user, message, context) => turns.preview(await getProcess(tenant, processId), message, context, user),

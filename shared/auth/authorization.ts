@@ -58,6 +58,8 @@ export function assertCanWriteDocuments(identity: Identity, pathTenant: string, 
   if (!canWriteDocuments(identity, project)) throw new Forbidden(`Not allowed to write documents of '${project}'`);
 }
 
+export const canAccessProject = (identity: Identity, projectId: string): boolean => hasProjectAccess(identity, projectId);
+
 /** Listing skills with `projectId=P` and spawning a process in P. */
 export function assertProjectAccess(identity: Identity, projectId: string): void {
   if (!hasProjectAccess(identity, projectId)) throw new Forbidden(`Not a member of project '${projectId}'`);

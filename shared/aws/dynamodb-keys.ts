@@ -15,9 +15,14 @@ export const processItemKey = (tenant: string, processId: string): TableKey => (
   sk: "PROCESS",
 });
 
-export const nameClaimKey = (tenant: string, sessionId: string, name: string): TableKey => ({
-  pk: `T#${part(tenant)}#S#${part(sessionId)}`,
-  sk: `NAME#${part(name)}`,
+/** Sessions are per user (API.md): one partition per (tenant, user, session), so listing a session is one query. */
+export const nameClaimPartition = (tenant: string, owner: string, sessionId: string): string => `T#${part(tenant)}#U#${part(owner)}#S#${part(sessionId)}`;
+
+export const NAME_CLAIM_SORT_PREFIX = "NAME#";
+
+export const nameClaimKey = (tenant: string, owner: string, sessionId: string, name: string): TableKey => ({
+  pk: nameClaimPartition(tenant, owner, sessionId),
+  sk: `${NAME_CLAIM_SORT_PREFIX}${part(name)}`,
 });
 
 /** requestIds are scoped to their process (API.md): the same id on two processes is two requests. */

@@ -1,13 +1,13 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
-import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Process } from "./process.js";
 import { ProcessVersionConflict } from "./process-errors.js";
 import { BaseProcessStore } from "./process-store-base.js";
-import type { NameClaim, ProcessStoreOptions } from "./process-store-base.js";
+import type { ClaimKey, NameClaim, ProcessStoreOptions } from "./process-store-base.js";
 import { documentClientOf, isConditionalCheckFailed, plainItem } from "../aws/dynamodb-client.js";
 import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
-import { nameClaimKey, processItemKey } from "../aws/dynamodb-keys.js";
+import { NAME_CLAIM_SORT_PREFIX, nameClaimKey, nameClaimPartition, processItemKey } from "../aws/dynamodb-keys.js";
 
 /**
  * ProcessStore on the service table: conditional Put/Get/Delete only, every rule is in the
@@ -80,13 +80,38 @@ export class DynamoDBProcessStore extends BaseProcessStore {
     );
   }
 
-  protected async readClaim(tenant: string, sessionId: string, name: string): Promise<NameClaim | undefined> {
+  protected async readClaim(key: ClaimKey): Promise<NameClaim | undefined> {
+    const { tenant, sessionId, name } = key;
+    const owner = key.owner ?? "";
     const out = await this.documents.send(
-      new GetCommand({ TableName: this.tableName, Key: nameClaimKey(tenant, sessionId, name), ConsistentRead: true }),
+      new GetCommand({ TableName: this.tableName, Key: nameClaimKey(tenant, owner, sessionId, name), ConsistentRead: true }),
     );
     const item = out.Item;
     if (!item || typeof item.processId !== "string" || typeof item.claimedAt !== "number") return undefined;
-    return { tenant, sessionId, name, processId: item.processId, claimedAt: item.claimedAt };
+    return { tenant, owner, sessionId, name, processId: item.processId, claimedAt: item.claimedAt };
+  }
+
+  protected async listClaims(tenant: string, owner: string, sessionId: string, limit: number): Promise<NameClaim[]> {
+    const claims: NameClaim[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.documents.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+          ExpressionAttributeValues: { ":pk": nameClaimPartition(tenant, owner, sessionId), ":prefix": NAME_CLAIM_SORT_PREFIX },
+          ConsistentRead: true,
+          Limit: limit - claims.length,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        if (typeof item.processId !== "string" || typeof item.claimedAt !== "number" || typeof item.name !== "string") continue;
+        claims.push({ tenant, owner, sessionId, name: item.name, processId: item.processId, claimedAt: item.claimedAt });
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey && claims.length < limit);
+    return claims;
   }
 
   protected async replaceClaimIf(claim: NameClaim, expected: NameClaim): Promise<boolean> {
@@ -104,7 +129,7 @@ export class DynamoDBProcessStore extends BaseProcessStore {
     await this.conditionally(
       this.documents.send(new DeleteCommand({
         TableName: this.tableName,
-        Key: nameClaimKey(claim.tenant, claim.sessionId, claim.name),
+        Key: nameClaimKey(claim.tenant, claim.owner ?? "", claim.sessionId, claim.name),
         ConditionExpression: "processId = :processId",
         ExpressionAttributeValues: { ":processId": claim.processId },
       })),
@@ -140,8 +165,10 @@ const processItem = (process: Process): Record<string, unknown> => ({
 });
 
 const claimItem = (claim: NameClaim): Record<string, unknown> => ({
-  ...nameClaimKey(claim.tenant, claim.sessionId, claim.name),
+  ...nameClaimKey(claim.tenant, claim.owner ?? "", claim.sessionId, claim.name),
   entity: "processName",
+  // The name itself, so a session listing needs no decoding of the sort key.
+  name: claim.name,
   processId: claim.processId,
   claimedAt: claim.claimedAt,
 });

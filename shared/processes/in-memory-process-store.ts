@@ -1,7 +1,7 @@
 import type { Process } from "./process.js";
 import { ProcessVersionConflict } from "./process-errors.js";
 import { BaseProcessStore } from "./process-store-base.js";
-import type { NameClaim, ProcessStoreOptions } from "./process-store-base.js";
+import type { ClaimKey, NameClaim, ProcessStoreOptions } from "./process-store-base.js";
 
 /**
  * ProcessStore on Maps, with the same conditional semantics as DynamoDB (the rules are the
@@ -42,7 +42,7 @@ export class InMemoryProcessStore extends BaseProcessStore {
 
   /** Test setup: a claim whose create died before the process was written. */
   seedClaim(claim: NameClaim): void {
-    this.claims.set(claimKey(claim.tenant, claim.sessionId, claim.name), { ...claim });
+    this.claims.set(claimKey(claim), { ...claim });
   }
 
   protected async readProcessItem(tenant: string, processId: string): Promise<unknown> {
@@ -75,19 +75,26 @@ export class InMemoryProcessStore extends BaseProcessStore {
   }
 
   protected async putClaimIfAbsent(claim: NameClaim): Promise<boolean> {
-    const key = claimKey(claim.tenant, claim.sessionId, claim.name);
+    const key = claimKey(claim);
     if (this.claims.has(key)) return false;
     this.claims.set(key, { ...claim });
     return true;
   }
 
-  protected async readClaim(tenant: string, sessionId: string, name: string): Promise<NameClaim | undefined> {
-    const stored = this.claims.get(claimKey(tenant, sessionId, name));
+  protected async readClaim(key: ClaimKey): Promise<NameClaim | undefined> {
+    const stored = this.claims.get(claimKey(key));
     return stored === undefined ? undefined : { ...stored };
   }
 
+  protected async listClaims(tenant: string, owner: string, sessionId: string, limit: number): Promise<NameClaim[]> {
+    return [...this.claims.values()]
+      .filter((c) => c.tenant === tenant && (c.owner ?? "") === owner && c.sessionId === sessionId)
+      .slice(0, limit)
+      .map((c) => ({ ...c }));
+  }
+
   protected async replaceClaimIf(claim: NameClaim, expected: NameClaim): Promise<boolean> {
-    const key = claimKey(claim.tenant, claim.sessionId, claim.name);
+    const key = claimKey(claim);
     const stored = this.claims.get(key);
     if (stored?.processId !== expected.processId || stored.claimedAt !== expected.claimedAt) return false;
     this.claims.set(key, { ...claim });
@@ -95,7 +102,7 @@ export class InMemoryProcessStore extends BaseProcessStore {
   }
 
   protected async deleteClaimIf(claim: NameClaim): Promise<void> {
-    const key = claimKey(claim.tenant, claim.sessionId, claim.name);
+    const key = claimKey(claim);
     if (this.claims.get(key)?.processId === claim.processId) this.claims.delete(key);
   }
 
@@ -118,4 +125,4 @@ export class InMemoryProcessStore extends BaseProcessStore {
 
 // JSON arrays as keys: no separator a tenant or name could contain can make two keys collide.
 const processKey = (tenant: string, processId: string): string => JSON.stringify([tenant, processId]);
-const claimKey = (tenant: string, sessionId: string, name: string): string => JSON.stringify([tenant, sessionId, name]);
+const claimKey = (claim: ClaimKey): string => JSON.stringify([claim.tenant, claim.owner ?? "", claim.sessionId, claim.name]);

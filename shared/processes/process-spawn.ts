@@ -45,6 +45,14 @@ export interface SpawnRequest {
   processId?: string | undefined;
 }
 
+/** A session id is part of a store key (with tenant and user): bounded and printable. */
+export function validateSessionId(sessionId: unknown): string {
+  if (typeof sessionId !== "string" || sessionId === "" || sessionId.length > MAX_SESSION_ID_LENGTH || CONTROL.test(sessionId)) {
+    throw new InvalidRequest(`Session id must be 1 to ${MAX_SESSION_ID_LENGTH} printable characters`);
+  }
+  return sessionId;
+}
+
 /** A caller-chosen process name: it is shown in UIs and is part of a store key. */
 function validateProcessName(name: string): string {
   if (typeof name !== "string" || name.trim() === "") throw new InvalidRequest("Process name must not be empty");
@@ -108,9 +116,7 @@ export async function spawnProcess(deps: SpawnDeps, req: SpawnRequest): Promise<
   validateTenantId(req.tenant);
   validateProjectId(req.projectId);
   if (req.userId !== undefined) validateLogin(req.userId);
-  if (typeof req.sessionId !== "string" || req.sessionId === "" || req.sessionId.length > MAX_SESSION_ID_LENGTH || CONTROL.test(req.sessionId)) {
-    throw new InvalidRequest(`Session id must be 1 to ${MAX_SESSION_ID_LENGTH} printable characters`);
-  }
+  validateSessionId(req.sessionId);
   if (req.name !== undefined) validateProcessName(req.name);
   if (req.autoName?.base !== undefined) validateProcessName(req.autoName.base);
   if (!isRecipeName(req.recipe)) throw new RecipeNotFound(String(req.recipe));

@@ -6,9 +6,14 @@ import { jitteredBackoffMs, sleep as realSleep } from "../support/retry-backoff.
 import type { BackoffPolicy, Sleep } from "../support/retry-backoff.js";
 import { describeIssues, parseStoredProcess } from "./stored-process.js";
 
-/** Who holds a process name in a session. Lives beside the process, not inside it. */
+/**
+ * Who holds a process name in a session. Lives beside the process, not inside it. Sessions are
+ * per user (API.md): the claim is keyed by tenant, the process's user (`owner`; none = ""), session
+ * and name, so two users' sessions of the same id never share names.
+ */
 export interface NameClaim {
   tenant: string;
+  owner?: string | undefined;
   sessionId: string;
   name: string;
   processId: string;
@@ -33,6 +38,12 @@ export interface ProcessStoreOptions {
 }
 
 const CLAIM_ROUNDS = 5;
+
+/** What identifies a claim. */
+export type ClaimKey = Pick<NameClaim, "tenant" | "owner" | "sessionId" | "name">;
+
+/** `GET …/sessions/{id}/processes` lists at most this many (a session of more is a runaway spawner). */
+export const MAX_SESSION_PROCESSES = 500;
 
 /**
  * Every ProcessStore rule that needs no AWS: the name-claim protocol, optimistic retries,
@@ -82,7 +93,9 @@ export abstract class BaseProcessStore implements ProcessStore {
   protected abstract deleteProcessIfVersion(tenant: string, processId: string, version: number): Promise<void>;
   /** false when the name is claimed already. */
   protected abstract putClaimIfAbsent(claim: NameClaim): Promise<boolean>;
-  protected abstract readClaim(tenant: string, sessionId: string, name: string): Promise<NameClaim | undefined>;
+  protected abstract readClaim(key: ClaimKey): Promise<NameClaim | undefined>;
+  /** Claims of one user's session (any order), at most `limit`. */
+  protected abstract listClaims(tenant: string, owner: string, sessionId: string, limit: number): Promise<NameClaim[]>;
   /** Overwrites `expected` with `claim` only if the stored claim is still exactly `expected`. */
   protected abstract replaceClaimIf(claim: NameClaim, expected: NameClaim): Promise<boolean>;
   /** Deletes the claim only while it still names `claim.processId`. */
@@ -92,6 +105,7 @@ export abstract class BaseProcessStore implements ProcessStore {
     const process = this.validated({ ...input, version: 1 });
     const claim: NameClaim = {
       tenant: process.tenant,
+      owner: process.userId ?? "",
       sessionId: process.sessionId,
       name: process.name,
       processId: process.processId,
@@ -111,19 +125,28 @@ export abstract class BaseProcessStore implements ProcessStore {
     }
     if (taken) {
       const existing = await this.storedOrRead(taken, process.tenant, process.processId);
-      if (existing && existing.sessionId === process.sessionId && existing.name === process.name) {
+      if (existing && existing.sessionId === process.sessionId && existing.name === process.name && (existing.userId ?? "") === (process.userId ?? "")) {
         return { process: existing, created: false };
       }
       if (fresh) await this.releaseClaim(claim);
       throw new NameTaken(process.sessionId, process.name, process.processId);
     }
 
-    const holder = await this.readClaim(claim.tenant, claim.sessionId, claim.name);
+    const holder = await this.readClaim(claim);
     if (holder?.processId !== process.processId) {
       await this.deleteProcessIfVersion(process.tenant, process.processId, 1);
       throw new NameTaken(process.sessionId, process.name, holder?.processId);
     }
     return { process, created: true };
+  }
+
+  async listSession(tenant: string, owner: string, sessionId: string, limit: number = MAX_SESSION_PROCESSES): Promise<Process[]> {
+    const claims = await this.listClaims(tenant, owner, sessionId, limit);
+    const processes = await Promise.all(claims.map((claim) => this.get(tenant, claim.processId)));
+    // A claim whose create died (no process), or one a takeover left behind, lists nothing.
+    return processes
+      .filter((p): p is Process => p !== undefined && p.sessionId === sessionId && (p.userId ?? "") === owner && claims.some((c) => c.processId === p.processId && c.name === p.name))
+      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.processId < b.processId ? -1 : 1));
   }
 
   async get(tenant: string, processId: string): Promise<Process | undefined> {
@@ -181,7 +204,7 @@ export abstract class BaseProcessStore implements ProcessStore {
   private async claimName(claim: NameClaim): Promise<{ fresh: boolean }> {
     for (let round = 0; round < CLAIM_ROUNDS; round++) {
       if (await this.putClaimIfAbsent(claim)) return { fresh: true };
-      const held = await this.readClaim(claim.tenant, claim.sessionId, claim.name);
+      const held = await this.readClaim(claim);
       if (!held) continue;
       if (held.processId === claim.processId) return { fresh: false };
       if (await this.readProcessItem(claim.tenant, held.processId)) {

@@ -14,6 +14,11 @@ export interface ProcessStore {
    * must not create a second child). Any other collision → `NameTaken`.
    */
   create(process: Process): Promise<CreateResult>;
+  /**
+   * The processes of one user's session (API.md: sessions are per user), oldest first, at most
+   * `limit` (default MAX_SESSION_PROCESSES). `owner` is the process's userId ("" for none).
+   */
+  listSession(tenant: string, owner: string, sessionId: string, limit?: number): Promise<Process[]>;
   /** Strongly consistent. Another tenant's process is `undefined`, like an unknown id. */
   get(tenant: string, processId: string): Promise<Process | undefined>;
   /**

@@ -15,6 +15,8 @@ const API_MD_ROUTES: [routeKey: string, fn: FunctionName][] = [
   ["GET /brain/{tenant}/skills/problems", "http-skills"],
   ["GET /brain/{tenant}/skills/active", "http-skills"],
   ["POST /brain/{tenant}/sessions/{sessionId}/processes", "http-processes"],
+  // API.md "Additions (second round)": sessions are per user.
+  ["GET /brain/{tenant}/sessions/{sessionId}/processes", "http-processes"],
   ["GET /brain/{tenant}/processes/{processId}", "http-processes"],
   ["GET /brain/{tenant}/processes/{processId}/requests/{requestId}", "http-processes"],
   ["GET /brain/{tenant}/processes/{processId}/composition", "http-processes"],

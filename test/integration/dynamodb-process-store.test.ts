@@ -89,7 +89,7 @@ describe("DynamoDBProcessStore", () => {
     const processItem = await client.send(
       new GetItemCommand({ TableName: tableName, Key: { pk: { S: `T#${T}#P#${p.processId}` }, sk: { S: "PROCESS" } }, ConsistentRead: true }),
     );
-    const claim = nameClaimKey(T, p.sessionId, p.name);
+    const claim = nameClaimKey(T, "", p.sessionId, p.name);
     const claimItem = await client.send(
       new GetItemCommand({ TableName: tableName, Key: { pk: { S: claim.pk }, sk: { S: claim.sk } }, ConsistentRead: true }),
     );
@@ -97,7 +97,7 @@ describe("DynamoDBProcessStore", () => {
     // Assess
     expect(processItemKey(T, p.processId)).toEqual({ pk: `T#${T}#P#${p.processId}`, sk: "PROCESS" });
     expect(processItem.Item?.version).toEqual({ N: "1" });
-    expect(claim).toEqual({ pk: `T#${T}#S#${p.sessionId}`, sk: "NAME#chat" });
+    expect(claim).toEqual({ pk: `T#${T}#U##S#${p.sessionId}`, sk: "NAME#chat" });
     expect(claimItem.Item?.processId).toEqual({ S: p.processId });
   });
 

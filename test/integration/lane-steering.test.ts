@@ -287,6 +287,7 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
       retryDelaySeconds: 1,
       wrapProcesses: (store) => ({
         create: (p) => store.create(p),
+        listSession: (...args) => store.listSession(...args),
         get: (tenant, id) => store.get(tenant, id),
         update: (tenant, id, mutate) => {
           if (id === blockedId && failuresLeft > 0) {

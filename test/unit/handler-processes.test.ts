@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { IDENTITIES } from "../fixtures/events/http-handler-event.js";
 import { handlerHarness, PROJECT } from "../support/handler-harness.js";
+import type { HandlerHarness } from "../support/handler-harness.js";
 
 const PROCESS_FIELDS = [
   "activeSkills",
@@ -397,5 +398,89 @@ describe("processes belong to their user (API.md second round)", () => {
     // Assess
     expect(admin.json.guard).toEqual({ type: "inline", source: "", withheld: true });
     expect(owner.json.guard).toEqual({ type: "inline", source: "SECRET-GUARD()" });
+  });
+});
+
+describe("sessions are per user (API.md second round)", () => {
+  const sessionPath = "/brain/acme/sessions/s1/processes";
+  const spawnAs = (h: HandlerHarness, as: (typeof IDENTITIES)[keyof typeof IDENTITIES], name?: string, session = sessionPath) =>
+    h.call("processes", { method: "POST", path: session, as, body: { recipe: "open", projectId: PROJECT, ...(name ? { name } : {}) } });
+
+  it("lets two users use the same session id and process name without NAME_TAKEN", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    const alices = await spawnAs(h, IDENTITIES.alice, "chat");
+
+    // Act
+    const bobs = await spawnAs(h, IDENTITIES.bob, "chat");
+    const bobsAgain = await spawnAs(h, IDENTITIES.bob, "chat");
+
+    // Assess
+    expect(alices.status).toBe(201);
+    expect(bobs.status).toBe(201);
+    expect(bobs.json.processId).not.toBe(alices.json.processId);
+    expect([bobsAgain.status, bobsAgain.json.error?.code]).toEqual([409, "NAME_TAKEN"]);
+  });
+
+  it("numbers automatic names per user: each user's first process of a recipe is <recipe>-1", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    await spawnAs(h, IDENTITIES.alice);
+
+    // Act
+    const bobs = await spawnAs(h, IDENTITIES.bob);
+
+    // Assess
+    expect(bobs.json.name).toBe("open-1");
+  });
+
+  it("lists only the caller's own processes of the session, oldest first", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    const first = await spawnAs(h, IDENTITIES.alice, "one");
+    const second = await spawnAs(h, IDENTITIES.alice, "two");
+    await spawnAs(h, IDENTITIES.bob, "bobs");
+    await spawnAs(h, IDENTITIES.alice, "elsewhere", "/brain/acme/sessions/s2/processes");
+
+    // Act
+    const alices = await h.call("processes", { method: "GET", path: sessionPath });
+    const bobs = await h.call("processes", { method: "GET", path: sessionPath, as: IDENTITIES.bob });
+    const admins = await h.call("processes", { method: "GET", path: sessionPath, as: IDENTITIES.admin });
+    const empty = await h.call("processes", { method: "GET", path: "/brain/acme/sessions/nothing-here/processes" });
+
+    // Assess
+    expect(alices.status).toBe(200);
+    expect(alices.json.processes.map((p: { processId: string }) => p.processId)).toEqual([first.json.processId, second.json.processId]);
+    expect(alices.json.processes[0]).toEqual(first.json);
+    expect(bobs.json.processes.map((p: { name: string }) => p.name)).toEqual(["bobs"]);
+    expect(admins.json).toEqual({ processes: [] });
+    expect(empty.json).toEqual({ processes: [] });
+  });
+
+  it("answers another tenant's path with 403 and a malformed session id with 400", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    await spawnAs(h, IDENTITIES.alice, "one");
+
+    // Act
+    const foreign = await h.call("processes", { method: "GET", path: sessionPath.replace("/acme/", "/globex/") });
+    const tooLong = await h.call("processes", { method: "GET", path: `/brain/acme/sessions/${"s".repeat(200)}/processes` });
+
+    // Assess
+    expect(foreign.status).toBe(403);
+    expect([tooLong.status, tooLong.json.error.code]).toEqual([400, "INVALID_REQUEST"]);
+  });
+
+  it("leaves out a process of a project the caller no longer belongs to", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    await spawnAs(h, IDENTITIES.alice, "one");
+    const formerMember = { ...IDENTITIES.alice, projects: [] };
+
+    // Act
+    const reply = await h.call("processes", { method: "GET", path: sessionPath, as: formerMember });
+
+    // Assess
+    expect(reply.json).toEqual({ processes: [] });
   });
 });

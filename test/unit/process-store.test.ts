@@ -156,7 +156,7 @@ describe("InMemoryProcessStore create / get", () => {
     class StallingStore extends InMemoryProcessStore {
       protected override async putProcessIfAbsent(process: Process): Promise<void> {
         const thief: NameClaim = { tenant: T, sessionId: "s-1", name: "chat", processId: "thief", claimedAt: NOW };
-        const held = await this.readClaim(T, "s-1", "chat");
+        const held = await this.readClaim({ tenant: T, sessionId: "s-1", name: "chat" });
         if (held) await this.replaceClaimIf(thief, held);
         return super.putProcessIfAbsent(process);
       }
@@ -537,5 +537,57 @@ describe("applied requests", () => {
     expect(hasApplied(p, `r-${APPLIED_REQUESTS_KEPT + 4}`)).toBe(true);
     expect(p.appliedRequests.at(-1)).toBe("r-10");
     expect(p.appliedRequests.filter((id) => id === "r-10")).toHaveLength(1);
+  });
+});
+
+describe("InMemoryProcessStore: sessions per user", () => {
+  it("claims names per (tenant, user, session) and lists one user's session only", async () => {
+    // Prepare
+    const store = new InMemoryProcessStore({ now: () => NOW });
+    await store.create(aProcess({ processId: "p-a", userId: "alice" }));
+    await store.create(aProcess({ processId: "p-b", userId: "bob" }));
+    await store.create(aProcess({ processId: "p-a2", userId: "alice", name: "second" }));
+    await store.create(aProcess({ processId: "p-other", userId: "alice", sessionId: "s-2" }));
+
+    // Act
+    const alices = await store.listSession(T, "alice", "s-1");
+    const bobs = await store.listSession(T, "bob", "s-1");
+    const nobodys = await store.listSession(T, "", "s-1");
+    const foreign = await store.listSession("globex", "alice", "s-1");
+
+    // Assess
+    expect(alices.map((p) => p.processId).sort()).toEqual(["p-a", "p-a2"]);
+    expect(bobs.map((p) => p.processId)).toEqual(["p-b"]);
+    expect(nobodys).toEqual([]);
+    expect(foreign).toEqual([]);
+    await expect(store.create(aProcess({ processId: "p-b2", userId: "bob" }))).rejects.toMatchObject({ code: "NAME_TAKEN", existingProcessId: "p-b" });
+  });
+
+  it("does not treat another user's process with the same id, session and name as its own earlier create", async () => {
+    // Prepare
+    const store = new InMemoryProcessStore({ now: () => NOW });
+    await store.create(aProcess({ processId: "p-1", userId: "alice" }));
+
+    // Act
+    const attempt = store.create(aProcess({ processId: "p-1", userId: "bob" }));
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({ code: "NAME_TAKEN" });
+    expect(await store.listSession(T, "bob", "s-1")).toEqual([]);
+  });
+
+  it("lists at most the limit, and nothing for a claim whose create died", async () => {
+    // Prepare
+    const store = new InMemoryProcessStore({ now: () => NOW });
+    store.seedClaim({ tenant: T, owner: "alice", sessionId: "s-1", name: "ghost", processId: "gone", claimedAt: NOW });
+    for (let i = 0; i < 3; i++) await store.create(aProcess({ processId: `p-${i}`, userId: "alice", name: `n-${i}` }));
+
+    // Act
+    const limited = await store.listSession(T, "alice", "s-1", 2);
+    const all = await store.listSession(T, "alice", "s-1");
+
+    // Assess
+    expect(limited.length).toBeLessThanOrEqual(2);
+    expect(all.map((p) => p.processId)).toEqual(["p-0", "p-1", "p-2"]);
   });
 });
