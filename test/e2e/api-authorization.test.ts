@@ -235,13 +235,22 @@ describe("tenants are isolated", () => {
 describe("project membership", () => {
   const projectRoutes = (): RouteCall[] => routes().filter((route) => !route.name.endsWith("document") && route.name !== "list documents");
 
-  it("lets a member (and a tenant-admin) list, spawn, read and steer in their project", async () => {
+  // API.md second round: the process is the member's; a tenant-admin may list, spawn and read its
+  // metadata, but using it (steer, turns, preview, tools, request status) is its owner's alone.
+  const OWNER_ONLY = new Set(["steer", "request status", "compose", "complete", "composition", "tool"]);
+
+  it("lets a member list, spawn, read and steer in their project, and a tenant-admin all but use the member's process", async () => {
     // Act
     const member = await Promise.all(projectRoutes().map(async (route) => [route.name, (await call(as.member, route)).status] as const));
-    const admin = await Promise.all(projectRoutes().map(async (route) => [route.name, (await call(as.admin, route)).status] as const));
+    const admin = await Promise.all(projectRoutes().map(async (route) => [route.name, await call(as.admin, route)] as const));
 
     // Assess
-    for (const [name, status] of [...member, ...admin]) expect({ name, ok: status >= 200 && status < 300 }).toEqual({ name, ok: true });
+    for (const [name, status] of member) expect({ name, ok: status >= 200 && status < 300 }).toEqual({ name, ok: true });
+    for (const [name, response] of admin) {
+      if (OWNER_ONLY.has(name)) expect({ name, status: response.status, code: errorOf(response)?.code }).toEqual({ name, status: 403, code: "FORBIDDEN" });
+      else expect({ name, ok: response.status >= 200 && response.status < 300 }).toEqual({ name, ok: true });
+    }
+    expect(admin.filter(([name]) => OWNER_ONLY.has(name))).toHaveLength(OWNER_ONLY.size);
   });
 
   it("answers 403 FORBIDDEN to a non-member listing, spawning, reading or steering in the project", async () => {
