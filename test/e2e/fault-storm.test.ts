@@ -117,7 +117,8 @@ interface Planned {
 describe("a storm of steering requests through the local stack", () => {
   it("loses nothing, applies nothing twice, and ends every process where a serial replay of its lane order does", { timeout: 240_000 }, async () => {
     // Prepare
-    const spawned = await inFlight(Array.from({ length: PROCESSES }, (_, i) => i), 10, async (i) => {
+    // At most 4 at once: the per-identity cap on concurrent spawns (docs/decisions.md) is not what this storm tests.
+    const spawned = await inFlight(Array.from({ length: PROCESSES }, (_, i) => i), 4, async (i) => {
       const response = await api.spawn(TENANT, `storm-${i}`, { recipe: "open", projectId: PROJECT, name: `p${i}` });
       expect(response.status, response.text).toBe(201);
       return response.json.processId;
