@@ -142,7 +142,7 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
     const requestId = request.requestId ?? newRequestId();
     if (request.requestId !== undefined) {
       const existing = await deps.app.getRequest(tenant, processId, requestId);
-      if (existing) assertSameRequest(existing, processId, command.kind, requestFingerprint(command.kind, parseLanePayload(command.kind, command.payload)));
+      if (existing) assertSameRequest(existing, command.kind, requestFingerprint(command.kind, parseLanePayload(command.kind, command.payload)));
       if (existing && existing.status !== "QUEUED") {
         await reply(resultFrame(processId, existing));
         return;

@@ -65,7 +65,7 @@ export class ProcessEnded extends SkillsError {
   }
 }
 
-/** API.md: a requestId reused with another kind or payload (or on another process) is never answered with the first request's result. */
+/** API.md: a requestId reused on its process with another kind or payload is never answered with the first request's result. */
 export class RequestConflict extends SkillsError {
   readonly code = "REQUEST_CONFLICT";
   constructor(readonly requestId: string, reason: string) {

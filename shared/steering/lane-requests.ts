@@ -32,7 +32,7 @@ export class LaneRequests {
     const payload = parseLanePayload(request.kind, request.payload);
     const fingerprint = requestFingerprint(request.kind, payload);
     const { record } = await this.requests.putQueued(request.tenant, request.processId, request.requestId, request.kind, fingerprint);
-    assertSameRequest(record, request.processId, request.kind, fingerprint);
+    assertSameRequest(record, request.kind, fingerprint);
     if (record.status !== "QUEUED") return record;
     await this.lane.enqueue({
       requestId: request.requestId,
@@ -57,11 +57,10 @@ export function requestFingerprint(kind: string, payload: unknown): string {
 }
 
 /**
- * API.md: a requestId reused on another process, or with another kind or payload, is 409
+ * API.md: a requestId reused on its process with another kind or payload is 409
  * REQUEST_CONFLICT — never the first request's result. Records from before fingerprints compare by kind.
  */
-export function assertSameRequest(record: RequestRecord, processId: string, kind: string, fingerprint: string): void {
-  if (record.processId !== processId) throw new RequestConflict(record.requestId, "for another process");
+export function assertSameRequest(record: RequestRecord, kind: string, fingerprint: string): void {
   if (record.kind !== kind) throw new RequestConflict(record.requestId, `for a ${record.kind} request`);
   if (record.fingerprint !== undefined && record.fingerprint !== fingerprint) throw new RequestConflict(record.requestId, "with another payload");
 }
