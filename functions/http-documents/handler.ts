@@ -10,6 +10,6 @@ import { documentsRoutes } from "./documents-routes.js";
 // bump (so every warm instance sees an edit on its next turn), no SkillsApp, no sandbox.
 const { logger, tracer } = powertoolsObservability("skills-http-documents");
 const runtime = runtimeFromEnv(process.env, { instrument: tracer.instrument });
-const documents = new DocumentService(runtime.documents, catalogueChangeNotifier(catalogueVersionsFromEnv(runtime)));
+const documents = new DocumentService(runtime.documents, catalogueChangeNotifier(catalogueVersionsFromEnv(runtime)), runtime.limits);
 
 export const handler = traced(tracer, "http-documents", httpHandler(documentsRoutes({ documents }), { logger }));

@@ -27,6 +27,7 @@ import { CONNECTIONS_PATH_PREFIX, handleManagementRequest } from "./management-e
 import { S3EventEmulator } from "./s3-event-emulator.js";
 import { restoreWrittenThrough } from "./s3-write-through.js";
 import { replayJournal } from "./sqs-journal.js";
+import { failOrphanedRequests } from "./orphaned-requests.js";
 import { WEBSOCKET_PATH, WebSocketGateway } from "./websocket-gateway.js";
 
 export const DEFAULT_PORT = 3000;
@@ -282,7 +283,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const replayed = await replayJournal(clients.sqs, resources.laneQueueUrl, dataDir);
       const parked = await replayJournal(clients.sqs, resources.deadLetterQueueUrl, dataDir);
       description.push(`Documents  ${restored} restored from ${join(dataDir, "s3")} (every write is on disk before it is answered)`);
-      description.push(`Lane       ${replayed} message(s) re-enqueued, ${parked} parked in the DLQ, from ${join(dataDir, "sqs")}`);
+      // Before the gateway listens: nothing can enqueue while QUEUED records are matched to the lane.
+      const orphaned = await failOrphanedRequests(clients.dynamodb, resources.tableName, replayed);
+      description.push(`Lane       ${replayed.length} message(s) re-enqueued, ${parked.length} parked in the DLQ, from ${join(dataDir, "sqs")}`);
+      if (orphaned > 0) description.push(`Requests   ${orphaned} QUEUED without a lane message failed with SERVICE_UNAVAILABLE (the stack stopped between record and enqueue)`);
     }
 
     const port = await listen(server, requestedPort, host);

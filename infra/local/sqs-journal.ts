@@ -145,13 +145,13 @@ export class SqsJournal {
 
 /**
  * Sends every journaled message of `queueUrl` again (accept order) and drops the old entries;
- * the hook journals the new messages under their new ids. Returns how many were sent.
+ * the hook journals the new messages under their new ids. Returns the bodies sent, in order.
  */
-export async function replayJournal(sqs: SQSClient, queueUrl: string, dataDir: string): Promise<number> {
+export async function replayJournal(sqs: SQSClient, queueUrl: string, dataDir: string): Promise<string[]> {
   const queueName = queueNameOf(queueUrl);
-  if (queueName === undefined) return 0;
+  if (queueName === undefined) return [];
   const dir = join(dataDir, "sqs", queueName);
-  if (!existsSync(dir)) return 0;
+  if (!existsSync(dir)) return [];
   const entries: { path: string; entry: JournalEntry }[] = [];
   for (const name of await readdir(dir)) {
     if (!name.endsWith(".json")) continue;
@@ -171,5 +171,5 @@ export async function replayJournal(sqs: SQSClient, queueUrl: string, dataDir: s
     );
     await rm(path, { force: true });
   }
-  return entries.length;
+  return entries.map(({ entry }) => entry.body);
 }

@@ -15,6 +15,8 @@ import { strictUtf8 } from "../documents/document-body.js";
 import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
 import { capFindings } from "../support/capped-list.js";
 import type { DocumentRef, DocumentStore, StoredDocument } from "../documents/document-store.js";
+import { assertWithinDocumentLimits, DEFAULT_DOCUMENT_LIMITS } from "./document-limits.js";
+import type { DocumentLimits } from "./document-limits.js";
 
 const LEVEL_SCAN_CONCURRENCY = 16;
 
@@ -87,6 +89,7 @@ export class DocumentService {
   constructor(
     private readonly store: DocumentStore,
     private readonly notify: DocumentChangeNotifier = noDocumentChangeNotifier,
+    private readonly limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
   ) {}
 
   async put(identity: Identity, tenant: string, project: string, path: string, body: Uint8Array, contentType?: string): Promise<DocumentSaved> {
@@ -94,6 +97,7 @@ export class DocumentService {
     validateProjectName(project);
     validateDocumentPath(path);
     const warnings = await this.validate(tenant, project, path, body);
+    assertWithinDocumentLimits(this.limits, project, path, body.byteLength, await this.store.list(tenant, project, ""));
     const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType));
     await this.notify({ tenant, project, path });
     return { path: saved.path, etag: saved.etag, warnings: capFindings(warnings) };

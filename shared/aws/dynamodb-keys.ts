@@ -25,6 +25,17 @@ export const nameClaimKey = (tenant: string, owner: string, sessionId: string, n
   sk: `${NAME_CLAIM_SORT_PREFIX}${part(name)}`,
 });
 
+/** The tenant a request item's key names (the inverse of requestItemKey's first part); undefined for another key. */
+export const tenantOfRequestKey = (pk: string): string | undefined => {
+  const match = /^T#([^#]*)#P#[^#]*#R#[^#]*$/.exec(pk);
+  if (!match) return undefined;
+  try {
+    return decodeURIComponent(match[1]!);
+  } catch {
+    return undefined;
+  }
+};
+
 /** requestIds are scoped to their process (API.md): the same id on two processes is two requests. */
 export const requestItemKey = (tenant: string, processId: string, requestId: string): TableKey => ({
   pk: `T#${part(tenant)}#P#${part(processId)}#R#${part(requestId)}`,

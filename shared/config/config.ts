@@ -138,6 +138,18 @@ export const SETTINGS = {
     "Process spawns one user of a tenant may have in flight at once; past it 429 TOO_MANY_REQUESTS with Retry-After: 1.",
   ),
 
+  // Per-project caps on documents (shared/app/document-limits.ts; docs/decisions.md, hardening).
+  maxDocumentsPerProject: setting(
+    "SKILLS_MAX_DOCUMENTS_PER_PROJECT",
+    z._default(z.optional(positiveInteger), 10_000),
+    "Documents one project level (a project, `_tenant` or `_user_<login>`) may hold; a PUT of a new path past it is 422 INVALID_DOCUMENT.",
+  ),
+  maxProjectBytes: setting(
+    "SKILLS_MAX_PROJECT_BYTES",
+    z._default(z.optional(positiveInteger), 256 * 1024 * 1024),
+    "Bytes of all documents of one project level together; a PUT that would pass it is 422 INVALID_DOCUMENT.",
+  ),
+
   // Set by the Lambda runtime (or the developer's shell / the local stack); the SDK's own names.
   awsRegion: setting("AWS_REGION", text, "The region (Lambda sets it); else AWS_DEFAULT_REGION, else us-east-1."),
   awsDefaultRegion: setting("AWS_DEFAULT_REGION", text, "The region when AWS_REGION is not set."),

@@ -28,7 +28,7 @@ import type { RuntimeOptions, TableRuntime } from "./app-environment.js";
 import { awsClients } from "../aws/aws-clients.js";
 import { ENV, readConfig } from "../config/config.js";
 import { ConfigurationError } from "../config/config-errors.js";
-import type { ConfigEnvironment } from "../config/config.js";
+import type { Config, ConfigEnvironment } from "../config/config.js";
 
 /**
  * Builds the service from the environment the stack (or the local stack) gives a function,
@@ -52,7 +52,12 @@ export interface RuntimeResources extends TableRuntime {
   processes: ProcessStore;
   requests: RequestStore;
   lane: Lane;
+  /** The per-identity and per-project caps (shared/config/config.ts), read from the same environment. */
+  limits: RuntimeLimits;
 }
+
+const LIMIT_SETTINGS = ["maxConcurrentSpawnsPerUser", "maxDocumentsPerProject", "maxProjectBytes"] as const;
+export type RuntimeLimits = Config<(typeof LIMIT_SETTINGS)[number]>;
 
 
 export function runtimeFromEnv(env: ConfigEnvironment = process.env, options: RuntimeOptions = {}): RuntimeResources {
@@ -69,6 +74,7 @@ export function runtimeFromEnv(env: ConfigEnvironment = process.env, options: Ru
     processes: tableName ? new DynamoDBProcessStore(clients.dynamodb, tableName) : unconfigured("The process store", ENV.tableName),
     requests: tableName ? new DynamoDBRequestStore(clients.dynamodb, tableName) : unconfigured("The request store", ENV.tableName),
     lane: laneQueueUrl ? new SqsLane(clients.sqs, laneQueueUrl) : unconfigured("The lane", ENV.laneQueueUrl),
+    limits: readConfig(env, LIMIT_SETTINGS),
   };
 }
 
@@ -100,7 +106,7 @@ export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEn
           spawnSlots: new DynamoDBWaitSlots(
             resources.clients.dynamodb,
             resources.environment.tableName,
-            readConfig(process.env, ["maxConcurrentSpawnsPerUser"]).maxConcurrentSpawnsPerUser,
+            resources.limits.maxConcurrentSpawnsPerUser,
             Date.now,
             "S",
           ),

@@ -334,3 +334,82 @@ describe("DocumentService.put: trigger caps (a member's level cannot make every 
     expect(rewrite.path).toBe("_vance/skills/fill-0/SKILL.md");
   });
 });
+
+describe("DocumentService.put: per-level document caps (a member cannot fill a level without bound)", () => {
+  const limited = (maxDocumentsPerProject: number, maxProjectBytes = 1_000_000) => {
+    const store = new InMemoryDocumentStore();
+    return { store, service: new DocumentService(store, undefined, { maxDocumentsPerProject, maxProjectBytes }) };
+  };
+  const problemsOf = (error: unknown): string[] => (error as InvalidDocument).problems.map((p) => p.message);
+
+  it("refuses a new document past the count cap with a 422 naming the cap, and stores nothing", async () => {
+    // Prepare
+    const { store, service } = limited(3);
+    for (const name of ["a", "b", "c"]) await service.put(IDENTITIES.admin, TENANT, "p1", `notes/${name}.md`, bytes("x"));
+
+    // Act
+    const error = await failure(service.put(IDENTITIES.admin, TENANT, "p1", "notes/d.md", bytes("x")));
+
+    // Assess
+    expect(error).toBeInstanceOf(InvalidDocument);
+    expect(problemsOf(error)).toEqual(["level 'p1' holds 3 documents, the most allowed (3); delete documents before adding new ones"]);
+    expect(await store.get(TENANT, "p1", "notes/d.md")).toBeUndefined();
+  });
+
+  it("still overwrites an existing document at the cap, and counts each level apart", async () => {
+    // Prepare
+    const { store, service } = limited(2);
+    await service.put(IDENTITIES.admin, TENANT, "p1", "a.md", bytes("1"));
+    await service.put(IDENTITIES.admin, TENANT, "p1", "b.md", bytes("1"));
+
+    // Act
+    await service.put(IDENTITIES.admin, TENANT, "p1", "a.md", bytes("2"));
+    await service.put(IDENTITIES.admin, TENANT, "p2", "a.md", bytes("1"));
+
+    // Assess
+    expect(text((await store.get(TENANT, "p1", "a.md"))!.body)).toBe("2");
+    expect(await store.get(TENANT, "p2", "a.md")).toBeDefined();
+  });
+
+  it("frees a slot when a document is deleted", async () => {
+    // Prepare
+    const { service } = limited(1);
+    await service.put(IDENTITIES.admin, TENANT, "p1", "a.md", bytes("1"));
+    await service.delete(IDENTITIES.admin, TENANT, "p1", "a.md");
+
+    // Act
+    const saved = await service.put(IDENTITIES.admin, TENANT, "p1", "b.md", bytes("1"));
+
+    // Assess
+    expect(saved.path).toBe("b.md");
+  });
+
+  it("refuses a write that would take the level past its byte cap, but lets an oversized level shrink", async () => {
+    // Prepare
+    const { store, service } = limited(100, 10);
+    await service.put(IDENTITIES.admin, TENANT, "p1", "a.bin", new Uint8Array(8));
+
+    // Act
+    const grow = await failure(service.put(IDENTITIES.admin, TENANT, "p1", "b.bin", new Uint8Array(3)));
+    await store.put(TENANT, "p1", "c.bin", new Uint8Array(20)); // written around the API (a lowered cap, a script)
+    const shrunk = await service.put(IDENTITIES.admin, TENANT, "p1", "c.bin", new Uint8Array(5));
+    const regrow = await failure(service.put(IDENTITIES.admin, TENANT, "p1", "a.bin", new Uint8Array(9)));
+
+    // Assess
+    expect(problemsOf(grow)).toEqual(["level 'p1' would hold 11 bytes, more than the 10 allowed (8 used); delete documents first"]);
+    expect(shrunk.path).toBe("c.bin");
+    expect(regrow).toBeInstanceOf(InvalidDocument);
+  });
+
+  it("checks the caps after validation: an invalid SKILL.md at the cap is refused for what is wrong with it", async () => {
+    // Prepare
+    const { service } = limited(1);
+    await service.put(IDENTITIES.admin, TENANT, "p1", "a.md", bytes("1"));
+
+    // Act
+    const error = await failure(service.put(IDENTITIES.admin, TENANT, "p1", SKILL, bytes("---\nname: [\n---\n")));
+
+    // Assess
+    expect(problemsOf(error).join(" ")).not.toContain("the most allowed");
+  });
+});

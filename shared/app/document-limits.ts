@@ -1,0 +1,39 @@
+import { InvalidDocument } from "../errors.js";
+import type { DocumentRef } from "../documents/document-store.js";
+
+/**
+ * Per-project-level caps on what the documents API stores (docs/decisions.md, hardening):
+ * without them one member could fill a level with millions of objects, and every listing,
+ * catalogue load and cap check of that level would pay for it.
+ */
+export interface DocumentLimits {
+  /** Documents one level (a project, `_tenant` or `_user_<login>`) may hold. */
+  maxDocumentsPerProject: number;
+  /** Bytes of all documents of one level together. */
+  maxProjectBytes: number;
+}
+
+export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = Object.freeze({
+  maxDocumentsPerProject: 10_000,
+  maxProjectBytes: 256 * 1024 * 1024,
+});
+
+/**
+ * Refuses a PUT of `bytes` at `path` that would take the level past a cap. An overwrite keeps
+ * the count, and one that does not grow is always allowed, so a level that is over a cap (the
+ * cap was lowered, or concurrent PUTs overshot it: count-then-put, bounded by their number) can
+ * still be edited and shrunk.
+ */
+export function assertWithinDocumentLimits(limits: DocumentLimits, project: string, path: string, bytes: number, level: readonly DocumentRef[]): void {
+  const existing = level.find((ref) => ref.path === path);
+  const problem = (message: string): InvalidDocument => new InvalidDocument(path, [{ path, message, severity: "error" }]);
+  if (!existing && level.length >= limits.maxDocumentsPerProject) {
+    throw problem(`level '${project}' holds ${level.length} documents, the most allowed (${limits.maxDocumentsPerProject}); delete documents before adding new ones`);
+  }
+  const growth = bytes - (existing?.size ?? 0);
+  if (growth <= 0) return;
+  const used = level.reduce((sum, ref) => sum + ref.size, 0);
+  if (used + growth > limits.maxProjectBytes) {
+    throw problem(`level '${project}' would hold ${used + growth} bytes, more than the ${limits.maxProjectBytes} allowed (${used} used); delete documents first`);
+  }
+}
