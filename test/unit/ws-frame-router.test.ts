@@ -381,6 +381,8 @@ describe("ws frame router: skill-list", () => {
       triggers: [],
       arguments: false,
       run: { target: "inline" },
+      disableModelInvocation: false,
+      userInvocable: true,
     });
     expect(frame.skills[2]).toMatchObject({ name: "mine", source: "USER" });
   });
