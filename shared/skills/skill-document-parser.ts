@@ -6,6 +6,7 @@ import { sanitizeManualPath } from "./manual-path.js";
 import type { SkillDefinition } from "./resolved-skill.js";
 import { KNOWN_FRONTMATTER_FIELDS, SkillFrontmatter } from "./skill-frontmatter.js";
 import { parseAllowedTools } from "./allowed-tools.js";
+import { usesPlaceholders } from "./skill-body.js";
 import { foreignFieldMessage, tolerateForeignShapes } from "./agent-skills-fields.js";
 import { skillNameDeviation, skillNameRefusal } from "./skill-name.js";
 import type { SkillFrontmatterParsed } from "./skill-frontmatter.js";
@@ -70,6 +71,9 @@ export function splitFrontmatter(text: string): FrontmatterSplit {
 
 function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string): SkillDefinition {
   const allowed = parseAllowedTools(fm["allowed-tools"]);
+  // This service's own form carries title and version (spec §2) and may be a template; an
+  // Agent Skills document has neither, and its `{{ … }}` is text meant for the model.
+  const template = fm.template ?? (fm.title !== undefined || fm.version !== undefined);
   const run = fm.run ?? { target: "inline" as const };
   const manualPaths = (fm.manualPaths ?? []).flatMap((raw) => {
     const checked = sanitizeManualPath(raw);
@@ -88,9 +92,7 @@ function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string): S
     triggers: fm.triggers ?? [],
     tools: [...new Set([...(fm.tools ?? []), ...allowed.names])],
     allowedToolPatterns: allowed.patterns,
-    // This service's own form carries title and version (spec §2) and may be a template; an
-    // Agent Skills document has neither, and its `{{ … }}` is text meant for the model.
-    template: fm.template ?? (fm.title !== undefined || fm.version !== undefined),
+    template,
     manualPaths: [...new Set(manualPaths)],
     referenceDocs: fm.referenceDocs ?? [],
     tags: fm.tags ?? [],
@@ -98,7 +100,8 @@ function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string): S
     lifecycle: fm.lifecycle,
     // Spec §2c: a spawned worker starts without the caller's chat history unless told otherwise.
     run: run.target === "spawn" && run.inherit === undefined ? { ...run, inherit: "none" } : run,
-    arguments: fm.arguments ?? false,
+    // Claude Code: a body that uses $ARGUMENTS / $N consumes the rest of the /skill line.
+    arguments: fm.arguments ?? (!template && usesPlaceholders(body)),
     activate: fm.activate ?? [],
     deactivate: fm.deactivate ?? [],
     // Spec §2a: a blank action: means no turn, so consumers need only test for presence.
