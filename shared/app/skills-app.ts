@@ -5,7 +5,7 @@ import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.j
 import { recipeActivations, reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { randomUUID } from "node:crypto";
-import { InvalidRequest, SkillNotFound } from "../errors.js";
+import { InvalidRequest } from "../errors.js";
 import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
 import { DocumentCatalogue } from "../catalogue/document-catalogue.js";
 import type { ProcessVersionsReader } from "../catalogue/process-versions-reader.js";
