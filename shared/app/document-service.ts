@@ -12,6 +12,7 @@ import type { SkillDefinition } from "../skills/resolved-skill.js";
 import { parseSkillDocument } from "../skills/skill-document-parser.js";
 import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
 import { foldedSkillName } from "../skills/skill-name.js";
+import { templateVariableWarnings } from "../skills/skill-template-lint.js";
 import { strictUtf8 } from "../documents/document-body.js";
 import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
 import { capFindings } from "../support/capped-list.js";
@@ -133,12 +134,13 @@ export class DocumentService {
   private async validate(tenant: string, project: string, path: string, body: Uint8Array, level: readonly DocumentRef[]): Promise<DocumentWarning[]> {
     const skillName = skillDirectoryNameOf(path);
     if (skillName !== undefined) {
-      const parsed = parseSkillDocument(skillName, textOrInvalid(path, body), path);
+      const text = textOrInvalid(path, body);
+      const parsed = parseSkillDocument(skillName, text, path);
       if (!parsed.definition || parsed.problems.some((p) => p.severity === "error")) throw new InvalidDocument(path, parsed.problems);
       assertNoCaseCollision(project, path, skillName, level);
       await this.assertLevelPatternCap(tenant, project, path, parsed.definition);
       const missing = await this.missingSiblings(tenant, project, skillName, parsed.definition);
-      return [...parsed.problems.map(toWarning), ...missing];
+      return [...parsed.problems.map(toWarning), ...templateVariableWarnings(parsed.definition, path, text).map(toWarning), ...missing];
     }
     const recipeName = recipeNameOf(path);
     if (recipeName !== undefined) {

@@ -175,7 +175,8 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
       }
       active = process.activeSkills;
     }
-    const skills = (await deps.app.listEffective(identity.tenant, toLaneUser(identity), frame.projectId)).map(toSkillSummary);
+    // What a user may pick (`/skill list`): `user-invocable: false` is the model's alone (API.md); the effective list shows it.
+    const skills = (await deps.app.listEffective(identity.tenant, toLaneUser(identity), frame.projectId)).filter((skill) => skill.userInvocable).map(toSkillSummary);
     const base = {
       type: "skill-list-result" as const,
       projectId: frame.projectId,

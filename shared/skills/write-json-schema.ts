@@ -18,10 +18,9 @@ export function skillFrontmatterJsonSchema(): Record<string, unknown> {
   return {
     $schema,
     title: "SKILL.md frontmatter",
-    description: "YAML frontmatter of _vance/skills/<name>/SKILL.md. Unknown fields are ignored with a warning.",
+    description:
+      "YAML frontmatter of _vance/skills/<name>/SKILL.md: this service's fields and the Agent Skills / Claude Code ones. The skill is called by its directory name. Unknown fields, a missing title or version and a description over 1 024 characters load with a warning.",
     ...rest,
-    // Cross-field rule the zod object cannot state: title and version unless in Agent Skills form.
-    anyOf: [{ required: ["name"] }, { required: ["title", "version"] }],
   };
 }
 

@@ -57,7 +57,7 @@ async function setup() {
   const drain = () => lane.drain((message) => app.applyLaneMessage(message, { messageId: message.requestId, groupId: undefined, receiveCount: 1 }));
   const spawn = (projectId = "proj1", tenant = "acme") =>
     app.spawn(tenant, { login: "alice" }, { sessionId: "s1", recipe: "open", projectId });
-  return { app, connections, push, requests, connect, drain, spawn, errors };
+  return { app, connections, push, requests, connect, drain, spawn, errors, documents };
 }
 
 const types = (frames: ServerFrame[]) => frames.map((f) => f.type);
@@ -385,6 +385,22 @@ describe("ws frame router: skill-list", () => {
       userInvocable: true,
     });
     expect(frame.skills[2]).toMatchObject({ name: "mine", source: "USER" });
+  });
+
+  it("leaves out user-invocable: false skills, which the effective list still shows with the flag", async () => {
+    // Prepare
+    const t = await setup();
+    await t.documents.put("acme", "_tenant", "_vance/skills/hidden/SKILL.md", "---\nname: hidden\ndescription: model only\nuser-invocable: false\n---\n");
+    const send = await t.connect("c1", ALICE);
+
+    // Act
+    await send({ type: "skill-list", projectId: "proj1" });
+    const effective = await t.app.listEffective("acme", { login: "alice" }, "proj1");
+
+    // Assess
+    const [frame] = t.push.framesTo("c1") as unknown as [{ skills: { name: string }[] }];
+    expect(frame.skills.map((s) => s.name)).not.toContain("hidden");
+    expect(effective.find((s) => s.name === "hidden")).toMatchObject({ userInvocable: false });
   });
 
   it("includes the process's active skills when processId is given (metadata: a tenant-admin may read them)", async () => {

@@ -23,6 +23,7 @@ const listing = (count: number, descriptionChars: number) =>
     lifecycle: "sticky",
     triggers: [],
     arguments: [],
+    userInvocable: true,
   }));
 
 function setup(skills: ReturnType<typeof listing>) {
