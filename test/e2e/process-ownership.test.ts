@@ -144,7 +144,7 @@ describe("nobody but the owner receives _user_ content (HTTP)", () => {
     const after = (await as.alice.process(TENANT, processId)).json;
 
     // Assess
-    expect(responses).toHaveLength(10);
+    expect(responses).toHaveLength(11);
     for (const [name, response] of responses) expectForbidden(`${who} ${name}`, response);
     expect(after).toEqual(before);
   });
