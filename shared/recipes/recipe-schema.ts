@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { SKILL_NAME_PATTERN } from "../skills/skill-frontmatter.js";
+import { SKILL_DIRECTORY_NAME } from "../skills/skill-name.js";
 import type { DocumentProblem } from "../errors.js";
 import type { SkillScope } from "../skills/skill-scope.js";
 
@@ -8,7 +9,7 @@ import type { SkillScope } from "../skills/skill-scope.js";
  * Structural only: rules across fields (known engine, `defaultActiveSkills ⊆ allowedSkills`,
  * manual path sanitizing) are checked by recipe-document-parser.ts, which knows the lines.
  */
-const skillName = z.string().regex(SKILL_NAME_PATTERN, "must be a skill name (lowercase letters, digits, hyphens)");
+const skillName = z.string().regex(SKILL_DIRECTORY_NAME, "must be a skill name (letters, digits, '_' and '-'; a letter or digit at both ends; at most 64)");
 const toolName = z.string().min(1).max(128);
 
 const RecipeParams = z

@@ -16,7 +16,7 @@ interface ScriptContext {
     statusText: string | null;
     activeSkills: { name: string; oneShot: boolean; fromRecipe: boolean }[];
   };
-  skill: { name: string; title: string; version: string; source: string };
+  skill: { name: string; title: string; version: string | null; source: string };
   script: { name: string; target: "BRAIN" | "FOOT" };
   recipe: { name: string; engine: string; locked: boolean };
   /** How many scripts enclose this one (0: called directly). */
@@ -38,7 +38,7 @@ export function scriptContext(process: Process, user: LaneUser | null, tool: Scr
       statusText: process.statusText ?? null,
       activeSkills: process.activeSkills.map((s) => ({ name: s.name, oneShot: s.oneShot, fromRecipe: s.fromRecipe })),
     },
-    skill: { name: tool.skill.name, title: tool.skill.title, version: tool.skill.version, source: tool.skill.source },
+    skill: { name: tool.skill.name, title: tool.skill.title, version: tool.skill.version ?? null, source: tool.skill.source },
     script: { name: tool.script.name, target: tool.script.target },
     recipe: { name: process.recipe, engine: process.engine, locked: process.locked },
     depth,

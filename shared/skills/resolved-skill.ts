@@ -8,9 +8,25 @@ export interface SkillDefinition {
   name: string;
   title: string;
   description: string;
-  version: string;
+  /** Absent in Agent Skills documents: reported as absent, never invented. */
+  version: string | undefined;
+  /** Claude Code `when_to_use`: appended to the description in the catalog. */
+  whenToUse: string | undefined;
+  /** Claude Code `argument-hint`, shown in pickers. */
+  argumentHint: string | undefined;
+  /** Agent Skills `compatibility` (informational). */
+  compatibility: string | undefined;
+  /** `disable-model-invocation`: never a catalog candidate. */
+  disableModelInvocation: boolean;
+  /** `user-invocable` (default true): false refuses explicit activation and hides the skill from `skill-list` and prompts. */
+  userInvocable: boolean;
   triggers: SkillTrigger[];
+  /** Tool names: `tools` and the names of `allowed-tools` entries (the part before a `(`). */
   tools: string[];
+  /** `allowed-tools` entries as written (`Bash(git add:*)`), for engines that enforce permission patterns. */
+  allowedToolPatterns: string[];
+  /** The body is a nunjucks template (the `template` field, default: title or version given). */
+  template: boolean;
   /** Sanitized: no `..`, no leading `/`, backslashes turned into `/`. */
   manualPaths: string[];
   referenceDocs: SkillReferenceDoc[];

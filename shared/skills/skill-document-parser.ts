@@ -1,9 +1,14 @@
 import type { DocumentProblem } from "../errors.js";
 import { formatFieldPath, schemaProblems } from "../yaml/schema-problems.js";
-import { isPlainObject, lineAt, parseSafeYaml, shown } from "../yaml/yaml-safety.js";
+import { isPlainObject, lineAt, parseSafeYaml } from "../yaml/yaml-safety.js";
+import type { YamlPath } from "../yaml/yaml-safety.js";
 import { sanitizeManualPath } from "./manual-path.js";
 import type { SkillDefinition } from "./resolved-skill.js";
-import { KNOWN_FRONTMATTER_FIELDS, SKILL_NAME_PATTERN, SkillFrontmatter, allowedToolNames } from "./skill-frontmatter.js";
+import { KNOWN_FRONTMATTER_FIELDS, SkillFrontmatter } from "./skill-frontmatter.js";
+import { parseAllowedTools } from "./allowed-tools.js";
+import { usesPlaceholders } from "./skill-body.js";
+import { foreignFieldMessage, tolerateForeignShapes } from "./agent-skills-fields.js";
+import { skillNameDeviation, skillNameRefusal } from "./skill-name.js";
 import type { SkillFrontmatterParsed } from "./skill-frontmatter.js";
 import { validateSkillFrontmatter } from "./skill-validator.js";
 
@@ -65,6 +70,10 @@ export function splitFrontmatter(text: string): FrontmatterSplit {
 }
 
 function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string): SkillDefinition {
+  const allowed = parseAllowedTools(fm["allowed-tools"]);
+  // This service's own form carries title and version (spec §2) and may be a template; an
+  // Agent Skills document has neither, and its `{{ … }}` is text meant for the model.
+  const template = fm.template ?? (fm.title !== undefined || fm.version !== undefined);
   const run = fm.run ?? { target: "inline" as const };
   const manualPaths = (fm.manualPaths ?? []).flatMap((raw) => {
     const checked = sanitizeManualPath(raw);
@@ -74,9 +83,16 @@ function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string): S
     name,
     title: fm.title ?? fm.name ?? name,
     description: fm.description,
-    version: fm.version ?? "0.0.0",
+    version: fm.version,
+    whenToUse: fm.when_to_use,
+    argumentHint: fm["argument-hint"],
+    compatibility: fm.compatibility,
+    disableModelInvocation: fm["disable-model-invocation"],
+    userInvocable: fm["user-invocable"],
     triggers: fm.triggers ?? [],
-    tools: [...new Set([...(fm.tools ?? []), ...allowedToolNames(fm["allowed-tools"])])],
+    tools: [...new Set([...(fm.tools ?? []), ...allowed.names])],
+    allowedToolPatterns: allowed.patterns,
+    template,
     manualPaths: [...new Set(manualPaths)],
     referenceDocs: fm.referenceDocs ?? [],
     tags: fm.tags ?? [],
@@ -84,7 +100,8 @@ function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string): S
     lifecycle: fm.lifecycle,
     // Spec §2c: a spawned worker starts without the caller's chat history unless told otherwise.
     run: run.target === "spawn" && run.inherit === undefined ? { ...run, inherit: "none" } : run,
-    arguments: fm.arguments ?? false,
+    // Claude Code: a body that uses $ARGUMENTS / $N consumes the rest of the /skill line.
+    arguments: fm.arguments ?? (!template && usesPlaceholders(body)),
     activate: fm.activate ?? [],
     deactivate: fm.deactivate ?? [],
     // Spec §2a: a blank action: means no turn, so consumers need only test for presence.
@@ -111,9 +128,10 @@ export function parseSkillDocument(name: string, text: string, path: string): Sk
     return { problems: [problem("error", `document is larger than ${MAX_SKILL_TEXT_BYTES} bytes`, undefined)] };
   }
   const problems: DocumentProblem[] = [];
-  if (!SKILL_NAME_PATTERN.test(name)) {
-    problems.push(problem("error", `skill name '${shown(name)}' must be lowercase letters, digits and hyphens (at most 64 characters)`, undefined));
-  }
+  const refusal = skillNameRefusal(name);
+  if (refusal !== undefined) problems.push(problem("error", refusal, undefined));
+  const deviation = skillNameDeviation(name);
+  if (deviation !== undefined) problems.push(problem("warning", deviation, undefined));
   const nul = text.indexOf("\0");
   if (nul !== -1) {
     problems.push(problem("error", "document contains a NUL character: it is not a text file", lineAt(text, nul)));
@@ -136,18 +154,25 @@ export function parseSkillDocument(name: string, text: string, path: string): Sk
     return { problems };
   }
 
+  // A finding on a field that is not written (an absent title) is reported at the frontmatter's start.
+  const lineOf = (field: YamlPath): number => yaml.lineOf(field) ?? (field.length > 1 ? yaml.lineOf(field.slice(0, 1)) : undefined) ?? 1;
   for (const key of Object.keys(yaml.value)) {
-    if (!KNOWN_FRONTMATTER_FIELDS.has(key)) problems.push(problem("warning", `unknown field '${shown(key)}' (ignored)`, yaml.lineOf([key])));
+    if (!KNOWN_FRONTMATTER_FIELDS.has(key)) problems.push(problem("warning", foreignFieldMessage(key), lineOf([key])));
   }
+  const tolerated = tolerateForeignShapes(yaml.value, split.body);
+  for (const found of tolerated.warnings) problems.push(problem("warning", `${formatFieldPath(found.field)}: ${found.message}`, lineOf(found.field)));
   // Spec §3: a disabled override exists only to hide outer layers, so `enabled: false` alone is a
   // complete document; the required fields get neutral stand-ins. (parseSafeYaml already refused
   // `__proto__` keys, and spreading defines own properties only.)
-  const fields = yaml.value.enabled === false ? { title: name, version: "0.0.0", description: `${name} (disabled)`, ...yaml.value } : yaml.value;
+  const disabled = tolerated.fields.enabled === false;
+  const fields = disabled ? { title: name, version: "0.0.0", description: `${name} (disabled)`, ...tolerated.fields } : tolerated.fields;
   const parsed = SkillFrontmatter.safeParse(fields, { reportInput: true });
   if (!parsed.success) return { problems: [...problems, ...schemaProblems(parsed.error.issues, path, yaml.lineOf)] };
 
   for (const found of validateSkillFrontmatter(parsed.data, name)) {
-    problems.push(problem(found.severity, `${formatFieldPath(found.field)}: ${found.message}`, yaml.lineOf(found.field)));
+    // A disabled stand-in is not a deviation of the author's.
+    if (disabled && found.severity === "warning" && !(found.field[0] as string in yaml.value)) continue;
+    problems.push(problem(found.severity, `${formatFieldPath(found.field)}: ${found.message}`, lineOf(found.field)));
   }
   if (problems.some((p) => p.severity === "error")) return { problems };
   return { definition: toDefinition(name, parsed.data, split.body), problems };

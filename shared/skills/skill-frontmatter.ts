@@ -8,10 +8,6 @@ import * as z from "zod";
 
 export const SKILL_NAME_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-// semver 2.0.0, from semver.org
-const SEMVER =
-  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
-
 const shortText = (max: number) => z.string().max(max);
 const NOT_BLANK = /\S/;
 const requiredText = (max: number) => z.string().min(1).max(max).regex(NOT_BLANK, "must not be blank");
@@ -67,14 +63,20 @@ export const SkillScript = z.strictObject({
 
 const commandList = z.array(z.string().min(1).max(64 * 1024)).max(64);
 
+/** Agent Skills caps a description at 1 024 characters; longer ones load with a warning (skill-validator.ts). */
+export const AGENT_SKILLS_DESCRIPTION_CHARS = 1024;
+export const MAX_DESCRIPTION_CHARS = 16 * 1024;
+
 export const SkillFrontmatter = z.object({
-  title: requiredText(200).optional().describe("Display name; required unless the Agent Skills `name` is given"),
-  description: requiredText(1024).describe("One line: what the skill does (auto-trigger matching, UI, skill selection)"),
+  title: requiredText(200).optional().describe("Display name; default: the `name` field, else the directory name"),
+  description: requiredText(MAX_DESCRIPTION_CHARS).describe(
+    "What the skill does and when to use it (catalog, UI, skill selection); Agent Skills hosts expect at most 1 024 characters. Default: the body's first paragraph",
+  ),
   version: z
     .string()
-    .regex(SEMVER, "must be a semantic version such as 1.0.0")
+    .max(64)
     .optional()
-    .describe("Semantic version; required unless the Agent Skills `name` is given (then 0.0.0)"),
+    .describe("Semantic version such as 1.0.0; absent in Agent Skills documents (then reported as absent)"),
   triggers: z.array(SkillTrigger).max(50).optional().describe("Auto-activation conditions; empty = explicit activation only"),
   tools: z.array(z.string().min(1).max(128)).max(200).optional().describe("Tool names added to the whitelist while active"),
   manualPaths: z
@@ -95,18 +97,25 @@ export const SkillFrontmatter = z.object({
   deactivate: commandList.optional().describe("Engine commands fired once on clear (never for lifecycle: shot)"),
   action: z.string().max(64 * 1024).optional().describe("Turn prompt fired once on fresh activation"),
   scripts: z.array(SkillScript).max(32).optional(),
-  // Agent Skills (agentskills.io) compatibility
-  name: z
-    .string()
-    .regex(SKILL_NAME_PATTERN, "must be lowercase letters, digits and hyphens (at most 64)")
+  template: z
+    .boolean()
     .optional()
-    .describe("Agent Skills name; must equal the skill's directory name"),
+    .describe(
+      "true: the body is a nunjucks template ({{ args.x }}, {% if %}); false: it reaches the model as written ($ARGUMENTS placeholders still apply). Default: true when title or version is given (this service's own form), false otherwise (Agent Skills documents)",
+    ),
+  // Agent Skills (agentskills.io) and Claude Code fields (API.md "Agent Skills documents")
+  name: z.string().max(256).optional().describe("Agent Skills name (or a display name); the skill is always called by its directory name"),
   "allowed-tools": z
-    .union([z.string().max(4096), z.array(z.string().min(1).max(128)).max(200)])
+    .union([z.string().max(8192), z.array(z.string().min(1).max(512)).max(200)])
     .optional()
-    .describe("Agent Skills tool list (space-separated string or list); merged into tools"),
+    .describe("Tools while active: a list, or one string separated by commas and/or spaces; `Bash(git add:*)` permission patterns are kept whole"),
   license: z.string().max(1024).optional(),
+  compatibility: z.string().max(1024).optional().describe("Agent Skills: environment requirements (informational)"),
   metadata: z.record(z.string().max(128), z.string().max(4096)).optional(),
+  when_to_use: z.string().max(4096).optional().describe("Claude Code: when the model should use the skill; appended to the description in the catalog"),
+  "argument-hint": z.string().max(256).optional().describe("Claude Code: the arguments the skill expects, shown in pickers (e.g. [issue-number])"),
+  "disable-model-invocation": z.boolean().default(false).describe("true: never in the model's catalog; explicit activation only"),
+  "user-invocable": z.boolean().default(true).describe("false: hidden from explicit activation and from prompts; the model may still activate it"),
 });
 
 export type SkillArgument = z.infer<typeof SkillArgument>;
@@ -119,9 +128,3 @@ export type SkillFrontmatterParsed = z.infer<typeof SkillFrontmatter>;
 
 /** Field names the schema knows; anything else in a document is a warning, not an error. */
 export const KNOWN_FRONTMATTER_FIELDS: ReadonlySet<string> = new Set(Object.keys(SkillFrontmatter.shape));
-
-/** Agent Skills `allowed-tools` is a space-separated string or a list; both become a list. */
-export function allowedToolNames(value: string | readonly string[] | undefined): string[] {
-  if (value === undefined) return [];
-  return typeof value === "string" ? value.split(/\s+/).filter((name) => name !== "") : [...value];
-}

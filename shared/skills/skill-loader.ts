@@ -9,6 +9,7 @@ import { MAX_SKILL_TEXT_BYTES, parseSkillDocument } from "./skill-document-parse
 import { skillFilesFromLayer, skillFilesFromListing, skillFilesWarning } from "./skill-files.js";
 import { isSkillName, skillDirectory, skillDirectoryNameOf, skillDocumentPath, skillFilePath, SKILLS_PREFIX } from "./skill-paths.js";
 import type { SkillScopeContext } from "./skill-scope.js";
+import { skillNameRefusal } from "./skill-name.js";
 
 /** INLINE reference docs go into every prompt; a bigger one is refused with a warning. */
 const MAX_REFERENCE_DOC_BYTES = 1024 * 1024;
@@ -22,8 +23,7 @@ const skillKind: CascadeDocumentKind<SkillDefinition, ResolvedSkill> = {
   nameOf: skillDirectoryNameOf,
   isName: isSkillName,
   documentPath: skillDocumentPath,
-  invalidNameMessage: (dir) =>
-    `invalid skill directory name '${dir}': lowercase letters, digits and hyphens, at most 64, not starting or ending with a hyphen`,
+  invalidNameMessage: (dir) => skillNameRefusal(dir) ?? `invalid skill directory name '${dir}'`,
   maxBytes: MAX_SKILL_TEXT_BYTES,
   invalidDocumentMessage: "is not a valid skill document",
   parse: (name, text, path) => {
@@ -143,8 +143,15 @@ function resolvedSkill(
     title: definition.title,
     description: definition.description,
     version: definition.version,
+    whenToUse: definition.whenToUse,
+    argumentHint: definition.argumentHint,
+    compatibility: definition.compatibility,
+    disableModelInvocation: definition.disableModelInvocation,
+    userInvocable: definition.userInvocable,
     triggers: definition.triggers,
     tools: definition.tools,
+    allowedToolPatterns: definition.allowedToolPatterns,
+    template: definition.template,
     manualPaths: definition.manualPaths,
     tags: definition.tags,
     enabled: definition.enabled,

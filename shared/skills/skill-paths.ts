@@ -1,13 +1,13 @@
 import { InvalidRequest } from "../errors.js";
 import { validateDocumentPath } from "../documents/document-path.js";
 import { checkSkillFilePath } from "./manual-path.js";
-import { SKILL_NAME_PATTERN } from "./skill-frontmatter.js";
+import { isSkillName } from "./skill-name.js";
 
 /** Where skills live inside every layer (spec §2): `_vance/skills/<name>/SKILL.md` plus siblings. */
 export const SKILLS_PREFIX = "_vance/skills/";
 const SKILL_DOCUMENT_NAME = "SKILL.md";
 
-export const isSkillName = (name: string): boolean => typeof name === "string" && SKILL_NAME_PATTERN.test(name);
+export { isSkillName };
 
 export const skillDirectory = (name: string): string => `${SKILLS_PREFIX}${name}`;
 

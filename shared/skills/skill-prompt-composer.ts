@@ -1,6 +1,7 @@
 import { SkillArgumentMissing } from "../errors.js";
 import { TemplateError } from "../templates/template-errors.js";
-import { hasTemplateSyntax, type RenderContext, type TemplateRenderer } from "../templates/template-renderer.js";
+import type { RenderContext, TemplateRenderer } from "../templates/template-renderer.js";
+import { plainBody, rendersAsTemplate } from "./skill-body.js";
 import { bindArguments } from "./skill-argument-binder.js";
 import { SkillArgumentInvalid, SkillArgumentsTooLong } from "./skill-errors.js";
 import type { ResolvedSkill } from "./resolved-skill.js";
@@ -151,7 +152,7 @@ function renderBody({ skill, args }: ComposeEntry, context: RenderContext, rende
   try {
     // Bind even for plain bodies: a required argument that no longer binds skips the skill.
     const bound = bindArguments(skill.name, skill.arguments, args);
-    if (!hasTemplateSyntax(skill.body)) return { body: skill.body };
+    if (!rendersAsTemplate(skill)) return { body: plainBody(skill, bound) };
     const bodyContext = withArgs(context, bound);
     const cached = renderer.cached?.(skill.body, bodyContext);
     if (cached !== undefined) return { body: cached };

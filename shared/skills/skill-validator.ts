@@ -1,7 +1,8 @@
 import { MAX_PATTERN_TRIGGERS_PER_SKILL, patternCount } from "./triggers/trigger-caps.js";
 import type { YamlPath } from "../yaml/yaml-safety.js";
 import { checkSkillFilePath, sanitizeManualPath } from "./manual-path.js";
-import { allowedToolNames } from "./skill-frontmatter.js";
+import { parseAllowedTools } from "./allowed-tools.js";
+import { AGENT_SKILLS_DESCRIPTION_CHARS } from "./skill-frontmatter.js";
 import type { SkillArgument, SkillFrontmatterParsed } from "./skill-frontmatter.js";
 import { triggerPatternWarnings } from "./triggers/pattern-dialect.js";
 import { checkTriggerPattern } from "./triggers/skill-trigger-pattern.js";
@@ -22,14 +23,25 @@ const MAX_TOOLS = 200;
 
 type Report = (severity: FieldProblem["severity"], field: YamlPath, message: string) => void;
 
+// semver 2.0.0, from semver.org
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+
+/**
+ * API.md "Agent Skills documents": the skill is called by its directory name whatever `name:`
+ * says, and a missing title or version, a display name, a long description are warnings.
+ */
 function checkIdentity(fm: SkillFrontmatterParsed, skillName: string, report: Report): void {
-  // Agent Skills form (agentskills.io): `name` stands in for title, and version defaults.
-  if (fm.name !== undefined) {
-    if (fm.name !== skillName) report("error", ["name"], `must equal the directory name '${skillName}', got '${fm.name}'`);
-    return;
+  if (fm.name !== undefined && fm.name !== skillName) {
+    const title = fm.title === undefined ? `; '${fm.name.slice(0, 200)}' becomes its title` : "";
+    report("warning", ["name"], `is '${fm.name.slice(0, 200)}', not the directory name: the skill is called '${skillName}'${title}`);
   }
-  if (fm.title === undefined) report("error", ["title"], "is required (or give the Agent Skills 'name')");
-  if (fm.version === undefined) report("error", ["version"], "is required (or give the Agent Skills 'name')");
+  if (fm.title === undefined) report("warning", ["title"], `is absent; the title is '${(fm.name ?? skillName).slice(0, 200)}'`);
+  if (fm.version === undefined) report("warning", ["version"], "is absent (Agent Skills documents have none); the skill reports no version");
+  else if (!SEMVER.test(fm.version)) report("warning", ["version"], `'${fm.version}' is not a semantic version such as 1.0.0; kept as written`);
+  if (fm.description.length > AGENT_SKILLS_DESCRIPTION_CHARS) {
+    report("warning", ["description"], `has ${fm.description.length} characters; Agent Skills hosts allow ${AGENT_SKILLS_DESCRIPTION_CHARS} (kept whole here; the catalog shortens it)`);
+  }
 }
 
 function checkRun(fm: SkillFrontmatterParsed, report: Report): void {
@@ -107,7 +119,8 @@ function checkTriggers(fm: SkillFrontmatterParsed, report: Report): void {
 }
 
 function checkAllowedTools(fm: SkillFrontmatterParsed, report: Report): void {
-  const names = allowedToolNames(fm["allowed-tools"]);
+  const { names, problems } = parseAllowedTools(fm["allowed-tools"]);
+  for (const problem of problems) report("warning", ["allowed-tools"], problem);
   if (names.length > MAX_TOOLS) report("error", ["allowed-tools"], `must name at most ${MAX_TOOLS} tools`);
   const long = names.find((name) => name.length > MAX_TOOL_NAME);
   if (long !== undefined) report("error", ["allowed-tools"], `tool names must be at most ${MAX_TOOL_NAME} characters`);

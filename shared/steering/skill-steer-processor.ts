@@ -15,6 +15,7 @@ import { bindArguments } from "../skills/skill-argument-binder.js";
 import type { BoundArguments } from "../skills/skill-argument-binder.js";
 import type { SkillScopeContext } from "../skills/skill-scope.js";
 import { hasTemplateSyntax } from "../templates/template-renderer.js";
+import { plainBody, rendersAsTemplate } from "../skills/skill-body.js";
 import type { TemplateRenderer } from "../templates/template-renderer.js";
 import { assertAllowedByRecipe, planClear, planClearAll, upsertExplicit } from "./active-skill-rules.js";
 import type { TurnScheduledReason } from "./process-events.js";
@@ -230,10 +231,14 @@ export class SkillSteerProcessor {
 
   /** §2a precedence: `action:` for every lifecycle, else (shot only) the body. Blank → no turn. */
   private async turnPrompt(process: Process, skill: ResolvedSkill, args: BoundArguments | undefined): Promise<string | undefined> {
-    const source = nonBlank(skill.action) ?? (skill.lifecycle === "shot" ? nonBlank(skill.body) : undefined);
+    const action = nonBlank(skill.action);
+    const source = action ?? (skill.lifecycle === "shot" ? nonBlank(skill.body) : undefined);
     if (source === undefined) return undefined;
     let text = source;
-    if (hasTemplateSyntax(source)) {
+    // A shot body follows the body rule (skill-body.ts); `action:` exists only in this service's form.
+    if (action === undefined && !rendersAsTemplate(skill)) {
+      text = plainBody({ template: skill.template, body: source }, args);
+    } else if (hasTemplateSyntax(source)) {
       const recipe = await this.recipes.load(scopeOf(process), process.recipe);
       text = await this.renderer.render(source, { ...activationRenderContext(process, recipe), ...(args ? { args } : {}) });
     }

@@ -38,7 +38,7 @@ describe("skills validate", () => {
     // Prepare
     const root = skillsRoot({
       good: { "SKILL.md": GREET, "references/tone.md": "Warm." },
-      bad: { "SKILL.md": "---\ntitle: Bad\nversion: 1.0\ndescription: d\nfoo: 1\n---\n" },
+      bad: { "SKILL.md": "---\ntitle: Bad\nversion: 1.0.0\ndescription: d\nfoo: 1\nlifecycle: forever\n---\n" },
     });
 
     // Act
@@ -47,7 +47,7 @@ describe("skills validate", () => {
     // Assess
     expect(lines.map(formatValidationLine)).toEqual([
       "bad/SKILL.md:5: warning: unknown field 'foo' (ignored)",
-      "bad/SKILL.md:3: error: version: expected a string, got a number",
+      "bad/SKILL.md:6: error: lifecycle: expected one of sticky, shot",
     ]);
   });
 
@@ -118,11 +118,11 @@ describe("skills render", () => {
 
   it("refuses an unknown skill and explains a defective one", async () => {
     // Prepare
-    const root = skillsRoot({ broken: { "SKILL.md": "---\ndescription: no title\n---\n" } });
+    const root = skillsRoot({ broken: { "SKILL.md": "---\ndescription: bad lifecycle\nlifecycle: forever\n---\n" } });
 
     // Act / Assess
     await expect(renderSkill({ root, name: "nope", set: [] })).rejects.toThrow("Skill 'nope' not found");
-    await expect(renderSkill({ root, name: "broken", set: [] })).rejects.toThrow(/title/);
+    await expect(renderSkill({ root, name: "broken", set: [] })).rejects.toThrow(/lifecycle/);
   });
 
   it("parses --set into the render context", () => {

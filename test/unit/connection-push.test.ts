@@ -127,6 +127,8 @@ describe("fitFrame", () => {
     triggers: [],
     arguments: false,
     run: { target: "inline" as const },
+    disableModelInvocation: false,
+    userInvocable: true,
   });
 
   it("leaves a frame that fits untouched", () => {

@@ -42,7 +42,7 @@ describe("DocumentService.put: validation with the loader's parsers", () => {
 
   it.each([
     ["no frontmatter", "Just a body.", /frontmatter/],
-    ["a missing description", "---\ntitle: T\nversion: 1.0.0\n---\nBody.\n", /description/],
+    ["a missing description and no body paragraph", "---\ntitle: T\nversion: 1.0.0\n---\n## Only a heading\n", /description/],
     ["broken YAML", "---\ntitle: [unclosed\ndescription: d\n---\n", /./],
     ["a YAML alias bomb", "---\na: &a [x]\nb: *a\ndescription: d\ntitle: t\nversion: 1.0.0\n---\n", /alias/i],
   ])("refuses a SKILL.md with %s: InvalidDocument with every problem, nothing saved", async (_label, source, message) => {
@@ -64,13 +64,13 @@ describe("DocumentService.put: validation with the loader's parsers", () => {
   it("reports the line of a field error", async () => {
     // Prepare
     const { service } = setup();
-    const source = "---\ntitle: T\ndescription: D\nversion: not-semver\n---\nBody.\n";
+    const source = "---\ntitle: T\ndescription: D\nlifecycle: forever\n---\nBody.\n";
 
     // Act
     const error = (await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, bytes(source)))) as InvalidDocument;
 
     // Assess
-    expect(error.problems).toContainEqual(expect.objectContaining({ path: SKILL, line: 4, severity: "error", message: expect.stringMatching(/version/) }));
+    expect(error.problems).toContainEqual(expect.objectContaining({ path: SKILL, line: 4, severity: "error", message: expect.stringMatching(/lifecycle/) }));
   });
 
   it("keeps the previous version when an overwrite does not validate", async () => {
@@ -90,7 +90,7 @@ describe("DocumentService.put: validation with the loader's parsers", () => {
     const { service } = setup();
 
     // Act
-    const badName = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/Bad_Name/SKILL.md", bytes(skillMd())));
+    const badName = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/-bad-name/SKILL.md", bytes(skillMd())));
     const binary = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, new Uint8Array([0xff, 0xfe, 0x00, 0x41])));
 
     // Assess

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { IDENTITIES } from "../fixtures/events/http-handler-event.js";
 import { handlerHarness, PROJECT, TENANT } from "../support/handler-harness.js";
 
-const SUMMARY_FIELDS = ["arguments", "description", "lifecycle", "name", "run", "source", "tags", "title", "triggers", "version"];
+const SUMMARY_FIELDS = ["arguments", "description", "disableModelInvocation", "lifecycle", "name", "run", "source", "tags", "title", "triggers", "userInvocable", "version"];
 
 describe("GET /health", () => {
   it("answers 200 {status: ok} without a token", async () => {

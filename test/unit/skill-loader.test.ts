@@ -103,7 +103,10 @@ describe("SkillLoader cascade", () => {
         [skillPath("full")]: titled("full", "action: go now\nlicense: MIT\nmetadata:\n  owner: team"),
       },
     });
-    const common = ["name", "title", "description", "version", "triggers", "tools", "manualPaths", "tags", "enabled", "lifecycle", "run", "arguments", "activate", "deactivate"];
+    const common = [
+      "name", "title", "description", "version", "whenToUse", "argumentHint", "compatibility", "disableModelInvocation", "userInvocable",
+      "triggers", "tools", "allowedToolPatterns", "template", "manualPaths", "tags", "enabled", "lifecycle", "run", "arguments", "activate", "deactivate",
+    ];
     const placed = ["body", "referenceDocs", "source", "location", "warnings", "files"];
 
     // Act
@@ -340,7 +343,7 @@ describe("reference file layer pinning", () => {
 
 describe("defective skills", () => {
   const broken = "---\ntitle: [unclosed\n---\nbody\n";
-  const noDescription = "---\ntitle: T\nversion: 1.0.0\n---\nbody\n";
+  const noDescription = "---\ntitle: T\nversion: 1.0.0\n---\n# Heading, no paragraph\n";
 
   it("are left out of the listing and reported by problems()", async () => {
     // Prepare
@@ -441,7 +444,7 @@ describe("defective skills", () => {
 
   it("report an invalid directory name and keep it out of the listing", async () => {
     // Prepare
-    const { loader } = await setup({ tenant: { "_vance/skills/Code_Review/SKILL.md": titled("x"), [skillPath("ok")]: titled("ok") } });
+    const { loader } = await setup({ tenant: { "_vance/skills/-code-review/SKILL.md": titled("x"), [skillPath("ok")]: titled("ok") } });
 
     // Act
     const listed = await loader.listAvailable(FULL);
@@ -450,7 +453,7 @@ describe("defective skills", () => {
     // Assess
     expect(listed.map((s) => s.name)).toEqual(["ok"]);
     expect(problems).toEqual([
-      { name: "Code_Review", source: "VANCE", path: "_vance/skills/Code_Review/SKILL.md", message: expect.stringMatching(/directory name/) },
+      { name: "-code-review", source: "VANCE", path: "_vance/skills/-code-review/SKILL.md", message: "skill name '-code-review': a name may not start with '-'; rename the folder" },
     ]);
   });
 
@@ -529,7 +532,7 @@ describe("listing", () => {
 });
 
 describe("names and scopes", () => {
-  it.each(["../alpha", "Alpha", "alpha/SKILL.md", "", "-a", "a".repeat(65)])("loads nothing for the impossible name %j", async (name) => {
+  it.each(["../alpha", "al pha", "a__b", "alpha/SKILL.md", "", "-a", "a".repeat(65)])("loads nothing for the impossible name %j", async (name) => {
     // Prepare
     const { loader, store } = await setup({ tenant: { [skillPath("alpha")]: titled("t") } });
 

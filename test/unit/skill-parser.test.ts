@@ -67,8 +67,15 @@ describe("parseSkillDocument: valid documents", () => {
       title: "Code Review",
       description: "Review the current changes",
       version: "1.0.0",
+      whenToUse: undefined,
+      argumentHint: undefined,
+      compatibility: undefined,
+      disableModelInvocation: false,
+      userInvocable: true,
       triggers: [],
       tools: [],
+      allowedToolPatterns: [],
+      template: true,
       manualPaths: [],
       referenceDocs: [],
       tags: [],
@@ -335,19 +342,17 @@ describe("parseSkillDocument: valid documents", () => {
 });
 
 describe("parseSkillDocument: Agent Skills form", () => {
-  it("loads a document with only name and description, title from the name, version 0.0.0", () => {
+  it("loads a document with only name and description: title from the name, no version, not a template, two warnings", () => {
     // Act
     const result = parse("---\nname: code-review\ndescription: Reviews code\n---\nDo the review.\n");
 
     // Assess
-    expect(result.problems).toEqual([]);
-    expect(result.definition).toMatchObject({
-      name: "code-review",
-      title: "code-review",
-      version: "0.0.0",
-      description: "Reviews code",
-      body: "Do the review.",
-    });
+    expect(result.problems).toEqual([
+      { path: PATH, line: 2, message: "title: is absent; the title is 'code-review'", severity: "warning" },
+      { path: PATH, line: 2, message: "version: is absent (Agent Skills documents have none); the skill reports no version", severity: "warning" },
+    ]);
+    expect(result.definition).toMatchObject({ name: "code-review", title: "code-review", description: "Reviews code", body: "Do the review.", template: false });
+    expect(result.definition?.version).toBeUndefined();
   });
 
   it("keeps an explicit title and version next to name", () => {
@@ -355,7 +360,8 @@ describe("parseSkillDocument: Agent Skills form", () => {
     const result = parse("---\nname: code-review\ntitle: Code Review\nversion: 1.2.3\ndescription: Reviews code\n---\n");
 
     // Assess
-    expect(result.definition).toMatchObject({ title: "Code Review", version: "1.2.3" });
+    expect(result.definition).toMatchObject({ title: "Code Review", version: "1.2.3", template: true });
+    expect(result.problems).toEqual([]);
   });
 
   it("maps a space-separated allowed-tools string, license and metadata", () => {
@@ -376,9 +382,10 @@ describe("parseSkillDocument: Agent Skills form", () => {
     const result = parse(text);
 
     // Assess
-    expect(result.problems).toEqual([]);
+    expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
     expect(result.definition).toMatchObject({
-      tools: ["Bash(git:*)", "Read", "Grep"],
+      tools: ["Bash", "Read", "Grep"],
+      allowedToolPatterns: ["Bash(git:*)", "Read", "Grep"],
       license: "Apache-2.0",
       metadata: { author: "someone", version: "1.0" },
     });
@@ -392,38 +399,50 @@ describe("parseSkillDocument: Agent Skills form", () => {
     expect(result.definition?.tools).toEqual(["file_read", "shell_exec", "web_search"]);
   });
 
-  it("refuses a name that differs from the directory name, at the line of name", () => {
+  it("loads a name that differs from the directory name under the directory name, warning at the line of name", () => {
     // Act
     const result = parse("---\ndescription: Reviews code\nname: other-skill\n---\n");
 
     // Assess
-    expect(result.definition).toBeUndefined();
-    expect(result.problems).toEqual([
-      { path: PATH, line: 3, message: "name: must equal the directory name 'code-review', got 'other-skill'", severity: "error" },
-    ]);
+    expect(result.definition).toMatchObject({ name: "code-review", title: "other-skill" });
+    expect(result.problems[0]).toEqual({
+      path: PATH,
+      line: 3,
+      message: "name: is 'other-skill', not the directory name: the skill is called 'code-review'; 'other-skill' becomes its title",
+      severity: "warning",
+    });
   });
 
-  it("refuses a name that is not a skill name", () => {
+  it("takes a display name as the title", () => {
     // Act
     const result = parse("---\ndescription: Reviews code\nname: Code Review\n---\n");
 
     // Assess
-    expect(messages(result)).toEqual(["name: must be lowercase letters, digits and hyphens (at most 64)"]);
+    expect(result.definition).toMatchObject({ name: "code-review", title: "Code Review" });
+    expect(result.problems.every((p) => p.severity === "warning")).toBe(true);
   });
 });
 
 describe("parseSkillDocument: required fields and field messages", () => {
+  it("refuses a document without description and without a body paragraph to stand in", () => {
+    // Act
+    const result = parse("---\ntitle: T\nversion: 1.0.0\n---\n# Heading only\n");
+
+    // Assess
+    expect(result.definition).toBeUndefined();
+    expect(messages(result)).toEqual(["description: is required"]);
+  });
+
   it.each([
-    ["description", "---\ntitle: T\nversion: 1.0.0\n---\n", "description: is required"],
-    ["title", "---\ndescription: D\nversion: 1.0.0\n---\n", "title: is required (or give the Agent Skills 'name')"],
-    ["version", "---\ntitle: T\ndescription: D\n---\n", "version: is required (or give the Agent Skills 'name')"],
-  ])("refuses a document without %s", (_field, text, message) => {
+    ["title", "---\ndescription: D\nversion: 1.0.0\n---\n", "title: is absent; the title is 'code-review'"],
+    ["version", "---\ntitle: T\ndescription: D\n---\n", "version: is absent (Agent Skills documents have none); the skill reports no version"],
+  ])("loads a document without %s, with a warning", (_field, text, message) => {
     // Act
     const result = parse(text);
 
     // Assess
-    expect(result.definition).toBeUndefined();
-    expect(messages(result)).toEqual([message]);
+    expect(result.definition).toBeDefined();
+    expect(result.problems).toEqual([{ path: PATH, line: 2, message, severity: "warning" }]);
   });
 
   it("refuses a blank description", () => {
@@ -434,12 +453,13 @@ describe("parseSkillDocument: required fields and field messages", () => {
     expect(messages(result)).toEqual(["description: must not be blank"]);
   });
 
-  it.each(["1.0", "v1.0.0", "1.0.0.0", "01.0.0", "latest"])("refuses the non-semver version %s", (version) => {
+  it.each(["1.0", "v1.0.0", "1.0.0.0", "01.0.0", "latest"])("keeps the non-semver version %s with a warning at its line", (version) => {
     // Act
     const result = parse(`---\ntitle: T\ndescription: D\nversion: "${version}"\n---\n`);
 
     // Assess
-    expect(result.problems).toEqual([{ path: PATH, line: 4, message: "version: must be a semantic version such as 1.0.0", severity: "error" }]);
+    expect(result.definition?.version).toBe(version);
+    expect(result.problems).toEqual([{ path: PATH, line: 4, message: `version: '${version}' is not a semantic version such as 1.0.0; kept as written`, severity: "warning" }]);
   });
 
   it("accepts prerelease and build metadata in the version", () => {
@@ -450,12 +470,13 @@ describe("parseSkillDocument: required fields and field messages", () => {
     expect(result.definition?.version).toBe("1.0.0-rc.1+build.5");
   });
 
-  it("refuses a version written as a YAML number, saying what was found", () => {
+  it("reads a version written as a YAML number as its text, with a warning", () => {
     // Act
-    const result = parse("---\ntitle: T\ndescription: D\nversion: 1.0\n---\n");
+    const result = parse("---\ntitle: T\ndescription: D\nversion: 2\n---\n");
 
     // Assess
-    expect(messages(result)).toEqual(["version: expected a string, got a number"]);
+    expect(result.definition?.version).toBe("2");
+    expect(messages(result)).toEqual(["version: '2' is not a semantic version such as 1.0.0; kept as written"]);
   });
 
   it("names the field and its allowed values for a bad enum, at the field's line", () => {
@@ -558,13 +579,30 @@ describe("parseSkillDocument: required fields and field messages", () => {
     expect(messages(result)).toEqual(["frontmatter must be a mapping of fields (at least a description)"]);
   });
 
-  it("refuses a directory name that is not a skill name", () => {
+  it.each([
+    ["-21risk-automation", "skill name '-21risk-automation': a name may not start with '-'; rename the folder"],
+    ["trailing_", "skill name 'trailing_': a name may not end with '_'; rename the folder"],
+    ["two__parts", "skill name 'two__parts': a name may not contain '__' (it separates skill and script in tool names); rename the folder"],
+    ["has space", "skill name 'has space': a name holds only letters, digits, '_' and '-' (not \" \"); rename the folder"],
+    ["x".repeat(65), `skill name '${"x".repeat(65)}': a name has at most 64 characters (this one has 65); rename the folder`],
+  ])("refuses the directory name %s, saying the rule and the fix", (name, message) => {
     // Act
-    const result = parse(MINIMAL, "Code_Review");
+    const result = parse(MINIMAL, name);
 
     // Assess
     expect(result.definition).toBeUndefined();
-    expect(messages(result)).toEqual(["skill name 'Code_Review' must be lowercase letters, digits and hyphens (at most 64 characters)"]);
+    expect(messages(result)).toEqual([message]);
+  });
+
+  it.each(["zoho_mail-automation", "3d-printing", "PDF-Tools"])("loads the directory name %s with a warning that other hosts may refuse it", (name) => {
+    // Act
+    const result = parse(MINIMAL, name);
+
+    // Assess
+    expect(result.definition?.name).toBe(name);
+    expect(messages(result)).toEqual(
+      name === "3d-printing" ? [] : [`skill name '${name}' is not an Agent Skills name (lowercase letters, digits and hyphens); it loads here as it is, other hosts may refuse it`],
+    );
   });
 });
 

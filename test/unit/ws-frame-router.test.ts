@@ -369,7 +369,7 @@ describe("ws frame router: skill-list", () => {
     expect(frame.requestId).toBe("l1");
     expect(frame.active).toEqual([]);
     expect(frame.skills.map((s) => s.name)).toEqual(["alpha", "beta", "mine"]);
-    expect(Object.keys(frame.skills[0]!)).toEqual(["name", "title", "description", "version", "tags", "source", "lifecycle", "triggers", "arguments", "run"]);
+    expect(Object.keys(frame.skills[0]!)).toEqual(["name", "title", "description", "version", "tags", "source", "lifecycle", "triggers", "arguments", "run", "disableModelInvocation", "userInvocable"]);
     expect(frame.skills[0]).toEqual({
       name: "alpha",
       title: "Alpha",
@@ -381,6 +381,8 @@ describe("ws frame router: skill-list", () => {
       triggers: [],
       arguments: false,
       run: { target: "inline" },
+      disableModelInvocation: false,
+      userInvocable: true,
     });
     expect(frame.skills[2]).toMatchObject({ name: "mine", source: "USER" });
   });
