@@ -223,6 +223,19 @@ describe("skill_read_file", () => {
     expect(reply.json.result).toEqual({ path: "references/u.md", content: "a", size: 3, offset: 2, nextOffset: null });
   });
 
+  it("refuses a file above 8 MiB even in parts", async () => {
+    // Prepare
+    const { read } = await rig({ "references/huge.md": "a".repeat(8 * 1024 * 1024 + 1) });
+
+    // Act
+    const reply = await read({ skill: "forms", path: "references/huge.md", offset: 0, limit: 10 });
+
+    // Assess
+    expect(reply.status).toBe(400);
+    expect(reply.json.error.code).toBe("INVALID_REQUEST");
+    expect(reply.json.error.message).toContain("too large");
+  });
+
   it("refuses a limit above 256 KB and a negative offset", async () => {
     // Prepare
     const { read } = await rig();
