@@ -14,6 +14,9 @@ export interface SkillFile {
  */
 export const MAX_SKILL_FILES = 1000;
 
+/** Bytes one `skill_read_file` returns at most: a tool result goes into a prompt, 256 KiB is already a big one. */
+export const MAX_SKILL_READ_BYTES = 256 * 1024;
+
 /** The files of one skill directory in one layer: sorted by path, capped, with the uncapped count. */
 export interface SkillFileListing {
   readonly files: readonly SkillFile[];

@@ -2,14 +2,11 @@ import * as z from "zod";
 import { DocumentNotFound, InvalidRequest } from "../errors.js";
 import { strictUtf8 } from "../documents/document-body.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
-import { matchSkillFile, type SkillFile } from "../skills/skill-files.js";
+import { matchSkillFile, MAX_SKILL_READ_BYTES, type SkillFile } from "../skills/skill-files.js";
 import { checkSkillFilePath } from "../skills/manual-path.js";
 import { scopeOf } from "../steering/steer-context.js";
 import { SKILL_READ_FILE_TOOL } from "../turns/service-tool-specs.js";
 import { serviceTool, type ToolCall } from "./tool-invoker.js";
-
-/** Bytes one read returns at most: a tool result goes into a prompt, 256 KB is already a big one. */
-export const MAX_SKILL_READ_BYTES = 256 * 1024;
 
 /**
  * A file above this is refused even in parts: the store has no ranged read, so every part reads
