@@ -37,8 +37,13 @@ export abstract class SkillsError extends Error {
 
 export class SkillNotFound extends SkillsError {
   readonly code = "SKILL_NOT_FOUND";
-  constructor(readonly skillName: string) {
-    super(`Skill '${skillName}' not found`);
+  /** `skipped`: why a document of that name exists but was not usable (a problem of the cascade). */
+  constructor(readonly skillName: string, skipped?: { path: string; source: string; message: string }) {
+    super(
+      skipped === undefined
+        ? `Skill '${skillName}' not found`
+        : `Skill '${skillName}' not found: its document ${skipped.path} (${skipped.source}) was skipped: ${skipped.message}. GET …/skills/problems lists every skipped document`,
+    );
   }
 }
 

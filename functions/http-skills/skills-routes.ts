@@ -37,7 +37,14 @@ export function skillsRoutes({ app }: SkillsRoutesDeps): HttpRoute[] {
     route("GET", "/brain/{tenant}/skills/problems", async (request) => {
       const problems = await app.skillProblems(request.identity.tenant, request.user, projectIdOf(request));
       return jsonResponse(200, {
-        problems: problems.map((p) => ({ name: p.name, source: p.source, path: p.path, ...(p.line !== undefined ? { line: p.line } : {}), message: p.message })),
+        problems: problems.map((p) => ({
+          name: p.name,
+          source: p.source,
+          path: p.path,
+          ...(p.line !== undefined ? { line: p.line } : {}),
+          message: p.message,
+          severity: p.severity ?? "error",
+        })),
       });
     }),
 

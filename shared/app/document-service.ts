@@ -11,6 +11,7 @@ import { recipeNameOf } from "../recipes/recipe-paths.js";
 import type { SkillDefinition } from "../skills/resolved-skill.js";
 import { parseSkillDocument } from "../skills/skill-document-parser.js";
 import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
+import { foldedSkillName } from "../skills/skill-name.js";
 import { strictUtf8 } from "../documents/document-body.js";
 import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
 import { capFindings } from "../support/capped-list.js";
@@ -96,8 +97,9 @@ export class DocumentService {
     assertCanWriteDocuments(identity, tenant, project);
     validateProjectName(project);
     validateDocumentPath(path);
-    const warnings = await this.validate(tenant, project, path, body);
-    assertWithinDocumentLimits(this.limits, project, path, body.byteLength, await this.store.list(tenant, project, ""));
+    const level = await this.store.list(tenant, project, "");
+    const warnings = [...(await this.validate(tenant, project, path, body, level)), ...strayPathWarnings(path)];
+    assertWithinDocumentLimits(this.limits, project, path, body.byteLength, level);
     const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType));
     await this.notify({ tenant, project, path });
     return { path: saved.path, etag: saved.etag, warnings: capFindings(warnings) };
@@ -128,11 +130,12 @@ export class DocumentService {
   }
 
   /** Warnings of a document that may be saved; `InvalidDocument` for one that must not be. */
-  private async validate(tenant: string, project: string, path: string, body: Uint8Array): Promise<DocumentWarning[]> {
+  private async validate(tenant: string, project: string, path: string, body: Uint8Array, level: readonly DocumentRef[]): Promise<DocumentWarning[]> {
     const skillName = skillDirectoryNameOf(path);
     if (skillName !== undefined) {
       const parsed = parseSkillDocument(skillName, textOrInvalid(path, body), path);
       if (!parsed.definition || parsed.problems.some((p) => p.severity === "error")) throw new InvalidDocument(path, parsed.problems);
+      assertNoCaseCollision(project, path, skillName, level);
       await this.assertLevelPatternCap(tenant, project, path, parsed.definition);
       const missing = await this.missingSiblings(tenant, project, skillName, parsed.definition);
       return [...parsed.problems.map(toWarning), ...missing];
@@ -194,4 +197,35 @@ export class DocumentService {
       return present.has(sibling) ? [] : [{ path: skillPath, message: `${field} file '${file}' is not present yet in this project (expected at ${sibling})` }];
     });
   }
+}
+
+/**
+ * Two skills of one level whose names differ only in case would be one folder on macOS and
+ * Windows (a `skills pull` could not write both), and the cascade refuses both: refused at save.
+ */
+function assertNoCaseCollision(project: string, path: string, name: string, level: readonly DocumentRef[]): void {
+  const folded = foldedSkillName(name);
+  const other = level.map((ref) => skillDirectoryNameOf(ref.path)).find((dir) => dir !== undefined && dir !== name && foldedSkillName(dir) === folded);
+  if (other === undefined) return;
+  throw new InvalidDocument(path, [
+    {
+      path,
+      message: `skill name '${name}' collides with the skill '${other}' of level '${project}' (names may not differ only in case); rename this folder or delete _vance/skills/${other}/ first`,
+      severity: "error",
+    },
+  ]);
+}
+
+/** A SKILL.md that will never be a skill: the cascade only reads `_vance/skills/<name>/SKILL.md`. */
+function strayPathWarnings(path: string): DocumentWarning[] {
+  if (skillDirectoryNameOf(path) !== undefined) return [];
+  const file = path.split("/").pop() ?? "";
+  if (file.toLowerCase() !== "skill.md") return [];
+  const inSkills = /^_vance\/skills\/[^/]+\/[^/]+$/.test(path);
+  const reason = inSkills
+    ? `the file must be named exactly SKILL.md (not ${file})`
+    : path.startsWith(SKILLS_PREFIX)
+      ? "a skill's SKILL.md lies directly in _vance/skills/<name>/, not deeper"
+      : "skills are read only from _vance/skills/<name>/SKILL.md";
+  return [{ path, message: `this ${file} will never be loaded as a skill: ${reason}` }];
 }

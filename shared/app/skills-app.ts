@@ -5,7 +5,7 @@ import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.j
 import { recipeActivations, reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { randomUUID } from "node:crypto";
-import { InvalidRequest, SkillNotFound } from "../errors.js";
+import { InvalidRequest } from "../errors.js";
 import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
 import { DocumentCatalogue } from "../catalogue/document-catalogue.js";
 import type { ProcessVersionsReader } from "../catalogue/process-versions-reader.js";
@@ -44,7 +44,7 @@ import { RequestId, toLaneCommand } from "../steering/process-skill-request.js";
 import { SkillCommandRunner } from "../steering/skill-command-runner.js";
 import type { EngineCommandPort } from "../steering/skill-command-runner.js";
 import { SkillSpawnRunner } from "../steering/skill-spawn-runner.js";
-import { SkillSteerProcessor } from "../steering/skill-steer-processor.js";
+import { SkillSteerProcessor, skillNotFound } from "../steering/skill-steer-processor.js";
 import { NoopGuardRunner } from "../turns/guard-runner.js";
 import type { GuardRunner } from "../turns/guard-runner.js";
 import { ServiceToolSpecs } from "../turns/service-tool-specs.js";
@@ -347,8 +347,9 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
 
     listEffective: (tenant, user, projectId) => skills.listAvailable(scope(tenant, user, projectId)),
     async resolveEffective(tenant, user, projectId, name) {
-      const skill = await skills.resolve(scope(tenant, user, projectId), name);
-      if (!skill) throw new SkillNotFound(name);
+      const at = scope(tenant, user, projectId);
+      const skill = await skills.resolve(at, name);
+      if (!skill) throw await skillNotFound(skills, at, name);
       return skill;
     },
     skillProblems: (tenant, user, projectId) => skills.problems(scope(tenant, user, projectId)),

@@ -51,6 +51,11 @@ export interface CascadeDocumentKind<TDefinition, TItem> {
   /** A disabled document ends the lookup: outer layers must not shine through (spec §2, §3). */
   isEnabled(definition: TDefinition): boolean;
   materialize(found: FoundDocument<TDefinition>): Promise<TItem>;
+  /**
+   * Names that must not share a level: two names with the same key are both refused there
+   * (skills: `Foo` and `foo` are one folder on case-insensitive file systems). Optional.
+   */
+  foldName?(name: string): string;
 }
 
 type ParseOutcome<TDefinition> =
@@ -65,6 +70,7 @@ type Lookup<TDefinition> =
 /** Parallel reads during a listing: enough to hide latency, few enough not to queue SDK sockets. */
 const LISTING_CONCURRENCY = 16;
 
+const EMPTY_COLLISIONS: ReadonlyMap<string, string[]> = new Map();
 const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const layerRank = (source: SkillScope): number => SKILL_SCOPES_INNER_FIRST.indexOf(source);
 export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -80,6 +86,8 @@ export const messageOf = (error: unknown): string => (error instanceof Error ? e
  */
 export class CascadeDocumentResolver<TDefinition, TItem> {
   private readonly parsed = new WeakMap<StoredDocument, ParseOutcome<TDefinition>>();
+  /** Per listing object (a catalogue hands out the same one until the level changes): name → the names it collides with. */
+  private readonly collisions = new WeakMap<LayerListing, ReadonlyMap<string, string[]>>();
 
   constructor(private readonly kind: CascadeDocumentKind<TDefinition, TItem>) {}
 
@@ -123,6 +131,16 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
     for (const [i, at] of layers.entries()) {
       const listing = listings[i];
       if (listing && !listing.has(path)) continue;
+      const others = listing ? this.collisionsOf(listing).get(name) : undefined;
+      if (others !== undefined) {
+        problems.push({
+          name,
+          source: at.source,
+          path,
+          message: `name '${name}' collides with ${others.map((other) => `'${other}'`).join(", ")} in the same level (names may not differ only in case: they are one folder on macOS and Windows); rename or remove one folder`,
+        });
+        continue;
+      }
       const lookup = await this.lookup(at, name, path);
       if (lookup.kind === "absent") continue;
       if (lookup.kind === "defective") {
@@ -133,6 +151,29 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
       return this.kind.materialize({ at, name, definition: lookup.definition, warnings: [...lookup.warnings], doc: lookup.doc, listing });
     }
     return undefined;
+  }
+
+  private collisionsOf(listing: LayerListing): ReadonlyMap<string, string[]> {
+    const fold = this.kind.foldName;
+    if (fold === undefined) return EMPTY_COLLISIONS;
+    const memo = this.collisions.get(listing);
+    if (memo) return memo;
+    const byKey = new Map<string, Set<string>>();
+    for (const path of listing.keys()) {
+      const name = path.startsWith(this.kind.prefix) ? this.kind.nameOf(path) : undefined;
+      if (name === undefined || !this.kind.isName(name)) continue;
+      const key = fold(name);
+      const names = byKey.get(key) ?? new Set<string>();
+      names.add(name);
+      byKey.set(key, names);
+    }
+    const collisions = new Map<string, string[]>();
+    for (const names of byKey.values()) {
+      if (names.size < 2) continue;
+      for (const name of names) collisions.set(name, [...names].filter((other) => other !== name).sort(byCodePoint));
+    }
+    this.collisions.set(listing, collisions);
+    return collisions;
   }
 
   private async lookup(at: CascadeLayer, name: string, path: string): Promise<Lookup<TDefinition>> {

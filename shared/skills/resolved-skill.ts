@@ -75,11 +75,15 @@ export interface ResolvedSkill extends Omit<SkillDefinition, "referenceDocs"> {
   files?: readonly SkillFile[];
 }
 
-/** A skill document the cascade skipped, and why (GET …/skills/problems). */
+/**
+ * A finding of GET …/skills/problems: a document the cascade skipped and why (`error`), or a
+ * deviation of a skill that loads (`warning`, API.md "Agent Skills documents").
+ */
 export interface SkillProblem {
   name: string;
   source: SkillScope;
   path: string;
   line?: number | undefined;
   message: string;
+  severity?: "error" | "warning" | undefined;
 }

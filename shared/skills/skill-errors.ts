@@ -25,3 +25,11 @@ export class InvalidTriggerPattern extends SkillsError {
     super(`Invalid trigger pattern: ${reason}`);
   }
 }
+
+/** `user-invocable: false` (Claude Code): only the model may activate the skill, never `/skill`. */
+export class SkillNotUserInvocable extends SkillsError {
+  readonly code = "SKILL_NOT_ALLOWED";
+  constructor(readonly skillName: string) {
+    super(`Skill '${skillName}' is not user-invocable: it sets user-invocable: false, so only the model may activate it`);
+  }
+}

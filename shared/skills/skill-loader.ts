@@ -9,7 +9,7 @@ import { MAX_SKILL_TEXT_BYTES, parseSkillDocument } from "./skill-document-parse
 import { skillFilesFromLayer, skillFilesFromListing, skillFilesWarning } from "./skill-files.js";
 import { isSkillName, skillDirectory, skillDirectoryNameOf, skillDocumentPath, skillFilePath, SKILLS_PREFIX } from "./skill-paths.js";
 import type { SkillScopeContext } from "./skill-scope.js";
-import { skillNameRefusal } from "./skill-name.js";
+import { foldedSkillName, skillNameRefusal } from "./skill-name.js";
 
 /** INLINE reference docs go into every prompt; a bigger one is refused with a warning. */
 const MAX_REFERENCE_DOC_BYTES = 1024 * 1024;
@@ -32,6 +32,7 @@ const skillKind: CascadeDocumentKind<SkillDefinition, ResolvedSkill> = {
   },
   isEnabled: (definition) => definition.enabled,
   materialize,
+  foldName: foldedSkillName,
 };
 
 /**
@@ -55,6 +56,7 @@ const skillKind: CascadeDocumentKind<SkillDefinition, ResolvedSkill> = {
 export class SkillLoader {
   private readonly sources: CascadeSources;
   private readonly documents: CascadeDocuments<SkillDefinition, ResolvedSkill>;
+  private readonly problemMemo = new WeakMap<readonly ResolvedSkill[], { problems: readonly unknown[]; all: SkillProblem[] }>();
 
   constructor(options: SkillLoaderOptions) {
     this.sources = { store: options.store, bundled: options.bundled, catalogue: options.catalogue };
@@ -70,9 +72,29 @@ export class SkillLoader {
     return (await this.documents.scan(scope)).items;
   }
 
-  /** Every skill document the cascade skipped in a listing, and why (GET …/skills/problems). */
+  /**
+   * Every skill document the cascade skipped in a listing, and why (severity error), then the
+   * warnings of the skills that load (GET …/skills/problems), by name and level.
+   */
   async problems(scope: SkillScopeContext): Promise<SkillProblem[]> {
-    return (await this.documents.scan(scope)).problems;
+    const { items, problems } = await this.documents.scan(scope);
+    // A warm catalogue hands out the same frozen scan while nothing changed: so does this.
+    const memo = this.problemMemo.get(items);
+    if (memo !== undefined && memo.problems === problems) return memo.all;
+    const skipped: SkillProblem[] = problems.map((problem) => ({ ...problem, severity: "error" }));
+    const warned: SkillProblem[] = items.flatMap((skill) =>
+      skill.warnings.map((warning) => ({
+        name: skill.name,
+        source: skill.source,
+        path: warning.path,
+        ...(warning.line !== undefined ? { line: warning.line } : {}),
+        message: warning.message,
+        severity: "warning" as const,
+      })),
+    );
+    const all = Object.isFrozen(items) ? Object.freeze([...skipped, ...warned]) as SkillProblem[] : [...skipped, ...warned];
+    this.problemMemo.set(items, { problems, all });
+    return all;
   }
 
   /**

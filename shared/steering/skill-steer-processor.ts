@@ -10,7 +10,8 @@ import { deterministicChildId } from "../processes/process-ids.js";
 import type { ActiveSkillRef, PendingMessage, Process, ProcessChild } from "../processes/process.js";
 import type { ProcessStore } from "../processes/process-store.js";
 import type { Recipe } from "../recipes/recipe-schema.js";
-import type { ResolvedSkill } from "../skills/resolved-skill.js";
+import type { ResolvedSkill, SkillProblem } from "../skills/resolved-skill.js";
+import { SkillNotUserInvocable } from "../skills/skill-errors.js";
 import { bindArguments } from "../skills/skill-argument-binder.js";
 import type { BoundArguments } from "../skills/skill-argument-binder.js";
 import type { SkillScopeContext } from "../skills/skill-scope.js";
@@ -29,6 +30,8 @@ import { appendPending } from "./steering-limits.js";
 /** What steering reads skills from (SkillResolver satisfies it). */
 export interface SkillSource {
   resolve(ctx: SkillScopeContext, name: string): Promise<ResolvedSkill | undefined>;
+  /** The documents the cascade skipped: read only to explain a SkillNotFound. */
+  problems?(ctx: SkillScopeContext): Promise<SkillProblem[]>;
 }
 
 /** What steering reads recipes from (RecipeLoader satisfies it). */
@@ -99,6 +102,7 @@ export class SkillSteerProcessor {
       prepare: async (snapshot) => {
         assertNotEnded(snapshot);
         const skill = await this.resolveAllowed(snapshot, payload.skillName);
+        if (!skill.userInvocable) throw new SkillNotUserInvocable(skill.name);
         const args = payload.args ?? null;
         // No grandchild (§2c): where the skill is active already (its worker), it is a parameter update.
         const isActive = snapshot.activeSkills.some((s) => s.name === skill.name);
@@ -151,7 +155,7 @@ export class SkillSteerProcessor {
 
   private async resolveAllowed(process: Process, name: string): Promise<ResolvedSkill> {
     const skill = await this.skills.resolve(scopeOf(process), name);
-    if (!skill) throw new SkillNotFound(name);
+    if (!skill) throw await skillNotFound(this.skills, scopeOf(process), name);
     assertAllowedByRecipe(process, skill.name);
     return skill;
   }
@@ -323,3 +327,10 @@ const reasonOf = (appended: readonly PendingMessage[]): TurnScheduledReason => {
 const senderOf = (user: LaneUser | null): string => user?.login ?? SYSTEM_SENDER;
 
 const nonBlank = (text: string | undefined): string | undefined => (text === undefined || text.trim() === "" ? undefined : text);
+
+/** SKILL_NOT_FOUND, saying why when a document of that name exists but was skipped (the innermost one). */
+export async function skillNotFound(skills: SkillSource, scope: SkillScopeContext, name: string): Promise<SkillNotFound> {
+  const problems = skills.problems ? await skills.problems(scope).catch(() => []) : [];
+  const skipped = problems.find((problem) => problem.name === name && problem.severity !== "warning");
+  return new SkillNotFound(name, skipped);
+}

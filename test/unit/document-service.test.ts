@@ -413,3 +413,53 @@ describe("DocumentService.put: per-level document caps (a member cannot fill a l
     expect(problemsOf(error).join(" ")).not.toContain("the most allowed");
   });
 });
+
+describe("DocumentService.put: Agent Skills documents", () => {
+  it("saves a name + description SKILL.md with its deviations as warnings with lines", async () => {
+    // Prepare
+    const { service } = setup();
+
+    // Act
+    const saved = await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/ahrefs-automation/SKILL.md", bytes("---\nname: Ahrefs Automation\ndescription: Backlinks\nmodel: opus\n---\nBody.\n"));
+
+    // Assess
+    expect(saved.warnings).toEqual([
+      { path: "_vance/skills/ahrefs-automation/SKILL.md", line: 4, message: "field 'model' (Claude Code) is not used by this service (ignored)" },
+      expect.objectContaining({ line: 2, message: expect.stringContaining("not the directory name") }),
+      expect.objectContaining({ line: 2, message: expect.stringMatching(/^title: is absent/) }),
+      expect.objectContaining({ line: 2, message: expect.stringMatching(/^version: is absent/) }),
+    ]);
+  });
+
+  it("refuses a skill whose name differs only in case from one of the level, naming both and the fix", async () => {
+    // Prepare
+    const { store, service } = setup();
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/pdf/SKILL.md", bytes("---\nname: pdf\ndescription: d\n---\n"));
+
+    // Act
+    const error = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/PDF/SKILL.md", bytes("---\nname: PDF\ndescription: d\n---\n")));
+    const otherLevel = await service.put(IDENTITIES.admin, TENANT, "p1", "_vance/skills/PDF/SKILL.md", bytes("---\nname: PDF\ndescription: d\n---\n"));
+
+    // Assess
+    expect((error as InvalidDocument).problems.map((p) => p.message)).toEqual([
+      "skill name 'PDF' collides with the skill 'pdf' of level '_tenant' (names may not differ only in case); rename this folder or delete _vance/skills/pdf/ first",
+    ]);
+    expect(await store.get(TENANT, "_tenant", "_vance/skills/PDF/SKILL.md")).toBeUndefined();
+    expect(otherLevel.path).toBe("_vance/skills/PDF/SKILL.md");
+  });
+
+  it.each([
+    ["_vance/skills/pdf/skill.md", "the file must be named exactly SKILL.md (not skill.md)"],
+    ["_vance/skills/pdf/nested/SKILL.md", "a skill's SKILL.md lies directly in _vance/skills/<name>/, not deeper"],
+    ["skills/pdf/SKILL.md", "skills are read only from _vance/skills/<name>/SKILL.md"],
+  ])("saves %s but warns that it will never be a skill", async (path, reason) => {
+    // Prepare
+    const { service } = setup();
+
+    // Act
+    const saved = await service.put(IDENTITIES.admin, TENANT, "_tenant", path, bytes("---\nname: pdf\ndescription: d\n---\n"));
+
+    // Assess
+    expect(saved.warnings).toEqual([{ path, message: `this ${path.split("/").pop()} will never be loaded as a skill: ${reason}` }]);
+  });
+});

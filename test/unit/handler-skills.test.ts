@@ -195,7 +195,7 @@ describe("GET /brain/{tenant}/skills/problems", () => {
     // Assess
     expect(reply.status).toBe(200);
     expect(reply.json.problems).toEqual([
-      { name: "broken", source: "VANCE", path: "_vance/skills/broken/SKILL.md", line: 1, message: expect.stringMatching(/frontmatter/) },
+      { name: "broken", source: "VANCE", path: "_vance/skills/broken/SKILL.md", line: 1, message: expect.stringMatching(/frontmatter/), severity: "error" },
     ]);
   });
 });

@@ -384,7 +384,7 @@ describe("defective skills", () => {
     // Assess
     expect(loaded).toBeUndefined();
     expect(listed.map((s) => s.name)).toEqual(["good"]);
-    expect(problems).toEqual([{ name: "bad", source: "PROJECT", path: skillPath("bad"), message: expect.stringMatching(/UTF-8/) }]);
+    expect(problems).toEqual([{ name: "bad", source: "PROJECT", path: skillPath("bad"), message: expect.stringMatching(/UTF-8/), severity: "error" }]);
   });
 
   it("fall through to the next outer layer when the innermost hit is defective", async () => {
@@ -425,7 +425,7 @@ describe("defective skills", () => {
 
     // Assess
     expect(loaded?.source).toBe("VANCE");
-    expect(problems).toEqual([{ name: "alpha", source: "PROJECT", path: skillPath("alpha"), message: expect.stringMatching(/could not be read: AccessDenied/) }]);
+    expect(problems).toEqual([{ name: "alpha", source: "PROJECT", path: skillPath("alpha"), message: expect.stringMatching(/could not be read: AccessDenied/), severity: "error" }]);
   });
 
   it("that are too large are skipped without being parsed", async () => {
@@ -453,7 +453,7 @@ describe("defective skills", () => {
     // Assess
     expect(listed.map((s) => s.name)).toEqual(["ok"]);
     expect(problems).toEqual([
-      { name: "-code-review", source: "VANCE", path: "_vance/skills/-code-review/SKILL.md", message: "skill name '-code-review': a name may not start with '-'; rename the folder" },
+      { name: "-code-review", source: "VANCE", path: "_vance/skills/-code-review/SKILL.md", message: "skill name '-code-review': a name may not start with '-'; rename the folder", severity: "error" },
     ]);
   });
 
@@ -469,7 +469,7 @@ describe("defective skills", () => {
     // Assess
     expect(listed.map((s) => s.name)).toEqual(["alpha"]);
     expect(listed[0]?.warnings.map((w) => w.message).join()).toMatch(/references\/missing\.md/);
-    expect(problems).toEqual([]);
+    expect(problems).toEqual([expect.objectContaining({ name: "alpha", severity: "warning", message: expect.stringMatching(/references\/missing\.md/) })]);
   });
 });
 
