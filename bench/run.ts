@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { formatTable, type BenchRow } from "./bench-table.js";
 import { benchCompose } from "./compose-bench.js";
+import { benchComposeWithFiles } from "./compose-files-bench.js";
 import { benchBundles } from "./bundle-bench.js";
 import { benchCatalogue } from "./catalogue-bench.js";
 import { benchHttp } from "./http-bench.js";
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   };
 
   await section("compose", benchCompose);
+  await section("compose with files", benchComposeWithFiles);
   await section("catalogue", benchCatalogue);
   await section("trigger storm", benchTriggerStorm);
   await section("lanes", benchLanes);

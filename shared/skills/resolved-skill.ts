@@ -1,4 +1,5 @@
 import type { DocumentProblem } from "../errors.js";
+import type { SkillFile } from "./skill-files.js";
 import type { SkillScope } from "./skill-scope.js";
 import type { SkillArgument, SkillReferenceDoc, SkillRun, SkillScript, SkillTrigger } from "./skill-frontmatter.js";
 
@@ -66,6 +67,12 @@ export interface ResolvedSkill extends Omit<SkillDefinition, "referenceDocs"> {
   referenceDocs: ResolvedReferenceDoc[];
   /** Non-fatal findings (unknown fields, triggers on a spawn skill, a missing reference file…). */
   warnings: DocumentProblem[];
+  /**
+   * Every file of the skill directory in the layer of its SKILL.md (layer pinning), SKILL.md
+   * excluded, relative to the directory, sorted, capped (skill-files.ts). Always set by the loader;
+   * optional so skills built by hand (tests, benches) need not name it.
+   */
+  files?: readonly SkillFile[];
 }
 
 /**

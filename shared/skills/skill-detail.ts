@@ -1,4 +1,5 @@
 import type { ResolvedReferenceDoc, ResolvedSkill } from "./resolved-skill.js";
+import type { SkillFile } from "./skill-files.js";
 import type { SkillScript } from "./skill-frontmatter.js";
 import { toSkillSummary } from "./skill-summary.js";
 import type { SkillSummary } from "./skill-summary.js";
@@ -17,6 +18,8 @@ interface SkillDetail extends SkillSummary {
   deactivate: string[];
   action: string | null;
   scripts: SkillScript[];
+  /** API.md "Skill files": the skill directory's files in its own layer, SKILL.md excluded. */
+  files: SkillFile[];
 }
 
 export const toSkillDetail = (skill: ResolvedSkill): SkillDetail => ({
@@ -29,4 +32,5 @@ export const toSkillDetail = (skill: ResolvedSkill): SkillDetail => ({
   deactivate: [...skill.deactivate],
   action: skill.action ?? null,
   scripts: structuredClone(skill.scripts),
+  files: (skill.files ?? []).map((file) => ({ path: file.path, size: file.size })),
 });

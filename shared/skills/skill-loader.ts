@@ -6,6 +6,7 @@ import { CascadeDocuments } from "../documents/cascade-documents.js";
 import { messageOf, type CascadeDocumentKind, type FoundDocument, type LayerListing } from "../documents/cascade-resolver.js";
 import type { ResolvedReferenceDoc, ResolvedSkill, SkillDefinition, SkillProblem } from "./resolved-skill.js";
 import { MAX_SKILL_TEXT_BYTES, parseSkillDocument } from "./skill-document-parser.js";
+import { skillFilesFromLayer, skillFilesFromListing, skillFilesWarning } from "./skill-files.js";
 import { isSkillName, skillDirectory, skillDirectoryNameOf, skillDocumentPath, skillFilePath, SKILLS_PREFIX } from "./skill-paths.js";
 import type { SkillScopeContext } from "./skill-scope.js";
 import { foldedSkillName, skillNameRefusal } from "./skill-name.js";
@@ -102,17 +103,22 @@ export class SkillLoader {
    * that scope's layers, so a stale or forged location cannot reach another project.
    */
   async readSkillFile(scope: SkillScopeContext, skill: ResolvedSkill, relativePath: string): Promise<string | undefined> {
+    const doc = await this.readSkillFileDocument(scope, skill, relativePath);
+    if (!doc) return undefined;
+    const path = doc.path;
+    const text = strictUtf8(doc.body);
+    if (text === undefined) throw new InvalidDocument(path, [{ path, message: "is not UTF-8 text", severity: "error" }]);
+    return text;
+  }
+
+  /** The bytes of a file of a resolved skill, from the layer that provided it (see readSkillFile). */
+  async readSkillFileDocument(scope: SkillScopeContext, skill: ResolvedSkill, relativePath: string): Promise<StoredDocument | undefined> {
     const { directory } = skill.location;
     const { layer } = pinnedLayer(scope, this.sources, skill.location);
     if (!isSkillName(skill.name) || directory !== skillDirectory(skill.name)) {
       throw new InvalidRequest(`Skill location '${String(directory).slice(0, 120)}' is not the directory of a skill`);
     }
-    const path = skillFilePath(directory, relativePath);
-    const doc = await layer.read(path);
-    if (!doc) return undefined;
-    const text = strictUtf8(doc.body);
-    if (text === undefined) throw new InvalidDocument(path, [{ path, message: "is not UTF-8 text", severity: "error" }]);
-    return text;
+    return layer.read(skillFilePath(directory, relativePath));
   }
 }
 
@@ -122,6 +128,10 @@ async function materialize(found: FoundDocument<SkillDefinition>): Promise<Resol
   const directory = skillDirectory(name);
   const warnings = [...found.warnings];
   const definition = found.definition;
+  // One listing per level: the lookup's layer listing when it has one, else one list of the directory.
+  const fileListing = listing ? skillFilesFromListing(listing, name) : await skillFilesFromLayer(at.layer, name);
+  const filesWarning = skillFilesWarning(name, fileListing);
+  if (filesWarning) warnings.push(filesWarning);
   const resolvedDocs = await Promise.all(
     definition.referenceDocs.map(async (ref): Promise<ResolvedReferenceDoc> => {
       if (ref.loadMode !== "INLINE") return { ...ref };
@@ -135,6 +145,7 @@ async function materialize(found: FoundDocument<SkillDefinition>): Promise<Resol
     source: at.source,
     location: { source: at.source, project: at.project, directory, etag: found.doc.etag },
     warnings,
+    files: fileListing.files,
   });
 }
 
@@ -147,7 +158,7 @@ async function materialize(found: FoundDocument<SkillDefinition>): Promise<Resol
 function resolvedSkill(
   definition: SkillDefinition,
   referenceDocs: ResolvedReferenceDoc[],
-  placed: Pick<ResolvedSkill, "source" | "location" | "warnings">,
+  placed: Pick<ResolvedSkill, "source" | "location" | "warnings" | "files">,
 ): ResolvedSkill {
   const skill: Omit<ResolvedSkill, "scripts" | "body" | "referenceDocs" | "source" | "location" | "warnings"> & Partial<ResolvedSkill> = {
     name: definition.name,
@@ -181,6 +192,7 @@ function resolvedSkill(
   skill.source = placed.source;
   skill.location = placed.location;
   skill.warnings = placed.warnings;
+  skill.files = placed.files;
   return skill as ResolvedSkill;
 }
 

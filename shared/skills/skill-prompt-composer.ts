@@ -5,6 +5,7 @@ import { plainBody, rendersAsTemplate } from "./skill-body.js";
 import { bindArguments } from "./skill-argument-binder.js";
 import { SkillArgumentInvalid, SkillArgumentsTooLong } from "./skill-errors.js";
 import type { ResolvedSkill } from "./resolved-skill.js";
+import type { SkillFile } from "./skill-files.js";
 
 /**
  * SkillPromptComposer (spec §5a, §5c, §9): the system-prompt section of the active skills.
@@ -18,6 +19,9 @@ import type { ResolvedSkill } from "./resolved-skill.js";
  *
  *     --- Reference Doc: <title> ---  (each INLINE doc, content verbatim)
  *     <content>
+ *
+ *     Files of this skill — read a text file with skill_read_file {"skill":"<name>","path":"<path>"}:
+ *     - <path> (<size> bytes)         (only when the skill has files; at most 50, then `… N more`)
  *
  *     …next skill…
  *
@@ -57,6 +61,9 @@ interface ComposedSection {
 }
 
 export const ON_DEMAND_HEADER = "On-demand references — load via manual_read:";
+
+/** Files named in a skill's block; the rest is counted (`… N more`) so a big folder stays a few lines. */
+export const MAX_PROMPT_FILES = 50;
 
 /**
  * The render budget of one turn: renders that have not started when `maxMs` have passed since
@@ -194,6 +201,7 @@ interface BlockMemo {
   readonly name: string;
   readonly description: string;
   readonly referenceDocs: ResolvedSkill["referenceDocs"];
+  readonly files: ResolvedSkill["files"];
   readonly block: string;
 }
 
@@ -207,12 +215,13 @@ function skillBlock(skill: ResolvedSkill, body: string): string {
     memo.body === body &&
     memo.name === skill.name &&
     memo.description === skill.description &&
-    memo.referenceDocs === skill.referenceDocs
+    memo.referenceDocs === skill.referenceDocs &&
+    memo.files === skill.files
   ) {
     return memo.block;
   }
   const block = buildSkillBlock(skill, body);
-  lastBlocks.set(skill, { body, name: skill.name, description: skill.description, referenceDocs: skill.referenceDocs, block });
+  lastBlocks.set(skill, { body, name: skill.name, description: skill.description, referenceDocs: skill.referenceDocs, files: skill.files, block });
   return block;
 }
 
@@ -226,7 +235,21 @@ function buildSkillBlock(skill: ResolvedSkill, body: string): string {
     const content = tidy(doc.content);
     parts.push(content === "" ? `--- Reference Doc: ${doc.title} ---` : `--- Reference Doc: ${doc.title} ---\n${content}`);
   }
+  if (skill.files !== undefined && skill.files.length > 0) parts.push(filesBlock(skill.name, skill.files));
   return parts.join("\n\n");
+}
+
+/**
+ * What the model needs to act on a body's relative links (`see references/forms.md`): which
+ * files exist, how big they are, and the call that reads one. Sorted by the loader, so the same
+ * files always give the same bytes.
+ */
+export function filesBlock(name: string, files: readonly SkillFile[]): string {
+  const shown = files.length > MAX_PROMPT_FILES ? files.slice(0, MAX_PROMPT_FILES) : files;
+  const lines = shown.map((file) => `- ${file.path} (${file.size} bytes)`);
+  if (files.length > shown.length) lines.push(`… ${files.length - shown.length} more`);
+  const call = JSON.stringify({ skill: name, path: "<path>" });
+  return [`Files of this skill — read a text file with skill_read_file ${call}:`, ...lines].join("\n");
 }
 
 function onDemandBlock(references: readonly OnDemandReference[]): string {

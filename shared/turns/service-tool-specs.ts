@@ -1,9 +1,12 @@
 import { scriptToolsOf, scriptToolSpec } from "../scripts/script-tools.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
+import { MAX_SKILL_READ_BYTES } from "../skills/skill-files.js";
 import type { ToolSpec } from "./turn.js";
 
 /** The service's own tools (API.md `POST …/tools/{toolName}`), beside the active skills' script tools. */
 export const SKILL_REFERENCE_DOC_TOOL = "skill_reference_doc";
+/** API.md "Skill files": reads a text file of an active skill's directory. */
+export const SKILL_READ_FILE_TOOL = "skill_read_file";
 
 export const SERVICE_TOOL_SPECS: Readonly<Record<string, ToolSpec>> = {
   manual_read: {
@@ -37,6 +40,28 @@ export const SERVICE_TOOL_SPECS: Readonly<Record<string, ToolSpec>> = {
         title: { type: "string", description: "Title of the reference document" },
       },
       required: ["skill", "title"],
+      additionalProperties: false,
+    },
+  },
+  [SKILL_READ_FILE_TOOL]: {
+    name: SKILL_READ_FILE_TOOL,
+    description:
+      "Read a text file of an active skill's directory (the files listed under the skill in the system prompt). " +
+      `Paths are relative to the skill directory. A file larger than ${MAX_SKILL_READ_BYTES} bytes is read in parts with offset and limit, both in bytes of its UTF-8 text.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        skill: { type: "string", description: "Name of the active skill" },
+        path: { type: "string", description: "Path relative to the skill directory, e.g. references/forms.md" },
+        offset: { type: "integer", minimum: 0, description: "Byte offset to start at (moved forward to the next character boundary); default 0" },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          maximum: MAX_SKILL_READ_BYTES,
+          description: `Bytes to read at most (cut back to a character boundary); default and maximum ${MAX_SKILL_READ_BYTES}`,
+        },
+      },
+      required: ["skill", "path"],
       additionalProperties: false,
     },
   },

@@ -9,7 +9,7 @@ import { composeManualPaths, composeTools } from "../skills/tool-union.js";
 import { TemplateError } from "../templates/template-errors.js";
 import { hasTemplateSyntax } from "../templates/template-renderer.js";
 import type { RenderContext, TemplateRenderer } from "../templates/template-renderer.js";
-import { SKILL_REFERENCE_DOC_TOOL } from "./service-tool-specs.js";
+import { SKILL_READ_FILE_TOOL, SKILL_REFERENCE_DOC_TOOL } from "./service-tool-specs.js";
 import type { ToolSpecProvider } from "./service-tool-specs.js";
 import type { SystemMessage, Turn, TurnMessage } from "./turn.js";
 
@@ -66,6 +66,8 @@ export async function composeTurn(input: TurnComposition, deps: TurnComposerDeps
   });
   // The ON_DEMAND listing points at documents only this tool serves; only ever added, like skill tools.
   if (section.onDemand.length > 0 && !tools.includes(SKILL_REFERENCE_DOC_TOOL)) tools.push(SKILL_REFERENCE_DOC_TOOL);
+  // The files listing of a skill block points at files only this tool serves (API.md "Skill files").
+  if (included.some((skill) => (skill.files?.length ?? 0) > 0) && !tools.includes(SKILL_READ_FILE_TOOL)) tools.push(SKILL_READ_FILE_TOOL);
   // Script tools (spec §13.2) exist exactly while their skill is part of the turn.
   for (const name of deps.toolSpecs.toolsFor?.(included) ?? []) if (!tools.includes(name)) tools.push(name);
 

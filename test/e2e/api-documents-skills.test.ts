@@ -13,7 +13,7 @@ import type { LocalStack } from "./support/local-stack.js";
 
 const TENANT = "acme";
 const SUMMARY_FIELDS = ["name", "title", "description", "version", "tags", "source", "lifecycle", "triggers", "arguments", "run", "disableModelInvocation", "userInvocable"];
-const DETAIL_FIELDS = [...SUMMARY_FIELDS, "body", "tools", "manualPaths", "referenceDocs", "activate", "deactivate", "action", "scripts"];
+const DETAIL_FIELDS = [...SUMMARY_FIELDS, "body", "tools", "manualPaths", "referenceDocs", "activate", "deactivate", "action", "scripts", "files"];
 const BUNDLED = ["code-guard", "code-review", "typescript-style"];
 
 let stack: LocalStack;

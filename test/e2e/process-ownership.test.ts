@@ -11,7 +11,7 @@ import type { WsTestClient } from "./support/ws-client.js";
 /**
  * API.md "Processes belong to their user" over the local stack: alice's process resolves her
  * `_user_alice` level; another member of the project and a tenant-admin must never receive a
- * byte of it — by composition, turns, skill_reference_doc, script tools, manual_list/manual_read,
+ * byte of it — by composition, turns, skill_reference_doc, skill_read_file, script tools, manual_list/manual_read,
  * request status, metadata or WebSocket frames — and FOOT calls reach alice's socket only.
  */
 
@@ -105,9 +105,10 @@ describe("the owner's process (sanity: the private content is really there)", ()
     const reference = await as.alice.tool(TENANT, processId, "skill_reference_doc", { skill: "diary", title: "Notes" });
     const script = await as.alice.tool(TENANT, processId, "skill_diary__peek", {});
     const manual = await as.alice.tool(TENANT, processId, "manual_read", { path: "manuals/private/plan.md" });
+    const file = await as.alice.tool(TENANT, processId, "skill_read_file", { skill: "diary", path: "references/notes.md" });
 
     // Assess
-    for (const response of [preview, reference, script, manual]) {
+    for (const response of [preview, reference, script, manual, file]) {
       expect(response.status, response.text).toBe(200);
       expect(response.text).toContain(SECRET);
     }
@@ -124,6 +125,7 @@ describe("nobody but the owner receives _user_ content (HTTP)", () => {
       { name: "steer", method: "POST", path: `${base}/skill`, body: { command: "CLEAR_ALL" } },
       { name: "request status", method: "GET", path: `${base}/requests/${requestId}` },
       { name: "skill_reference_doc", method: "POST", path: `${base}/tools/skill_reference_doc`, body: { args: { skill: "diary", title: "Notes" } } },
+      { name: "skill_read_file", method: "POST", path: `${base}/tools/skill_read_file`, body: { args: { skill: "diary", path: "references/notes.md" } } },
       { name: "script tool", method: "POST", path: `${base}/tools/skill_diary__peek`, body: { args: {} } },
       { name: "FOOT script tool", method: "POST", path: `${base}/tools/skill_diary__local`, body: { args: {} } },
       { name: "manual_list", method: "POST", path: `${base}/tools/manual_list`, body: { args: {} } },
@@ -142,7 +144,7 @@ describe("nobody but the owner receives _user_ content (HTTP)", () => {
     const after = (await as.alice.process(TENANT, processId)).json;
 
     // Assess
-    expect(responses).toHaveLength(10);
+    expect(responses).toHaveLength(11);
     for (const [name, response] of responses) expectForbidden(`${who} ${name}`, response);
     expect(after).toEqual(before);
   });

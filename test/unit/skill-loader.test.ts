@@ -107,7 +107,7 @@ describe("SkillLoader cascade", () => {
       "name", "title", "description", "version", "whenToUse", "argumentHint", "compatibility", "disableModelInvocation", "userInvocable",
       "triggers", "tools", "allowedToolPatterns", "template", "manualPaths", "tags", "enabled", "lifecycle", "run", "arguments", "activate", "deactivate",
     ];
-    const placed = ["body", "referenceDocs", "source", "location", "warnings"];
+    const placed = ["body", "referenceDocs", "source", "location", "warnings", "files"];
 
     // Act
     const [full, plain] = await loader.listAvailable(FULL);
@@ -161,7 +161,8 @@ describe("SkillLoader cascade", () => {
     // Assess
     expect(skill).toMatchObject({ title: "tenant", source: "VANCE" });
     expect(listed.map((s) => [s.name, s.source])).toEqual([["alpha", "VANCE"]]);
-    expect(store.lists.sort()).toEqual(["_tenant:_vance/skills/", "_user_bob:_vance/skills/"]);
+    // A plain-store load lists the found skill's directory for its files (no catalogue listing to use).
+    expect(store.lists.sort()).toEqual(["_tenant:_vance/skills/", "_tenant:_vance/skills/alpha/", "_user_bob:_vance/skills/"]);
   });
 
   it("does not see skills of a project outside the scope", async () => {

@@ -43,6 +43,8 @@ export interface SkillDetail extends SkillSummary {
   deactivate: string[];
   action: string | null;
   scripts: unknown[];
+  /** API.md "Skill files". */
+  files: { path: string; size: number }[];
 }
 
 export interface PendingMessage {
