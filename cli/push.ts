@@ -79,7 +79,15 @@ async function checkSkills(skills: Awaited<ReturnType<typeof scanSkillTree>>["sk
  * failure the files this push created for the skill are deleted again, and its SKILL.md is never
  * written after a failed sibling, so a failed skill is not left half there as a skill.
  */
-async function uploadSkill(api: DocumentsApi, skill: PlannedSkill, run: Limiter, warn: (line: string) => void): Promise<string[] | undefined> {
+async function uploadSkill(
+  api: DocumentsApi,
+  skill: PlannedSkill,
+  run: Limiter,
+  warn: (line: string) => void,
+  shown: (path: string) => string,
+  /** Messages local validation printed already: the server repeats its parser's warnings. */
+  known: ReadonlySet<string>,
+): Promise<string[] | undefined> {
   const created: PlannedFile[] = [];
   let overwritten = 0;
   const upload = async (file: PlannedFile): Promise<void> => {
@@ -89,7 +97,7 @@ async function uploadSkill(api: DocumentsApi, skill: PlannedSkill, run: Limiter,
       const saved = await api.put(file.documentPath, bytes);
       if (file.isNew) created.push(file);
       else overwritten += 1;
-      for (const w of saved.warnings) warn(`${file.absolute}: server warning: ${w.message}`);
+      for (const w of saved.warnings.filter((w) => !known.has(w.message))) warn(`${shown(file.absolute)}: server warning: ${w.message}`);
     });
   };
   const siblings = skill.uploads.filter((f) => f.relative !== SKILL_DOCUMENT);
@@ -125,19 +133,21 @@ export async function runPush(options: PushOptions): Promise<PushSummary> {
 
   const remote: RemoteDocument[] = options.dryRun || !options.api ? [] : await options.api.list(SKILLS_PREFIX);
   const plan = planPush(checked, remote);
-  const summary: PushSummary = { skills: tree.skills.length, uploaded: [], unchanged: [], refused: plan.refused, failed: [], problems };
+  const refused = plan.refused.map((r) => ({ ...r, directory: relative(cwd, r.directory) || r.directory }));
+  const summary: PushSummary = { skills: tree.skills.length, uploaded: [], unchanged: [], refused, failed: [], problems };
   if (options.dryRun || !options.api) {
     summary.uploaded = plan.planned.map((p) => ({ name: p.name, files: p.uploads.length }));
     return summary;
   }
   const api = options.api;
   const every = options.progressEvery ?? 50;
+  const known = new Map(checked.map((c) => [c.skill.name, new Set(c.problems.map((p) => p.message))]));
   let done = 0;
   await Promise.all(
     plan.planned.map(async (skill) => {
       if (skill.uploads.length === 0) summary.unchanged.push(skill.name);
       else {
-        const failure = await uploadSkill(api, skill, run, options.io.err);
+        const failure = await uploadSkill(api, skill, run, options.io.err, (path) => relative(cwd, path) || path, known.get(skill.name) ?? new Set());
         if (failure) summary.failed.push({ name: skill.name, reasons: failure });
         else summary.uploaded.push({ name: skill.name, files: skill.uploads.length });
       }
