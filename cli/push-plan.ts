@@ -57,14 +57,14 @@ function remoteSkillNames(remote: readonly RemoteDocument[]): string[] {
   return [...names];
 }
 
-function collisionReasons(checked: readonly CheckedSkill[], remote: readonly RemoteDocument[]): Map<LocalSkill, string> {
+function collisionReasons(checked: readonly CheckedSkill[], remote: readonly RemoteDocument[], show: (directory: string) => string): Map<LocalSkill, string> {
   const reasons = new Map<LocalSkill, string>();
   const byFolded = new Map<string, LocalSkill[]>();
   for (const { skill } of checked) byFolded.set(fold(skill.name), [...(byFolded.get(fold(skill.name)) ?? []), skill]);
   for (const group of byFolded.values()) {
     if (group.length < 2) continue;
     for (const skill of group) {
-      const others = group.filter((s) => s !== skill).map((s) => `'${s.name}' (${s.directory})`);
+      const others = group.filter((s) => s !== skill).map((s) => `'${s.name}' (${show(s.directory)})`);
       reasons.set(skill, `name '${skill.name}' collides with ${others.join(", ")} after case folding; skill names must differ in more than case; rename one folder`);
     }
   }
@@ -80,9 +80,10 @@ function collisionReasons(checked: readonly CheckedSkill[], remote: readonly Rem
   return reasons;
 }
 
-export function planPush(checked: readonly CheckedSkill[], remote: readonly RemoteDocument[]): PushPlan {
+/** `show` renders a directory in messages (the CLI: relative to the working directory). */
+export function planPush(checked: readonly CheckedSkill[], remote: readonly RemoteDocument[], show: (directory: string) => string = (d) => d): PushPlan {
   const remoteEtags = new Map(remote.map((d) => [d.path, d.etag]));
-  const collisions = collisionReasons(checked, remote);
+  const collisions = collisionReasons(checked, remote, show);
   const planned: PlannedSkill[] = [];
   const refused: RefusedSkill[] = [];
   for (const { skill, problems, etags } of checked) {

@@ -132,8 +132,9 @@ export async function runPush(options: PushOptions): Promise<PushSummary> {
   for (const line of problems) options.io.out(formatValidationLine(line));
 
   const remote: RemoteDocument[] = options.dryRun || !options.api ? [] : await options.api.list(SKILLS_PREFIX);
-  const plan = planPush(checked, remote);
-  const refused = plan.refused.map((r) => ({ ...r, directory: relative(cwd, r.directory) || r.directory }));
+  const show = (path: string): string => relative(cwd, path) || path;
+  const plan = planPush(checked, remote, show);
+  const refused = plan.refused.map((r) => ({ ...r, directory: show(r.directory) }));
   const summary: PushSummary = { skills: tree.skills.length, uploaded: [], unchanged: [], refused, failed: [], problems };
   if (options.dryRun || !options.api) {
     summary.uploaded = plan.planned.map((p) => ({ name: p.name, files: p.uploads.length }));
@@ -147,7 +148,7 @@ export async function runPush(options: PushOptions): Promise<PushSummary> {
     plan.planned.map(async (skill) => {
       if (skill.uploads.length === 0) summary.unchanged.push(skill.name);
       else {
-        const failure = await uploadSkill(api, skill, run, options.io.err, (path) => relative(cwd, path) || path, known.get(skill.name) ?? new Set());
+        const failure = await uploadSkill(api, skill, run, options.io.err, show, known.get(skill.name) ?? new Set());
         if (failure) summary.failed.push({ name: skill.name, reasons: failure });
         else summary.uploaded.push({ name: skill.name, files: skill.uploads.length });
       }
