@@ -1,4 +1,4 @@
-import { readConfig } from "../shared/config/config.js";
+import { ENV, readConfig } from "../shared/config/config.js";
 import { validateProjectName, validateTenantId } from "../shared/documents/document-path.js";
 import { InvalidRequest } from "../shared/errors.js";
 
@@ -31,7 +31,7 @@ export function parseLevelTarget(value: string | undefined, flag: string): Level
   }
 }
 
-/** Flags win over SKILLS_URL / SKILLS_TOKEN (shared/config); both must end up set. */
+/** Flags win over the cliUrl / cliToken settings (shared/config); both must end up set. */
 export function resolveRemote(
   target: LevelTarget,
   flags: { url?: string | undefined; token?: string | undefined },
@@ -46,9 +46,9 @@ export function resolveRemote(
       throw new InvalidRequest(`--url '${flags.url}' is not a valid URL`);
     }
   }
-  if (!baseUrl) throw new InvalidRequest("no server: pass --url or set SKILLS_URL");
+  if (!baseUrl) throw new InvalidRequest(`no server: pass --url or set ${ENV.cliUrl}`);
   if (baseUrl.protocol !== "http:" && baseUrl.protocol !== "https:") throw new InvalidRequest(`--url must be http or https, got '${baseUrl.protocol}'`);
   const token = flags.token ?? config.cliToken;
-  if (token === undefined || token === "") throw new InvalidRequest("no token: set SKILLS_TOKEN (or pass --token)");
+  if (token === undefined || token === "") throw new InvalidRequest(`no token: set ${ENV.cliToken} (or pass --token)`);
   return { ...target, baseUrl, token };
 }
