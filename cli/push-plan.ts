@@ -64,8 +64,14 @@ function collisionReasons(checked: readonly CheckedSkill[], remote: readonly Rem
   for (const group of byFolded.values()) {
     if (group.length < 2) continue;
     for (const skill of group) {
-      const others = group.filter((s) => s !== skill).map((s) => `'${s.name}' (${show(s.directory)})`);
-      reasons.set(skill, `name '${skill.name}' collides with ${others.join(", ")} after case folding; skill names must differ in more than case; rename one folder`);
+      const others = group.filter((s) => s !== skill);
+      const listed = others.map((s) => `'${s.name}' (${show(s.directory)})`).join(", ");
+      reasons.set(
+        skill,
+        others.every((s) => s.name === skill.name)
+          ? `name '${skill.name}' is also the name of ${listed}; a level holds one skill per name; rename one folder`
+          : `name '${skill.name}' collides with ${listed} after case folding; skill names must differ in more than case; rename one folder`,
+      );
     }
   }
   // The level is one namespace: a pushed `Foo` next to a stored `foo` would be two skills that

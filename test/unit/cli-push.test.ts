@@ -6,7 +6,7 @@ import { DocumentsApiError } from "../../cli/documents-client.js";
 import { runPush } from "../../cli/push.js";
 import type { PushOptions } from "../../cli/push.js";
 import { pushExitCode } from "../../cli/push-report.js";
-import { DEFAULT_TREE_LIMITS } from "../../cli/skill-tree.js";
+import { DEFAULT_TREE_LIMITS, TreeTooLarge } from "../../cli/skill-tree.js";
 import { FakeDocumentsApi } from "../support/fake-documents-api.js";
 
 const skillMd = (name: string, extra = ""): string => `---\nname: ${name}\ndescription: The ${name} skill.\n${extra}---\n\nDo the ${name} thing.\n`;
@@ -206,6 +206,22 @@ describe("skills push: refusals (nothing of a refused skill is uploaded)", () =>
     expect(api.puts()).toEqual(["_vance/skills/other/SKILL.md"]);
   });
 
+  it("refuses both skills when two folders at different depths have the same name", async () => {
+    // Prepare
+    const dir = folder({ "a/tools/SKILL.md": skillMd("tools"), "b/c/tools/SKILL.md": skillMd("tools") });
+    const api = new FakeDocumentsApi();
+
+    // Act
+    const { summary } = await push(dir, api);
+
+    // Assess
+    expect(summary.refused.map((r) => r.reasons)).toEqual([
+      ["name 'tools' is also the name of 'tools' (b/c/tools); a level holds one skill per name; rename one folder"],
+      ["name 'tools' is also the name of 'tools' (a/tools); a level holds one skill per name; rename one folder"],
+    ]);
+    expect(api.puts()).toEqual([]);
+  });
+
   it("refuses a skill whose name collides after case folding with one already on the level", async () => {
     // Prepare
     const api = new FakeDocumentsApi();
@@ -248,6 +264,34 @@ describe("skills push: refusals (nothing of a refused skill is uploaded)", () =>
       { name: "many", directory: "many", reasons: [expect.stringContaining("holds more than 4 files")] },
     ]);
     expect(api.puts()).toEqual([]);
+  });
+
+  it("refuses a skill of 1 001 files with the default caps, without reading them", async () => {
+    // Prepare
+    const files: Record<string, string> = { "huge/SKILL.md": skillMd("huge"), "small/SKILL.md": skillMd("small") };
+    for (let i = 0; i < 1_000; i += 1) files[`huge/pages/p${i}.md`] = "p\n";
+    const api = new FakeDocumentsApi();
+
+    // Act
+    const { summary } = await push(folder(files), api);
+
+    // Assess
+    expect(summary.refused).toEqual([{ name: "huge", directory: "huge", reasons: ["holds more than 1000 files (the most one push uploads per skill); split it or remove files"] }]);
+    expect(api.puts()).toEqual(["_vance/skills/small/SKILL.md"]);
+  });
+
+  it("stops before any request when the folder holds more entries than the cap", async () => {
+    // Prepare
+    const dir = folder({ "a/SKILL.md": skillMd("a"), "a/1.md": "1", "a/2.md": "2", "a/3.md": "3" });
+    const api = new FakeDocumentsApi();
+
+    // Act
+    const failure = await push(dir, api, { limits: { ...DEFAULT_TREE_LIMITS, maxEntries: 3 } }).catch((e: unknown) => e);
+
+    // Assess
+    expect(failure).toBeInstanceOf(TreeTooLarge);
+    expect(String(failure)).toContain("holds more than 3 entries");
+    expect(api.calls).toEqual([]);
   });
 
   it("refuses a skill whose tree is deeper than the cap", async () => {
