@@ -100,6 +100,7 @@ describe("skills push / pull with the Agent Skills corpus", () => {
     const second = await skills(["push", FIXTURES, "--to", `${TENANT}/${PROJECT}`]);
     const pull = await skills(["pull", "--from", `${TENANT}/${PROJECT}`, pulled]);
     const stored = await listLevel(PROJECT);
+    const effective = await fetch(`${stack.httpUrl}/brain/${TENANT}/skills/effective?projectId=${PROJECT}`, { headers: { authorization: `Bearer ${token}` } });
 
     // Assess
     // Until the lenient Agent Skills parser lands, some fixtures (display-name `name:`, long
@@ -122,6 +123,10 @@ describe("skills push / pull with the Agent Skills corpus", () => {
 
     const expectedPaths = uploadedNames.flatMap((name) => filesBelow(fixtures.get(name) ?? "").map((f) => `_vance/skills/${name}/${f}`)).sort();
     expect(stored.map((d) => d.path)).toEqual(expectedPaths);
+
+    // Every uploaded skill loads: the server validated each SKILL.md with the same parser.
+    const listed = ((await effective.json()) as { skills: { name: string; source: string }[] }).skills.filter((s) => s.source === "PROJECT").map((s) => s.name);
+    expect(listed.sort()).toEqual(uploadedNames);
 
     expect(second.stdout).toContain(`: 0 uploaded (0 file(s)), ${uploadedNames.length} unchanged, ${refused.size} refused, 0 failed`);
     expect(second.status).toBe(first.status);
