@@ -93,7 +93,7 @@ async function uploadSkill(
   const upload = async (file: PlannedFile): Promise<void> => {
     await run(async () => {
       const bytes = await readFile(file.absolute);
-      if (md5Etag(bytes) !== file.etag) throw new Error(`${file.absolute} changed while pushing; push again`);
+      if (md5Etag(bytes) !== file.etag) throw new Error(`${shown(file.absolute)} changed while pushing; push again`);
       const saved = await api.put(file.documentPath, bytes);
       if (file.isNew) created.push(file);
       else overwritten += 1;
