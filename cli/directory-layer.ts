@@ -28,3 +28,12 @@ export function directoryLayer(root: string): DocumentLayer {
     },
   };
 }
+
+/**
+ * Where a `_vance/skills/…` key of directoryLayer(root) lies on disk, so messages cite the file
+ * an author can open rather than the key it would have on the service.
+ */
+export function diskPathOf(root: string, key: string): string {
+  if (existsSync(join(root, SKILLS_PREFIX)) || !key.startsWith(SKILLS_PREFIX)) return join(root, key);
+  return join(root, key.slice(SKILLS_PREFIX.length));
+}

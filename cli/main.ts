@@ -1,59 +1,141 @@
 import { parseArgs } from "node:util";
-import { ENV } from "../shared/config/config.js";
-import { formatValidationLine, validateSkillTrees } from "./validate.js";
-import { renderSkill } from "./render.js";
-import { runTokenCommand, TOKEN_USAGE } from "./token.js";
+import type { ParseArgsConfig } from "node:util";
+import { InvalidRequest } from "../shared/errors.js";
+import { httpDocumentsApi } from "./documents-client.js";
+import { runPull } from "./pull.js";
+import { runPush } from "./push.js";
+import { formatPushSummary, pushExitCode } from "./push-report.js";
+import { parseLevelTarget, resolveRemote } from "./remote-target.js";
+import { renderSkill, renderTarget } from "./render.js";
+import { runTokenCommand } from "./token.js";
+import { COMMAND_USAGE, isCommandName, USAGE } from "./usage.js";
+import type { CommandName } from "./usage.js";
+import { formatValidationLine, validateSkillReport, validationJson } from "./validate.js";
 
-const USAGE = `usage:
-  skills validate <dir>...                                   validate every skill directory below each path
-  skills render <skills-root> <name> [--args "…"] [--set key=value ...]
-                                                             print the composed skill section of one skill
-  ${TOKEN_USAGE.replace("Usage: ", "")}
-                                                             print a signed token (secret: ${ENV.jwtSecret},
-                                                             locally local-dev-secret)`;
+/** A mistake on the command line: the message and that command's usage, exit 2. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: CommandName,
+  ) {
+    super(message);
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+function parse<O extends Options>(command: CommandName, args: readonly string[], options: O) {
+  try {
+    return parseArgs({ args: [...args], allowPositionals: true, strict: true, options: { ...options, help: { type: "boolean" } } });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error), command);
+  }
+}
+
+const REMOTE_OPTIONS = { url: { type: "string" }, token: { type: "string" } } as const;
+
+function remote(command: CommandName, value: string | undefined, flag: string, flags: { url?: string | undefined; token?: string | undefined }) {
+  try {
+    return resolveRemote(parseLevelTarget(value, flag), flags);
+  } catch (error) {
+    if (error instanceof InvalidRequest) throw new UsageError(error.message, command);
+    throw error;
+  }
+}
+
+const stdio = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };
+
+async function validate(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("validate", rest, { "errors-only": { type: "boolean" }, format: { type: "string" } });
+  if (values.help) return help("validate");
+  const format = values.format ?? "text";
+  if (format !== "text" && format !== "json") throw new UsageError(`--format must be text or json, got '${String(format)}'`, "validate");
+  if (positionals.length === 0) throw new UsageError("validate needs at least one directory", "validate");
+  const report = await validateSkillReport(positionals);
+  const errors = report.lines.filter((l) => l.severity === "error").length;
+  const shown = values["errors-only"] ? report.lines.filter((l) => l.severity === "error") : report.lines;
+  if (format === "json") console.log(validationJson(report, shown));
+  else for (const line of shown) console.log(formatValidationLine(line));
+  if (report.skills === 0) {
+    console.error(`no SKILL.md found below ${positionals.join(", ")}`);
+    return 1;
+  }
+  console.error(`${report.skills} skill(s) checked: ${errors} error(s), ${report.lines.length - errors} warning(s)`);
+  return errors > 0 ? 1 : 0;
+}
+
+async function render(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("render", rest, { args: { type: "string" }, set: { type: "string", multiple: true } });
+  if (values.help) return help("render");
+  const target = renderTarget(positionals);
+  if (!target) throw new UsageError("render needs a skill folder (a directory holding SKILL.md) or <skills-root> <name>", "render");
+  const { section, warnings } = await renderSkill({ ...target, args: values.args, set: values.set ?? [] });
+  for (const warning of warnings) console.error(`warning: ${warning}`);
+  process.stdout.write(`${section}\n`);
+  return 0;
+}
+
+async function push(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("push", rest, { ...REMOTE_OPTIONS, to: { type: "string" }, "dry-run": { type: "boolean" }, concurrency: { type: "string" } });
+  if (values.help) return help("push");
+  const [dir, ...extra] = positionals;
+  if (dir === undefined || extra.length > 0) throw new UsageError("push needs exactly one folder", "push");
+  const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
+  if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)) {
+    throw new UsageError(`--concurrency must be an integer from 1 to 64, got '${values.concurrency}'`, "push");
+  }
+  const dryRun = values["dry-run"] === true;
+  const target = dryRun && values.to === undefined ? undefined : remote("push", values.to, "--to", values);
+  const summary = await runPush({ dir, dryRun, concurrency, io: stdio, ...(target && !dryRun ? { api: httpDocumentsApi(target) } : {}) });
+  if (summary.skills === 0) console.error(`no SKILL.md found below ${dir}`);
+  for (const line of formatPushSummary(summary, target ? `${target.tenant}/${target.level}` : "", dryRun)) console.log(line);
+  return pushExitCode(summary);
+}
+
+async function pull(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("pull", rest, { ...REMOTE_OPTIONS, from: { type: "string" } });
+  if (values.help) return help("pull");
+  const [dir, ...extra] = positionals;
+  if (dir === undefined || extra.length > 0) throw new UsageError("pull needs exactly one folder", "pull");
+  const target = remote("pull", values.from, "--from", values);
+  const summary = await runPull({ dir, api: httpDocumentsApi(target), io: stdio });
+  for (const failure of summary.failed) console.error(`error: ${failure.path}: ${failure.reason}`);
+  console.log(`pulled ${summary.written} file(s) of ${summary.skills} skill(s) from ${target.tenant}/${target.level} into ${dir}; ${summary.failed.length} failed`);
+  return summary.failed.length > 0 ? 1 : 0;
+}
+
+function help(command?: CommandName): number {
+  console.log(command ? COMMAND_USAGE[command] : USAGE);
+  return 0;
+}
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
-    case "validate": {
-      if (rest.length === 0) throw new UsageError("validate needs at least one directory");
-      const lines = await validateSkillTrees(rest);
-      for (const line of lines) console.log(formatValidationLine(line));
-      const errors = lines.filter((l) => l.severity === "error").length;
-      console.error(`${errors} error(s), ${lines.length - errors} warning(s)`);
-      return errors > 0 ? 1 : 0;
-    }
-    case "render": {
-      const { values, positionals } = parseArgs({
-        args: [...rest],
-        allowPositionals: true,
-        options: { args: { type: "string" }, set: { type: "string", multiple: true } },
-      });
-      const [root, name] = positionals;
-      if (!root || !name) throw new UsageError("render needs <skills-root> <name>");
-      const { section, warnings } = await renderSkill({ root, name, args: values.args, set: values.set ?? [] });
-      for (const warning of warnings) console.error(`warning: ${warning}`);
-      process.stdout.write(`${section}\n`);
-      return 0;
-    }
+    case "validate":
+      return validate(rest);
+    case "render":
+      return render(rest);
+    case "push":
+      return push(rest);
+    case "pull":
+      return pull(rest);
     case "token":
-      return runTokenCommand(rest);
+      return rest.includes("--help") ? help("token") : runTokenCommand(rest);
     case undefined:
     case "help":
     case "--help":
-      console.log(USAGE);
-      return 0;
+      return help(isCommandName(rest[0]) ? rest[0] : undefined);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }
 }
 
-class UsageError extends Error {}
-
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : `error: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof UsageError) console.error(`${error.message}\n\n${error.command ? COMMAND_USAGE[error.command] : USAGE}`);
+    else console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(2);
   },
 );

@@ -5,7 +5,9 @@ import { SkillLoader } from "../shared/skills/skill-loader.js";
 import { composeSection } from "../shared/skills/skill-prompt-composer.js";
 import type { RenderContext } from "../shared/templates/template-renderer.js";
 import { createTemplateRenderer } from "../shared/templates/sandboxed-template-renderer.js";
-import { directoryLayer } from "./directory-layer.js";
+import { existsSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { directoryLayer, diskPathOf } from "./directory-layer.js";
 
 interface RenderOptions {
   root: string;
@@ -33,15 +35,32 @@ export function contextFromSettings(settings: readonly string[]): RenderContext 
   return context;
 }
 
+/**
+ * `render <skill-folder>` (a directory holding SKILL.md) or `render <skills-root> <name>`:
+ * the root and name either way.
+ */
+export function renderTarget(positionals: readonly string[]): { root: string; name: string } | undefined {
+  const [first, name] = positionals;
+  if (first === undefined || positionals.length > 2) return undefined;
+  if (name !== undefined) return { root: first, name };
+  if (!existsSync(join(first, "SKILL.md"))) return undefined;
+  const folder = resolve(first);
+  return { root: dirname(folder), name: basename(folder) };
+}
+
 /** The composed skill section for one skill, exactly as a turn would carry it. */
 export async function renderSkill(options: RenderOptions): Promise<{ section: string; warnings: string[] }> {
+  // Messages name `_vance/skills/<name>/…` keys; an author wants the file on disk.
+  const keyPrefix = `_vance/skills/${options.name}/`;
+  const onDisk = (text: string): string =>
+    text.replaceAll(keyPrefix, `${relative(process.cwd(), diskPathOf(options.root, keyPrefix)) || "."}/`);
   // The folder is the only layer: it stands in the RESOURCE position, with nothing shadowing it.
   const loader = new SkillLoader({ store: new InMemoryDocumentStore(), bundled: directoryLayer(options.root) });
   const scope = { tenantId: "local" };
   const skill = await loader.load(scope, options.name);
   if (!skill) {
     const problems = (await loader.problems(scope)).filter((p) => p.name === options.name);
-    if (problems.length > 0) throw new Error(problems.map((p) => `${p.path}:${p.line ?? 1}: ${p.message}`).join("\n"));
+    if (problems.length > 0) throw new Error(problems.map((p) => onDisk(`${p.path}:${p.line ?? 1}: ${p.message}`)).join("\n"));
     throw new SkillNotFound(options.name);
   }
   // As activation does: a missing `required` argument refuses the skill (SkillArgumentMissing)
@@ -51,6 +70,6 @@ export async function renderSkill(options: RenderOptions): Promise<{ section: st
   const composed = await composeSection([{ skill, args: options.args }], contextFromSettings(options.set), renderer);
   return {
     section: composed.section,
-    warnings: [...skill.warnings.map((w) => w.message), ...composed.warnings.map((w) => `${w.skill}: ${w.message}`)],
+    warnings: [...skill.warnings.map((w) => onDisk(w.path ? `${w.path}:${w.line ?? 1}: ${w.message}` : w.message)), ...composed.warnings.map((w) => onDisk(`${w.skill}: ${w.message}`))],
   };
 }

@@ -1,13 +1,21 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
+import { strictUtf8 } from "../shared/documents/document-body.js";
 import type { DocumentProblem } from "../shared/errors.js";
 import { parseSkillDocument } from "../shared/skills/skill-document-parser.js";
 
-interface ValidationLine {
+export interface ValidationLine {
   file: string;
   line?: number | undefined;
   severity: "error" | "warning";
   message: string;
+}
+
+export interface ValidationReport {
+  /** SKILL.md files checked. */
+  skills: number;
+  /** Sorted by file, then line. */
+  lines: ValidationLine[];
 }
 
 async function findSkillDocuments(path: string): Promise<string[]> {
@@ -27,35 +35,62 @@ async function findSkillDocuments(path: string): Promise<string[]> {
 const exists = async (path: string): Promise<boolean> => stat(path).then((s) => s.isFile(), () => false);
 
 /**
- * Validates every skill directory under each path with the service's own parser, plus the checks
- * the loader makes (referenced files present in the same directory).
+ * One SKILL.md checked as the server's PUT checks it: strict UTF-8 (the service refuses anything
+ * else), the service's own parser with the directory name as the skill name, plus the loader's
+ * check that referenced files lie next to it. `shown` is the path the lines cite.
  */
-export async function validateSkillTrees(paths: readonly string[], cwd = process.cwd()): Promise<ValidationLine[]> {
+export async function checkSkillDocument(file: string, shown: string, bytes?: Uint8Array): Promise<ValidationLine[]> {
+  const directory = dirname(file);
   const lines: ValidationLine[] = [];
-  for (const root of paths) {
-    for (const file of await findSkillDocuments(root)) {
-      const shown = relative(cwd, file) || file;
-      const directory = dirname(file);
-      const bytes = await readFile(file);
-      const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
-      const result = parseSkillDocument(basename(directory), text, shown);
-      const add = (p: DocumentProblem): void => {
-        lines.push({ file: shown, line: p.line, severity: p.severity, message: p.message });
-      };
-      result.problems.forEach(add);
-      for (const doc of result.definition?.referenceDocs ?? []) {
-        if (!(await exists(join(directory, doc.file)))) {
-          add({ path: shown, severity: doc.loadMode === "INLINE" ? "warning" : "warning", message: `referenceDocs '${doc.title}': file '${doc.file}' not found next to SKILL.md` });
-        }
-      }
-      for (const script of result.definition?.scripts ?? []) {
-        if (!(await exists(join(directory, script.file)))) {
-          add({ path: shown, severity: "warning", message: `scripts '${script.name}': file '${script.file}' not found next to SKILL.md` });
-        }
-      }
+  const add = (p: Pick<DocumentProblem, "line" | "severity" | "message">): void => {
+    lines.push({ file: shown, line: p.line, severity: p.severity, message: p.message });
+  };
+  const text = strictUtf8(bytes ?? (await readFile(file)));
+  if (text === undefined) {
+    add({ severity: "error", message: "is not UTF-8 text (invalid byte sequence or binary content); save it as UTF-8" });
+    return lines;
+  }
+  const result = parseSkillDocument(basename(directory), text, shown);
+  result.problems.forEach(add);
+  for (const doc of result.definition?.referenceDocs ?? []) {
+    if (!(await exists(join(directory, doc.file)))) {
+      add({ severity: "warning", message: `referenceDocs '${doc.title}': file '${doc.file}' not found next to SKILL.md` });
+    }
+  }
+  for (const script of result.definition?.scripts ?? []) {
+    if (!(await exists(join(directory, script.file)))) {
+      add({ severity: "warning", message: `scripts '${script.name}': file '${script.file}' not found next to SKILL.md` });
     }
   }
   return lines;
 }
 
+export const byPathThenLine = (a: ValidationLine, b: ValidationLine): number =>
+  a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 1) - (b.line ?? 1);
+
+/** Validates every skill directory under each path with the service's own parser. */
+export async function validateSkillTrees(paths: readonly string[], cwd = process.cwd()): Promise<ValidationLine[]> {
+  return (await validateSkillReport(paths, cwd)).lines;
+}
+
+/** As validateSkillTrees, with the number of SKILL.md files checked (none found is the caller's error). */
+export async function validateSkillReport(paths: readonly string[], cwd = process.cwd()): Promise<ValidationReport> {
+  const lines: ValidationLine[] = [];
+  let skills = 0;
+  for (const root of paths) {
+    for (const file of await findSkillDocuments(root)) {
+      skills += 1;
+      lines.push(...(await checkSkillDocument(file, relative(cwd, file) || file)));
+    }
+  }
+  // A stable sort: problems of one line keep the parser's order.
+  return { skills, lines: lines.sort(byPathThenLine) };
+}
+
 export const formatValidationLine = (l: ValidationLine): string => `${l.file}:${l.line ?? 1}: ${l.severity}: ${l.message}`;
+
+/** `--format json`: `{count, problems:[{path, line?, severity, message}]}`. */
+export function validationJson(report: ValidationReport, lines: readonly ValidationLine[]): string {
+  const problems = lines.map((l) => ({ path: l.file, ...(l.line === undefined ? {} : { line: l.line }), severity: l.severity, message: l.message }));
+  return JSON.stringify({ skills: report.skills, count: problems.length, problems }, null, 2);
+}

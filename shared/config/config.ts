@@ -112,6 +112,10 @@ export const SETTINGS = {
   jwtAudience: setting("SKILLS_JWT_AUDIENCE", text, "Expected `aud` of tokens, if any."),
   localMode: setting("SKILLS_LOCAL_MODE", flag, "Local mode (`1`/`true`/`yes`): the dev secret is allowed, short secrets too. Refused inside AWS Lambda."),
 
+  // The CLI's `push` and `pull` (cli/remote-target.ts): which service, as whom; flags override them.
+  cliUrl: setting("SKILLS_URL", z.optional(url), "Base URL of the service the CLI's `push` / `pull` talk to (e.g. `http://127.0.0.1:3000`); `--url` overrides it."),
+  cliToken: setting("SKILLS_TOKEN", trimmed, "Bearer token the CLI's `push` / `pull` send; `--token` overrides it (prefer the variable: `ps` shows flags).", { secret: true }),
+
   // The OpenAI-compatible endpoint of LLM guards (shared/llm/llm-config.ts); unset URL: no LLM.
   llmUrl: setting("SKILLS_LLM_URL", z.optional(httpBaseUrl), "Base URL of the chat-completions endpoint; requests go to `{url}/chat/completions`. Unset: no LLM (guards fail open)."),
   llmModel: setting("SKILLS_LLM_MODEL", trimmed, "The `model` of each request; required with SKILLS_LLM_URL."),

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { contextFromSettings, renderSkill } from "../../cli/render.js";
 import { SkillArgumentMissing } from "../../shared/errors.js";
-import { formatValidationLine, validateSkillTrees } from "../../cli/validate.js";
+import { formatValidationLine, validateSkillReport, validateSkillTrees } from "../../cli/validate.js";
 
 function skillsRoot(skills: Record<string, Record<string, string>>): string {
   const root = mkdtempSync(join(tmpdir(), "skills-cli-"));
@@ -34,7 +34,7 @@ Say hello to {{ args.who }}{% if tier == "small" %} briefly{% endif %}.
 `;
 
 describe("skills validate", () => {
-  it("prints each problem as path:line and flags errors", async () => {
+  it("prints each problem as path:line and flags errors, sorted by path then line", async () => {
     // Prepare
     const root = skillsRoot({
       good: { "SKILL.md": GREET, "references/tone.md": "Warm." },
@@ -62,6 +62,19 @@ describe("skills validate", () => {
     expect(lines).toEqual([
       expect.objectContaining({ severity: "warning", message: expect.stringContaining("references/tone.md") }),
     ]);
+  });
+
+  it("refuses a SKILL.md that is not UTF-8, as the service does", async () => {
+    // Prepare
+    const root = skillsRoot({});
+    mkdirSync(join(root, "latin"));
+    writeFileSync(join(root, "latin/SKILL.md"), Buffer.concat([Buffer.from(GREET), Buffer.from([0xe9])]));
+
+    // Act
+    const report = await validateSkillReport([root], root);
+
+    // Assess
+    expect(report).toEqual({ skills: 1, lines: [expect.objectContaining({ file: "latin/SKILL.md", severity: "error", message: expect.stringContaining("is not UTF-8 text") })] });
   });
 
   it("accepts the bundled skills", async () => {

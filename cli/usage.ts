@@ -1,0 +1,38 @@
+import { ENV } from "../shared/config/config.js";
+import { TOKEN_USAGE } from "./token.js";
+
+/** One usage text per subcommand (`skills <command> --help`), and the overview they make up. */
+export const COMMAND_USAGE = {
+  validate: `usage: skills validate <dir>... [--errors-only] [--format text|json]
+  Validates every SKILL.md below each path with the service's own parser and prints each problem
+  as path:line: severity: message, sorted by path then line, then how many skills it checked.
+  No SKILL.md found is an error. Exit 1 on any error.
+  --errors-only        print errors only (warnings are still counted)
+  --format json        print {skills, count, problems:[{path, line?, severity, message}]}`,
+  render: `usage: skills render <skill-folder> [--args "…"] [--set key=value ...]
+       skills render <skills-root> <name> [--args "…"] [--set key=value ...]
+  Prints the composed skill section of one skill, as a turn would carry it.
+  --args "…"           the raw rest of the line, as after /skill <name>
+  --set key=value      render context: tier, model, provider, mode, profile, recipe, engine, lang, params.<key>`,
+  push: `usage: skills push <dir> --to <tenant>/<level> [--url URL] [--token T] [--dry-run] [--concurrency N]
+  Uploads every skill below <dir> (each directory holding a SKILL.md, named by its directory) to
+  _vance/skills/<name>/… of the level: a project id, _tenant or _user_<login>. Validates every skill
+  first; a refused skill is not uploaded at all. Files whose ETag already matches are skipped.
+  --url URL            the service (default: $${ENV.cliUrl})
+  --token T            bearer token (default: $${ENV.cliToken}; prefer the variable)
+  --dry-run            validate and plan only; no request is made
+  --concurrency N      requests at once (default 8)`,
+  pull: `usage: skills pull --from <tenant>/<level> <dir> [--url URL] [--token T]
+  Writes every document of the level below _vance/skills/ to <dir>/<name>/…, byte for byte.
+  Files already in <dir> that the level does not hold are left alone.
+  --url URL            the service (default: $${ENV.cliUrl})
+  --token T            bearer token (default: $${ENV.cliToken})`,
+  token: `${TOKEN_USAGE.replace("Usage: ", "usage: ")}
+  Prints a signed token (secret: $${ENV.jwtSecret}, locally local-dev-secret).`,
+} as const;
+
+export type CommandName = keyof typeof COMMAND_USAGE;
+
+export const isCommandName = (name: string | undefined): name is CommandName => name !== undefined && Object.hasOwn(COMMAND_USAGE, name);
+
+export const USAGE = `usage: skills <command> …   (skills <command> --help for one command)\n\n${Object.values(COMMAND_USAGE).join("\n\n")}`;

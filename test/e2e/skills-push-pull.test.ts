@@ -1,0 +1,158 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalStack } from "./support/local-stack.js";
+import type { LocalStack } from "./support/local-stack.js";
+
+/**
+ * `skills push` and `skills pull` as a user runs them (bin/skills.mjs in a child process, server
+ * and token from SKILLS_URL / SKILLS_TOKEN) against the local stack, with the Agent Skills
+ * fixture corpus. The child runs asynchronously: the stack answers from this very process.
+ */
+
+const TENANT = "acme";
+const PROJECT = "interop";
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+const FIXTURES = join(repoRoot, "test/fixtures/agent-skills");
+const BROKEN = join(repoRoot, "test/fixtures/agent-skills-broken");
+
+let stack: LocalStack;
+let token: string;
+
+beforeAll(async () => {
+  stack = await startLocalStack();
+  token = await stack.token({ tenant: TENANT, login: "ada", projects: [PROJECT, "broken"], roles: [`project-admin:${PROJECT}`, "project-admin:broken"] });
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function skills(args: readonly string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(repoRoot, "bin/skills.mjs"), ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, SKILLS_URL: stack.httpUrl, SKILLS_TOKEN: token },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once("error", reject);
+    child.once("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** Every file below `dir`, relative, `/`-separated. */
+function filesBelow(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split("\\").join("/"))
+    .sort();
+}
+
+/** The fixture skills: directory name → folder. */
+function fixtureSkills(root: string): Map<string, string> {
+  return new Map(
+    filesBelow(root)
+      .filter((f) => basename(f) === "SKILL.md")
+      .map((f) => [basename(dirname(join(root, f))), dirname(join(root, f))]),
+  );
+}
+
+/** The names under "refused" in the summary, each with its reason lines. */
+function refusedOf(stdout: string): Map<string, string[]> {
+  const refused = new Map<string, string[]>();
+  const section = stdout.split("refused (nothing of these was uploaded):\n")[1]?.split(/\n(?=\S)/)[0] ?? "";
+  let current: string[] | undefined;
+  for (const line of section.split("\n")) {
+    const skill = /^ {2}(\S+) \(.+\)$/.exec(line);
+    if (skill?.[1]) refused.set(skill[1], (current = []));
+    else if (line.startsWith("    ")) current?.push(line.trim());
+  }
+  return refused;
+}
+
+async function listLevel(project: string): Promise<{ path: string; etag: string; size: number }[]> {
+  const response = await fetch(`${stack.httpUrl}/brain/${TENANT}/projects/${project}/documents?prefix=_vance/skills/`, { headers: { authorization: `Bearer ${token}` } });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { documents: { path: string; etag: string; size: number }[] }).documents;
+}
+
+describe("skills push / pull with the Agent Skills corpus", () => {
+  it("pushes the corpus, then finds everything unchanged, then pulls back exactly the uploaded bytes", async () => {
+    // Prepare
+    const fixtures = fixtureSkills(FIXTURES);
+    const pulled = mkdtempSync(join(tmpdir(), "skills-pull-e2e-"));
+
+    // Act
+    const first = await skills(["push", FIXTURES, "--to", `${TENANT}/${PROJECT}`]);
+    const second = await skills(["push", FIXTURES, "--to", `${TENANT}/${PROJECT}`]);
+    const pull = await skills(["pull", "--from", `${TENANT}/${PROJECT}`, pulled]);
+    const stored = await listLevel(PROJECT);
+    const effective = await fetch(`${stack.httpUrl}/brain/${TENANT}/skills/effective?projectId=${PROJECT}`, { headers: { authorization: `Bearer ${token}` } });
+
+    // Assess
+    // Until the lenient Agent Skills parser lands, some fixtures (display-name `name:`, long
+    // descriptions, nested metadata, …) are refused; every fixture is either stored or refused
+    // with a reason, and the counts add up. The main session tightens this after the merge.
+    const refused = refusedOf(first.stdout);
+    const uploadedNames = [...fixtures.keys()].filter((name) => !refused.has(name)).sort();
+    expect(fixtures.size).toBeGreaterThanOrEqual(40);
+    expect(uploadedNames.length).toBeGreaterThanOrEqual(30);
+    for (const [name, reasons] of refused) {
+      expect(fixtures.has(name), `refused '${name}' is a fixture`).toBe(true);
+      expect(reasons.length, `a reason for '${name}'`).toBeGreaterThan(0);
+    }
+    expect(first.stderr).not.toContain("error:");
+    expect(first.stdout).toContain(
+      `pushed to ${TENANT}/${PROJECT}: ${fixtures.size} skill(s): ${uploadedNames.length} uploaded (`,
+    );
+    expect(first.stdout).toContain(`, 0 unchanged, ${refused.size} refused, 0 failed`);
+    expect(first.status).toBe(refused.size > 0 ? 1 : 0);
+
+    const expectedPaths = uploadedNames.flatMap((name) => filesBelow(fixtures.get(name) ?? "").map((f) => `_vance/skills/${name}/${f}`)).sort();
+    expect(stored.map((d) => d.path)).toEqual(expectedPaths);
+
+    // Every uploaded skill loads: the server validated each SKILL.md with the same parser.
+    const listed = ((await effective.json()) as { skills: { name: string; source: string }[] }).skills.filter((s) => s.source === "PROJECT").map((s) => s.name);
+    expect(listed.sort()).toEqual(uploadedNames);
+
+    expect(second.stdout).toContain(`: 0 uploaded (0 file(s)), ${uploadedNames.length} unchanged, ${refused.size} refused, 0 failed`);
+    expect(second.status).toBe(first.status);
+
+    expect(pull.status).toBe(0);
+    expect(pull.stdout).toContain(`pulled ${expectedPaths.length} file(s) of ${uploadedNames.length} skill(s)`);
+    expect(filesBelow(pulled)).toEqual(expectedPaths.map((p) => p.slice("_vance/skills/".length)));
+    for (const name of uploadedNames) {
+      for (const file of filesBelow(fixtures.get(name) ?? "")) {
+        expect(readFileSync(join(pulled, name, file)).equals(readFileSync(join(fixtures.get(name) ?? "", file))), `${name}/${file} byte for byte`).toBe(true);
+      }
+    }
+  });
+
+  it("refuses every broken fixture and stores nothing of them", async () => {
+    // Act
+    const run = await skills(["push", BROKEN, "--to", `${TENANT}/broken`]);
+
+    // Assess
+    const refused = refusedOf(run.stdout);
+    expect([...refused.keys()].sort()).toEqual(["-21risk-automation", "PDF-Tools", "bad-regex-trigger", "invalid-yaml", "pdf-tools"]);
+    expect(refused.get("pdf-tools")).toContainEqual(expect.stringContaining("after case folding"));
+    expect(refused.get("PDF-Tools")).toContainEqual(expect.stringContaining("after case folding"));
+    expect(refused.get("bad-regex-trigger")).toContainEqual(expect.stringContaining("triggers[0].pattern"));
+    expect(run.stdout).toContain("0 uploaded (0 file(s)), 0 unchanged, 5 refused, 0 failed");
+    expect(run.status).toBe(1);
+    expect(await listLevel("broken")).toEqual([]);
+  });
+});

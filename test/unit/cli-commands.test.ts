@@ -1,0 +1,153 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+/** The command line as a user runs it: bin/skills.mjs in a child process. */
+const BIN = fileURLToPath(new URL("../../bin/skills.mjs", import.meta.url));
+const skills = (args: readonly string[], cwd?: string, env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", cwd, env: { ...process.env, SKILLS_URL: "", SKILLS_TOKEN: "", ...env } });
+
+function skillsRoot(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), "skills-cmd-"));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, path, ".."), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+const GOOD = "---\nname: good\ndescription: A good skill.\n---\nBody of good.\n";
+const WARNED = "---\nname: warned\ndescription: d\nfoo: 1\n---\nBody.\n";
+const BROKEN = "---\nname: broken\ndescription: d\ntriggers:\n  - type: PATTERN\n    pattern: \"(x[\"\n---\nBody.\n";
+
+describe("skills validate (command line)", () => {
+  it("says how many skills it checked", () => {
+    // Prepare
+    const root = skillsRoot({ "good/SKILL.md": GOOD, "warned/SKILL.md": WARNED });
+
+    // Act
+    const run = skills(["validate", "."], root);
+
+    // Assess
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe("warned/SKILL.md:4: warning: unknown field 'foo' (ignored)\n");
+    expect(run.stderr).toContain("2 skill(s) checked: 0 error(s), 1 warning(s)");
+  });
+
+  it("treats a folder without any SKILL.md as an error", () => {
+    // Prepare
+    const root = skillsRoot({ "notes/README.md": "# nothing here\n" });
+
+    // Act
+    const run = skills(["validate", "."], root);
+
+    // Assess
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("no SKILL.md found below .");
+  });
+
+  it("prints errors only with --errors-only, and exits 1 on an error", () => {
+    // Prepare
+    const root = skillsRoot({ "warned/SKILL.md": WARNED, "broken/SKILL.md": BROKEN });
+
+    // Act
+    const run = skills(["validate", ".", "--errors-only"], root);
+
+    // Assess
+    expect(run.status).toBe(1);
+    expect(run.stdout.trim().split("\n")).toEqual([expect.stringMatching(/^broken\/SKILL\.md:\d+: error: triggers\[0\]\.pattern/)]);
+    expect(run.stderr).toContain("2 skill(s) checked: 1 error(s), 1 warning(s)");
+  });
+
+  it("prints JSON with --format json: the count and each problem with path, line, severity and message", () => {
+    // Prepare
+    const root = skillsRoot({ "warned/SKILL.md": WARNED, "good/SKILL.md": GOOD });
+
+    // Act
+    const run = skills(["validate", ".", "--format", "json"], root);
+
+    // Assess
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      skills: 2,
+      count: 1,
+      problems: [{ path: "warned/SKILL.md", line: 4, severity: "warning", message: "unknown field 'foo' (ignored)" }],
+    });
+  });
+
+  it("has --help per subcommand", () => {
+    // Act
+    const runs = ["validate", "render", "push", "pull", "token"].map((command) => ({ command, run: skills([command, "--help"]) }));
+
+    // Assess
+    for (const { command, run } of runs) {
+      expect(run.status).toBe(0);
+      expect(run.stdout).toMatch(new RegExp(`^usage: skills ${command} `));
+    }
+  });
+});
+
+describe("skills render (command line)", () => {
+  it("accepts a skill folder and cites paths on disk in its messages", () => {
+    // Prepare
+    const root = skillsRoot({ "warned/SKILL.md": WARNED });
+
+    // Act
+    const run = skills(["render", "warned"], root);
+
+    // Assess
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("Body.");
+    expect(run.stderr).toContain("warning: warned/SKILL.md:4: unknown field 'foo' (ignored)");
+    expect(run.stderr).not.toContain("_vance/");
+  });
+
+  it("cites the file on disk when the skill is defective", () => {
+    // Prepare
+    const root = skillsRoot({ "broken/SKILL.md": BROKEN });
+
+    // Act
+    const run = skills(["render", ".", "broken"], root);
+
+    // Assess
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/broken\/SKILL\.md:\d+: triggers\[0\]\.pattern/);
+    expect(run.stderr).not.toContain("_vance/");
+  });
+});
+
+describe("skills push and pull (command line)", () => {
+  it("refuses to run without a server or a token, naming the flag and the variable", () => {
+    // Prepare
+    const root = skillsRoot({ "good/SKILL.md": GOOD });
+
+    // Act
+    const noUrl = skills(["push", ".", "--to", "acme/alpha"], root);
+    const noToken = skills(["push", ".", "--to", "acme/alpha"], root, { SKILLS_URL: "http://127.0.0.1:9" });
+    const badLevel = skills(["pull", "--from", "acme/../x", "out"], root, { SKILLS_URL: "http://127.0.0.1:9", SKILLS_TOKEN: "t" });
+
+    // Assess
+    expect(noUrl.status).toBe(2);
+    expect(noUrl.stderr).toContain("no server: pass --url or set SKILLS_URL");
+    expect(noToken.status).toBe(2);
+    expect(noToken.stderr).toContain("no token: set SKILLS_TOKEN (or pass --token)");
+    expect(badLevel.status).toBe(2);
+    expect(badLevel.stderr).toContain("--from expects <tenant>/<level>");
+  });
+
+  it("validates only with --dry-run, without a server", () => {
+    // Prepare
+    const root = skillsRoot({ "good/SKILL.md": GOOD, "broken/SKILL.md": BROKEN });
+
+    // Act
+    const run = skills(["push", ".", "--dry-run"], root);
+
+    // Assess
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain("dry run: 2 skill(s) checked; 1 would be uploaded (1 file(s)), 1 refused");
+    expect(run.stdout).toMatch(/refused \(nothing of these was uploaded\):\n {2}broken \(broken\)\n {4}broken\/SKILL\.md:\d+: triggers\[0\]\.pattern/);
+  });
+});
