@@ -3,6 +3,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { strictUtf8 } from "../shared/documents/document-body.js";
 import type { DocumentProblem } from "../shared/errors.js";
 import { parseSkillDocument } from "../shared/skills/skill-document-parser.js";
+import { templateVariableWarnings } from "../shared/skills/skill-template-lint.js";
 
 export interface ValidationLine {
   file: string;
@@ -52,6 +53,7 @@ export async function checkSkillDocument(file: string, shown: string, bytes?: Ui
   }
   const result = parseSkillDocument(basename(directory), text, shown);
   result.problems.forEach(add);
+  if (result.definition) templateVariableWarnings(result.definition, shown, text).forEach(add);
   for (const doc of result.definition?.referenceDocs ?? []) {
     if (!(await exists(join(directory, doc.file)))) {
       add({ severity: "warning", message: `referenceDocs '${doc.title}': file '${doc.file}' not found next to SKILL.md` });

@@ -54,6 +54,8 @@ export function tolerateForeignShapes(raw: Readonly<Record<string, unknown>>, bo
   for (const key of TEXT_FIELDS) {
     const text = scalarText(fields[key]);
     if (text === undefined) continue;
+    // `version: 1.0` in this service's own form (with a title) stays the error it always was.
+    if (key === "version" && fields.title !== undefined) continue;
     fields[key] = text;
     if (key !== "version" && key !== "name") warnings.push({ field: [key], message: `is not text; read as '${shown(text)}'` });
   }
@@ -100,6 +102,8 @@ function tolerateDescription(fields: Record<string, unknown>, body: string, warn
   if (typeof fields.description === "string" && fields.description.trim() !== "") return;
   if (description !== undefined && typeof description !== "string") return; // a list or mapping: the schema says what is wrong
   if (fields.enabled === false) return;
+  // This service's own form (with a title) has always required a description: only Agent Skills documents get the stand-in.
+  if (fields.title !== undefined) return;
   const paragraph = firstParagraph(body);
   if (paragraph === undefined) return; // nothing to stand in: the schema's "is required" stays
   fields.description = paragraph;

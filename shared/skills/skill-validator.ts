@@ -38,7 +38,11 @@ function checkIdentity(fm: SkillFrontmatterParsed, skillName: string, report: Re
   }
   if (fm.title === undefined) report("warning", ["title"], `is absent; the title is '${(fm.name ?? skillName).slice(0, 200)}'`);
   if (fm.version === undefined) report("warning", ["version"], "is absent (Agent Skills documents have none); the skill reports no version");
-  else if (!SEMVER.test(fm.version)) report("warning", ["version"], `'${fm.version}' is not a semantic version such as 1.0.0; kept as written`);
+  // This service's own form (with a title) has always required semver; elsewhere the version is informational.
+  else if (!SEMVER.test(fm.version)) {
+    if (fm.title !== undefined) report("error", ["version"], "must be a semantic version such as 1.0.0");
+    else report("warning", ["version"], `'${fm.version}' is not a semantic version such as 1.0.0; kept as written`);
+  }
   if (fm.description.length > AGENT_SKILLS_DESCRIPTION_CHARS) {
     report("warning", ["description"], `has ${fm.description.length} characters; Agent Skills hosts allow ${AGENT_SKILLS_DESCRIPTION_CHARS} (kept whole here; the catalog shortens it)`);
   }

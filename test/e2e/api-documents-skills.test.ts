@@ -209,6 +209,8 @@ describe("skills", () => {
       triggers: expect.arrayContaining([{ type: "KEYWORDS", keywords: ["review", "diff", "PR", "pull request"] }]),
       arguments: false,
       run: { target: "inline" },
+      disableModelInvocation: false,
+      userInvocable: true,
     });
   });
 

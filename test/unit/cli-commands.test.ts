@@ -19,9 +19,10 @@ function skillsRoot(files: Record<string, string>): string {
   return root;
 }
 
-const GOOD = "---\nname: good\ndescription: A good skill.\n---\nBody of good.\n";
-const WARNED = "---\nname: warned\ndescription: d\nfoo: 1\n---\nBody.\n";
-const BROKEN = "---\nname: broken\ndescription: d\ntriggers:\n  - type: PATTERN\n    pattern: \"(x[\"\n---\nBody.\n";
+// Title and version: the only findings are the ones each case is about (Agent Skills documents warn about their absence).
+const GOOD = "---\nname: good\ntitle: Good\nversion: 1.0.0\ndescription: A good skill.\n---\nBody of good.\n";
+const WARNED = "---\nname: warned\ntitle: Warned\nversion: 1.0.0\ndescription: d\nfoo: 1\n---\nBody.\n";
+const BROKEN = "---\nname: broken\ntitle: Broken\nversion: 1.0.0\ndescription: d\ntriggers:\n  - type: PATTERN\n    pattern: \"(x[\"\n---\nBody.\n";
 
 describe("skills validate (command line)", () => {
   it("says how many skills it checked", () => {
@@ -33,7 +34,7 @@ describe("skills validate (command line)", () => {
 
     // Assess
     expect(run.status).toBe(0);
-    expect(run.stdout).toBe("warned/SKILL.md:4: warning: unknown field 'foo' (ignored)\n");
+    expect(run.stdout).toBe("warned/SKILL.md:6: warning: unknown field 'foo' (ignored)\n");
     expect(run.stderr).toContain("2 skill(s) checked: 0 error(s), 1 warning(s)");
   });
 
@@ -74,7 +75,7 @@ describe("skills validate (command line)", () => {
     expect(JSON.parse(run.stdout)).toEqual({
       skills: 2,
       count: 1,
-      problems: [{ path: "warned/SKILL.md", line: 4, severity: "warning", message: "unknown field 'foo' (ignored)" }],
+      problems: [{ path: "warned/SKILL.md", line: 6, severity: "warning", message: "unknown field 'foo' (ignored)" }],
     });
   });
 
@@ -101,7 +102,7 @@ describe("skills render (command line)", () => {
     // Assess
     expect(run.status).toBe(0);
     expect(run.stdout).toContain("Body.");
-    expect(run.stderr).toContain("warning: warned/SKILL.md:4: unknown field 'foo' (ignored)");
+    expect(run.stderr).toContain("warning: warned/SKILL.md:6: unknown field 'foo' (ignored)");
     expect(run.stderr).not.toContain("_vance/");
   });
 
@@ -149,5 +150,19 @@ describe("skills push and pull (command line)", () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toContain("dry run: 2 skill(s) checked; 1 would be uploaded (1 file(s)), 1 refused");
     expect(run.stdout).toMatch(/refused \(nothing of these was uploaded\):\n {2}broken \(broken\)\n {4}broken\/SKILL\.md:\d+: triggers\[0\]\.pattern/);
+  });
+});
+
+describe("skills validate: templates", () => {
+  it("warns when a template reads a variable the render context never has", () => {
+    // Prepare
+    const root = skillsRoot({ "query/SKILL.md": "---\ntitle: Q\nversion: 1.0.0\ndescription: d\n---\nWHERE id = {{ user_id }}\n" });
+
+    // Act
+    const run = skills(["validate", "."], root);
+
+    // Assess
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^query\/SKILL\.md:6: warning: body: the template reads 'user_id', which the render context never has/);
   });
 });

@@ -104,6 +104,9 @@ describe("skills render", () => {
         "",
         "--- Reference Doc: Tone ---",
         "Warm {{ not rendered }}.",
+        "",
+        'Files of this skill — read a text file with skill_read_file {"skill":"greet","path":"<path>"}:',
+        "- references/tone.md (24 bytes)",
       ].join("\n"),
     );
   });

@@ -453,13 +453,21 @@ describe("parseSkillDocument: required fields and field messages", () => {
     expect(messages(result)).toEqual(["description: must not be blank"]);
   });
 
-  it.each(["1.0", "v1.0.0", "1.0.0.0", "01.0.0", "latest"])("keeps the non-semver version %s with a warning at its line", (version) => {
+  it.each(["1.0", "v1.0.0", "1.0.0.0", "01.0.0", "latest"])("refuses the non-semver version %s in this service's own form (with a title)", (version) => {
     // Act
     const result = parse(`---\ntitle: T\ndescription: D\nversion: "${version}"\n---\n`);
 
     // Assess
+    expect(result.problems).toEqual([{ path: PATH, line: 4, message: "version: must be a semantic version such as 1.0.0", severity: "error" }]);
+  });
+
+  it.each(["1.0", "v1.0.0", "latest"])("keeps the non-semver version %s of an Agent Skills document with a warning at its line", (version) => {
+    // Act
+    const result = parse(`---\nname: code-review\ndescription: D\nversion: "${version}"\n---\n`);
+
+    // Assess
     expect(result.definition?.version).toBe(version);
-    expect(result.problems).toEqual([{ path: PATH, line: 4, message: `version: '${version}' is not a semantic version such as 1.0.0; kept as written`, severity: "warning" }]);
+    expect(result.problems).toContainEqual({ path: PATH, line: 4, message: `version: '${version}' is not a semantic version such as 1.0.0; kept as written`, severity: "warning" });
   });
 
   it("accepts prerelease and build metadata in the version", () => {
@@ -470,13 +478,20 @@ describe("parseSkillDocument: required fields and field messages", () => {
     expect(result.definition?.version).toBe("1.0.0-rc.1+build.5");
   });
 
-  it("reads a version written as a YAML number as its text, with a warning", () => {
+  it("refuses a version written as a YAML number in this service's own form, saying what was found", () => {
     // Act
-    const result = parse("---\ntitle: T\ndescription: D\nversion: 2\n---\n");
+    const result = parse("---\ntitle: T\ndescription: D\nversion: 1.0\n---\n");
+
+    // Assess
+    expect(messages(result)).toEqual(["version: expected a string, got a number"]);
+  });
+
+  it("reads a version written as a YAML number in an Agent Skills document as its text", () => {
+    // Act
+    const result = parse("---\nname: code-review\ndescription: D\nversion: 2\n---\n");
 
     // Assess
     expect(result.definition?.version).toBe("2");
-    expect(messages(result)).toEqual(["version: '2' is not a semantic version such as 1.0.0; kept as written"]);
   });
 
   it("names the field and its allowed values for a bad enum, at the field's line", () => {
