@@ -10,7 +10,7 @@ import { usesPlaceholders } from "./skill-body.js";
 import { foreignFieldMessage, tolerateForeignShapes } from "./agent-skills-fields.js";
 import { skillNameDeviation, skillNameRefusal } from "./skill-name.js";
 import type { SkillFrontmatterParsed } from "./skill-frontmatter.js";
-import { validateSkillFrontmatter } from "./skill-validator.js";
+import { isSemver, validateSkillFrontmatter } from "./skill-validator.js";
 
 /**
  * SKILL.md → SkillDefinition (spec §2, §9): `---` fenced YAML frontmatter, then the Markdown body.
@@ -167,7 +167,16 @@ export function parseSkillDocument(name: string, text: string, path: string): Sk
   const disabled = tolerated.fields.enabled === false;
   const fields = disabled ? { title: name, version: "0.0.0", description: `${name} (disabled)`, ...tolerated.fields } : tolerated.fields;
   const parsed = SkillFrontmatter.safeParse(fields, { reportInput: true });
-  if (!parsed.success) return { problems: [...problems, ...schemaProblems(parsed.error.issues, path, yaml.lineOf)] };
+  if (!parsed.success) {
+    // The validator does not run on a document the schema refused: report its version rule with the schema's findings.
+    const version = fields.version;
+    const badVersion =
+      fields.title !== undefined && typeof version === "string" && !isSemver(version)
+        ? [problem("error", "version: must be a semantic version such as 1.0.0", lineOf(["version"]))]
+        : [];
+    const found = [...schemaProblems(parsed.error.issues, path, yaml.lineOf), ...badVersion].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    return { problems: [...problems, ...found] };
+  }
 
   for (const found of validateSkillFrontmatter(parsed.data, name)) {
     // A disabled stand-in is not a deviation of the author's.

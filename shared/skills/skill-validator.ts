@@ -31,7 +31,17 @@ const SEMVER =
  * API.md "Agent Skills documents": the skill is called by its directory name whatever `name:`
  * says, and a missing title or version, a display name, a long description are warnings.
  */
+export const isSemver = (version: string): boolean => SEMVER.test(version);
+
+/** A `name:` that reads like a path is an attack or a mistake, never a display name: hosts that use it as a path segment would escape. */
+// eslint-disable-next-line no-control-regex
+export const PATH_LIKE_NAME = /[/\\\u0000-\u001f\u007f]|(^|[^.])\.\.($|[^.])|^\.+$/;
+
 function checkIdentity(fm: SkillFrontmatterParsed, skillName: string, report: Report): void {
+  if (fm.name !== undefined && PATH_LIKE_NAME.test(fm.name)) {
+    report("error", ["name"], `'${fm.name.slice(0, 80)}' looks like a path (it holds '/', '\\', '..' or a control character); write the skill's name or a display name`);
+    return;
+  }
   if (fm.name !== undefined && fm.name !== skillName) {
     const title = fm.title === undefined ? `; '${fm.name.slice(0, 200)}' becomes its title` : "";
     report("warning", ["name"], `is '${fm.name.slice(0, 200)}', not the directory name: the skill is called '${skillName}'${title}`);

@@ -107,6 +107,15 @@ describe("Agent Skills shapes load, each deviation a warning with its line", () 
     expect(warnings(result)).toContain("2: description: is absent; the body's first paragraph stands in (as Claude Code does)");
   });
 
+  it.each(["../ctl", "a/b", "back\\slash", "..", "tab\tname"])("refuses a name: that reads like a path (%j), whatever the directory", (name) => {
+    // Act
+    const result = parse(`---\nname: ${JSON.stringify(name)}\ndescription: d\n---\n`);
+
+    // Assess
+    expect(result.definition).toBeUndefined();
+    expect(errors(result)[0]).toMatch(/^name: .* looks like a path/);
+  });
+
   it("still refuses what would break behaviour here: an invalid regex trigger, a bad lifecycle", () => {
     // Act
     const regex = parse("---\ndescription: d\ntriggers:\n  - type: PATTERN\n    pattern: '(unclosed'\n---\n");
