@@ -131,7 +131,8 @@ export function parseSkillDocument(name: string, text: string, path: string): Sk
   const refusal = skillNameRefusal(name);
   if (refusal !== undefined) problems.push(problem("error", refusal, undefined));
   const deviation = skillNameDeviation(name);
-  if (deviation !== undefined) problems.push(problem("warning", deviation, undefined));
+  // About the folder, not a field: reported at the document's first line so every warning has one.
+  if (deviation !== undefined) problems.push(problem("warning", deviation, 1));
   const nul = text.indexOf("\0");
   if (nul !== -1) {
     problems.push(problem("error", "document contains a NUL character: it is not a text file", lineAt(text, nul)));

@@ -103,17 +103,11 @@ describe("skills push / pull with the Agent Skills corpus", () => {
     const effective = await fetch(`${stack.httpUrl}/brain/${TENANT}/skills/effective?projectId=${PROJECT}`, { headers: { authorization: `Bearer ${token}` } });
 
     // Assess
-    // Until the lenient Agent Skills parser lands, some fixtures (display-name `name:`, long
-    // descriptions, nested metadata, …) are refused; every fixture is either stored or refused
-    // with a reason, and the counts add up. The main session tightens this after the merge.
+    // Every fixture is a skill other hosts load: all of them load here (deviations are warnings).
     const refused = refusedOf(first.stdout);
-    const uploadedNames = [...fixtures.keys()].filter((name) => !refused.has(name)).sort();
+    const uploadedNames = [...fixtures.keys()].sort();
     expect(fixtures.size).toBeGreaterThanOrEqual(40);
-    expect(uploadedNames.length).toBeGreaterThanOrEqual(30);
-    for (const [name, reasons] of refused) {
-      expect(fixtures.has(name), `refused '${name}' is a fixture`).toBe(true);
-      expect(reasons.length, `a reason for '${name}'`).toBeGreaterThan(0);
-    }
+    expect([...refused.keys()]).toEqual([]);
     expect(first.stderr).not.toContain("error:");
     expect(first.stdout).toContain(
       `pushed to ${TENANT}/${PROJECT}: ${fixtures.size} skill(s): ${uploadedNames.length} uploaded (`,
