@@ -16,7 +16,8 @@ import { toolsRoutes } from "./tools-routes.js";
 const { logger, tracer } = powertoolsObservability("skills-http-tools");
 const resources = runtimeFromEnv(process.env, { instrument: tracer.instrument });
 const app = skillsAppFromEnv(resources, { renderer: createTemplateRenderer(), logger });
-const sources = { store: resources.documents, bundled: resources.bundled };
+// The app's sources, warm catalogue included: a tool call reads skills and their file listings from it, not S3.
+const sources = app.sources;
 const tools = new ToolInvoker({
   sources,
   preview: (process, user) => app.turns.preview(process, undefined, undefined, user),

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { InvalidRequest } from "../errors.js";
 import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
 import { DocumentCatalogue } from "../catalogue/document-catalogue.js";
+import type { CascadeSources } from "../documents/cascade-layers.js";
 import type { ProcessVersionsReader } from "../catalogue/process-versions-reader.js";
 import { SeparateProcessVersionsReader } from "../catalogue/separate-process-versions-reader.js";
 import { BundledDocumentLayer } from "../documents/bundled-document-layer.js";
@@ -128,6 +129,8 @@ export interface SpawnInput {
  */
 export interface SkillsApp {
   readonly skills: SkillResolver;
+  /** The store, the bundled layer and the warm catalogue (when configured) every loader of this app reads through. */
+  readonly sources: CascadeSources;
   readonly recipes: RecipeLoader;
   readonly processes: ProcessStore;
   readonly requests: RequestStore;
@@ -275,6 +278,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
   const waitSlots = deps.waitSlots ?? new InMemoryWaitSlots();
   const spawnSlots = deps.spawnSlots ?? new InMemoryWaitSlots(DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY);
   return {
+    sources,
     skills,
     recipes,
     processes: deps.processes,

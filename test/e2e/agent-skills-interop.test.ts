@@ -88,7 +88,7 @@ describe("Agent Skills collections, pushed unchanged", () => {
 
     // Assess
     expect(problems.status, problems.text).toBe(200);
-    const found = problems.json.problems as { name: string; source: string; line?: number; message: string; severity: string }[];
+    const found = problems.json.problems;
     const project = found.filter((problem) => problem.source === "PROJECT");
     expect(project.filter((problem) => problem.severity !== "warning")).toEqual([]);
     expect(project.filter((problem) => !(typeof problem.line === "number" && problem.line >= 1))).toEqual([]);

@@ -227,7 +227,7 @@ export class ApiClient {
 
   problems(tenant: string, projectId?: string) {
     const query = projectId === undefined ? "" : `?projectId=${enc(projectId)}`;
-    return this.send<{ problems: { name: string; source: string; path: string; message: string }[] }>("GET", `/brain/${enc(tenant)}/skills/problems${query}`);
+    return this.send<{ problems: { name: string; source: string; path: string; line?: number; message: string; severity: "error" | "warning" }[] }>("GET", `/brain/${enc(tenant)}/skills/problems${query}`);
   }
 
   active(tenant: string, processId: string) {
