@@ -53,6 +53,27 @@ function skillFiles(skills: readonly ResolvedSkill[]): [string, string][] {
   });
 }
 
+/**
+ * Agent-Skills-shaped skills as collections ship them (issue 12): `name` + `description`, no
+ * triggers, no title or version, a body that links its files, and five siblings, one binary.
+ */
+function agentSkillFiles(n: number): [string, string | Uint8Array][] {
+  const docx = new Uint8Array(4096).map((_, i) => (i * 31) & 0xff);
+  return Array.from({ length: n }, (_, i) => {
+    const name = `agent-skill-${String(i).padStart(5, "0")}`;
+    const dir = `_vance/skills/${name}`;
+    const skill = `---\nname: ${name}\ndescription: Handles task family ${i}; use when the user mentions topic ${i}.\nlicense: MIT\nallowed-tools: Read, Grep, Bash(git add:*)\n---\n# Skill ${i}\n\nRead [forms](references/forms.md) and see references/api.md. Run scripts/fill_form.py.\n`;
+    return [
+      [`${dir}/SKILL.md`, skill],
+      [`${dir}/references/forms.md`, `# Forms ${i}\n${"Field description. ".repeat(40)}\n`],
+      [`${dir}/references/api.md`, `# API ${i}\n${"Endpoint notes. ".repeat(60)}\n`],
+      [`${dir}/scripts/fill_form.py`, `import sys\nprint(sys.argv[1:])  # ${i}\n`],
+      [`${dir}/assets/template.docx`, docx],
+      [`${dir}/LICENSE.txt`, "MIT License\n"],
+    ] as [string, string | Uint8Array][];
+  }).flat();
+}
+
 async function seed(store: DocumentStore, tenant: string, n: number): Promise<void> {
   await mapWithConcurrency(skillFiles(syntheticSkills(n)), 32, ([path, body]) => store.put(tenant, PROJECT, path, body));
 }
@@ -200,6 +221,24 @@ async function requestRows(): Promise<BenchRow[]> {
         const laneNaive = await counted(counter, 10, lane.naive.run, lane.naive.prepare);
         row("turn_lane_apply_dynamodb_requests_steady_100", laneOurs.perTurn("DynamoDB"), laneNaive.perTurn("DynamoDB"), `ours (the deployed lane worker, its subscriber lookup included): ${laneOurs.breakdown}; naive: no WebSocket events`);
       }
+    }
+
+    // 1 000 Agent-Skills-shaped skills with 5 sibling files each (6 000 documents in the level).
+    {
+      const tenant = "agents1000";
+      await mapWithConcurrency(agentSkillFiles(1000), 32, ([path, body]) => documents.put(tenant, PROJECT, path, body));
+      const o = await subject(ours, tenant, "ours", ["agent-skill-00000", "agent-skill-00001"]);
+      await composeTurn(o, tenant); // fills the catalogue
+      const steady = await counted(counter, 20, () => composeTurn(o, tenant));
+      const goal = (metric: string, ours: number, note: string): void => {
+        rows.push({ metric, ours, baseline: null, unit: "req", note });
+      };
+      goal("turn_s3_requests_steady_agent_skills_1000x5", steady.perTurn("S3"), `goal 0; ours: ${steady.breakdown}; 2 active, their file listings in the turn`);
+      goal("turn_dynamodb_requests_steady_agent_skills_1000x5", steady.perTurn("DynamoDB"), "goal ≤ 2: process + level versions in one BatchGetItem, conditional PutItem");
+      const listing = await counted(counter, 5, async () => {
+        await ours.listEffective(tenant, USER, PROJECT);
+      });
+      goal("list_effective_aws_requests_steady_agent_skills_1000x5", listing.perTurn(), `warm listing: ${listing.breakdown || "no request"}`);
     }
     return rows;
   } finally {
