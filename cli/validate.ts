@@ -4,6 +4,7 @@ import { strictUtf8 } from "../shared/documents/document-body.js";
 import type { DocumentProblem } from "../shared/errors.js";
 import { parseSkillDocument } from "../shared/skills/skill-document-parser.js";
 import { templateVariableWarnings } from "../shared/skills/skill-template-lint.js";
+import { linkedSiblingPaths } from "../shared/skills/skill-body-links.js";
 
 export interface ValidationLine {
   file: string;
@@ -54,6 +55,18 @@ export async function checkSkillDocument(file: string, shown: string, bytes?: Ui
   const result = parseSkillDocument(basename(directory), text, shown);
   result.problems.forEach(add);
   if (result.definition) templateVariableWarnings(result.definition, shown, text).forEach(add);
+  const links = result.definition ? linkedSiblingPaths(result.definition.body) : [];
+  if (links.length > 0) {
+    // As skill_read_file resolves them: exactly, or one file that matches case-insensitively.
+    const files = new Set(
+      (await readdir(directory, { recursive: true, withFileTypes: true }).catch(() => []))
+        .filter((entry) => entry.isFile())
+        .map((entry) => relative(directory, join(entry.parentPath, entry.name)).split("\\").join("/").toLowerCase()),
+    );
+    for (const link of links) {
+      if (!files.has(link.toLowerCase())) add({ severity: "warning", message: `the body links '${link}', which is not next to SKILL.md` });
+    }
+  }
   for (const doc of result.definition?.referenceDocs ?? []) {
     if (!(await exists(join(directory, doc.file)))) {
       add({ severity: "warning", message: `referenceDocs '${doc.title}': file '${doc.file}' not found next to SKILL.md` });

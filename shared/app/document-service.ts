@@ -13,6 +13,7 @@ import { parseSkillDocument } from "../skills/skill-document-parser.js";
 import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
 import { foldedSkillName } from "../skills/skill-name.js";
 import { templateVariableWarnings } from "../skills/skill-template-lint.js";
+import { linkedSiblingPaths } from "../skills/skill-body-links.js";
 import { strictUtf8 } from "../documents/document-body.js";
 import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
 import { capFindings } from "../support/capped-list.js";
@@ -185,11 +186,17 @@ export class DocumentService {
       ...skill.referenceDocs.map((ref) => ({ field: "referenceDocs", file: ref.file })),
       ...skill.scripts.map((script) => ({ field: "scripts", file: script.file })),
     ];
-    if (files.length === 0) return [];
+    const links = linkedSiblingPaths(skill.body);
+    if (files.length === 0 && links.length === 0) return [];
     const directory = skillDirectory(name);
     const present = new Set((await this.store.list(tenant, project, `${directory}/`)).map((ref) => ref.path));
     const skillPath = `${directory}/SKILL.md`;
-    return files.flatMap(({ field, file }) => {
+    // skill_read_file resolves a path that matches one file case-insensitively: so does this check.
+    const folded = new Set([...present].map((path) => path.toLowerCase()));
+    const linked = links
+      .filter((link) => !folded.has(`${directory}/${link}`.toLowerCase()))
+      .map((link) => ({ path: skillPath, message: `the body links '${link}', which is not present yet in this project (expected at ${directory}/${link})` }));
+    return [...linked, ...files.flatMap(({ field, file }) => {
       let sibling: string;
       try {
         sibling = skillFilePath(directory, file);
@@ -197,7 +204,7 @@ export class DocumentService {
         return [{ path: skillPath, message: `${field} file '${file}' is not a path inside the skill directory (${(error as Error).message})` }];
       }
       return present.has(sibling) ? [] : [{ path: skillPath, message: `${field} file '${file}' is not present yet in this project (expected at ${sibling})` }];
-    });
+    })];
   }
 }
 
