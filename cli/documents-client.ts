@@ -76,7 +76,10 @@ export function httpDocumentsApi(target: RemoteTarget, options: ClientOptions = 
   async function call(url: string, init: RequestInit): Promise<Response> {
     const headers = { authorization: `Bearer ${target.token}`, ...(init.headers as Record<string, string> | undefined) };
     for (let attempt = 1; ; attempt += 1) {
-      const response = await doFetch(url, { ...init, headers });
+      const response = await doFetch(url, { ...init, headers }).catch((error: unknown) => {
+        const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+        throw new Error(`cannot reach ${base} (${error instanceof Error ? error.message : String(error)}${cause}); is the service running? Locally: npm start, or pass --url`);
+      });
       if (response.ok || !RETRYABLE.has(response.status) || attempt >= MAX_ATTEMPTS) {
         if (!response.ok) throw await errorOf(response);
         return response;

@@ -34,9 +34,9 @@ function parse<O extends Options>(command: CommandName, args: readonly string[],
 
 const REMOTE_OPTIONS = { url: { type: "string" }, token: { type: "string" } } as const;
 
-function remote(command: CommandName, value: string | undefined, flag: string, flags: { url?: string | undefined; token?: string | undefined }) {
+async function remote(command: CommandName, value: string | undefined, flag: string, flags: { url?: string | undefined; token?: string | undefined }) {
   try {
-    return resolveRemote(parseLevelTarget(value, flag), flags);
+    return await resolveRemote(parseLevelTarget(value, flag), flags);
   } catch (error) {
     if (error instanceof InvalidRequest) throw new UsageError(error.message, command);
     throw error;
@@ -85,7 +85,7 @@ async function push(rest: readonly string[]): Promise<number> {
     throw new UsageError(`--concurrency must be an integer from 1 to 64, got '${values.concurrency}'`, "push");
   }
   const dryRun = values["dry-run"] === true;
-  const target = dryRun && values.to === undefined ? undefined : remote("push", values.to, "--to", values);
+  const target = dryRun && values.to === undefined ? undefined : await remote("push", values.to, "--to", values);
   const summary = await runPush({ dir, dryRun, concurrency, io: stdio, ...(target && !dryRun ? { api: httpDocumentsApi(target) } : {}) });
   if (summary.skills === 0) console.error(`no SKILL.md found below ${dir}`);
   for (const line of formatPushSummary(summary, target ? `${target.tenant}/${target.level}` : "", dryRun)) console.log(line);
@@ -95,9 +95,13 @@ async function push(rest: readonly string[]): Promise<number> {
 async function pull(rest: readonly string[]): Promise<number> {
   const { values, positionals } = parse("pull", rest, { ...REMOTE_OPTIONS, from: { type: "string" } });
   if (values.help) return help("pull");
-  const [dir, ...extra] = positionals;
-  if (dir === undefined || extra.length > 0) throw new UsageError("pull needs exactly one folder", "pull");
-  const target = remote("pull", values.from, "--from", values);
+  // API.md: `skills pull <tenant>/<level> <dir>`; `--from <tenant>/<level> <dir>` too.
+  const [first, second, ...extra] = positionals;
+  const [from, dir] = values.from !== undefined ? [values.from, first] : [first, second];
+  if (dir === undefined || extra.length > 0 || (values.from !== undefined && second !== undefined)) {
+    throw new UsageError("pull needs <tenant>/<level> and exactly one folder", "pull");
+  }
+  const target = await remote("pull", from, values.from !== undefined ? "--from" : "<tenant>/<level>", values);
   const summary = await runPull({ dir, api: httpDocumentsApi(target), io: stdio });
   for (const failure of summary.failed) console.error(`error: ${failure.path}: ${failure.reason}`);
   console.log(`pulled ${summary.written} file(s) of ${summary.skills} skill(s) from ${target.tenant}/${target.level} into ${dir}; ${summary.failed.length} failed`);

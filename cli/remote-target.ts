@@ -1,6 +1,7 @@
 import { ENV, readConfig } from "../shared/config/config.js";
 import { validateProjectName, validateTenantId } from "../shared/documents/document-path.js";
 import { InvalidRequest } from "../shared/errors.js";
+import { issueDevToken } from "./token.js";
 
 /** One level of one tenant, as `--to acme/alpha` or `--from acme/_tenant` name it. */
 export interface LevelTarget {
@@ -31,14 +32,24 @@ export function parseLevelTarget(value: string | undefined, flag: string): Level
   }
 }
 
-/** Flags win over the cliUrl / cliToken settings (shared/config); both must end up set. */
-export function resolveRemote(
+/** API.md "The `skills` command against a running service": the local stack's address. */
+export const DEFAULT_SERVICE_URL = "http://127.0.0.1:3000";
+
+const isLoopback = (url: URL): boolean => ["127.0.0.1", "localhost", "[::1]", "::1"].includes(url.hostname);
+
+/**
+ * Flags win over the cliUrl / cliToken settings (shared/config); the URL defaults to the local
+ * stack's, and for a loopback URL without a token the CLI signs a dev token as the local stack
+ * does (its secret from SKILLS_JWT_SECRET, else the local default): the dev login with
+ * tenant-admin of the target tenant, so `skills push dir --to acme/alpha` just works locally.
+ */
+export async function resolveRemote(
   target: LevelTarget,
   flags: { url?: string | undefined; token?: string | undefined },
   env: NodeJS.ProcessEnv = process.env,
-): RemoteTarget {
+): Promise<RemoteTarget> {
   const config = readConfig(env, ["cliUrl", "cliToken"], { errorAs: (error) => new InvalidRequest(error.message) });
-  let baseUrl = config.cliUrl;
+  let baseUrl = config.cliUrl ?? new URL(DEFAULT_SERVICE_URL);
   if (flags.url !== undefined) {
     try {
       baseUrl = new URL(flags.url);
@@ -48,7 +59,10 @@ export function resolveRemote(
   }
   if (!baseUrl) throw new InvalidRequest(`no server: pass --url or set ${ENV.cliUrl}`);
   if (baseUrl.protocol !== "http:" && baseUrl.protocol !== "https:") throw new InvalidRequest(`--url must be http or https, got '${baseUrl.protocol}'`);
-  const token = flags.token ?? config.cliToken;
+  let token = flags.token ?? config.cliToken;
+  if ((token === undefined || token === "") && isLoopback(baseUrl)) {
+    token = await issueDevToken({ tenant: target.tenant, user: "dev", roles: ["tenant-admin"], projects: [] }, env);
+  }
   if (token === undefined || token === "") throw new InvalidRequest(`no token: set ${ENV.cliToken} (or pass --token)`);
   return { ...target, baseUrl, token };
 }

@@ -22,7 +22,7 @@ export const COMMAND_USAGE = {
   --token T            bearer token (default: $${ENV.cliToken}; prefer the variable)
   --dry-run            validate and plan only; no request is made
   --concurrency N      requests at once (default 8)`,
-  pull: `usage: skills pull --from <tenant>/<level> <dir> [--url URL] [--token T]
+  pull: `usage: skills pull <tenant>/<level> <dir> [--url URL] [--token T]   (or --from <tenant>/<level> <dir>)
   Writes every document of the level below _vance/skills/ to <dir>/<name>/…, byte for byte.
   Files already in <dir> that the level does not hold are left alone.
   --url URL            the service (default: $${ENV.cliUrl})

@@ -98,7 +98,7 @@ describe("skills push / pull with the Agent Skills corpus", () => {
     // Act
     const first = await skills(["push", FIXTURES, "--to", `${TENANT}/${PROJECT}`]);
     const second = await skills(["push", FIXTURES, "--to", `${TENANT}/${PROJECT}`]);
-    const pull = await skills(["pull", "--from", `${TENANT}/${PROJECT}`, pulled]);
+    const pull = await skills(["pull", `${TENANT}/${PROJECT}`, pulled]);
     const stored = await listLevel(PROJECT);
     const effective = await fetch(`${stack.httpUrl}/brain/${TENANT}/skills/effective?projectId=${PROJECT}`, { headers: { authorization: `Bearer ${token}` } });
 

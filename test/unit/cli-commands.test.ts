@@ -121,18 +121,18 @@ describe("skills render (command line)", () => {
 });
 
 describe("skills push and pull (command line)", () => {
-  it("refuses to run without a server or a token, naming the flag and the variable", () => {
+  it("refuses to run without a token for a remote server, and says when no service answers locally", () => {
     // Prepare
     const root = skillsRoot({ "good/SKILL.md": GOOD });
 
-    // Act
-    const noUrl = skills(["push", ".", "--to", "acme/alpha"], root);
-    const noToken = skills(["push", ".", "--to", "acme/alpha"], root, { SKILLS_URL: "http://127.0.0.1:9" });
+    // Act: a loopback URL gets a dev token signed locally; nothing listens on port 9
+    const nobodyLocal = skills(["push", ".", "--to", "acme/alpha"], root, { SKILLS_URL: "http://127.0.0.1:9" });
+    const noToken = skills(["push", ".", "--to", "acme/alpha"], root, { SKILLS_URL: "https://skills.invalid" });
     const badLevel = skills(["pull", "--from", "acme/../x", "out"], root, { SKILLS_URL: "http://127.0.0.1:9", SKILLS_TOKEN: "t" });
 
     // Assess
-    expect(noUrl.status).toBe(2);
-    expect(noUrl.stderr).toContain("no server: pass --url or set SKILLS_URL");
+    expect(nobodyLocal.status).not.toBe(0);
+    expect(nobodyLocal.stderr).toContain("cannot reach http://127.0.0.1:9");
     expect(noToken.status).toBe(2);
     expect(noToken.stderr).toContain("no token: set SKILLS_TOKEN (or pass --token)");
     expect(badLevel.status).toBe(2);

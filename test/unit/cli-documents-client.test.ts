@@ -131,18 +131,33 @@ describe("the push / pull target", () => {
     expect(() => parseLevelTarget("acme/_other", "--to")).toThrow(/--to: Project id/);
   });
 
-  it("takes --url and --token over SKILLS_URL and SKILLS_TOKEN", () => {
+  it("takes --url and --token over SKILLS_URL and SKILLS_TOKEN", async () => {
     // Prepare
     const env = { SKILLS_URL: "http://env.example:1", SKILLS_TOKEN: "env-token" };
     const target = { tenant: "acme", level: "alpha" };
 
     // Act
-    const fromEnv = resolveRemote(target, {}, env);
-    const fromFlags = resolveRemote(target, { url: "http://flag.example:2", token: "flag-token" }, env);
+    const fromEnv = await resolveRemote(target, {}, env);
+    const fromFlags = await resolveRemote(target, { url: "http://flag.example:2", token: "flag-token" }, env);
 
     // Assess
     expect([fromEnv.baseUrl.href, fromEnv.token]).toEqual(["http://env.example:1/", "env-token"]);
     expect([fromFlags.baseUrl.href, fromFlags.token]).toEqual(["http://flag.example:2/", "flag-token"]);
-    expect(() => resolveRemote(target, { url: "ftp://x" }, env)).toThrow(/http or https/);
+    await expect(resolveRemote(target, { url: "ftp://x" }, env)).rejects.toThrow(/http or https/);
+  });
+
+  it("defaults to the local stack's URL and, for a loopback URL only, signs a dev token for the target tenant", async () => {
+    // Prepare
+    const target = { tenant: "acme", level: "alpha" };
+
+    // Act
+    const local = await resolveRemote(target, {}, {});
+    const remoteWithout = resolveRemote(target, { url: "https://skills.example" }, {});
+
+    // Assess
+    expect(local.baseUrl.href).toBe("http://127.0.0.1:3000/");
+    const claims = JSON.parse(Buffer.from(local.token.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
+    expect(claims).toMatchObject({ tenant: "acme", roles: ["tenant-admin"] });
+    await expect(remoteWithout).rejects.toThrow(/no token/);
   });
 });
