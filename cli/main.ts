@@ -11,6 +11,7 @@ import { runTokenCommand } from "./token.js";
 import { COMMAND_USAGE, isCommandName, USAGE } from "./usage.js";
 import type { CommandName } from "./usage.js";
 import { formatValidationLine, validateSkillReport, validationJson } from "./validate.js";
+import { LevelRootError, parseLevelRoots, validateLevelReport } from "./validate-levels.js";
 
 /** A mistake on the command line: the message and that command's usage, exit 2. */
 class UsageError extends Error {
@@ -46,22 +47,36 @@ async function remote(command: CommandName, value: string | undefined, flag: str
 const stdio = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };
 
 async function validate(rest: readonly string[]): Promise<number> {
-  const { values, positionals } = parse("validate", rest, { "errors-only": { type: "boolean" }, format: { type: "string" } });
+  const { values, positionals } = parse("validate", rest, { "errors-only": { type: "boolean" }, format: { type: "string" }, level: { type: "string", multiple: true } });
   if (values.help) return help("validate");
   const format = values.format ?? "text";
   if (format !== "text" && format !== "json") throw new UsageError(`--format must be text or json, got '${String(format)}'`, "validate");
-  if (positionals.length === 0) throw new UsageError("validate needs at least one directory", "validate");
-  const report = await validateSkillReport(positionals);
+  const levelValues = values.level ?? [];
+  if (levelValues.length > 0 && positionals.length > 0) throw new UsageError("validate takes directories or --level <name>=<dir>, not both", "validate");
+  if (positionals.length === 0 && levelValues.length === 0) throw new UsageError("validate needs at least one directory", "validate");
+  const levels = levelRoots(levelValues);
+  const report = levels.length > 0 ? await validateLevelReport(levels) : await validateSkillReport(positionals);
   const errors = report.lines.filter((l) => l.severity === "error").length;
+  const infos = report.lines.filter((l) => l.severity === "info").length;
   const shown = values["errors-only"] ? report.lines.filter((l) => l.severity === "error") : report.lines;
   if (format === "json") console.log(validationJson(report, shown));
   else for (const line of shown) console.log(formatValidationLine(line));
   if (report.skills === 0) {
-    console.error(`no SKILL.md found below ${positionals.join(", ")}`);
+    console.error(`no SKILL.md found below ${(levels.length > 0 ? levels.map((l) => l.dir) : positionals).join(", ")}`);
     return 1;
   }
-  console.error(`${report.skills} skill(s) checked: ${errors} error(s), ${report.lines.length - errors} warning(s)`);
+  const counts = `${errors} error(s), ${report.lines.length - errors - infos} warning(s)${levels.length > 0 ? `, ${infos} info` : ""}`;
+  console.error(`${report.skills} skill(s) checked${levels.length > 0 ? ` in ${levels.length} level(s)` : ""}: ${counts}`);
   return errors > 0 ? 1 : 0;
+}
+
+function levelRoots(values: readonly string[]) {
+  try {
+    return parseLevelRoots(values);
+  } catch (error) {
+    if (error instanceof LevelRootError) throw new UsageError(error.message, "validate");
+    throw error;
+  }
 }
 
 async function render(rest: readonly string[]): Promise<number> {

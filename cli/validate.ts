@@ -9,7 +9,8 @@ import { linkedSiblingPaths } from "../shared/skills/skill-body-links.js";
 export interface ValidationLine {
   file: string;
   line?: number | undefined;
-  severity: "error" | "warning";
+  /** `info`: cross-level shadowing, only with `--level` (validate-levels.ts). */
+  severity: "error" | "warning" | "info";
   message: string;
 }
 
@@ -20,7 +21,7 @@ export interface ValidationReport {
   lines: ValidationLine[];
 }
 
-async function findSkillDocuments(path: string): Promise<string[]> {
+export async function findSkillDocuments(path: string): Promise<string[]> {
   const info = await stat(path);
   if (info.isFile()) return basename(path) === "SKILL.md" ? [path] : [];
   if (!info.isDirectory()) return [];
@@ -42,6 +43,11 @@ const exists = async (path: string): Promise<boolean> => stat(path).then((s) => 
  * check that referenced files lie next to it. `shown` is the path the lines cite.
  */
 export async function checkSkillDocument(file: string, shown: string, bytes?: Uint8Array): Promise<ValidationLine[]> {
+  return (await inspectSkillDocument(file, shown, bytes)).lines;
+}
+
+/** As checkSkillDocument, with whether the service would use it and whether it is `enabled: false`. */
+export async function inspectSkillDocument(file: string, shown: string, bytes?: Uint8Array): Promise<{ lines: ValidationLine[]; usable: boolean; enabled: boolean }> {
   const directory = dirname(file);
   const lines: ValidationLine[] = [];
   const add = (p: Pick<DocumentProblem, "line" | "severity" | "message">): void => {
@@ -50,7 +56,7 @@ export async function checkSkillDocument(file: string, shown: string, bytes?: Ui
   const text = strictUtf8(bytes ?? (await readFile(file)));
   if (text === undefined) {
     add({ severity: "error", message: "is not UTF-8 text (invalid byte sequence or binary content); save it as UTF-8" });
-    return lines;
+    return { lines, usable: false, enabled: false };
   }
   const result = parseSkillDocument(basename(directory), text, shown);
   result.problems.forEach(add);
@@ -77,7 +83,8 @@ export async function checkSkillDocument(file: string, shown: string, bytes?: Ui
       add({ severity: "warning", message: `scripts '${script.name}': file '${script.file}' not found next to SKILL.md` });
     }
   }
-  return lines;
+  const usable = result.definition !== undefined && !lines.some((l) => l.severity === "error");
+  return { lines, usable, enabled: result.definition?.enabled ?? false };
 }
 
 export const byPathThenLine = (a: ValidationLine, b: ValidationLine): number =>

@@ -1,5 +1,6 @@
 import type { SkillsApp } from "../../shared/app/skills-app.js";
 import { assertProjectAccess } from "../../shared/auth/authorization.js";
+import { InvalidRequest } from "../../shared/errors.js";
 import { jsonResponse } from "../../shared/http/response.js";
 import { toSkillDetail } from "../../shared/skills/skill-detail.js";
 import { toSkillSummary } from "../../shared/skills/skill-summary.js";
@@ -9,7 +10,15 @@ import { accessibleProcess } from "../_shared/process-access.js";
 import { optionalQuery, requiredQuery } from "../_shared/query.js";
 
 interface SkillsRoutesDeps {
-  app: Pick<SkillsApp, "listEffective" | "resolveEffective" | "skillProblems" | "getProcess">;
+  app: Pick<SkillsApp, "listEffective" | "listEffectiveWithShadowed" | "resolveEffective" | "skillProblems" | "getProcess">;
+}
+
+/** `includeShadowed=true|false` (absent: false); anything else is a mistake worth telling. */
+function includeShadowedOf(request: AuthenticatedRequest): boolean {
+  const value = optionalQuery(request, "includeShadowed");
+  if (value === undefined || value === "false") return false;
+  if (value === "true") return true;
+  throw new InvalidRequest(`Query parameter 'includeShadowed' must be true or false, got '${value.slice(0, 40)}'`);
 }
 
 /** `?projectId=P` adds P's layer to the cascade: only for members of P (or a tenant-admin). */
@@ -25,8 +34,16 @@ export function skillsRoutes({ app }: SkillsRoutesDeps): HttpRoute[] {
     publicRoute("GET", "/health", async () => jsonResponse(200, { status: "ok" })),
 
     route("GET", "/brain/{tenant}/skills/effective", async (request) => {
-      const skills = await app.listEffective(request.identity.tenant, request.user, projectIdOf(request));
-      return jsonResponse(200, { skills: skills.map(toSkillSummary) });
+      const projectId = projectIdOf(request);
+      if (!includeShadowedOf(request)) {
+        const skills = await app.listEffective(request.identity.tenant, request.user, projectId);
+        return jsonResponse(200, { skills: skills.map(toSkillSummary) });
+      }
+      const { skills, shadowed } = await app.listEffectiveWithShadowed(request.identity.tenant, request.user, projectId);
+      return jsonResponse(200, {
+        skills: skills.map(toSkillSummary),
+        shadowed: shadowed.map((s) => ({ name: s.name, source: s.source, path: s.path, shadowedBy: s.shadowedBy, reason: s.reason })),
+      });
     }),
 
     route("GET", "/brain/{tenant}/skills/effective/{name}", async (request) => {

@@ -9,6 +9,7 @@ import { InvalidRequest } from "../errors.js";
 import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
 import { DocumentCatalogue } from "../catalogue/document-catalogue.js";
 import type { CascadeSources } from "../documents/cascade-layers.js";
+import type { CascadeShadowed } from "../documents/cascade-resolver.js";
 import type { ProcessVersionsReader } from "../catalogue/process-versions-reader.js";
 import { SeparateProcessVersionsReader } from "../catalogue/separate-process-versions-reader.js";
 import { BundledDocumentLayer } from "../documents/bundled-document-layer.js";
@@ -181,6 +182,8 @@ export interface SkillsApp {
   previewTurn(tenant: string, processId: string, user: LaneUser | null, message?: string, context?: TurnContext): Promise<Turn>;
 
   listEffective(tenant: string, user: LaneUser | null, projectId?: string): Promise<ResolvedSkill[]>;
+  /** listEffective plus every skill document an inner level hides, from the same (memoized) scan. */
+  listEffectiveWithShadowed(tenant: string, user: LaneUser | null, projectId?: string): Promise<{ skills: ResolvedSkill[]; shadowed: CascadeShadowed[] }>;
   /** SkillNotFound when no visible, enabled skill has that name. */
   resolveEffective(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<ResolvedSkill>;
   skillProblems(tenant: string, user: LaneUser | null, projectId?: string): Promise<SkillProblem[]>;
@@ -350,6 +353,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     previewTurn: async (tenant, processId, user, message, context) => turns.preview(await getProcess(tenant, processId), message, context, user),
 
     listEffective: (tenant, user, projectId) => skills.listAvailable(scope(tenant, user, projectId)),
+    listEffectiveWithShadowed: (tenant, user, projectId) => skills.listWithShadowed(scope(tenant, user, projectId)),
     async resolveEffective(tenant, user, projectId, name) {
       const at = scope(tenant, user, projectId);
       const skill = await skills.resolve(at, name);

@@ -2,7 +2,7 @@ import { LRUCache } from "lru-cache";
 import type { DocumentProblem } from "../errors.js";
 import type { SkillScope, SkillScopeContext } from "../skills/skill-scope.js";
 import { cascadeLayers, cascadeLevels, type CascadeSources, type CascadeView, type StaleLevel } from "./cascade-layers.js";
-import { CascadeDocumentResolver, type CascadeDocumentKind, type CascadeProblem } from "./cascade-resolver.js";
+import { CascadeDocumentResolver, type CascadeDocumentKind, type CascadeProblem, type CascadeShadowed } from "./cascade-resolver.js";
 
 /** What a resolved item must carry so a stale level can be named on it. */
 interface CascadeItem {
@@ -13,6 +13,8 @@ interface CascadeItem {
 interface CascadeScan<TItem> {
   items: TItem[];
   problems: CascadeProblem[];
+  /** Documents an inner level hid (computed with the scan, so memoized with it). */
+  shadowed: CascadeShadowed[];
 }
 
 /** Scopes whose listing is kept per loader; a warm Lambda serves few tenants × users × projects. */
@@ -64,7 +66,11 @@ export class CascadeDocuments<TDefinition, TItem extends CascadeItem> {
     const key = scopeKey(scope);
     const memo = this.memo.get(key);
     if (memo && sameSnapshots(memo.snapshots, view.snapshots)) return memo.scan;
-    const scan = this.resolver.scan(view.layers).then(({ items, problems }) => ({ items: Object.freeze(items) as TItem[], problems: Object.freeze(problems) as CascadeProblem[] }));
+    const scan = this.resolver.scan(view.layers).then(({ items, problems, shadowed }) => ({
+      items: Object.freeze(items) as TItem[],
+      problems: Object.freeze(problems) as CascadeProblem[],
+      shadowed: Object.freeze(shadowed) as CascadeShadowed[],
+    }));
     this.memo.set(key, { snapshots: view.snapshots, scan });
     scan.catch(() => {
       if (this.memo.get(key)?.scan === scan) this.memo.delete(key);
@@ -73,8 +79,8 @@ export class CascadeDocuments<TDefinition, TItem extends CascadeItem> {
   }
 
   private async staleScan(view: CascadeView): Promise<CascadeScan<TItem>> {
-    const { items, problems } = await this.resolver.scan(view.layers);
-    return { items: items.map((item) => markStale(item, view.stale)), problems };
+    const { items, problems, shadowed } = await this.resolver.scan(view.layers);
+    return { items: items.map((item) => markStale(item, view.stale)), problems, shadowed };
   }
 }
 

@@ -14,6 +14,21 @@ export interface CascadeProblem {
   message: string;
 }
 
+/**
+ * A document the cascade never reached because an inner level answered for its name first: a
+ * usable document of the same name (`overridden`) or an `enabled: false` override (`disabled`).
+ * Found from the listings alone: the hidden document is not read, so it may itself be defective.
+ */
+export interface CascadeShadowed {
+  name: string;
+  /** The level of the hidden document. */
+  source: SkillScope;
+  path: string;
+  /** The level whose document answered for the name. */
+  shadowedBy: SkillScope;
+  reason: "overridden" | "disabled";
+}
+
 /** Paths present in one layer (under the kind's prefix, or the catalogue's), by path. */
 export type LayerListing = ReadonlyMap<string, DocumentRef>;
 
@@ -62,6 +77,14 @@ type ParseOutcome<TDefinition> =
   | { ok: true; definition: TDefinition; warnings: DocumentProblem[] }
   | { ok: false; findings: { line?: number | undefined; message: string }[] };
 
+/** Which layer answered for a name (an index into the layers), and how. */
+type Resolution<TItem> =
+  | { item: TItem; winner: number; disabled?: undefined }
+  | { item: undefined; winner: number; disabled: true }
+  | { item: undefined; winner?: undefined; disabled?: undefined };
+
+const NOTHING = { item: undefined } as const;
+
 type Lookup<TDefinition> =
   | { kind: "absent" }
   | { kind: "defective"; problems: CascadeProblem[] }
@@ -94,11 +117,14 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
   /** One name; a layer with a `listing` that lacks the document is skipped without a read. */
   load(layers: readonly CascadeLayer[], name: string): Promise<TItem | undefined> {
     if (!this.kind.isName(name)) return Promise.resolve(undefined);
-    return this.resolveName(layers, name, layers.map((l) => l.listing), []);
+    return this.resolveName(layers, name, layers.map((l) => l.listing), []).then((r) => r.item);
   }
 
-  /** Union of all layers by name (inner wins), disabled and defective ones removed, sorted by name. */
-  async scan(layers: readonly CascadeLayer[]): Promise<{ items: TItem[]; problems: CascadeProblem[] }> {
+  /**
+   * Union of all layers by name (inner wins), disabled and defective ones removed, sorted by name;
+   * `shadowed` names every listed document an inner level hid (by name, then level, inner first).
+   */
+  async scan(layers: readonly CascadeLayer[]): Promise<{ items: TItem[]; problems: CascadeProblem[]; shadowed: CascadeShadowed[] }> {
     const { prefix } = this.kind;
     const problems: CascadeProblem[] = [];
     // One list call per layer without a listing, all layers at once; everything below reuses them.
@@ -118,7 +144,32 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
     const sorted = [...names].sort(byCodePoint);
     const resolved = await mapWithConcurrency(sorted, LISTING_CONCURRENCY, (name) => this.resolveName(layers, name, listings, problems));
     problems.sort((a, b) => byCodePoint(a.name, b.name) || layerRank(a.source) - layerRank(b.source));
-    return { items: resolved.filter((item): item is Awaited<TItem> => item !== undefined), problems };
+    const items: TItem[] = [];
+    const shadowed: CascadeShadowed[] = [];
+    resolved.forEach((resolution, n) => {
+      if (resolution.item !== undefined) items.push(resolution.item);
+      if (resolution.winner !== undefined) this.collectShadowed(layers, listings, sorted[n]!, resolution, shadowed);
+    });
+    return { items, problems, shadowed };
+  }
+
+  /**
+   * Every outer layer whose listing holds the name's document is hidden by the winner. Map
+   * lookups only, once per scan (a catalogue's scan is memoized per snapshot): no read, no request.
+   */
+  private collectShadowed(
+    layers: readonly CascadeLayer[],
+    listings: readonly LayerListing[],
+    name: string,
+    resolution: { winner: number; disabled?: true | undefined },
+    into: CascadeShadowed[],
+  ): void {
+    const path = this.kind.documentPath(name);
+    const shadowedBy = layers[resolution.winner]!.source;
+    const reason = resolution.disabled ? "disabled" : "overridden";
+    for (let i = resolution.winner + 1; i < layers.length; i++) {
+      if (listings[i]!.has(path)) into.push({ name, source: layers[i]!.source, path, shadowedBy, reason });
+    }
   }
 
   private async resolveName(
@@ -126,7 +177,7 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
     name: string,
     listings: readonly (LayerListing | undefined)[],
     problems: CascadeProblem[],
-  ): Promise<TItem | undefined> {
+  ): Promise<Resolution<TItem>> {
     const path = this.kind.documentPath(name);
     for (const [i, at] of layers.entries()) {
       const listing = listings[i];
@@ -147,10 +198,11 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
         problems.push(...lookup.problems);
         continue;
       }
-      if (!this.kind.isEnabled(lookup.definition)) return undefined;
-      return this.kind.materialize({ at, name, definition: lookup.definition, warnings: [...lookup.warnings], doc: lookup.doc, listing });
+      if (!this.kind.isEnabled(lookup.definition)) return { item: undefined, winner: i, disabled: true };
+      const item = await this.kind.materialize({ at, name, definition: lookup.definition, warnings: [...lookup.warnings], doc: lookup.doc, listing });
+      return { item, winner: i };
     }
-    return undefined;
+    return NOTHING;
   }
 
   private collisionsOf(listing: LayerListing): ReadonlyMap<string, string[]> {

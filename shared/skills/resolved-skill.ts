@@ -76,8 +76,9 @@ export interface ResolvedSkill extends Omit<SkillDefinition, "referenceDocs"> {
 }
 
 /**
- * A finding of GET …/skills/problems: a document the cascade skipped and why (`error`), or a
- * deviation of a skill that loads (`warning`, API.md "Agent Skills documents").
+ * A finding of GET …/skills/problems: a document the cascade skipped and why (`error`), a
+ * deviation of a skill that loads (`warning`, API.md "Agent Skills documents"), or a document an
+ * inner level hides (`info`, API.md "Explainable activation").
  */
 export interface SkillProblem {
   name: string;
@@ -85,5 +86,5 @@ export interface SkillProblem {
   path: string;
   line?: number | undefined;
   message: string;
-  severity?: "error" | "warning" | undefined;
+  severity?: "error" | "warning" | "info" | undefined;
 }

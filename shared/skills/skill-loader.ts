@@ -3,7 +3,7 @@ import type { StoredDocument } from "../documents/document-store.js";
 import { strictUtf8 } from "../documents/document-body.js";
 import { pinnedLayer, type CascadeLayer, type CascadeSources } from "../documents/cascade-layers.js";
 import { CascadeDocuments } from "../documents/cascade-documents.js";
-import { messageOf, type CascadeDocumentKind, type FoundDocument, type LayerListing } from "../documents/cascade-resolver.js";
+import { messageOf, type CascadeDocumentKind, type CascadeShadowed, type FoundDocument, type LayerListing } from "../documents/cascade-resolver.js";
 import type { ResolvedReferenceDoc, ResolvedSkill, SkillDefinition, SkillProblem } from "./resolved-skill.js";
 import { MAX_SKILL_TEXT_BYTES, parseSkillDocument } from "./skill-document-parser.js";
 import { skillFilesFromLayer, skillFilesFromListing, skillFilesWarning } from "./skill-files.js";
@@ -73,11 +73,23 @@ export class SkillLoader {
   }
 
   /**
+   * Every skill document an inner level hides (`overridden` by a usable skill of the same name, or
+   * `disabled` by an `enabled: false` override), by name then level, inner first, with the listing
+   * of listAvailable. Part of the same scan: with a catalogue it costs nothing beyond the listing.
+   */
+  async listWithShadowed(scope: SkillScopeContext): Promise<{ skills: ResolvedSkill[]; shadowed: CascadeShadowed[] }> {
+    // One scan for both: without a catalogue a second call would list and read every level again.
+    const { items, shadowed } = await this.documents.scan(scope);
+    return { skills: items, shadowed };
+  }
+
+  /**
    * Every skill document the cascade skipped in a listing, and why (severity error), then the
-   * warnings of the skills that load (GET …/skills/problems), by name and level.
+   * warnings of the skills that load, then the documents an inner level hides (severity info)
+   * (GET …/skills/problems), each group by name and level.
    */
   async problems(scope: SkillScopeContext): Promise<SkillProblem[]> {
-    const { items, problems } = await this.documents.scan(scope);
+    const { items, problems, shadowed } = await this.documents.scan(scope);
     // A warm catalogue hands out the same frozen scan while nothing changed: so does this.
     const memo = this.problemMemo.get(items);
     if (memo !== undefined && memo.problems === problems) return memo.all;
@@ -92,7 +104,9 @@ export class SkillLoader {
         severity: "warning" as const,
       })),
     );
-    const all = Object.isFrozen(items) ? Object.freeze([...skipped, ...warned]) as SkillProblem[] : [...skipped, ...warned];
+    const hidden: SkillProblem[] = shadowed.map(shadowedProblem);
+    const found = [...skipped, ...warned, ...hidden];
+    const all = Object.isFrozen(items) ? (Object.freeze(found) as SkillProblem[]) : found;
     this.problemMemo.set(items, { problems, all });
     return all;
   }
@@ -120,6 +134,15 @@ export class SkillLoader {
     }
     return layer.read(skillFilePath(directory, relativePath));
   }
+}
+
+/** A hidden document as a problems entry: what hides it, so an author sees why an edit has no effect. */
+function shadowedProblem(s: CascadeShadowed): SkillProblem {
+  const message =
+    s.reason === "disabled"
+      ? `hidden by the ${s.shadowedBy} level's enabled: false override of the same name (${s.path})`
+      : `shadowed by the ${s.shadowedBy} level's skill of the same name (${s.path})`;
+  return { name: s.name, source: s.source, path: s.path, message, severity: "info" };
 }
 
 /** The winning SKILL.md with its INLINE references, read from the same layer. */

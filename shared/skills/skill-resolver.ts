@@ -1,3 +1,4 @@
+import type { CascadeShadowed } from "../documents/cascade-resolver.js";
 import type { ResolvedSkill, SkillProblem } from "./resolved-skill.js";
 import type { SkillLoader } from "./skill-loader.js";
 import type { SkillScopeContext } from "./skill-scope.js";
@@ -19,6 +20,11 @@ export class SkillResolver {
 
   listAvailable(ctx: SkillScopeContext): Promise<ResolvedSkill[]> {
     return this.loader.listAvailable(ctx);
+  }
+
+  /** listAvailable plus the skill documents an inner level hides (GET …/skills/effective?includeShadowed=true). */
+  listWithShadowed(ctx: SkillScopeContext): Promise<{ skills: ResolvedSkill[]; shadowed: CascadeShadowed[] }> {
+    return this.loader.listWithShadowed(ctx);
   }
 
   problems(ctx: SkillScopeContext): Promise<SkillProblem[]> {

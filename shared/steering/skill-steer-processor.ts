@@ -331,6 +331,7 @@ const nonBlank = (text: string | undefined): string | undefined => (text === und
 /** SKILL_NOT_FOUND, saying why when a document of that name exists but was skipped (the innermost one). */
 export async function skillNotFound(skills: SkillSource, scope: SkillScopeContext, name: string): Promise<SkillNotFound> {
   const problems = skills.problems ? await skills.problems(scope).catch(() => []) : [];
-  const skipped = problems.find((problem) => problem.name === name && problem.severity !== "warning");
+  // Errors only: a warning belongs to a skill that loads, an info entry to a hidden outer document.
+  const skipped = problems.find((problem) => problem.name === name && (problem.severity ?? "error") === "error");
   return new SkillNotFound(name, skipped);
 }

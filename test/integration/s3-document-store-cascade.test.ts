@@ -67,7 +67,12 @@ describe("SkillLoader over S3", () => {
       ["mine", "USER", "mine"],
       ["typescript-style", "PROJECT", "project style"],
     ]);
-    expect(problems.map((p) => [p.name, p.source, p.path])).toEqual([["broken", "VANCE", skillPath("broken")]]);
+    // The skipped document is an error; the bundled documents the inner levels hide are info entries.
+    expect(problems.map((p) => [p.name, p.source, p.path, p.severity])).toEqual([
+      ["broken", "VANCE", skillPath("broken"), "error"],
+      ["code-guard", "RESOURCE", skillPath("code-guard"), "info"],
+      ["typescript-style", "RESOURCE", skillPath("typescript-style"), "info"],
+    ]);
   });
 
   it("pins INLINE reference files to the layer of SKILL.md", async () => {

@@ -200,6 +200,81 @@ describe("GET /brain/{tenant}/skills/problems", () => {
   });
 });
 
+describe("GET /brain/{tenant}/skills/effective?includeShadowed", () => {
+  it("adds the documents an inner level hides, with the level that wins, and keeps the listing as without it", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.putSkill("alpha", { title: "Tenant alpha" });
+    await h.putSkill("alpha", { title: "Project alpha" }, PROJECT);
+    await h.putSkill("beta", { title: "Tenant beta" });
+    await h.documents.put(TENANT, PROJECT, "_vance/skills/beta/SKILL.md", "---\nenabled: false\n---\n");
+    const plain = await h.call("skills", { method: "GET", path: `/brain/acme/skills/effective?projectId=${PROJECT}` });
+
+    // Act
+    const reply = await h.call("skills", { method: "GET", path: `/brain/acme/skills/effective?projectId=${PROJECT}&includeShadowed=true` });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(reply.json.skills).toEqual(plain.json.skills);
+    expect(reply.json.shadowed).toEqual([
+      { name: "alpha", source: "VANCE", path: "_vance/skills/alpha/SKILL.md", shadowedBy: "PROJECT", reason: "overridden" },
+      { name: "beta", source: "VANCE", path: "_vance/skills/beta/SKILL.md", shadowedBy: "PROJECT", reason: "disabled" },
+    ]);
+  });
+
+  it.each([["absent", ""], ["false", "&includeShadowed=false"]])("answers exactly the plain listing when includeShadowed is %s", async (_label, query) => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.putSkill("alpha");
+    await h.putSkill("alpha", {}, PROJECT);
+
+    // Act
+    const reply = await h.call("skills", { method: "GET", path: `/brain/acme/skills/effective?projectId=${PROJECT}${query}` });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(Object.keys(reply.json)).toEqual(["skills"]);
+  });
+
+  it.each([["yes"], ["1"], ["TRUE"], [""]])("refuses includeShadowed=%s with 400 INVALID_REQUEST", async (value) => {
+    // Prepare
+    const h = await handlerHarness();
+
+    // Act
+    const reply = await h.call("skills", { method: "GET", path: `/brain/acme/skills/effective?includeShadowed=${value}` });
+
+    // Assess
+    expect(reply.status).toBe(400);
+    expect(reply.json.error.code).toBe("INVALID_REQUEST");
+  });
+});
+
+describe("GET /brain/{tenant}/skills/problems: shadowed documents", () => {
+  it("lists a shadowed document with severity info, naming what shadows it", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.putSkill("alpha");
+    await h.putSkill("alpha", {}, PROJECT);
+
+    // Act
+    const reply = await h.call("skills", { method: "GET", path: `/brain/acme/skills/problems?projectId=${PROJECT}` });
+    const withoutProject = await h.call("skills", { method: "GET", path: "/brain/acme/skills/problems" });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(reply.json.problems).toEqual([
+      {
+        name: "alpha",
+        source: "VANCE",
+        path: "_vance/skills/alpha/SKILL.md",
+        message: "shadowed by the PROJECT level's skill of the same name (_vance/skills/alpha/SKILL.md)",
+        severity: "info",
+      },
+    ]);
+    expect(withoutProject.json.problems).toEqual([]);
+  });
+});
+
 describe("GET /brain/{tenant}/skills/active", () => {
   it("answers the process's ActiveSkillRefs", async () => {
     // Prepare

@@ -596,7 +596,15 @@ describe("a minimal disabling override", () => {
     // Assess
     expect(forAda).toBeUndefined();
     expect(forBob?.source).toBe("VANCE");
-    expect(await loader.problems({ tenantId: "acme", userId: "ada" })).toEqual([]);
+    expect(await loader.problems({ tenantId: "acme", userId: "ada" })).toEqual([
+      {
+        name: "shared-skill",
+        source: "VANCE",
+        path: "_vance/skills/shared-skill/SKILL.md",
+        message: "hidden by the USER level's enabled: false override of the same name (_vance/skills/shared-skill/SKILL.md)",
+        severity: "info",
+      },
+    ]);
   });
 });
 

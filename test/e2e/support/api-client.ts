@@ -34,6 +34,15 @@ export interface SkillSummary {
   run: { target: "inline" | "spawn"; recipe?: string; inherit?: string };
 }
 
+/** A skill document an inner level hides: `shadowedBy` is the level that answers for the name. */
+export interface ShadowedSkill {
+  name: string;
+  source: string;
+  path: string;
+  shadowedBy: string;
+  reason: "overridden" | "disabled";
+}
+
 export interface SkillDetail extends SkillSummary {
   body: string;
   tools: string[];
@@ -220,6 +229,12 @@ export class ApiClient {
     return this.send<{ skills: SkillSummary[] }>("GET", `/brain/${enc(tenant)}/skills/effective${query}`);
   }
 
+  /** The effective list with `includeShadowed=true` (API.md "Explainable activation"). */
+  effectiveWithShadowed(tenant: string, projectId?: string) {
+    const query = projectId === undefined ? "" : `&projectId=${enc(projectId)}`;
+    return this.send<{ skills: SkillSummary[]; shadowed: ShadowedSkill[] }>("GET", `/brain/${enc(tenant)}/skills/effective?includeShadowed=true${query}`);
+  }
+
   effectiveSkill(tenant: string, name: string, projectId?: string) {
     const query = projectId === undefined ? "" : `?projectId=${enc(projectId)}`;
     return this.send<SkillDetail>("GET", `/brain/${enc(tenant)}/skills/effective/${enc(name)}${query}`);
@@ -227,7 +242,7 @@ export class ApiClient {
 
   problems(tenant: string, projectId?: string) {
     const query = projectId === undefined ? "" : `?projectId=${enc(projectId)}`;
-    return this.send<{ problems: { name: string; source: string; path: string; line?: number; message: string; severity: "error" | "warning" }[] }>("GET", `/brain/${enc(tenant)}/skills/problems${query}`);
+    return this.send<{ problems: { name: string; source: string; path: string; line?: number; message: string; severity: "error" | "warning" | "info" }[] }>("GET", `/brain/${enc(tenant)}/skills/problems${query}`);
   }
 
   active(tenant: string, processId: string) {
