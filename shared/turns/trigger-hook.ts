@@ -51,9 +51,11 @@ export function triggeredSkills(
     explain,
   }, budget);
 
-  const explainer = new TriggerMatchExplainer(message, budget);
+  // Built on the first match only: a message that matches nothing pays nothing for explanations.
+  let explainer: TriggerMatchExplainer | undefined;
   const matches = new Map<string, TriggerMatch>();
   const describe = (skill: ResolvedSkill): TriggerMatch | undefined => {
+    explainer ??= new TriggerMatchExplainer(message, budget);
     const match = explainer.explain(skill);
     if (match === undefined) return undefined;
     // A capped copy lost its patterns: the index is the trigger's place in the skill as written.

@@ -119,15 +119,17 @@ export class SkillTriggerMatcher {
     const blocked: BlockedCandidate<T>[] = [];
     const hit = new Uint8Array(causes.length);
     if (causes.some((cause) => cause > CAUSE_NONE)) {
-      const secondFired = new Set(index.matchCandidates(input, (excluded) => {
+      const secondFired = index.matchCandidates(input, (excluded) => {
         for (let at = 0; at < excluded.length; at++) excluded[at] = (causes[at] as number) > CAUSE_NONE ? 0 : 1;
-      }, budget));
-      index.candidates.forEach((candidate, at) => {
-        if ((causes[at] as number) > CAUSE_NONE && secondFired.has(candidate)) {
+      }, budget);
+      // In candidate order, as matchCandidates answers; only the fired are looked at.
+      for (const candidate of secondFired) {
+        for (const at of index.positionsOf(candidate.name)) {
+          if (hit[at] === 1 || index.candidateAt(at) !== candidate || (causes[at] as number) <= CAUSE_NONE) continue;
           hit[at] = 1;
           blocked.push({ candidate, cause: CAUSE_NAMES[causes[at] as number] as BlockCause });
         }
-      });
+      }
     }
     if (filter.explain !== "all") return { blocked };
     const notMatched: NotMatchedCandidate<T>[] = [];
