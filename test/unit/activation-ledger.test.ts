@@ -131,6 +131,20 @@ describe("activation ledger: blocked triggers", () => {
     ]);
   });
 
+  it("reports a matched skill whose activate: commands fail as activate-failed, with its trigger", async () => {
+    // Prepare
+    const h = await steeringHarness();
+    await h.putSkill("rocket", { extra: `${KEYWORDS("launch")}\nactivate:\n  - launch rockets` });
+    const p = await h.spawn("open");
+
+    // Act
+    const turn = turnOf((await h.compose(p.processId, "launch")).result);
+
+    // Assess
+    expect(turn.activeSkills).toEqual([]);
+    expect(turn.activation).toEqual([{ name: "rocket", outcome: "blocked", reason: "activate-failed", trigger: { type: "KEYWORDS", index: 0, keywords: ["launch"] } }]);
+  });
+
   it("reports pattern triggers the time budget kept from running as time-budget", async () => {
     // Prepare
     let now = 0;

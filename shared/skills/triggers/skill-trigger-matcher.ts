@@ -203,7 +203,6 @@ export interface TriggerFilter<T extends TriggerFilterable> {
   explain?: "matched" | "all" | undefined;
 }
 
-
 const byListing = (skill: TriggerFilterable): boolean => skill.enabled && skill.triggers.length > 0;
 const eligibility = new WeakMap<(skill: never) => boolean, (skill: never) => boolean>();
 
