@@ -45,6 +45,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   { method: "GET", path: "/brain/{tenant}/processes/{processId}", function: "http-processes" },
   { method: "GET", path: "/brain/{tenant}/processes/{processId}/requests/{requestId}", function: "http-processes" },
   { method: "GET", path: "/brain/{tenant}/processes/{processId}/composition", function: "http-processes" },
+  { method: "GET", path: "/brain/{tenant}/processes/{processId}/turns/{turnId}", function: "http-processes" },
 
   { method: "POST", path: "/brain/{tenant}/processes/{processId}/skill", function: "http-steer" },
   { method: "POST", path: "/brain/{tenant}/processes/{processId}/turns", function: "http-steer" },

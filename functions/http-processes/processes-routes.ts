@@ -6,7 +6,8 @@ import { describeZodIssues } from "../../shared/http/zod-issues.js";
 import { parseJsonBody } from "../../shared/http/request.js";
 import { jsonResponse } from "../../shared/http/response.js";
 import { InvalidRequest } from "../../shared/errors.js";
-import { RequestNotFound } from "../../shared/processes/process-errors.js";
+import { RequestNotFound, TurnNotFound } from "../../shared/processes/process-errors.js";
+import { MAX_TURN_ID_LENGTH } from "../../shared/turns/turn-ids.js";
 import { toApiProcess } from "../../shared/processes/process.js";
 import { toApiRequest } from "../../shared/processes/request-store.js";
 import { RequestId } from "../../shared/steering/process-skill-request.js";
@@ -15,7 +16,7 @@ import type { HttpRequest, HttpRoute } from "../_shared/http-route.js";
 import { accessibleProcess } from "../_shared/process-access.js";
 
 interface ProcessesRoutesDeps {
-  app: Pick<SkillsApp, "spawn" | "sessionProcesses" | "getProcess" | "getRequest" | "turns">;
+  app: Pick<SkillsApp, "spawn" | "sessionProcesses" | "getProcess" | "getRequest" | "getTurn" | "turns">;
 }
 
 /** API.md spawn body; identity (the user) comes from the token, never from here. */
@@ -37,6 +38,14 @@ function previewContext(request: HttpRequest): TurnContext | undefined {
   const parsed = TurnContext.safeParse(given);
   if (!parsed.success) throw new InvalidRequest(`Invalid turn context: ${describeZodIssues(parsed.error)}`);
   return parsed.data;
+}
+
+/** `&explain=all` (API.md "Explainable activation"); any other value is a mistake worth saying. */
+function previewExplain(request: HttpRequest): "all" | undefined {
+  const explain = request.query("explain");
+  if (explain === undefined) return undefined;
+  if (explain !== "all") throw new InvalidRequest("explain must be 'all'");
+  return "all";
 }
 
 /** API.md "Processes", request status and the composition preview (which renders, hence the sandbox). */
@@ -73,9 +82,18 @@ export function processesRoutes({ app }: ProcessesRoutesDeps): HttpRoute[] {
       return jsonResponse(200, toApiRequest(record));
     }),
 
+    // API.md "Explainable activation": the Turn as it was composed, kept with its compose request.
+    route("GET", "/brain/{tenant}/processes/{processId}/turns/{turnId}", async (request) => {
+      const process = await accessibleProcess(app, request, request.param("processId"));
+      const turnId = request.param("turnId");
+      const turn = turnId.length <= MAX_TURN_ID_LENGTH ? await app.getTurn(process.tenant, process.processId, turnId) : undefined;
+      if (!turn) throw new TurnNotFound(turnId.slice(0, 256));
+      return jsonResponse(200, turn);
+    }),
+
     route("GET", "/brain/{tenant}/processes/{processId}/composition", async (request) => {
       const process = await accessibleProcess(app, request, request.param("processId"));
-      const turn = await app.turns.preview(process, request.query("message"), previewContext(request), request.user);
+      const turn = await app.turns.preview(process, request.query("message"), previewContext(request), request.user, { explain: previewExplain(request) });
       return jsonResponse(200, turn);
     }),
   ];

@@ -53,6 +53,7 @@ import { ServiceToolSpecs } from "../turns/service-tool-specs.js";
 import type { ToolSpecProvider } from "../turns/service-tool-specs.js";
 import { SkillTurnSupport } from "../turns/skill-turn-support.js";
 import { WarmTurnStates } from "../turns/turn-state.js";
+import { composeRequestIdOf, turnIdFor } from "../turns/turn-ids.js";
 import type { Turn } from "../turns/turn.js";
 
 /** A crashed spawner frees its slot after this (a spawn is a few writes; Lambda's HTTP timeout is 30 s). */
@@ -172,6 +173,12 @@ export interface SkillsApp {
   waitForRequest(tenant: string, processId: string, requestId: string, timeoutMs: number, options?: { signal?: AbortSignal; waiter?: string }): Promise<RequestRecord | undefined>;
   /** requestIds are scoped to their process (API.md). */
   getRequest(tenant: string, processId: string, requestId: string): Promise<RequestRecord | undefined>;
+  /**
+   * The Turn a compose produced, as it was answered (API.md GET …/turns/{turnId}): read from its
+   * compose request's record (turn-ids.ts), so it lives as long as that record (24 h after it
+   * was settled). Undefined when unknown, not composed (yet, or failed) or expired.
+   */
+  getTurn(tenant: string, processId: string, turnId: string): Promise<Turn | undefined>;
 
   spawn(tenant: string, user: LaneUser, input: SpawnInput): Promise<Process>;
   /** The caller's own processes of a session (API.md: sessions are per user), oldest first. */
@@ -298,13 +305,15 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     },
 
     async composeTurn(tenant, processId, user, input = {}) {
-      const turnId = newId();
+      // The turn is known by its compose request (turn-ids.ts): GET …/turns/{turnId} reads that record.
+      const requestId = requestIdOf(input.requestId);
+      const turnId = turnIdFor(requestId);
       const payload: LanePayloads["turn.compose"] = {
         turnId,
         ...(input.message !== undefined ? { message: input.message } : {}),
         ...(input.context !== undefined ? { context: input.context } : {}),
       };
-      return { ...(await enqueue(tenant, processId, user, "turn.compose", payload, input.requestId)), turnId };
+      return { ...(await enqueue(tenant, processId, user, "turn.compose", payload, requestId)), turnId };
     },
 
     async completeTurn(tenant, processId, user, turnId, input) {
@@ -328,6 +337,15 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       }
     },
     getRequest: (tenant, processId, requestId) => deps.requests.get(tenant, processId, requestId),
+    async getTurn(tenant, processId, turnId) {
+      const requestId = composeRequestIdOf(turnId);
+      if (requestId === undefined || !RequestId.safeParse(requestId).success) return undefined;
+      const record = await deps.requests.get(tenant, processId, requestId);
+      if (record?.kind !== "turn.compose" || record.status !== "DONE" || record.processId !== processId) return undefined;
+      const turn = record.result as Turn | null;
+      // A compose enqueued with a turnId of its own (not through composeTurn) names another turn.
+      return turn !== null && typeof turn === "object" && turn.turnId === turnId ? turn : undefined;
+    },
 
     spawn: async (tenant, user, input) => {
       const release = await spawnSlots.acquire(tenant, user.login, SPAWN_LEASE_MS);

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { MAX_TURN_ID_LENGTH } from "../turns/turn-ids.js";
 import { ProcessStatus } from "../processes/process.js";
 import { MAX_ARGS_BYTES, MAX_PENDING_TEXT_BYTES, utf8Bytes } from "../steering/steering-limits.js";
 import { InvalidLanePayload } from "./lane-errors.js";
@@ -13,6 +14,8 @@ const maxBytes = (limit: number) => (text: string) => utf8Bytes(text) <= limit;
 
 const skillName = z.string().min(1).max(128);
 const id = z.string().min(1).max(256);
+/** A turnId names its compose request (turn-ids.ts), so it is as long as an encoded requestId may be. */
+const turnId = z.string().min(1).max(MAX_TURN_ID_LENGTH);
 const args = z.string().refine(maxBytes(MAX_ARGS_BYTES), `must be at most ${MAX_ARGS_BYTES} bytes`);
 const shortLabel = z.string().min(1).max(128);
 
@@ -36,13 +39,13 @@ export const TurnContext = z.strictObject({
 });
 
 export const TurnComposePayload = z.strictObject({
-  turnId: id,
+  turnId,
   message: z.string().refine(maxBytes(MAX_PENDING_TEXT_BYTES), `must be at most ${MAX_PENDING_TEXT_BYTES} bytes`).optional(),
   context: TurnContext.optional(),
 });
 
 export const TurnCompletePayload = z.strictObject({
-  turnId: id,
+  turnId,
   // Model output: kept in full up to the lane's message size, cut when stored (steering-limits.ts).
   output: z.string(),
   final: z.boolean().optional(),

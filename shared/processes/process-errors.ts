@@ -75,8 +75,15 @@ export class RequestConflict extends SkillsError {
 
 export class RequestNotFound extends SkillsError {
   readonly code = "REQUEST_NOT_FOUND";
-  constructor(readonly requestId: string) {
-    super(`Request '${requestId}' not found`);
+  constructor(readonly requestId: string, message = `Request '${requestId}' not found`) {
+    super(message);
+  }
+}
+
+/** API.md: a turn is kept with its compose request; unknown, not composed (yet) or expired is REQUEST_NOT_FOUND. */
+export class TurnNotFound extends RequestNotFound {
+  constructor(readonly turnId: string) {
+    super(turnId, `Turn '${turnId}' not found: it is unknown, was not composed, or is older than its request record (24 h)`);
   }
 }
 

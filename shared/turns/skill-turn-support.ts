@@ -26,6 +26,9 @@ import { appendPending, MAX_OUTPUT_BYTES, MAX_PENDING_TEXT_BYTES, truncateUtf8 }
 import type { GuardRunner } from "./guard-runner.js";
 import type { ToolSpecProvider } from "./service-tool-specs.js";
 import { triggeredSkills } from "./trigger-hook.js";
+import type { TriggerExplain } from "./trigger-hook.js";
+import { activationLedger, NO_ACTIVATION_FACTS } from "./activation-ledger.js";
+import type { ActivationEntry, ActivationFacts, BlockedTrigger } from "./activation-ledger.js";
 import { assertTurnFits } from "./turn-errors.js";
 import { composeTurn } from "./turn-composer.js";
 import { StoreTurnStates } from "./turn-state.js";
@@ -78,6 +81,14 @@ interface PreparedTurn {
   /** Trigger activations that passed their `activate:` commands on the snapshot. */
   triggered: ResolvedSkill[];
   consumed: PendingMessage[];
+  /** What the activation ledger says, to be rebuilt on the active set the write ends with. */
+  facts: ActivationFacts;
+}
+
+/** Composition preview options (API.md `&explain=all`). */
+export interface PreviewOptions {
+  /** `all`: the ledger also lists every skill with triggers that did not match. */
+  explain?: "all" | undefined;
 }
 
 /**
@@ -109,9 +120,9 @@ export class SkillTurnSupport {
     this.clock = deps.clock ?? (() => new Date());
   }
 
-  async preview(process: Process, message?: string, context?: TurnContext, user?: LaneUser | null): Promise<Turn> {
+  async preview(process: Process, message?: string, context?: TurnContext, user?: LaneUser | null, options: PreviewOptions = {}): Promise<Turn> {
     const userMessage = toUserMessage(message, `${PREVIEW_TURN_ID}#user`, user ?? null, this.clock().toISOString());
-    return assertTurnFits(process.processId, (await this.prepare(process, PREVIEW_TURN_ID, userMessage, context)).turn, true);
+    return assertTurnFits(process.processId, (await this.prepare(process, PREVIEW_TURN_ID, userMessage, context, options.explain ?? "matched")).turn, true);
   }
 
   async compose(req: SteerRequest, payload: TurnComposePayload): Promise<SteerOutcome<Turn>> {
@@ -138,7 +149,12 @@ export class SkillTurnSupport {
               if (next !== before) activated.push({ name: skill.name, path: "trigger" });
             }
             const composed = (process: Process): SteerOutcome<Turn> => ({
-              result: { ...prepared.turn, activeSkills: process.activeSkills.map((s) => ({ ...s })) },
+              result: {
+                ...prepared.turn,
+                activeSkills: process.activeSkills.map((s) => ({ ...s })),
+                // The write may have started from a newer state than the snapshot: the ledger follows what was written.
+                activation: ledgerAfterWrite(process.activeSkills, activated, prepared),
+              },
               process,
               ...(activated.length > 0 ? { activated } : {}),
             });
@@ -211,7 +227,13 @@ export class SkillTurnSupport {
     return state;
   }
 
-  private async prepare(snapshot: Process, turnId: string, userMessage: TurnMessage | undefined, context: TurnContext | undefined): Promise<PreparedTurn> {
+  private async prepare(
+    snapshot: Process,
+    turnId: string,
+    userMessage: TurnMessage | undefined,
+    context: TurnContext | undefined,
+    explain: TriggerExplain = "matched",
+  ): Promise<PreparedTurn> {
     const scope = scopeOf(snapshot);
     const warnings: string[] = [];
     const at = this.clock().toISOString();
@@ -224,7 +246,7 @@ export class SkillTurnSupport {
     if (!recipe) warnings.push(`Recipe '${snapshot.recipe}' no longer resolves; composing without its prefix and tool changes`);
     const engine = this.engines(snapshot.engine);
     if (!engine) warnings.push(`Engine '${snapshot.engine}' is unknown; composing without its default prompt and tools`);
-    const matched = available && userMessage ? triggeredSkills(available, snapshot, userMessage.text, this.deps.matcher, this.deps.triggerBudget?.()) : undefined;
+    const matched = available && userMessage ? triggeredSkills(available, snapshot, userMessage.text, this.deps.matcher, this.deps.triggerBudget?.(), explain) : undefined;
     const triggerable = matched?.fired ?? [];
     if (matched && matched.skipped.length > 0) warnings.push(skippedTriggersWarning(matched.skipped.map((s) => s.name), matched.budgetMs));
     if (matched && matched.overCap.length > 0) warnings.push(overCapWarning(matched.overCap));
@@ -232,6 +254,7 @@ export class SkillTurnSupport {
     // Trigger activations run their `activate:` on a trial copy; one that fails is skipped (§4a: the turn continues).
     let trial = snapshot;
     const triggered: ResolvedSkill[] = [];
+    const failed: BlockedTrigger[] = [];
     for (const skill of triggerable) {
       try {
         trial = this.activateTriggered(trial, skill, at, true);
@@ -239,8 +262,12 @@ export class SkillTurnSupport {
       } catch (error) {
         if (!(error instanceof SkillsError)) throw error;
         warnings.push(`Triggered skill '${skill.name}' not activated: ${error.message}`);
+        failed.push({ name: skill.name, reason: "activate-failed", trigger: matched?.facts.matches.get(skill.name) });
       }
     }
+    const matchedFacts = matched?.facts ?? NO_ACTIVATION_FACTS;
+    const facts: ActivationFacts = { ...matchedFacts, blocked: [...failed, ...matchedFacts.blocked] };
+    const activation = activationLedger(trial.activeSkills, new Set(triggered.map((s) => s.name)), facts, warnings);
 
     const availableByName = available && skillsByName(available);
     const definitions = availableByName
@@ -259,10 +286,11 @@ export class SkillTurnSupport {
         context: turnRenderContext(trial, recipe, context),
         messages,
         warnings,
+        activation,
       },
       { renderer: this.deps.renderer, toolSpecs: this.deps.toolSpecs },
     );
-    return { turn, triggered, consumed };
+    return { turn, triggered, consumed, facts };
   }
 
   /**
@@ -336,6 +364,18 @@ function assertTurnInFlight(process: Process, turnId: string): void {
   if (process.turn?.turnId !== turnId) {
     throw new InvalidRequest(`Turn '${turnId.slice(0, 80)}' is not the turn in flight on process '${process.processId}'`);
   }
+}
+
+/**
+ * The ledger on the active set the compose wrote: a trigger activation the write could not apply
+ * (the stored state had changed since the snapshot) is reported blocked, not activated.
+ */
+function ledgerAfterWrite(activeSkills: readonly ActiveSkillRef[], activated: readonly SkillActivation[], prepared: PreparedTurn): ActivationEntry[] {
+  const now = new Set(activated.map((a) => a.name));
+  const lost: BlockedTrigger[] = prepared.triggered
+    .filter((skill) => !now.has(skill.name) && !activeSkills.some((s) => s.name === skill.name))
+    .map((skill) => ({ name: skill.name, reason: "activate-failed", trigger: prepared.facts.matches.get(skill.name) }));
+  return activationLedger(activeSkills, now, { ...prepared.facts, blocked: [...lost, ...prepared.facts.blocked] }, []);
 }
 
 /** The oneShot skills the turn in flight carried and that are still oneShot (an explicit re-activation may have made one sticky). */

@@ -2,8 +2,21 @@ import { capPatternTriggers } from "../skills/triggers/trigger-caps.js";
 import type { Process } from "../processes/process.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
 import { bindArguments } from "../skills/skill-argument-binder.js";
-import type { SkillTriggerMatcher, TriggeredSkills } from "../skills/triggers/skill-trigger-matcher.js";
+import type { BlockCause, SkillTriggerMatcher, TriggeredSkills } from "../skills/triggers/skill-trigger-matcher.js";
+import { TriggerMatchExplainer } from "../skills/triggers/trigger-match-detail.js";
+import type { TriggerMatch } from "../skills/triggers/trigger-match-detail.js";
 import { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
+import type { ActivationFacts, ActivationReason, BlockedTrigger } from "./activation-ledger.js";
+
+/** How much of the activation a turn explains: matches only (every turn), or every skill with triggers (`explain=all` preview). */
+export type TriggerExplain = "matched" | "all";
+
+export type TriggerHookResult = TriggeredSkills<ResolvedSkill> & {
+  budgetMs: number;
+  overCap: readonly string[];
+  /** The ledger's view of this message (activation-ledger.ts); `matches` holds the fired skills' triggers too. */
+  facts: ActivationFacts;
+};
 
 /**
  * The pre-turn hook of spec §4a: which of the listed skills does this user message activate
@@ -14,6 +27,9 @@ import { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
  * - `lifecycle: shot` skills never trigger: a shot cannot be "active for one turn", it is a
  *   command, and firing a command on a keyword would be as surprising as spawning;
  * - a skill with a required argument cannot be triggered (a trigger brings no arguments).
+ *
+ * The skills the filter kept out whose triggers matched anyway are reported with the reason
+ * (`facts.blocked`), and every match with the trigger that made it (`facts.matches`).
  */
 export function triggeredSkills(
   available: readonly ResolvedSkill[],
@@ -21,7 +37,8 @@ export function triggeredSkills(
   message: string,
   matcher: SkillTriggerMatcher,
   budget: TriggerTimeBudget = new TriggerTimeBudget(),
-): TriggeredSkills<ResolvedSkill> & { budgetMs: number; overCap: readonly string[] } {
+  explain: TriggerExplain = "matched",
+): TriggerHookResult {
   // One index per listing (the catalogue hands out the same array while nothing changed); the
   // per-listing part of the filter is cached with it, so a turn only looks at its active skills
   // and whitelist, never at every listed skill.
@@ -31,8 +48,39 @@ export function triggeredSkills(
     activeNames: process.activeSkills.map((s) => s.name),
     allowedSkills: process.allowedSkillsOverride,
     eligible: isTriggerable,
+    explain,
   }, budget);
-  return { ...matched, budgetMs: budget.ms, overCap: capped.dropped };
+
+  // Built on the first match only: a message that matches nothing pays nothing for explanations.
+  let explainer: TriggerMatchExplainer | undefined;
+  const matches = new Map<string, TriggerMatch>();
+  const describe = (skill: ResolvedSkill): TriggerMatch | undefined => {
+    explainer ??= new TriggerMatchExplainer(message, budget);
+    const match = explainer.explain(skill);
+    if (match === undefined) return undefined;
+    // A capped copy lost its patterns: the index is the trigger's place in the skill as written.
+    const original = capped.listing === available ? skill : available.find((s) => s.name === skill.name);
+    const at = original === undefined || original === skill ? match.index : original.triggers.indexOf(skill.triggers[match.index] as never);
+    const described = { ...match, index: at >= 0 ? at : match.index };
+    matches.set(skill.name, described);
+    return described;
+  };
+  for (const skill of matched.fired) describe(skill);
+  const blocked: BlockedTrigger[] = [
+    ...(matched.blocked ?? []).map(({ candidate, cause }) => ({ name: candidate.name, reason: reasonOf(candidate, cause), trigger: describe(candidate) })),
+    ...matched.skipped.map((skill) => ({ name: skill.name, reason: "time-budget" as const })),
+  ];
+  const notMatched = (matched.notMatched ?? []).map(({ candidate, evaluated }) => ({ name: candidate.name, ...(evaluated ? {} : { reason: "time-budget" }) }));
+  return { ...matched, budgetMs: budget.ms, overCap: capped.dropped, facts: { matches, blocked, notMatched } };
+}
+
+/** The hook's own conditions, in the order a skill author would look for them. */
+function reasonOf(skill: ResolvedSkill, cause: BlockCause): ActivationReason {
+  if (cause === "active") return "already-active";
+  if (cause !== "ineligible") return cause;
+  if (skill.run.target === "spawn") return "spawn-only";
+  if (skill.lifecycle === "shot") return "shot";
+  return "argument-missing";
 }
 
 /** Not spawn, not shot, binds without arguments: depends on the skill only. */

@@ -11,6 +11,7 @@ import { hasTemplateSyntax } from "../templates/template-renderer.js";
 import type { RenderContext, TemplateRenderer } from "../templates/template-renderer.js";
 import { SKILL_READ_FILE_TOOL, SKILL_REFERENCE_DOC_TOOL } from "./service-tool-specs.js";
 import type { ToolSpecProvider } from "./service-tool-specs.js";
+import type { ActivationEntry } from "./activation-ledger.js";
 import type { SystemMessage, Turn, TurnMessage } from "./turn.js";
 
 export interface TurnComposition {
@@ -25,6 +26,8 @@ export interface TurnComposition {
   messages: TurnMessage[];
   /** Findings made before composing (trigger hook, missing recipe…). */
   warnings: readonly string[];
+  /** The activation ledger of this turn (activation-ledger.ts), passed through as it is. */
+  activation?: ActivationEntry[];
 }
 
 export interface TurnComposerDeps {
@@ -85,6 +88,7 @@ export async function composeTurn(input: TurnComposition, deps: TurnComposerDeps
     manualPaths: composeManualPaths({ recipePaths: input.recipe?.params.manualPaths, skills: included }),
     messages: input.messages,
     activeSkills: input.process.activeSkills.map((s) => ({ ...s })),
+    activation: input.activation ?? [],
     warnings: capMessages(warnings),
   };
 }

@@ -1,4 +1,5 @@
 import type { ActiveSkillRef, PendingMessage } from "../processes/process.js";
+import type { ActivationEntry } from "./activation-ledger.js";
 
 export interface SystemMessage {
   role: "system";
@@ -31,5 +32,7 @@ export interface Turn {
   manualPaths: string[];
   messages: TurnMessage[];
   activeSkills: ActiveSkillRef[];
+  /** API.md "Explainable activation": how each active skill got there, and which matched triggers did not activate (activation-ledger.ts). */
+  activation: ActivationEntry[];
   warnings: string[];
 }

@@ -88,6 +88,7 @@ const routes = (): RouteCall[] => [
   { name: "compose", method: "POST", path: (t) => `/brain/${t}/processes/${processId}/turns`, body: { message: "x" } },
   { name: "complete", method: "POST", path: (t) => `/brain/${t}/processes/${processId}/turns/${turnId}/complete`, body: { output: "x" } },
   { name: "composition", method: "GET", path: (t) => `/brain/${t}/processes/${processId}/composition?message=x` },
+  { name: "GET turn", method: "GET", path: (t) => `/brain/${t}/processes/${processId}/turns/${turnId}` },
   { name: "tool", method: "POST", path: (t) => `/brain/${t}/processes/${processId}/tools/manual_list`, body: { args: {} } },
 ];
 
@@ -226,7 +227,7 @@ describe("tenants are isolated", () => {
     const responses = await Promise.all(processRoutes.map(async (route) => [route.name, await call(as.eve, route, OTHER_TENANT)] as const));
 
     // Assess
-    expect(processRoutes.length).toBe(8);
+    expect(processRoutes.length).toBe(9);
     for (const [name, response] of responses) {
       expect({ name, status: response.status, code: errorOf(response)?.code }).toEqual({ name, status: 404, code: "PROCESS_NOT_FOUND" });
     }
@@ -266,7 +267,7 @@ describe("project membership", () => {
     const after = (await as.member.process(TENANT, processId)).json;
 
     // Assess: nothing of the process (its rendered _user_ skills included) reached them, nothing changed
-    expect(responses).toHaveLength(3 * 6);
+    expect(responses).toHaveLength(3 * 7);
     for (const [name, response] of responses) {
       expect({ name, status: response.status, code: errorOf(response)?.code }).toEqual({ name, status: 403, code: "FORBIDDEN" });
     }
@@ -295,7 +296,7 @@ describe("project membership", () => {
     const after = (await as.admin.process(TENANT, processId)).json;
 
     // Assess
-    expect(responses).toHaveLength(12);
+    expect(responses).toHaveLength(13);
     for (const [name, response] of responses) {
       expect({ name, status: response.status, code: errorOf(response)?.code }).toEqual({ name, status: 403, code: "FORBIDDEN" });
     }

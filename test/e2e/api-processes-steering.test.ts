@@ -30,7 +30,7 @@ const PROCESS_FIELDS = [
   "status",
   "version",
 ];
-const TURN_FIELDS = ["turnId", "systemPrompt", "skillSection", "tools", "toolSpecs", "manualPaths", "messages", "activeSkills"];
+const TURN_FIELDS = ["turnId", "systemPrompt", "skillSection", "tools", "toolSpecs", "manualPaths", "messages", "activeSkills", "activation"];
 const ACTIVE_REF_FIELDS = ["name", "resolvedFromScope", "oneShot", "fromRecipe", "activatedAt", "args"];
 const FORD_PROMPT_START = "You are Ford";
 

@@ -20,6 +20,8 @@ const API_MD_ROUTES: [routeKey: string, fn: FunctionName][] = [
   ["GET /brain/{tenant}/processes/{processId}", "http-processes"],
   ["GET /brain/{tenant}/processes/{processId}/requests/{requestId}", "http-processes"],
   ["GET /brain/{tenant}/processes/{processId}/composition", "http-processes"],
+  // API.md "Explainable activation": a composed Turn, kept with its compose request.
+  ["GET /brain/{tenant}/processes/{processId}/turns/{turnId}", "http-processes"],
   ["POST /brain/{tenant}/processes/{processId}/skill", "http-steer"],
   ["POST /brain/{tenant}/processes/{processId}/turns", "http-steer"],
   ["POST /brain/{tenant}/processes/{processId}/turns/{turnId}/complete", "http-steer"],

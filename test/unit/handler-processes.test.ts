@@ -434,3 +434,94 @@ describe("concurrent spawns are capped per identity (hardening)", () => {
     expect(replies.map((r) => r.status)).toEqual(Array(6).fill(201));
   });
 });
+
+describe("GET /brain/{tenant}/processes/{processId}/turns/{turnId}", () => {
+  const composeWaited = async (h: HandlerHarness, processId: string, body: Record<string, unknown>) => {
+    const accepted = await h.call("steer", { method: "POST", path: `/brain/acme/processes/${processId}/turns`, body });
+    await h.drain();
+    return accepted.json.turnId as string;
+  };
+
+  it("answers the Turn as it was composed, activation included", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.putSkill("deploy", { extra: "triggers:\n  - type: KEYWORDS\n    keywords: [deploy]" });
+    const process = await h.spawn();
+    const turnId = await composeWaited(h, process.processId, { message: "deploy it", requestId: "compose 1" });
+
+    // Act
+    const reply = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}/turns/${encodeURIComponent(turnId)}` });
+    const record = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}/requests/compose%201` });
+
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(reply.json).toEqual(record.json.result);
+    expect(reply.json).toMatchObject({ turnId, activation: [{ name: "deploy", outcome: "activated", activatedBy: "trigger", trigger: { type: "KEYWORDS", index: 0 } }] });
+  });
+
+  it("answers 404 REQUEST_NOT_FOUND for an unknown turn, one not composed yet, and a request that is not a compose", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.putSkill("alpha");
+    const process = await h.spawn();
+    await h.call("steer", { method: "POST", path: `/brain/acme/processes/${process.processId}/skill`, body: { command: "ACTIVATE", skillName: "alpha", requestId: "r-1" } });
+    const queued = await h.call("steer", { method: "POST", path: `/brain/acme/processes/${process.processId}/turns`, body: { message: "hi" } });
+    const base = `/brain/acme/processes/${process.processId}/turns`;
+
+    // Act
+    const notYet = await h.call("processes", { method: "GET", path: `${base}/${queued.json.turnId}` });
+    await h.drain();
+    const unknown = await h.call("processes", { method: "GET", path: `${base}/nope` });
+    const notACompose = await h.call("processes", { method: "GET", path: `${base}/r-1` });
+    const tooLong = await h.call("processes", { method: "GET", path: `${base}/${"a".repeat(2000)}` });
+
+    // Assess
+    for (const reply of [notYet, unknown, notACompose, tooLong]) {
+      expect(reply.status).toBe(404);
+      expect(reply.json.error.code).toBe("REQUEST_NOT_FOUND");
+    }
+  });
+
+  it("is for the process's owner: another user of the project gets 403, another tenant 404 PROCESS_NOT_FOUND", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    const process = await h.spawn();
+    const turnId = await composeWaited(h, process.processId, { message: "hi" });
+    const path = `/brain/acme/processes/${process.processId}/turns/${turnId}`;
+
+    // Act
+    const bob = await h.call("processes", { method: "GET", path, as: IDENTITIES.bob });
+    const eve = await h.call("processes", { method: "GET", path: `/brain/globex/processes/${process.processId}/turns/${turnId}`, as: IDENTITIES.eve });
+
+    // Assess
+    expect(bob.status).toBe(403);
+    expect(bob.json.error.code).toBe("FORBIDDEN");
+    expect(eve.status).toBe(404);
+    expect(eve.json.error.code).toBe("PROCESS_NOT_FOUND");
+  });
+});
+
+describe("GET …/composition?explain=all", () => {
+  it("adds the skills with triggers that did not match; another explain value is 400", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.putSkill("deploy", { extra: "triggers:\n  - type: KEYWORDS\n    keywords: [deploy]" });
+    await h.putSkill("quiet", { extra: "triggers:\n  - type: KEYWORDS\n    keywords: [rollback]" });
+    const process = await h.spawn();
+    const path = `/brain/acme/processes/${process.processId}/composition?message=deploy`;
+
+    // Act
+    const explained = await h.call("processes", { method: "GET", path: `${path}&explain=all` });
+    const plain = await h.call("processes", { method: "GET", path });
+    const bad = await h.call("processes", { method: "GET", path: `${path}&explain=some` });
+
+    // Assess
+    expect(explained.json.activation).toEqual([
+      expect.objectContaining({ name: "deploy", outcome: "activated" }),
+      { name: "quiet", outcome: "not-matched" },
+    ]);
+    expect(plain.json.activation).toEqual([expect.objectContaining({ name: "deploy", outcome: "activated" })]);
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.code).toBe("INVALID_REQUEST");
+  });
+});

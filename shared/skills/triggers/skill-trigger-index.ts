@@ -1,5 +1,5 @@
 import type { SkillTrigger } from "../skill-frontmatter.js";
-import { prepareTriggerInput, sharedTriggerPatternCache, type TriggerPatternCache } from "./skill-trigger-pattern.js";
+import { prepareTriggerInput, sharedTriggerPatternCache, type TriggerInput, type TriggerPatternCache } from "./skill-trigger-pattern.js";
 import { CANDIDATE_EXCLUDED, CANDIDATE_FIRED, CANDIDATE_OPEN, type CandidateMarks } from "./trigger-candidate-marks.js";
 import { KeywordTriggerIndex } from "./trigger-keyword-index.js";
 import type { TriggerTimeBudget } from "./trigger-time-budget.js";
@@ -71,6 +71,8 @@ export class SkillTriggerIndex<T extends TriggerCandidate = TriggerCandidate> {
   /** Per-listing exclusion masks (see exclusionMask), by predicate. */
   private readonly masks = new WeakMap<(candidate: T) => boolean, Uint8Array>();
   private scratchMarks: Uint8Array | undefined;
+  private lastInput: string | undefined;
+  private lastPrepared: TriggerInput | undefined;
   private marking = false;
 
   constructor(candidates: readonly T[], patternCache: TriggerPatternCache = sharedTriggerPatternCache) {
@@ -189,7 +191,12 @@ export class SkillTriggerIndex<T extends TriggerCandidate = TriggerCandidate> {
   }
 
   private evaluate(input: string, marks: CandidateMarks, budget?: TriggerTimeBudget): void {
-    const prepared = prepareTriggerInput(capTriggerInput(input));
+    // The activation ledger matches the same message a second time (skill-trigger-matcher.ts): it is prepared once.
+    if (this.lastInput !== input || this.lastPrepared === undefined) {
+      this.lastInput = input;
+      this.lastPrepared = prepareTriggerInput(capTriggerInput(input));
+    }
+    const prepared = this.lastPrepared;
     this.keywords.match(prepared.lowered, marks);
     this.patterns.match(prepared, marks, budget);
   }

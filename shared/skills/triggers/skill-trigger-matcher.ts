@@ -82,19 +82,111 @@ export class SkillTriggerMatcher {
       }
       for (const name of filter.activeNames) for (const at of index.positionsOf(name)) excluded[at] = 1;
     }, budget);
+    const skippedAt = [...(budget?.skipped ?? [])].sort((a, b) => a - b);
     const skipped: T[] = [];
-    for (const at of [...(budget?.skipped ?? [])].sort((a, b) => a - b)) {
+    for (const at of skippedAt) {
       const candidate = index.candidateAt(at);
       if (candidate !== undefined) skipped.push(candidate);
     }
-    return { fired, skipped };
+    if (filter.explain === undefined) return { fired, skipped };
+    return { fired, skipped, ...this.explainExcluded(index, input, filter, { ineligible, fired: new Set(fired), skipped: new Set(skippedAt) }, budget) };
   }
+
+  /**
+   * The ledger's second pass (API.md "Explainable activation"): the candidates with triggers that
+   * the filter kept out of matching (active, disabled, outside the whitelist, not eligible) are
+   * matched too, so the turn can say which of them the message hit and why they did not
+   * activate. It runs after the activating pass and shares its time budget, so it never takes
+   * time from it; its own skips count as not evaluated. The causes are worked out by position
+   * (the listing part once per index), and nothing runs when no candidate was kept out.
+   */
+  private explainExcluded<T extends TriggerFilterable>(
+    index: SkillTriggerIndex<T>,
+    input: string,
+    filter: TriggerFilter<T>,
+    first: { ineligible: Uint8Array; fired: ReadonlySet<T>; skipped: ReadonlySet<number> },
+    budget: TriggerTimeBudget | undefined,
+  ): Pick<TriggeredSkills<T>, "blocked" | "notMatched"> {
+    const { ineligible } = first;
+    const listing = listingCauses(index, ineligible);
+    const causes = Uint8Array.from(listing);
+    if (filter.allowedSkills != null) {
+      for (let at = 0; at < causes.length; at++) if (listing[at] !== CAUSE_NO_TRIGGERS && listing[at] !== CAUSE_DISABLED) causes[at] = CAUSE_NOT_ALLOWED;
+      for (const name of filter.allowedSkills) for (const at of index.positionsOf(name)) causes[at] = listing[at] as number;
+    }
+    for (const name of filter.activeNames) for (const at of index.positionsOf(name)) if (listing[at] !== CAUSE_NO_TRIGGERS) causes[at] = CAUSE_ACTIVE;
+
+    const blocked: BlockedCandidate<T>[] = [];
+    const hit = new Uint8Array(causes.length);
+    if (causes.some((cause) => cause > CAUSE_NONE)) {
+      const secondFired = index.matchCandidates(input, (excluded) => {
+        for (let at = 0; at < excluded.length; at++) excluded[at] = (causes[at] as number) > CAUSE_NONE ? 0 : 1;
+      }, budget);
+      // In candidate order, as matchCandidates answers; only the fired are looked at.
+      for (const candidate of secondFired) {
+        for (const at of index.positionsOf(candidate.name)) {
+          if (hit[at] === 1 || index.candidateAt(at) !== candidate || (causes[at] as number) <= CAUSE_NONE) continue;
+          hit[at] = 1;
+          blocked.push({ candidate, cause: CAUSE_NAMES[causes[at] as number] as BlockCause });
+        }
+      }
+    }
+    if (filter.explain !== "all") return { blocked };
+    const notMatched: NotMatchedCandidate<T>[] = [];
+    index.candidates.forEach((candidate, at) => {
+      const cause = causes[at] as number;
+      if (cause === CAUSE_NO_TRIGGERS || cause === CAUSE_ACTIVE || hit[at] === 1 || first.skipped.has(at) || first.fired.has(candidate)) return;
+      notMatched.push({ candidate, evaluated: !(budget?.skipped.has(at) ?? false) });
+    });
+    return { blocked, notMatched };
+  }
+}
+
+const CAUSE_NO_TRIGGERS = 0;
+const CAUSE_NONE = 1;
+const CAUSE_ACTIVE = 2;
+const CAUSE_DISABLED = 3;
+const CAUSE_NOT_ALLOWED = 4;
+const CAUSE_INELIGIBLE = 5;
+const CAUSE_NAMES: readonly (BlockCause | undefined)[] = [undefined, undefined, "active", "disabled", "not-allowed", "ineligible"];
+const listingCauseMemo = new WeakMap<Uint8Array, Uint8Array>();
+
+/** Per position: no triggers, or the part of the filter that depends on the listing alone (cached with the eligibility mask). */
+function listingCauses<T extends TriggerFilterable>(index: SkillTriggerIndex<T>, ineligible: Uint8Array): Uint8Array {
+  let causes = listingCauseMemo.get(ineligible);
+  if (causes === undefined) {
+    causes = new Uint8Array(index.candidates.length);
+    index.candidates.forEach((candidate, at) => {
+      (causes as Uint8Array)[at] =
+        candidate.triggers.length === 0 ? CAUSE_NO_TRIGGERS : !candidate.enabled ? CAUSE_DISABLED : ineligible[at] === 1 ? CAUSE_INELIGIBLE : CAUSE_NONE;
+    });
+    listingCauseMemo.set(ineligible, causes);
+  }
+  return causes;
 }
 
 /** The skills a message triggered, and those whose patterns the time budget did not let run. */
 export interface TriggeredSkills<T> {
   fired: T[];
   skipped: T[];
+  /** With `explain`: candidates with triggers the filter kept out whose triggers matched, and why they were kept out. */
+  blocked?: BlockedCandidate<T>[];
+  /** With `explain: "all"`: the other candidates with triggers, which did not match (or were not evaluated in time). */
+  notMatched?: NotMatchedCandidate<T>[];
+}
+
+/** Why the filter kept a candidate out of matching: active already, disabled, outside the whitelist, or not `eligible`. */
+export type BlockCause = "active" | "disabled" | "not-allowed" | "ineligible";
+
+export interface BlockedCandidate<T> {
+  candidate: T;
+  cause: BlockCause;
+}
+
+export interface NotMatchedCandidate<T> {
+  candidate: T;
+  /** false: the time budget ran out before its patterns ran (its keywords did not match). */
+  evaluated: boolean;
 }
 
 /** What `SkillTriggerMatcher.triggered` filters by; see `triggerCandidates` for the first two. */
@@ -103,6 +195,12 @@ export interface TriggerFilter<T extends TriggerFilterable> {
   allowedSkills?: readonly string[] | null | undefined;
   /** Further conditions on the skill alone (e.g. not a spawn skill); cached per index by identity. */
   eligible?: ((skill: T) => boolean) | undefined;
+  /**
+   * `matched`: also match the candidates the filter kept out and report those that matched
+   * (`blocked`); `all`: also name every other candidate with triggers (`notMatched`). Undefined:
+   * the activating pass only.
+   */
+  explain?: "matched" | "all" | undefined;
 }
 
 const byListing = (skill: TriggerFilterable): boolean => skill.enabled && skill.triggers.length > 0;

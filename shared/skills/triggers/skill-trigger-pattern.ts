@@ -54,6 +54,8 @@ export interface CompiledTriggerPattern {
   find(input: TriggerInput): boolean;
   /** The regex alone (for tests that pin prefilter soundness, and diagnostics). */
   findUnfiltered(input: TriggerInput): boolean;
+  /** Where the first match in `input.lowered` is (UTF-16 positions), or undefined; for the activation ledger only. */
+  span(input: TriggerInput): { start: number; end: number } | undefined;
   /** The lazy DFA's budget and what it holds now, in re2js's accounting; undefined when it cannot be read. */
   dfaMemory(): { budget: number; used: number } | undefined;
 }
@@ -167,6 +169,10 @@ function buildCompiled(pattern: string, regex: RE2JS): CompiledTriggerPattern {
     prefilter,
     programSize: regex.programSize(),
     findUnfiltered,
+    span: (input) => {
+      const matcher = regex.matcher(input.lowered);
+      return matcher.find() ? { start: matcher.start(), end: matcher.end() } : undefined;
+    },
     dfaMemory: () => {
       const dfa = lazyDfaOf(regex);
       return dfa === undefined ? undefined : { budget: dfa.stateBudget, used: dfa.stateBudget - dfa.memBudget };

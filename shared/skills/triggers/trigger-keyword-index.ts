@@ -72,10 +72,13 @@ export class KeywordTriggerIndex {
   private flat: FlatPostings | undefined;
   /** Token ids of the current message, one past the last kept at -1; grows with the longest message seen. */
   private ids = new Int32Array(256);
+  private lastLowered: string | undefined;
+  private lastCount = 0;
 
   /** Adds one KEYWORDS trigger of the candidate at position `owner`. */
   add(owner: number, keywords: readonly string[]): void {
     this.flat = undefined;
+    this.lastLowered = undefined;
     const trigger = this.owners.length;
     this.owners.push(owner);
     this.totals.push(keywords.length);
@@ -116,7 +119,12 @@ export class KeywordTriggerIndex {
   match(lowered: string, marks: CandidateMarks): void {
     if (this.vocabulary.size === 0) return;
     const flat = this.flatten();
-    const n = this.messageIds(lowered, flat);
+    // The same message again (the ledger's second pass): its token ids are still in `this.ids`.
+    if (this.lastLowered !== lowered) {
+      this.lastCount = this.messageIds(lowered, flat);
+      this.lastLowered = lowered;
+    }
+    const n = this.lastCount;
     const ids = this.ids;
     const { singleStart, singleTrigger, singleWeight, owners, totals, seen, counted, counts } = flat;
     seen.fill(0);

@@ -59,6 +59,8 @@ export class PatternTriggerIndex {
   /** Patterns the time budget kept from running in the current message (scratch, like `considered`). */
   private readonly cut: Uint8Array;
   private budget: TriggerTimeBudget | undefined;
+  private lastHaystack: string | undefined;
+  private lastFound: readonly number[] = [];
 
   constructor(entries: readonly PatternTriggerEntry[], cache: TriggerPatternCache) {
     const patternIds = new Map<string, number>();
@@ -127,7 +129,12 @@ export class PatternTriggerIndex {
   }
 
   private matchWithin(input: TriggerInput, marks: CandidateMarks): void {
-    const found = this.automaton.find(input.haystack);
+    // The same message again (the ledger's second pass) finds the same literals.
+    if (this.lastHaystack !== input.haystack) {
+      this.lastFound = this.automaton.find(input.haystack);
+      this.lastHaystack = input.haystack;
+    }
+    const found = this.lastFound;
     // Scratch kept across messages (matching is synchronous), cleared again before returning.
     const { present, considered } = this;
     for (const id of found) present[id] = 1;

@@ -91,6 +91,16 @@ export interface Turn {
   manualPaths: string[];
   messages: (PendingMessage & { role: "user" })[];
   activeSkills: ActiveSkillRef[];
+  activation: ActivationEntry[];
+}
+
+/** API.md "Explainable activation". */
+export interface ActivationEntry {
+  name: string;
+  outcome: "active" | "activated" | "blocked" | "not-matched";
+  activatedBy?: string;
+  reason?: string;
+  trigger?: { type: "KEYWORDS" | "PATTERN"; index: number; keywords?: string[]; match?: string };
 }
 
 export interface ActivateResult {
@@ -285,9 +295,15 @@ export class ApiClient {
     );
   }
 
-  composition(tenant: string, processId: string, message?: string) {
-    const query = message === undefined ? "" : `?message=${enc(message)}`;
+  composition(tenant: string, processId: string, message?: string, options: { explain?: "all" } = {}) {
+    const params = [...(message === undefined ? [] : [`message=${enc(message)}`]), ...(options.explain ? [`explain=${options.explain}`] : [])];
+    const query = params.length === 0 ? "" : `?${params.join("&")}`;
     return this.send<Turn>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/composition${query}`);
+  }
+
+  /** A composed Turn, as stored with its compose request. */
+  turn(tenant: string, processId: string, turnId: string) {
+    return this.send<Turn>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/turns/${enc(turnId)}`);
   }
 
   tool(tenant: string, processId: string, toolName: string, args: Record<string, unknown> = {}) {
