@@ -31,7 +31,7 @@ const PROCESS_FIELDS = [
   "version",
 ];
 const TURN_FIELDS = ["turnId", "systemPrompt", "skillSection", "tools", "toolSpecs", "manualPaths", "messages", "activeSkills"];
-const ACTIVE_REF_FIELDS = ["name", "resolvedFromScope", "oneShot", "fromRecipe", "activatedAt", "args"];
+const ACTIVE_REF_FIELDS = ["name", "resolvedFromScope", "oneShot", "fromRecipe", "activatedAt", "args", "activatedBy"];
 const FORD_PROMPT_START = "You are Ford";
 
 let stack: LocalStack;
@@ -105,7 +105,7 @@ describe("processes", () => {
       name: "main",
       recipe: "analyze",
       projectId: PROJECT,
-      activeSkills: [{ name: "typescript-style", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: true, activatedAt: expect.any(String), args: null }],
+      activeSkills: [{ name: "typescript-style", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: true, activatedAt: expect.any(String), args: null, activatedBy: "recipe" }],
       allowedSkillsOverride: ["code-review", "typescript-style", "code-guard"],
       locked: false,
       pending: [],
@@ -193,7 +193,7 @@ describe("steering", () => {
     const refs = (response.json.result as ActivateResult).activeSkills;
     expect(activeNames(refs)).toEqual(["typescript-style", "code-review"]);
     for (const ref of refs) expect([...Object.keys(ref)].sort()).toEqual([...ACTIVE_REF_FIELDS].sort());
-    expect(refs[1]).toEqual({ name: "code-review", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: false, activatedAt: expect.any(String), args: null });
+    expect(refs[1]).toEqual({ name: "code-review", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: false, activatedAt: expect.any(String), args: null, activatedBy: "explicit" });
     expect(active.status).toBe(200);
     expect(active.json).toEqual({ activeSkills: refs });
   });

@@ -19,6 +19,7 @@ export interface ActiveSkillRef {
   fromRecipe: boolean;
   activatedAt: string;
   args: string | null;
+  activatedBy: "explicit" | "trigger" | "model" | "recipe" | "spawn";
 }
 
 export interface SkillSummary {
