@@ -1,4 +1,5 @@
 import type { ActiveSkillRef, PendingMessage } from "../processes/process.js";
+import type { SkillCatalog } from "../skills/skill-catalog.js";
 
 export interface SystemMessage {
   role: "system";
@@ -32,4 +33,8 @@ export interface Turn {
   messages: TurnMessage[];
   activeSkills: ActiveSkillRef[];
   warnings: string[];
+  /** API.md "Catalog and model activation": what the model may activate with skill_activate. */
+  catalog: SkillCatalog;
+  /** Each skill of the skill section with its block's characters / 4, rounded up, in section order. */
+  skillTokens: { name: string; approxTokens: number }[];
 }
