@@ -1,4 +1,5 @@
 import { footRouterFromEnv, skillsAppFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
+import { laneModelActivation } from "../../shared/app/lane-model-activation.js";
 import { SkillScriptRunner } from "../../shared/scripts/skill-script-runner.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
 import { createTemplateRenderer } from "../../shared/templates/sandboxed-template-renderer.js";
@@ -22,6 +23,8 @@ const tools = new ToolInvoker({
   sources,
   preview: (process, user) => app.turns.preview(process, undefined, undefined, user),
   tools: SERVICE_TOOLS,
+  // skill_activate goes through the process lane and waits for it, like a steer with Prefer: wait.
+  activation: laneModelActivation(app),
   scripts: new SkillScriptRunner({ loader: new SkillLoader(sources), documents: resources.documents, foot: footRouterFromEnv(resources, logger), logger }),
 });
 

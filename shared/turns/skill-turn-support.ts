@@ -33,6 +33,7 @@ import type { TurnState, TurnStates } from "./turn-state.js";
 import type { Turn, TurnMessage } from "./turn.js";
 import { skillsByName } from "../skills/skill-listing.js";
 import { catalogFor, DEFAULT_CATALOG_BUDGET_CHARS } from "../skills/skill-catalog.js";
+import { composeSection } from "../skills/skill-prompt-composer.js";
 
 export interface TurnSkillSource extends SkillSource {
   listAvailable(ctx: SkillScopeContext): Promise<ResolvedSkill[]>;
@@ -113,6 +114,20 @@ export class SkillTurnSupport {
   async preview(process: Process, message?: string, context?: TurnContext, user?: LaneUser | null): Promise<Turn> {
     const userMessage = toUserMessage(message, `${PREVIEW_TURN_ID}#user`, user ?? null, this.clock().toISOString());
     return assertTurnFits(process.processId, (await this.prepare(process, PREVIEW_TURN_ID, userMessage, context)).turn, true);
+  }
+
+  /**
+   * The skill section of one skill as a turn of this process composes it now — the block the
+   * composer writes for it, with its stored args — so skill_activate can hand the model what it
+   * just activated within the same turn. Reads the skill and the recipe; writes nothing.
+   */
+  async renderSkill(process: Process, name: string): Promise<{ content: string; warnings: string[] }> {
+    const scope = scopeOf(process);
+    const [skill, recipe] = await Promise.all([this.deps.skills.resolve(scope, name), this.deps.recipes.load(scope, process.recipe)]);
+    if (!skill) return { content: "", warnings: [`Skill '${name}' no longer resolves`] };
+    const ref = process.activeSkills.find((s) => s.name === name);
+    const section = await composeSection([{ skill, args: ref?.args ?? undefined }], turnRenderContext(process, recipe, undefined), this.deps.renderer);
+    return { content: section.section, warnings: section.warnings.map((w) => `Skill '${w.skill}' left out: ${w.message}`) };
   }
 
   async compose(req: SteerRequest, payload: TurnComposePayload): Promise<SteerOutcome<Turn>> {
