@@ -15,6 +15,7 @@ import { toolsRoutes } from "./tools-routes.js";
 // sandbox pool; FOOT scripts go to a subscribed WebSocket client when the stack gives this
 // function the WebSocket API (otherwise they answer "foot routing not available").
 const { logger, tracer } = powertoolsObservability("skills-http-tools");
+const MODEL_ACTIVATION_WAIT_MS = 10_000;
 const resources = runtimeFromEnv(process.env, { instrument: tracer.instrument });
 const app = skillsAppFromEnv(resources, { renderer: createTemplateRenderer(), logger });
 // The app's sources, warm catalogue included: a tool call reads skills and their file listings from it, not S3.
@@ -24,7 +25,8 @@ const tools = new ToolInvoker({
   preview: (process, user) => app.turns.preview(process, undefined, undefined, user),
   tools: SERVICE_TOOLS,
   // skill_activate goes through the process lane and waits for it, like a steer with Prefer: wait.
-  activation: laneModelActivation(app),
+  // Within the function's 15 s timeout, leaving time to render the skill's block.
+  activation: laneModelActivation(app, { waitMs: MODEL_ACTIVATION_WAIT_MS }),
   scripts: new SkillScriptRunner({ loader: new SkillLoader(sources), documents: resources.documents, foot: footRouterFromEnv(resources, logger), logger }),
 });
 

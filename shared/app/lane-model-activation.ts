@@ -4,7 +4,7 @@ import { ActivationStillQueued, LaneRequestFailed } from "../tools/model-activat
 import type { ModelActivation } from "../tools/model-activation.js";
 import type { SkillsApp } from "./skills-app.js";
 
-/** How long skill_activate waits for the lane: API.md's `Prefer: wait` ceiling. */
+/** How long skill_activate waits for the lane by default: API.md's `Prefer: wait` ceiling (functions pass less to fit their timeout). */
 export const MODEL_ACTIVATION_WAIT_MS = 20_000;
 
 /**
