@@ -30,7 +30,7 @@ const PROCESS_FIELDS = [
   "status",
   "version",
 ];
-const TURN_FIELDS = ["turnId", "systemPrompt", "skillSection", "tools", "toolSpecs", "manualPaths", "messages", "activeSkills"];
+const TURN_FIELDS = ["turnId", "systemPrompt", "skillSection", "tools", "toolSpecs", "manualPaths", "messages", "activeSkills", "catalog", "skillTokens"];
 const ACTIVE_REF_FIELDS = ["name", "resolvedFromScope", "oneShot", "fromRecipe", "activatedAt", "args", "activatedBy"];
 const FORD_PROMPT_START = "You are Ford";
 
