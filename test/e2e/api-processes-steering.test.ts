@@ -329,7 +329,9 @@ describe("turns", () => {
     // `warnings` (skills left out of the turn) is the one field the service adds to API.md's Turn.
     expect(Object.keys(turn).filter((key) => key !== "warnings").sort()).toEqual([...TURN_FIELDS].sort());
     expect(turn.turnId).toEqual(expect.any(String));
-    expect(turn.systemPrompt).toHaveLength(2);
+    // [engine + prefix], [skill section], then the catalog of the skills the model may still activate.
+    expect(turn.systemPrompt).toHaveLength(3);
+    expect(turn.systemPrompt[2]?.content.startsWith("Available skills")).toBe(true);
     expect(turn.systemPrompt[0]?.role).toBe("system");
     expect(turn.systemPrompt[0]?.content.startsWith(FORD_PROMPT_START)).toBe(true);
     expect(turn.systemPrompt[0]?.content.endsWith("Locked prefix.")).toBe(true);
