@@ -10,14 +10,31 @@ import type { SteeringHarness } from "../support/steering-harness.js";
 
 const turnOf = (result: unknown): Turn => result as Turn;
 
-/** The app, but waiting drains the in-memory lane instead of polling for it. */
+const drainingApps = new WeakMap<SteeringHarness, SkillsApp>();
+
+/**
+ * The app, but waiting drains the in-memory lane instead of polling for it. Drains run one after
+ * the other, as one SQS consumer per message group would: the in-memory lane is not made for
+ * two drains delivering the same head at once.
+ */
 function drainingApp(h: SteeringHarness): SkillsApp {
-  return Object.assign({}, h.app, {
+  const known = drainingApps.get(h);
+  if (known) return known;
+  let draining: Promise<unknown> = Promise.resolve();
+  const drain = (): Promise<unknown> => (draining = draining.then(() => h.drain()));
+  const app = Object.assign({}, h.app, {
     waitForRequest: async (tenant: string, processId: string, requestId: string) => {
-      await h.drain();
+      for (let attempt = 0; attempt < 500; attempt++) {
+        await drain();
+        const record = await h.app.getRequest(tenant, processId, requestId);
+        if (record !== undefined && record.status !== "QUEUED") return record;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       return h.app.getRequest(tenant, processId, requestId);
     },
   });
+  drainingApps.set(h, app);
+  return app;
 }
 
 const modelActivate = (h: SteeringHarness, processId: string, skillName: string, args?: string): Promise<ModelActivationResult> =>
@@ -169,6 +186,33 @@ describe("skill_activate", () => {
     // Assess
     expect(record).toMatchObject({ status: "FAILED", error: { code: "SKILL_NOT_ALLOWED" } });
     expect(userOnly.status).toBe("DONE");
+  });
+});
+
+describe("skill_activate under load", () => {
+  it("applies 50 concurrent calls on one process in lane order: each skill once, every bad name refused, nothing lost", async () => {
+    // Prepare
+    const h = await steeringHarness();
+    const good = Array.from({ length: 10 }, (_, i) => `s-${i}`);
+    for (const name of good) await h.putSkill(name, { description: `Skill ${name}`, body: `Body ${name}.` });
+    const p = await h.spawn("open");
+    const calls = Array.from({ length: 50 }, (_, i) => (i % 7 === 6 ? `missing-${i}` : good[i % 10]!));
+
+    // Act
+    const outcomes = await Promise.allSettled(calls.map((name) => modelActivate(h, p.processId, name)));
+
+    // Assess
+    outcomes.forEach((outcome, i) => {
+      if (calls[i]!.startsWith("missing-")) expect(outcome.status === "rejected" && (outcome.reason as { code?: string }).code).toBe("SKILL_NOT_FOUND");
+      else expect(outcome.status === "fulfilled" && outcome.value.skill.content).toContain(`Body ${calls[i]}.`);
+    });
+    const activates = h.applied.filter((a) => a.message.kind === "skill.activate");
+    expect(new Set(activates.map((a) => a.message.requestId)).size).toBe(50);
+    const firstApplied = [...new Set(activates.filter((a) => a.record.status === "DONE").map((a) => (a.message.payload as { skillName: string }).skillName))];
+    const stored = (await h.process(p.processId)).activeSkills;
+    expect(stored.map((s) => s.name)).toEqual(firstApplied);
+    expect([...stored.map((s) => s.name)].sort()).toEqual([...good].sort());
+    expect(stored.every((s) => s.activatedBy === "model")).toBe(true);
   });
 });
 
