@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { laneModelActivation } from "../../shared/app/lane-model-activation.js";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
+import { ActiveSkillRef } from "../../shared/processes/process.js";
 import { CATALOG_HEADER } from "../../shared/skills/skill-catalog.js";
 import { SKILL_ACTIVATE_TOOL } from "../../shared/turns/service-tool-specs.js";
 import type { Turn } from "../../shared/turns/turn.js";
@@ -241,5 +242,18 @@ describe("activatedBy per path", () => {
     ]);
     const child = await h.process(spawned.spawned.processId);
     expect(child.activeSkills.map((s) => [s.name, s.activatedBy])).toEqual([["review", "spawn"]]);
+  });
+
+  it("derives activatedBy for a stored item written before the field existed", () => {
+    // Prepare
+    const old = { name: "x", resolvedFromScope: "VANCE", oneShot: false, activatedAt: "2025-01-01T00:00:00.000Z", args: null };
+
+    // Act
+    const fromRecipe = ActiveSkillRef.parse({ ...old, fromRecipe: true });
+    const explicit = ActiveSkillRef.parse({ ...old, fromRecipe: false });
+    const kept = ActiveSkillRef.parse({ ...old, fromRecipe: false, activatedBy: "trigger" });
+
+    // Assess
+    expect([fromRecipe.activatedBy, explicit.activatedBy, kept.activatedBy]).toEqual(["recipe", "explicit", "trigger"]);
   });
 });
