@@ -27,8 +27,10 @@ export interface CatalogEntry {
 
 export interface SkillCatalog {
   entries: CatalogEntry[];
-  /** Candidates that did not fit the budget, in catalog order. */
+  /** Candidates that did not fit the budget, in catalog order; the first MAX_OMITTED_NAMES of them. */
   omitted: string[];
+  /** How many did not fit, also those past MAX_OMITTED_NAMES: nothing is cut silently. */
+  omittedCount: number;
   budgetChars: number;
   usedChars: number;
   /** usedChars / 4, rounded up: a rough token count, the same for every model. */
@@ -54,6 +56,11 @@ export const DEFAULT_CATALOG_BUDGET_CHARS = 8_000;
 export const MAX_CATALOG_BUDGET_CHARS = 100_000;
 /** Descriptions are shortened down to this many characters before a whole entry is omitted. */
 export const MIN_CATALOG_DESCRIPTION_CHARS = 80;
+/**
+ * Names listed in `omitted` at most: 10 000 skills of 64-character names would otherwise make the
+ * Turn larger than its 300 KB cap (turn-errors.ts); `omittedCount` still counts every one.
+ */
+export const MAX_OMITTED_NAMES = 500;
 /** A description (with when_to_use) is cut to this before anything else: the spec's description maximum. */
 export const MAX_CATALOG_DESCRIPTION_CHARS = 1_024;
 
@@ -95,7 +102,7 @@ export function catalogFor(listing: readonly ResolvedSkill[], options: CatalogOp
 /** Builds without the memo (tests, benches). */
 export function buildCatalog(listing: readonly ResolvedSkill[], options: CatalogOptions): BuiltCatalog {
   const budget = Math.max(0, Math.min(Math.floor(options.budgetChars), MAX_CATALOG_BUDGET_CHARS));
-  if (budget === 0) return { catalog: { entries: [], omitted: [], budgetChars: 0, usedChars: 0, approxTokens: 0 }, text: "" };
+  if (budget === 0) return { catalog: { entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 }, text: "" };
   const candidates = orderedCandidates(listing, options);
   const fitted = fit(candidates, budget);
   const entries: CatalogEntry[] = fitted.kept.map((c) => {
@@ -104,7 +111,14 @@ export function buildCatalog(listing: readonly ResolvedSkill[], options: Catalog
   });
   const text = entries.length === 0 ? "" : [CATALOG_HEADER, ...entries.map((e) => `- ${e.name}: ${e.description}`)].join("\n");
   return {
-    catalog: { entries, omitted: fitted.omitted.map((c) => c.name), budgetChars: budget, usedChars: text.length, approxTokens: approxTokens(text.length) },
+    catalog: {
+      entries,
+      omitted: fitted.omitted.slice(0, MAX_OMITTED_NAMES).map((c) => c.name),
+      omittedCount: fitted.omitted.length,
+      budgetChars: budget,
+      usedChars: text.length,
+      approxTokens: approxTokens(text.length),
+    },
     text,
   };
 }

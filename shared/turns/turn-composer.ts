@@ -32,7 +32,7 @@ export interface TurnComposition {
 }
 
 const NO_CATALOG: BuiltCatalog = Object.freeze({
-  catalog: Object.freeze({ entries: [], omitted: [], budgetChars: 0, usedChars: 0, approxTokens: 0 }),
+  catalog: Object.freeze({ entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 }),
   text: "",
 }) as BuiltCatalog;
 

@@ -57,11 +57,14 @@ describe("catalog and skill_activate over the local stack", () => {
     const small = await spawn("catalog-small", "small-catalog");
 
     // Act
+    const preview = await api.composition(TENANT, wide);
     const wideTurn = await compose(wide, "hello");
     const smallTurn = await compose(small, "hello");
 
     // Assess
     expect(ownNames(wideTurn.catalog.entries.map((e) => e.name))).toEqual(NAMES);
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.json.catalog).toEqual(wideTurn.catalog);
     expect(wideTurn.catalog.omitted).toEqual([]);
     expect(wideTurn.catalog.usedChars).toBeLessThanOrEqual(wideTurn.catalog.budgetChars);
     expect(wideTurn.tools).toContain("skill_activate");
@@ -71,6 +74,7 @@ describe("catalog and skill_activate over the local stack", () => {
     expect(smallTurn.catalog.usedChars).toBeLessThanOrEqual(900);
     expect(smallTurn.catalog.entries[0]!.name).toBe("helper-29");
     expect(smallTurn.catalog.omitted.length).toBeGreaterThan(0);
+    expect(smallTurn.catalog.omittedCount).toBe(smallTurn.catalog.omitted.length);
     const named = [...smallTurn.catalog.entries.map((e) => e.name), ...smallTurn.catalog.omitted];
     expect(ownNames(named).sort()).toEqual(NAMES);
   });

@@ -95,7 +95,7 @@ describe("Turn catalog", () => {
     expect(small.catalog.omitted.length).toBeGreaterThan(0);
     expect([...small.catalog.entries.map((e) => e.name), ...small.catalog.omitted].sort()).toEqual(["alpha", "beta", "model-only", "needs-arg"]);
     expect(small.catalog.usedChars).toBeLessThanOrEqual(120);
-    expect(none.catalog).toEqual({ entries: [], omitted: [], budgetChars: 0, usedChars: 0, approxTokens: 0 });
+    expect(none.catalog).toEqual({ entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 });
     expect(none.tools).not.toContain(SKILL_ACTIVATE_TOOL);
   });
 

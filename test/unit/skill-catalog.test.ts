@@ -5,10 +5,12 @@ import {
   CATALOG_HEADER,
   catalogFor,
   MAX_CATALOG_DESCRIPTION_CHARS,
+  MAX_OMITTED_NAMES,
   MIN_CATALOG_DESCRIPTION_CHARS,
 } from "../../shared/skills/skill-catalog.js";
 import type { CatalogOptions } from "../../shared/skills/skill-catalog.js";
 import type { ResolvedSkill } from "../../shared/skills/resolved-skill.js";
+import { MAX_TURN_BYTES } from "../../shared/turns/turn-errors.js";
 
 const open = (overrides: Partial<CatalogOptions> = {}): CatalogOptions => ({ budgetChars: 8_000, activeNames: [], allowedSkills: null, ...overrides });
 
@@ -56,7 +58,7 @@ describe("skill catalog: candidates", () => {
     const built = buildCatalog(skills(5), open({ budgetChars: 0 }));
 
     // Assess
-    expect(built).toEqual({ catalog: { entries: [], omitted: [], budgetChars: 0, usedChars: 0, approxTokens: 0 }, text: "" });
+    expect(built).toEqual({ catalog: { entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 }, text: "" });
   });
 });
 
@@ -172,8 +174,22 @@ describe("skill catalog: bad input and scale", () => {
 
     // Assess
     expect(catalog.usedChars).toBeLessThanOrEqual(8_000);
-    expect(catalog.entries.length + catalog.omitted.length).toBe(10_000);
+    expect(catalog.entries.length + catalog.omittedCount).toBe(10_000);
+    expect(catalog.omitted).toHaveLength(MAX_OMITTED_NAMES);
+    expect(catalog.omitted[0]).toBe(`s-${String(catalog.entries.length).padStart(5, "0")}`);
     expect(catalog.entries[0]!.name).toBe("s-00000");
+  });
+
+  it("stays far below the turn cap with 10 000 skills of 64-character names", () => {
+    // Prepare
+    const listing = Array.from({ length: 10_000 }, (_, i) => resolvedSkill({ name: `${"n".repeat(59)}${String(i).padStart(5, "0")}`, description: `Skill ${i}` }));
+
+    // Act
+    const { catalog } = buildCatalog(listing, open());
+
+    // Assess
+    expect(catalog.entries.length + catalog.omittedCount).toBe(10_000);
+    expect(Buffer.byteLength(JSON.stringify(catalog))).toBeLessThan(MAX_TURN_BYTES / 4);
   });
 
   it("hands out the same frozen catalog for the same listing, recipe and active set, and a new one when the active set changes", () => {

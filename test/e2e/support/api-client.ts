@@ -83,7 +83,7 @@ export interface Turn {
   manualPaths: string[];
   messages: (PendingMessage & { role: "user" })[];
   activeSkills: ActiveSkillRef[];
-  catalog: { entries: { name: string; description: string; source: string; approxTokens: number }[]; omitted: string[]; budgetChars: number; usedChars: number; approxTokens: number };
+  catalog: { entries: { name: string; description: string; source: string; approxTokens: number }[]; omitted: string[]; omittedCount: number; budgetChars: number; usedChars: number; approxTokens: number };
   skillTokens: { name: string; approxTokens: number }[];
 }
 
