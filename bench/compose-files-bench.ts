@@ -43,6 +43,7 @@ export async function benchComposeWithFiles(): Promise<BenchRow[]> {
       resolvedFromScope: skill.source,
       oneShot: false,
       fromRecipe: false,
+      activatedBy: "explicit" as const,
       activatedAt: "2026-01-01T00:00:00.000Z",
       args: i % 2 ? `scope-${i}` : null,
     })),

@@ -128,6 +128,8 @@ export class SkillsStack extends Stack {
     // answers stored in the table by the WebSocket router.
     documents.grantReadWrite(functions["http-tools"]);
     table.grantReadWriteItems(functions["http-tools"]);
+    // skill_activate enqueues an ACTIVATE on the process lane (and waits for it in the table).
+    lane.grantSendMessages(functions["http-tools"]);
 
     documents.grantRead(functions["lane-worker"]);
     table.grantReadWriteItems(functions["lane-worker"]);

@@ -23,6 +23,8 @@ export const SkillActivatePayload = z.strictObject({
   skillName,
   args: args.nullable().optional(),
   oneShot: z.boolean().optional(),
+  /** Who asks: absent = explicit (`/skill`, ACTIVATE); `model` = the skill_activate tool (API.md). */
+  activatedBy: z.enum(["explicit", "model"]).optional(),
 });
 
 export const SkillClearPayload = z.strictObject({ skillName });

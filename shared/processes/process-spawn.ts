@@ -104,6 +104,7 @@ async function recipeSkills(skills: SpawnDeps["skills"], scope: SkillScopeContex
     fromRecipe: true,
     activatedAt: at,
     args: null,
+    activatedBy: "recipe" as const,
   }));
 }
 

@@ -10,16 +10,35 @@ const IsoInstant = z.iso.datetime({ offset: true });
 
 const SkillScopeName = z.enum(["USER", "PROJECT", "VANCE", "RESOURCE"]) satisfies z.ZodType<SkillScope>;
 
-/** Spec §5d `ActiveSkillRef`, field for field. */
-export const ActiveSkillRef = z.object({
-  name: z.string().min(1),
-  resolvedFromScope: SkillScopeName,
-  oneShot: z.boolean(),
-  fromRecipe: z.boolean(),
-  activatedAt: IsoInstant,
-  /** Raw rest of the invocation line (spec §2b); null when none was given. */
-  args: z.string().nullable(),
-});
+/** API.md "Catalog and model activation": the path that made a skill active. */
+export const ActivatedBy = z.enum(["explicit", "trigger", "model", "recipe", "spawn"]);
+export type ActivatedBy = z.infer<typeof ActivatedBy>;
+
+/**
+ * An item stored before `activatedBy` existed: a recipe entry was put there by the recipe,
+ * anything else is taken for explicit (the only other sticky path then; a stored trigger entry
+ * lives one turn, so a guess of "explicit" is wrong for at most that turn).
+ */
+const withActivatedBy = (value: unknown): unknown => {
+  if (typeof value !== "object" || value === null || Array.isArray(value) || "activatedBy" in value) return value;
+  const fromRecipe = (value as { fromRecipe?: unknown }).fromRecipe === true;
+  return { ...value, activatedBy: fromRecipe ? "recipe" : "explicit" };
+};
+
+/** Spec §5d `ActiveSkillRef`, field for field, plus `activatedBy` (API.md). */
+export const ActiveSkillRef = z.preprocess(
+  withActivatedBy,
+  z.object({
+    name: z.string().min(1),
+    resolvedFromScope: SkillScopeName,
+    oneShot: z.boolean(),
+    fromRecipe: z.boolean(),
+    activatedAt: IsoInstant,
+    /** Raw rest of the invocation line (spec §2b); null when none was given. */
+    args: z.string().nullable(),
+    activatedBy: ActivatedBy,
+  }),
+);
 
 /**
  * A message waiting for the next turn. `sender` is a user login or one of the service

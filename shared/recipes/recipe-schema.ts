@@ -2,6 +2,7 @@ import * as z from "zod";
 import { SKILL_NAME_PATTERN } from "../skills/skill-frontmatter.js";
 import { SKILL_DIRECTORY_NAME } from "../skills/skill-name.js";
 import type { DocumentProblem } from "../errors.js";
+import { MAX_CATALOG_BUDGET_CHARS } from "../skills/skill-catalog.js";
 import type { SkillScope } from "../skills/skill-scope.js";
 
 /**
@@ -34,6 +35,14 @@ export const RecipeDocument = z.strictObject({
   /** null (or absent) = no restriction; [] = lockdown (spec §7b). */
   allowedSkills: z.array(skillName).max(500).nullable().default(null).describe("Skill whitelist: null = any skill, [] = none"),
   locked: z.boolean().default(false).describe("true: the recipe's own skills cannot be cleared"),
+  catalogBudgetChars: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_CATALOG_BUDGET_CHARS)
+    .optional()
+    .describe("Characters of the skill catalog the model sees (default: the engine's, 8000); 0 = no catalog"),
+  catalogPinned: z.array(skillName).max(50).optional().describe("Skills listed first in the catalog, in this order"),
   params: RecipeParams.default({}),
 });
 

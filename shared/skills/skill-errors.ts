@@ -33,3 +33,11 @@ export class SkillNotUserInvocable extends SkillsError {
     super(`Skill '${skillName}' is not user-invocable: it sets user-invocable: false, so only the model may activate it`);
   }
 }
+
+/** `disable-model-invocation: true`: the skill is never in the catalog, so the model may not activate it. */
+export class SkillNotModelInvocable extends SkillsError {
+  readonly code = "SKILL_NOT_ALLOWED";
+  constructor(readonly skillName: string) {
+    super(`Skill '${skillName}' sets disable-model-invocation: true; only a user may activate it (it is never in the catalog)`);
+  }
+}

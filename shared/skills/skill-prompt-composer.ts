@@ -58,6 +58,8 @@ interface ComposedSection {
   warnings: ComposeWarning[];
   /** Names of the skills in the section, in activation order. */
   included: string[];
+  /** Characters of each included skill's block, in the same order (the ON_DEMAND listing is counted apart). */
+  blockChars: number[];
 }
 
 export const ON_DEMAND_HEADER = "On-demand references — load via manual_read:";
@@ -101,6 +103,7 @@ export async function composeSection(
   const onDemand: OnDemandReference[] = [];
   const warnings: ComposeWarning[] = [];
   const included: string[] = [];
+  const blockChars: number[] = [];
   entries.forEach(({ skill }, index) => {
     const outcome = outcomes[index];
     if (outcome === undefined) return;
@@ -109,13 +112,15 @@ export async function composeSection(
       return;
     }
     included.push(skill.name);
-    blocks.push(skillBlock(skill, outcome.body));
+    const block = skillBlock(skill, outcome.body);
+    blocks.push(block);
+    blockChars.push(block.length);
     for (const doc of skill.referenceDocs) {
       if (doc.loadMode === "ON_DEMAND") onDemand.push({ skill: skill.name, title: doc.title, summary: doc.summary });
     }
   });
   if (onDemand.length > 0) blocks.push(onDemandBlock(onDemand));
-  return { section: blocks.join("\n\n"), onDemand, warnings, included };
+  return { section: blocks.join("\n\n"), onDemand, warnings, included, blockChars };
 }
 
 type Outcome = { body: string } | { warning: string };

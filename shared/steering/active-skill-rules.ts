@@ -1,5 +1,5 @@
 import { SkillLocked, SkillNotAllowedByRecipe } from "../errors.js";
-import type { ActiveSkillRef, Process } from "../processes/process.js";
+import type { ActivatedBy, ActiveSkillRef, Process } from "../processes/process.js";
 import type { SkillScope } from "../skills/skill-scope.js";
 
 /**
@@ -23,6 +23,8 @@ export interface ExplicitActivation {
   /** Raw rest stored with the activation; null when the skill does not consume it (§2b). */
   args: string | null;
   at: string;
+  /** The path asking: `explicit` (default), `model` (skill_activate) or `spawn` (a worker's first request). */
+  activatedBy?: Exclude<ActivatedBy, "trigger" | "recipe"> | undefined;
 }
 
 /**
@@ -31,6 +33,8 @@ export interface ExplicitActivation {
  * `activatedAt`. A recipe skill keeps `fromRecipe` and stays sticky whatever `--once` says
  * (recipe author intent wins); a user skill takes the requested lifespan, so `--once` flips a
  * sticky one to oneShot and a plain activation makes a (possibly trigger-made) oneShot sticky.
+ * `activatedBy` records the latest path that activated the skill, except that a recipe skill
+ * stays `recipe` (it is the recipe's, whoever re-asserted it).
  */
 export function upsertExplicit(skills: readonly ActiveSkillRef[], activation: ExplicitActivation): ActiveSkillRef[] {
   const index = skills.findIndex((s) => s.name === activation.name);
@@ -44,6 +48,7 @@ export function upsertExplicit(skills: readonly ActiveSkillRef[], activation: Ex
         fromRecipe: false,
         activatedAt: activation.at,
         args: activation.args,
+        activatedBy: activation.activatedBy ?? "explicit",
       },
     ];
   }
@@ -53,6 +58,7 @@ export function upsertExplicit(skills: readonly ActiveSkillRef[], activation: Ex
     resolvedFromScope: activation.source,
     oneShot: existing.fromRecipe ? false : activation.oneShot,
     args: activation.args,
+    activatedBy: existing.fromRecipe ? "recipe" : activation.activatedBy ?? "explicit",
   };
   return skills.map((s, i) => (i === index ? updated : s));
 }
@@ -63,7 +69,7 @@ export function upsertExplicit(skills: readonly ActiveSkillRef[], activation: Ex
  */
 export function addTriggered(skills: readonly ActiveSkillRef[], name: string, source: SkillScope, at: string): ActiveSkillRef[] {
   if (skills.some((s) => s.name === name)) return [...skills];
-  return [...skills, { name, resolvedFromScope: source, oneShot: true, fromRecipe: false, activatedAt: at, args: null }];
+  return [...skills, { name, resolvedFromScope: source, oneShot: true, fromRecipe: false, activatedAt: at, args: null, activatedBy: "trigger" }];
 }
 
 /** §7c: on a locked recipe, the recipe's own skills stay. */

@@ -1,5 +1,5 @@
 /** How a skill became active (issue 4: activations by name and path). */
-export type SkillActivationPath = "explicit" | "trigger" | "recipe" | "spawn";
+export type SkillActivationPath = "explicit" | "trigger" | "model" | "recipe" | "spawn";
 
 /** One skill a request made active, as the domain code that activated it reports it. */
 export interface SkillActivation {

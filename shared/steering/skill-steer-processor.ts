@@ -11,7 +11,7 @@ import type { ActiveSkillRef, PendingMessage, Process, ProcessChild } from "../p
 import type { ProcessStore } from "../processes/process-store.js";
 import type { Recipe } from "../recipes/recipe-schema.js";
 import type { ResolvedSkill, SkillProblem } from "../skills/resolved-skill.js";
-import { SkillNotUserInvocable } from "../skills/skill-errors.js";
+import { SkillNotModelInvocable, SkillNotUserInvocable } from "../skills/skill-errors.js";
 import { bindArguments } from "../skills/skill-argument-binder.js";
 import type { BoundArguments } from "../skills/skill-argument-binder.js";
 import type { SkillScopeContext } from "../skills/skill-scope.js";
@@ -57,6 +57,8 @@ interface InlineActivation {
   oneShot: boolean;
 }
 
+type ActivationPath = "explicit" | "model" | "spawn";
+
 /**
  * SkillSteerProcessor (spec §2a–§2c, §4b, §6b, §7b–§7d): ACTIVATE, CLEAR and CLEAR_ALL of one
  * process, run on its lane. Every request is one read, the async work (resolve, bind, render,
@@ -95,19 +97,27 @@ export class SkillSteerProcessor {
     this.clock = deps.clock ?? (() => new Date());
   }
 
-  /** `/skill <name> [--once] [args]`: inline, or a fresh worker for `run.target: spawn` (§2c). */
+  /**
+   * `/skill <name> [--once] [args]`: inline, or a fresh worker for `run.target: spawn` (§2c).
+   * The model's path (skill_activate, `activatedBy: model`) is the same activation, with the
+   * invocation flags read the other way round: `user-invocable: false` is for the model, and
+   * `disable-model-invocation: true` refuses it.
+   */
   async activate(req: SteerRequest, payload: SkillActivatePayload): Promise<SteerOutcome<ActivateResult>> {
+    const path: ActivationPath = payload.activatedBy ?? "explicit";
     return applyOnce(this.store, req, {
       alreadyApplied: (process) => replayedActivation(process, req.requestId),
       prepare: async (snapshot) => {
         assertNotEnded(snapshot);
         const skill = await this.resolveAllowed(snapshot, payload.skillName);
-        if (!skill.userInvocable) throw new SkillNotUserInvocable(skill.name);
+        if (path === "model" ? skill.disableModelInvocation : !skill.userInvocable) {
+          throw path === "model" ? new SkillNotModelInvocable(skill.name) : new SkillNotUserInvocable(skill.name);
+        }
         const args = payload.args ?? null;
         // No grandchild (§2c): where the skill is active already (its worker), it is a parameter update.
         const isActive = snapshot.activeSkills.some((s) => s.name === skill.name);
         if (skill.run.target === "spawn" && !isActive) return this.spawn(req, snapshot, skill, args);
-        return this.activateHere(req, snapshot, skill, { args, oneShot: payload.oneShot ?? false });
+        return this.activateHere(req, snapshot, skill, { args, oneShot: payload.oneShot ?? false }, path);
       },
     });
   }
@@ -182,7 +192,7 @@ export class SkillSteerProcessor {
     snapshot: Process,
     skill: ResolvedSkill,
     activation: InlineActivation,
-    path: "explicit" | "spawn" = "explicit",
+    path: ActivationPath = "explicit",
   ): Promise<OnceWrite<SteerOutcome<ActivateResult>>> {
     const bound = bindArguments(skill.name, skill.arguments, activation.args ?? undefined);
     const consumes = bound !== undefined;
@@ -214,6 +224,7 @@ export class SkillSteerProcessor {
               oneShot: activation.oneShot,
               args: consumes ? activation.args : null,
               at,
+              activatedBy: path,
             }),
           };
         }

@@ -15,6 +15,7 @@ import type { ResolvedSkill } from "../skills/resolved-skill.js";
 import { SkillLoader } from "../skills/skill-loader.js";
 import { scopeOf } from "../steering/steer-context.js";
 import type { Turn } from "../turns/turn.js";
+import type { ModelActivation } from "./model-activation.js";
 
 /** What a tool sees of one call: the process as it is now and the turn it would get now. */
 export interface ToolCall<A> {
@@ -26,6 +27,8 @@ export interface ToolCall<A> {
   sources: CascadeSources;
   /** Reads skill files from the layer that provided the skill (layer pinning). */
   loader: SkillLoader;
+  /** skill_activate's way onto the process lane; absent where the function does not wire it. */
+  activation?: ModelActivation | undefined;
 }
 
 /** A tool the Skills service serves itself; `args` are validated with `schema` before `invoke`. */
@@ -52,6 +55,8 @@ interface ToolInvokerDeps {
   tools: readonly ServiceTool[];
   /** Runs skill script tools. Default: BRAIN scripts on the default sandbox pool, no FOOT routing. */
   scripts?: ScriptToolRunner;
+  /** Enqueues and waits for the model's ACTIVATE (skill_activate). */
+  activation?: ModelActivation;
 }
 
 /** A script tool's args travel into a sandbox (and a FOOT frame): bounded like a request body. */
@@ -104,7 +109,7 @@ export class ToolInvoker {
     if (service !== undefined) {
       const parsed = service.schema.safeParse(args ?? {});
       if (!parsed.success) throw new InvalidRequest(`Invalid args for tool '${toolName}': ${describeZodIssues(parsed.error)}`);
-      return { result: await service.invoke({ process, user, turn, args: parsed.data, sources: this.deps.sources, loader: this.loader }) };
+      return { result: await service.invoke({ process, user, turn, args: parsed.data, sources: this.deps.sources, loader: this.loader, activation: this.deps.activation }) };
     }
 
     scope.skills ??= await this.activeSkills(process);

@@ -5,6 +5,8 @@ import type { ToolSpec } from "./turn.js";
 
 /** The service's own tools (API.md `POST …/tools/{toolName}`), beside the active skills' script tools. */
 export const SKILL_REFERENCE_DOC_TOOL = "skill_reference_doc";
+/** API.md "Catalog and model activation": the model activates a catalog skill. */
+export const SKILL_ACTIVATE_TOOL = "skill_activate";
 /** API.md "Skill files": reads a text file of an active skill's directory. */
 export const SKILL_READ_FILE_TOOL = "skill_read_file";
 
@@ -95,4 +97,23 @@ export class ServiceToolSpecs implements ToolSpecProvider {
       return spec ? [structuredClone(spec)] : [];
     });
   }
+}
+
+/** The skill_activate spec of one catalog: its names as an enum, so the model cannot name another skill. */
+export function skillActivateSpec(names: readonly string[]): ToolSpec {
+  return {
+    name: SKILL_ACTIVATE_TOOL,
+    description:
+      "Activate one of the skills listed under \"Available skills\" in the system prompt when the task matches its description. " +
+      "Answers with the skill's instructions; follow them. `args` is the rest of an invocation line, for skills that take arguments.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        name: { type: "string", enum: [...names], description: "Name of the skill, as listed" },
+        args: { type: "string", description: "Arguments for the skill (optional)" },
+      },
+      required: ["name"],
+      additionalProperties: false,
+    },
+  };
 }

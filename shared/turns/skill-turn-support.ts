@@ -35,6 +35,8 @@ import { StoreTurnStates } from "./turn-state.js";
 import type { TurnState, TurnStates } from "./turn-state.js";
 import type { Turn, TurnMessage } from "./turn.js";
 import { skillsByName } from "../skills/skill-listing.js";
+import { catalogFor, DEFAULT_CATALOG_BUDGET_CHARS } from "../skills/skill-catalog.js";
+import { composeSection } from "../skills/skill-prompt-composer.js";
 
 export interface TurnSkillSource extends SkillSource {
   listAvailable(ctx: SkillScopeContext): Promise<ResolvedSkill[]>;
@@ -123,6 +125,20 @@ export class SkillTurnSupport {
   async preview(process: Process, message?: string, context?: TurnContext, user?: LaneUser | null, options: PreviewOptions = {}): Promise<Turn> {
     const userMessage = toUserMessage(message, `${PREVIEW_TURN_ID}#user`, user ?? null, this.clock().toISOString());
     return assertTurnFits(process.processId, (await this.prepare(process, PREVIEW_TURN_ID, userMessage, context, options.explain ?? "matched")).turn, true);
+  }
+
+  /**
+   * The skill section of one skill as a turn of this process composes it now — the block the
+   * composer writes for it, with its stored args — so skill_activate can hand the model what it
+   * just activated within the same turn. Reads the skill and the recipe; writes nothing.
+   */
+  async renderSkill(process: Process, name: string): Promise<{ content: string; warnings: string[] }> {
+    const scope = scopeOf(process);
+    const [skill, recipe] = await Promise.all([this.deps.skills.resolve(scope, name), this.deps.recipes.load(scope, process.recipe)]);
+    if (!skill) return { content: "", warnings: [`Skill '${name}' no longer resolves`] };
+    const ref = process.activeSkills.find((s) => s.name === name);
+    const section = await composeSection([{ skill, args: ref?.args ?? undefined }], turnRenderContext(process, recipe, undefined), this.deps.renderer);
+    return { content: section.section, warnings: section.warnings.map((w) => `Skill '${w.skill}' left out: ${w.message}`) };
   }
 
   async compose(req: SteerRequest, payload: TurnComposePayload): Promise<SteerOutcome<Turn>> {
@@ -237,14 +253,17 @@ export class SkillTurnSupport {
     const scope = scopeOf(snapshot);
     const warnings: string[] = [];
     const at = this.clock().toISOString();
-    // With a user message the trigger hook lists every visible skill anyway; that listing then
-    // also resolves the active ones, so a turn costs one listing instead of a read per skill.
+    // The trigger hook (with a user message) and the catalog (unless the engine turns it off) list
+    // every visible skill; that listing then also resolves the active ones, so a turn costs one
+    // listing instead of a read per skill. A recipe that turns the catalog off is only known after
+    // the listing started: it costs that listing (warm: nothing), never a wrong catalog.
+    const engine = this.engines(snapshot.engine);
+    const engineBudget = engine?.catalogBudgetChars ?? DEFAULT_CATALOG_BUDGET_CHARS;
     const [recipe, available] = await Promise.all([
       this.deps.recipes.load(scope, snapshot.recipe),
-      userMessage ? this.deps.skills.listAvailable(scope) : Promise.resolve(undefined),
+      userMessage || engineBudget > 0 ? this.deps.skills.listAvailable(scope) : Promise.resolve(undefined),
     ]);
     if (!recipe) warnings.push(`Recipe '${snapshot.recipe}' no longer resolves; composing without its prefix and tool changes`);
-    const engine = this.engines(snapshot.engine);
     if (!engine) warnings.push(`Engine '${snapshot.engine}' is unknown; composing without its default prompt and tools`);
     const matched = available && userMessage ? triggeredSkills(available, snapshot, userMessage.text, this.deps.matcher, this.deps.triggerBudget?.(), explain) : undefined;
     const triggerable = matched?.fired ?? [];
@@ -274,6 +293,17 @@ export class SkillTurnSupport {
       ? new Map(trial.activeSkills.map((s) => [s.name, availableByName.get(s.name)] as const))
       : await this.resolveAll(trial, trial.activeSkills);
 
+    const budgetChars = recipe?.catalogBudgetChars ?? engineBudget;
+    const catalog =
+      available && budgetChars > 0
+        ? catalogFor(available, {
+            budgetChars,
+            pinned: recipe?.catalogPinned,
+            activeNames: trial.activeSkills.map((s) => s.name),
+            allowedSkills: trial.allowedSkillsOverride,
+          })
+        : undefined;
+
     const consumed = [...snapshot.pending];
     const messages: TurnMessage[] = [...consumed.map((m) => ({ ...m, role: "user" as const })), ...(userMessage ? [userMessage] : [])];
     const turn = await composeTurn(
@@ -287,6 +317,7 @@ export class SkillTurnSupport {
         messages,
         warnings,
         activation,
+        catalog,
       },
       { renderer: this.deps.renderer, toolSpecs: this.deps.toolSpecs },
     );

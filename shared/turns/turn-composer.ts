@@ -9,10 +9,12 @@ import { composeManualPaths, composeTools } from "../skills/tool-union.js";
 import { TemplateError } from "../templates/template-errors.js";
 import { hasTemplateSyntax } from "../templates/template-renderer.js";
 import type { RenderContext, TemplateRenderer } from "../templates/template-renderer.js";
-import { SKILL_READ_FILE_TOOL, SKILL_REFERENCE_DOC_TOOL } from "./service-tool-specs.js";
+import type { BuiltCatalog } from "../skills/skill-catalog.js";
+import { approxTokens } from "../skills/skill-catalog.js";
+import { SKILL_ACTIVATE_TOOL, SKILL_READ_FILE_TOOL, SKILL_REFERENCE_DOC_TOOL, skillActivateSpec } from "./service-tool-specs.js";
 import type { ToolSpecProvider } from "./service-tool-specs.js";
 import type { ActivationEntry } from "./activation-ledger.js";
-import type { SystemMessage, Turn, TurnMessage } from "./turn.js";
+import type { SystemMessage, ToolSpec, Turn, TurnMessage } from "./turn.js";
 
 export interface TurnComposition {
   turnId: string;
@@ -28,6 +30,25 @@ export interface TurnComposition {
   warnings: readonly string[];
   /** The activation ledger of this turn (activation-ledger.ts), passed through as it is. */
   activation?: ActivationEntry[];
+  /** The catalog of this turn (skill-catalog.ts); absent = none. */
+  catalog?: BuiltCatalog | undefined;
+}
+
+const NO_CATALOG: BuiltCatalog = Object.freeze({
+  catalog: Object.freeze({ entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 }),
+  text: "",
+}) as BuiltCatalog;
+
+/** One frozen spec per built catalog: the enum of 10 000 names is not rebuilt (or copied) every turn. */
+const activateSpecs = new WeakMap<BuiltCatalog, ToolSpec>();
+
+function activateSpecOf(built: BuiltCatalog): ToolSpec {
+  let spec = activateSpecs.get(built);
+  if (spec === undefined) {
+    spec = freezeDeep(skillActivateSpec(built.catalog.entries.map((e) => e.name)));
+    activateSpecs.set(built, spec);
+  }
+  return spec;
 }
 
 export interface TurnComposerDeps {
@@ -73,23 +94,33 @@ export async function composeTurn(input: TurnComposition, deps: TurnComposerDeps
   if (included.some((skill) => (skill.files?.length ?? 0) > 0) && !tools.includes(SKILL_READ_FILE_TOOL)) tools.push(SKILL_READ_FILE_TOOL);
   // Script tools (spec §13.2) exist exactly while their skill is part of the turn.
   for (const name of deps.toolSpecs.toolsFor?.(included) ?? []) if (!tools.includes(name)) tools.push(name);
+  // The catalog names skills only this tool activates (API.md): present exactly while it has entries.
+  const built = input.catalog ?? NO_CATALOG;
+  const hasCatalog = built.catalog.entries.length > 0;
+  if (hasCatalog && !tools.includes(SKILL_ACTIVATE_TOOL)) tools.push(SKILL_ACTIVATE_TOOL);
 
   const base = await basePrompt(input, deps.renderer, warnings);
   const systemPrompt: SystemMessage[] = [];
   if (base !== "") systemPrompt.push({ role: "system", content: base });
   if (section.section !== "") systemPrompt.push({ role: "system", content: section.section });
+  // Its own block after the skill section: the same skills give the same bytes (prompt caches keep it).
+  if (built.text !== "") systemPrompt.push({ role: "system", content: built.text });
+  const toolSpecs = deps.toolSpecs.specsFor({ tools, skills: included }).filter((spec) => spec.name !== SKILL_ACTIVATE_TOOL);
+  if (hasCatalog) toolSpecs.push(activateSpecOf(built));
 
   return {
     turnId: input.turnId,
     systemPrompt,
     skillSection: section.section,
     tools,
-    toolSpecs: deps.toolSpecs.specsFor({ tools, skills: included }),
+    toolSpecs,
     manualPaths: composeManualPaths({ recipePaths: input.recipe?.params.manualPaths, skills: included }),
     messages: input.messages,
     activeSkills: input.process.activeSkills.map((s) => ({ ...s })),
     activation: input.activation ?? [],
     warnings: capMessages(warnings),
+    catalog: built.catalog,
+    skillTokens: section.included.map((name, i) => ({ name, approxTokens: approxTokens(section.blockChars[i] ?? 0) })),
   };
 }
 
@@ -113,4 +144,10 @@ async function basePrompt(input: TurnComposition, renderer: TemplateRenderer, wa
   prefix = prefix.trim();
   if (input.recipe?.promptMode === "OVERWRITE") return prefix;
   return [engine, prefix].filter((part) => part !== "").join("\n\n");
+}
+
+function freezeDeep<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  for (const inner of Object.values(value)) freezeDeep(inner);
+  return Object.freeze(value);
 }

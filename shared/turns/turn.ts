@@ -1,5 +1,6 @@
 import type { ActiveSkillRef, PendingMessage } from "../processes/process.js";
 import type { ActivationEntry } from "./activation-ledger.js";
+import type { SkillCatalog } from "../skills/skill-catalog.js";
 
 export interface SystemMessage {
   role: "system";
@@ -35,4 +36,8 @@ export interface Turn {
   /** API.md "Explainable activation": how each active skill got there, and which matched triggers did not activate (activation-ledger.ts). */
   activation: ActivationEntry[];
   warnings: string[];
+  /** API.md "Catalog and model activation": what the model may activate with skill_activate. */
+  catalog: SkillCatalog;
+  /** Each skill of the skill section with its block's characters / 4, rounded up, in section order. */
+  skillTokens: { name: string; approxTokens: number }[];
 }

@@ -30,8 +30,8 @@ const PROCESS_FIELDS = [
   "status",
   "version",
 ];
-const TURN_FIELDS = ["turnId", "systemPrompt", "skillSection", "tools", "toolSpecs", "manualPaths", "messages", "activeSkills", "activation"];
-const ACTIVE_REF_FIELDS = ["name", "resolvedFromScope", "oneShot", "fromRecipe", "activatedAt", "args"];
+const TURN_FIELDS = ["turnId", "systemPrompt", "skillSection", "tools", "toolSpecs", "manualPaths", "messages", "activeSkills", "activation", "catalog", "skillTokens"];
+const ACTIVE_REF_FIELDS = ["name", "resolvedFromScope", "oneShot", "fromRecipe", "activatedAt", "args", "activatedBy"];
 const FORD_PROMPT_START = "You are Ford";
 
 let stack: LocalStack;
@@ -105,7 +105,7 @@ describe("processes", () => {
       name: "main",
       recipe: "analyze",
       projectId: PROJECT,
-      activeSkills: [{ name: "typescript-style", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: true, activatedAt: expect.any(String), args: null }],
+      activeSkills: [{ name: "typescript-style", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: true, activatedAt: expect.any(String), args: null, activatedBy: "recipe" }],
       allowedSkillsOverride: ["code-review", "typescript-style", "code-guard"],
       locked: false,
       pending: [],
@@ -193,7 +193,7 @@ describe("steering", () => {
     const refs = (response.json.result as ActivateResult).activeSkills;
     expect(activeNames(refs)).toEqual(["typescript-style", "code-review"]);
     for (const ref of refs) expect([...Object.keys(ref)].sort()).toEqual([...ACTIVE_REF_FIELDS].sort());
-    expect(refs[1]).toEqual({ name: "code-review", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: false, activatedAt: expect.any(String), args: null });
+    expect(refs[1]).toEqual({ name: "code-review", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: false, activatedAt: expect.any(String), args: null, activatedBy: "explicit" });
     expect(active.status).toBe(200);
     expect(active.json).toEqual({ activeSkills: refs });
   });
@@ -329,7 +329,9 @@ describe("turns", () => {
     // `warnings` (skills left out of the turn) is the one field the service adds to API.md's Turn.
     expect(Object.keys(turn).filter((key) => key !== "warnings").sort()).toEqual([...TURN_FIELDS].sort());
     expect(turn.turnId).toEqual(expect.any(String));
-    expect(turn.systemPrompt).toHaveLength(2);
+    // [engine + prefix], [skill section], then the catalog of the skills the model may still activate.
+    expect(turn.systemPrompt).toHaveLength(3);
+    expect(turn.systemPrompt[2]?.content.startsWith("Available skills")).toBe(true);
     expect(turn.systemPrompt[0]?.role).toBe("system");
     expect(turn.systemPrompt[0]?.content.startsWith(FORD_PROMPT_START)).toBe(true);
     expect(turn.systemPrompt[0]?.content.endsWith("Locked prefix.")).toBe(true);

@@ -90,7 +90,7 @@ describe("client frames", () => {
     // Assess
     expect(plain).toMatchObject({ type: "skill-list-result", skills: effective.json.skills, active: [] });
     expect(withProcess).toMatchObject({ type: "skill-list-result", skills: effective.json.skills, active: process.activeSkills });
-    expect(withProcess.active).toEqual([expect.objectContaining({ name: "typescript-style", fromRecipe: true })]);
+    expect(withProcess.active).toEqual([expect.objectContaining({ name: "typescript-style", fromRecipe: true, activatedBy: "recipe" })]);
   });
 
   it("process-skill answers process-skill-result QUEUED, then DONE with the lane's result", async () => {

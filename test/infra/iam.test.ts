@@ -34,6 +34,7 @@ const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
     ...S3_READ,
     "s3:PutObject",
     "s3:DeleteObject",
+    "sqs:SendMessage",
     ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"),
     "execute-api:ManageConnections",
   ],

@@ -67,7 +67,7 @@ describe("DynamoDBProcessStore", () => {
     const p = aProcess({
       userId: "alice",
       guard: { type: "script", path: "_vance/guards/g.js", layer: { source: "PROJECT", project: "proj" } },
-      activeSkills: [{ name: "typescript-style", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: true, activatedAt: new Date().toISOString(), args: null }],
+      activeSkills: [{ name: "typescript-style", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: true, activatedAt: new Date().toISOString(), args: null, activatedBy: "recipe" }],
       allowedSkillsOverride: [],
     });
 

@@ -16,6 +16,7 @@ import { InMemoryLane } from "../../shared/lanes/in-memory-lane.js";
 import { InMemoryProcessStore } from "../../shared/processes/in-memory-process-store.js";
 import { InMemoryRequestStore } from "../../shared/processes/in-memory-request-store.js";
 import type { Process } from "../../shared/processes/process.js";
+import { laneModelActivation } from "../../shared/app/lane-model-activation.js";
 import { SERVICE_TOOLS } from "../../shared/tools/service-tools.js";
 import { ToolInvoker } from "../../shared/tools/tool-invoker.js";
 import { httpEvent, IDENTITIES, lambdaContextFixture } from "../fixtures/events/http-handler-event.js";
@@ -108,6 +109,7 @@ export async function handlerHarness() {
     sources: { store: documents, bundled: new EmptyLayer() },
     preview: (process, user) => app.turns.preview(process, undefined, undefined, user),
     tools: SERVICE_TOOLS,
+    activation: laneModelActivation(app),
   });
   const handlers: Record<HandlerName, LambdaHttpHandler> = {
     skills: httpHandler(skillsRoutes({ app }), { logger }),

@@ -288,7 +288,7 @@ describe("GET /brain/{tenant}/skills/active", () => {
     // Assess
     expect(reply.status).toBe(200);
     expect(reply.json.activeSkills).toEqual([
-      { name: "alpha", resolvedFromScope: "VANCE", oneShot: false, fromRecipe: true, activatedAt: expect.any(String), args: null },
+      { name: "alpha", resolvedFromScope: "VANCE", oneShot: false, fromRecipe: true, activatedAt: expect.any(String), args: null, activatedBy: "recipe" },
     ]);
   });
 

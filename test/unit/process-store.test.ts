@@ -491,7 +491,7 @@ describe("toApiProcess", () => {
       children: [{ processId: "c-1", name: "code-review-1" }],
       allowedSkillsOverride: [],
       activeSkills: [
-        { name: "typescript-style", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: true, activatedAt: new Date(NOW).toISOString(), args: null },
+        { name: "typescript-style", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: true, activatedAt: new Date(NOW).toISOString(), args: null, activatedBy: "recipe" },
       ],
     });
 

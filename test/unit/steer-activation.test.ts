@@ -14,7 +14,7 @@ describe("SkillSteerProcessor: ACTIVATE", () => {
     // Assess
     const after = await h.process(p.processId);
     expect(after.activeSkills).toEqual([
-      { name: "alpha", resolvedFromScope: "VANCE", oneShot: false, fromRecipe: false, activatedAt: expect.any(String), args: null },
+      { name: "alpha", resolvedFromScope: "VANCE", oneShot: false, fromRecipe: false, activatedAt: expect.any(String), args: null, activatedBy: "explicit" },
     ]);
     expect(record).toMatchObject({ status: "DONE", result: { activeSkills: after.activeSkills, turnScheduled: false } });
     expect(after.pending).toEqual([]);

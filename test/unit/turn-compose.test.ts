@@ -19,7 +19,7 @@ describe("SkillTurnSupport: compose", () => {
 
     // Assess
     expect(Object.keys(record.result as object).sort()).toEqual(
-      ["activation", "activeSkills", "manualPaths", "messages", "skillSection", "systemPrompt", "toolSpecs", "tools", "turnId", "warnings"].sort(),
+      ["activation", "activeSkills", "catalog", "manualPaths", "messages", "skillSection", "skillTokens", "systemPrompt", "toolSpecs", "tools", "turnId", "warnings"].sort(),
     );
     const turn = turnOf(record.result);
     expect(turn.systemPrompt).toEqual([{ role: "system", content: `${FORD.systemPrompt}\n\nOpen prefix.` }]);

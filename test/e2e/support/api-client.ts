@@ -19,6 +19,7 @@ export interface ActiveSkillRef {
   fromRecipe: boolean;
   activatedAt: string;
   args: string | null;
+  activatedBy: "explicit" | "trigger" | "model" | "recipe" | "spawn";
 }
 
 export interface SkillSummary {
@@ -91,6 +92,8 @@ export interface Turn {
   manualPaths: string[];
   messages: (PendingMessage & { role: "user" })[];
   activeSkills: ActiveSkillRef[];
+  catalog: { entries: { name: string; description: string; source: string; approxTokens: number }[]; omitted: string[]; omittedCount: number; budgetChars: number; usedChars: number; approxTokens: number };
+  skillTokens: { name: string; approxTokens: number }[];
   activation: ActivationEntry[];
 }
 

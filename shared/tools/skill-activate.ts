@@ -1,0 +1,14 @@
+import * as z from "zod";
+import { ToolNotFound } from "../errors.js";
+import { SKILL_ACTIVATE_TOOL } from "../turns/service-tool-specs.js";
+import { serviceTool } from "./tool-invoker.js";
+
+/** Names are checked by the lane (SKILL_NOT_FOUND…), not against the catalog enum: the same answers as ACTIVATE. */
+export const skillActivateTool = serviceTool({
+  name: SKILL_ACTIVATE_TOOL,
+  schema: z.strictObject({ name: z.string().min(1).max(128), args: z.string().optional() }),
+  async invoke(call) {
+    if (call.activation === undefined) throw new ToolNotFound(SKILL_ACTIVATE_TOOL, "model activation is not wired in this function");
+    return call.activation.activate(call.process, call.user, { skillName: call.args.name, ...(call.args.args !== undefined ? { args: call.args.args } : {}) });
+  },
+});
