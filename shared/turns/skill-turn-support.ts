@@ -27,7 +27,8 @@ import type { GuardRunner } from "./guard-runner.js";
 import type { ToolSpecProvider } from "./service-tool-specs.js";
 import { triggeredSkills } from "./trigger-hook.js";
 import type { TriggerExplain } from "./trigger-hook.js";
-import { activationLedger, NO_ACTIVATION_FACTS } from "./activation-ledger.js";
+import { activationLedger, NO_ACTIVATION_FACTS, withExplained } from "./activation-ledger.js";
+import { catalogLeftOut } from "./catalog-explained.js";
 import type { ActivationEntry, ActivationFacts, BlockedTrigger } from "./activation-ledger.js";
 import { assertTurnFits } from "./turn-errors.js";
 import { composeTurn } from "./turn-composer.js";
@@ -284,9 +285,6 @@ export class SkillTurnSupport {
         failed.push({ name: skill.name, reason: "activate-failed", trigger: matched?.facts.matches.get(skill.name) });
       }
     }
-    const matchedFacts = matched?.facts ?? NO_ACTIVATION_FACTS;
-    const facts: ActivationFacts = { ...matchedFacts, blocked: [...failed, ...matchedFacts.blocked] };
-    const activation = activationLedger(trial.activeSkills, new Set(triggered.map((s) => s.name)), facts, warnings);
 
     const availableByName = available && skillsByName(available);
     const definitions = availableByName
@@ -303,6 +301,23 @@ export class SkillTurnSupport {
             allowedSkills: trial.allowedSkillsOverride,
           })
         : undefined;
+
+    const matchedFacts = matched?.facts ?? NO_ACTIVATION_FACTS;
+    const blockedFacts: ActivationFacts = { ...matchedFacts, blocked: [...failed, ...matchedFacts.blocked] };
+    const facts =
+      explain === "all" && available
+        ? withExplained(
+            blockedFacts,
+            catalogLeftOut(
+              available,
+              catalog?.catalog,
+              new Set(trial.activeSkills.map((s) => s.name)),
+              trial.allowedSkillsOverride,
+              new Set([...blockedFacts.notMatched.map((n) => n.name), ...blockedFacts.blocked.map((b) => b.name)]),
+            ),
+          )
+        : blockedFacts;
+    const activation = activationLedger(trial.activeSkills, new Set(triggered.map((s) => s.name)), facts, warnings);
 
     const consumed = [...snapshot.pending];
     const messages: TurnMessage[] = [...consumed.map((m) => ({ ...m, role: "user" as const })), ...(userMessage ? [userMessage] : [])];

@@ -198,7 +198,7 @@ describe("activation ledger: blocked triggers", () => {
 });
 
 describe("activation ledger: the preview's explain=all", () => {
-  it("adds every skill with triggers that did not match, only when asked", async () => {
+  it("adds every skill with triggers that did not match, and every catalog candidate left out with its reason, only when asked", async () => {
     // Prepare
     const h = await steeringHarness();
     await h.putSkill("alpha");
@@ -216,7 +216,10 @@ describe("activation ledger: the preview's explain=all", () => {
     expect(explained.activation).toEqual([
       { name: "beta", outcome: "blocked", reason: "not-allowed", trigger: { type: "KEYWORDS", index: 0, keywords: ["deploy"] } },
       { name: "quiet", outcome: "not-matched" },
+      // the recipe allows only alpha, which is in the catalog; the rest are left out of it
+      { name: "plain", outcome: "not-matched", reason: "not-allowed" },
     ]);
+    expect(explained.catalog.entries.map((e) => e.name)).toEqual(["alpha"]);
     expect(plainPreview.activation).toEqual([explained.activation[0]]);
   });
 });
@@ -257,5 +260,30 @@ describe("stored turns", () => {
     // Assess
     expect(again.turnId).toBe(first.turnId);
     expect(await h.app.getTurn(TENANT, p.processId, again.turnId)).toMatchObject({ turnId: first.turnId });
+  });
+});
+
+describe("activation ledger: catalog candidates left out (explain=all)", () => {
+  it("names model-invocation-disabled and omitted-by-budget skills, and catalog-off when the recipe turns it off", async () => {
+    // Prepare
+    const h = await steeringHarness();
+    await h.putFile("_vance/skills/manual/SKILL.md", "---\nname: manual\ndescription: By hand only\ndisable-model-invocation: true\n---\n");
+    for (const name of ["a-one", "b-two", "c-three"]) await h.putFile(`_vance/skills/${name}/SKILL.md`, `---\nname: ${name}\ndescription: ${"x".repeat(120)}\n---\n`);
+    await h.putFile("_vance/recipes/tight.yaml", "engine: ford\ncatalogBudgetChars: 300\n");
+    await h.putFile("_vance/recipes/off.yaml", "engine: ford\ncatalogBudgetChars: 0\n");
+    const tight = await h.process((await h.spawn("tight")).processId);
+    const off = await h.process((await h.spawn("off")).processId);
+
+    // Act
+    const tightTurn = await h.app.turns.preview(tight, undefined, undefined, ALICE, { explain: "all" });
+    const offTurn = await h.app.turns.preview(off, undefined, undefined, ALICE, { explain: "all" });
+
+    // Assess
+    const reasons = (turn: typeof tightTurn) => Object.fromEntries(turn.activation.map((e) => [e.name, e.reason]));
+    expect(reasons(tightTurn).manual).toBe("model-invocation-disabled");
+    const omitted = tightTurn.catalog.omitted;
+    expect(omitted.length).toBeGreaterThan(0);
+    for (const name of omitted) expect(reasons(tightTurn)[name]).toBe("omitted-by-budget");
+    expect(reasons(offTurn)).toMatchObject({ manual: "catalog-off", "a-one": "catalog-off" });
   });
 });
