@@ -333,7 +333,8 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       try {
         return await deps.requests.waitFor(tenant, processId, requestId, timeoutMs, waitOptions);
       } finally {
-        await release().catch(() => undefined);
+        // A slot that cannot be given back holds its place until its lease ends: say so, never fail the answer for it.
+        await release().catch((error: unknown) => deps.logger?.warn("slot release failed; it frees itself when its lease ends", { reason: error instanceof Error ? error.message : String(error) }));
       }
     },
     getRequest: (tenant, processId, requestId) => deps.requests.get(tenant, processId, requestId),
@@ -362,7 +363,8 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
         reportActivations(deps.activations, recipeActivations(process.activeSkills));
         return process;
       } finally {
-        await release().catch(() => undefined);
+        // A slot that cannot be given back holds its place until its lease ends: say so, never fail the answer for it.
+        await release().catch((error: unknown) => deps.logger?.warn("slot release failed; it frees itself when its lease ends", { reason: error instanceof Error ? error.message : String(error) }));
       }
     },
     sessionProcesses: (tenant, user, sessionId) => deps.processes.listSession(tenant, user.login, validateSessionId(sessionId)),
