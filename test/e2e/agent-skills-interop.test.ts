@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, LANE_WAIT_SECONDS } from "./support/api-client.js";
 import { startLocalStack } from "./support/local-stack.js";
 import type { LocalStack } from "./support/local-stack.js";
+import { runSkillsCli } from "./support/skills-cli.js";
 
 /**
  * Issue 12 "Done when", over the local stack: the Agent Skills corpus, pushed unchanged with
@@ -38,21 +38,7 @@ function bodyOf(file: string): string {
   return text.slice(text.indexOf("\n", end + 1) + 1).replace(/^(?:[ \t]*\n)+/, "").trimEnd();
 }
 
-function push(): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(repoRoot, "bin/skills.mjs"), "push", FIXTURES, "--to", `${TENANT}/${PROJECT}`], {
-      cwd: repoRoot,
-      env: { ...process.env, SKILLS_URL: stack.httpUrl, SKILLS_TOKEN: token },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const push = () => runSkillsCli(["push", FIXTURES, "--to", `${TENANT}/${PROJECT}`], { url: stack.httpUrl, token });
 
 beforeAll(async () => {
   stack = await startLocalStack();

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
@@ -6,6 +5,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalStack } from "./support/local-stack.js";
 import type { LocalStack } from "./support/local-stack.js";
+import { runSkillsCli } from "./support/skills-cli.js";
+import type { CliRun } from "./support/skills-cli.js";
 
 /**
  * `skills push` and `skills pull` as a user runs them (bin/skills.mjs in a child process, server
@@ -31,27 +32,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function skills(args: readonly string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(repoRoot, "bin/skills.mjs"), ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, SKILLS_URL: stack.httpUrl, SKILLS_TOKEN: token },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const skills = (args: readonly string[]): Promise<CliRun> => runSkillsCli(args, { url: stack.httpUrl, token });
 
 /** Every file below `dir`, relative, `/`-separated. */
 function filesBelow(dir: string): string[] {
