@@ -17,6 +17,10 @@ module.exports = {
       from: { path: "^shared/app/" }, to: { path: [ADAPTER, "^shared/aws/"], dependencyTypesNot: ["type-only"] } },
     { name: "aws-support-not-to-domain", severity: "error", comment: "AWS support code (keys, schema, clients, retry) is below the domain.",
       from: { path: "^shared/aws/" }, to: { path: "^shared/(?!aws/)" } },
+    { name: "client-self-contained", severity: "error", comment: "client/ is a package of its own (skills-service/client, bundled for browsers): it imports nothing else of this repo.",
+      from: { path: "^client/" }, to: { path: "^(shared|functions|infra|cli|test|bench)/" } },
+    { name: "service-not-to-client", severity: "error", comment: "The service does not call itself through its client.",
+      from: { path: "^(shared|functions|infra)/" }, to: { path: "^client/" } },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

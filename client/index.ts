@@ -1,0 +1,12 @@
+/**
+ * `skills-service/client`: a typed client of the Skills service (../shared/API.md). No Node-only
+ * import here: it runs under Node (tsx), Vite bundles it for the browser.
+ */
+export { SkillsClient, defaultWebSocketUrl, DEFAULT_WAIT } from "./skills-client.js";
+export type { SkillsClientOptions, WaitOptions, LaneResult } from "./skills-client.js";
+export { HttpTransport, DEFAULT_RETRY } from "./http-transport.js";
+export type { RetryPolicy, TokenSource, TransportOptions } from "./http-transport.js";
+export { subscribe } from "./subscription.js";
+export type { Subscription, SubscriptionOptions, WebSocketLike, WebSocketConstructor } from "./subscription.js";
+export * from "./errors.js";
+export type * from "./types.js";
