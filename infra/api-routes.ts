@@ -28,12 +28,13 @@ export interface HttpRoute {
   method: HttpMethod;
   path: string;
   function: FunctionName;
-  /** Only `/health` is public; every other route goes through the authorizer. */
+  /** Only `/health` and `/openapi.json` are public; every other route goes through the authorizer. */
   public?: true;
 }
 
 export const HTTP_ROUTES: readonly HttpRoute[] = [
   { method: "GET", path: "/health", function: "http-skills", public: true },
+  { method: "GET", path: "/openapi.json", function: "http-skills", public: true },
 
   { method: "GET", path: "/brain/{tenant}/skills/effective", function: "http-skills" },
   { method: "GET", path: "/brain/{tenant}/skills/effective/{name}", function: "http-skills" },

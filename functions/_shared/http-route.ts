@@ -39,7 +39,7 @@ export const route = (method: HttpMethod, pattern: string, handle: (request: Aut
   handle,
 });
 
-/** Only `/health`: no identity is established or required. */
+/** `/health` and `/openapi.json`: no identity is established or required. */
 export const publicRoute = (method: HttpMethod, pattern: string, handle: (request: HttpRequest) => Promise<HttpReply>): HttpRoute => ({
   method,
   pattern,

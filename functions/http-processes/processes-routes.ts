@@ -20,7 +20,7 @@ interface ProcessesRoutesDeps {
 }
 
 /** API.md spawn body; identity (the user) comes from the token, never from here. */
-const SpawnBody = z.strictObject({
+export const SpawnBody = z.strictObject({
   recipe: z.string().min(1).max(128),
   projectId: z.string().min(1).max(64),
   name: z.string().min(1).max(128).optional(),

@@ -14,13 +14,13 @@ interface SteerRoutesDeps {
 }
 
 // Limits on texts are the lane payloads' (lane-payloads.ts); these only fix the shape.
-const ComposeBody = z.strictObject({
+export const ComposeBody = z.strictObject({
   message: z.string().optional(),
   context: TurnContext.optional(),
   requestId: RequestId.optional(),
 });
 
-const CompleteBody = z.strictObject({
+export const CompleteBody = z.strictObject({
   output: z.string(),
   final: z.boolean().optional(),
   requestId: RequestId.optional(),

@@ -12,7 +12,7 @@ interface ToolsRoutesDeps {
   tools: Pick<ToolInvoker, "invoke">;
 }
 
-const ToolBody = z.strictObject({ args: z.record(z.string(), z.unknown()).optional() });
+export const ToolBody = z.strictObject({ args: z.record(z.string(), z.unknown()).optional() });
 
 /** API.md `POST …/tools/{toolName}`; which tools exist and what they do is ToolInvoker's. */
 export function toolsRoutes({ app, tools }: ToolsRoutesDeps): HttpRoute[] {

@@ -36,6 +36,21 @@ afterAll(async () => {
 
 const session = (): string => `s-${Math.random().toString(36).slice(2, 10)}`;
 
+describe("service", () => {
+  it("serves /health and the OpenAPI document without a token", async () => {
+    // Prepare
+    const anonymous = client.withToken(undefined);
+
+    // Act
+    const health = await anonymous.health();
+    const document = await anonymous.openApi();
+
+    // Assess
+    expect(health).toEqual({ status: "ok" });
+    expect(document).toMatchObject({ openapi: "3.1.0", paths: { "/brain/{tenant}/processes/{processId}/skill": { post: expect.any(Object) } } });
+  });
+});
+
 describe("documents", () => {
   it("put, get, list and delete a document of a level", async () => {
     // Prepare

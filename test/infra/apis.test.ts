@@ -57,9 +57,9 @@ describe("HTTP API", () => {
   const authorizerId = authorizerIds[0]!;
   const routes = routesOf(synth, apiId);
 
-  it("has every API.md route plus /health, and nothing else", () => {
+  it("has every API.md route plus /health and /openapi.json, and nothing else", () => {
     // Prepare
-    const expected = [...API_MD_ROUTES.map(([key]) => key), "GET /health"].sort();
+    const expected = [...API_MD_ROUTES.map(([key]) => key), "GET /health", "GET /openapi.json"].sort();
 
     // Act
     const actual = [...routes.keys()].sort();
@@ -81,9 +81,9 @@ describe("HTTP API", () => {
     expect(route?.authorizerId).toEqual({ Ref: authorizerId });
   });
 
-  it("serves /health without authorization", () => {
+  it.each(["GET /health", "GET /openapi.json"])("serves %s without authorization", (key) => {
     // Prepare
-    const route = routes.get("GET /health");
+    const route = routes.get(key);
 
     // Act
     const { authorizationType, authorizerId: routeAuthorizer } = route!;

@@ -120,7 +120,7 @@ describe("route tables", () => {
     "http-tools": toolsRoutes({ app: none, tools: none }),
   };
 
-  it.each(HTTP_FUNCTIONS)("%s serves exactly the routes infra/api-routes.ts sends to it, /health alone public", (name) => {
+  it.each(HTTP_FUNCTIONS)("%s serves exactly the routes infra/api-routes.ts sends to it, /health and /openapi.json alone public", (name) => {
     // Prepare
     const expected = HTTP_ROUTES.filter((r) => r.function === (name as FunctionName)).map((r) => `${r.method} ${r.path}${r.public ? " public" : ""}`);
 

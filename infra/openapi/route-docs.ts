@@ -1,0 +1,186 @@
+import * as z from "zod";
+import { ComposeBody, CompleteBody } from "../../functions/http-steer/steer-routes.js";
+import { SpawnBody } from "../../functions/http-processes/processes-routes.js";
+import { ToolBody } from "../../functions/http-tools/tools-routes.js";
+import type { ErrorCode } from "../../shared/errors.js";
+import { ProcessSkillRequest } from "../../shared/steering/process-skill-request.js";
+import {
+  ActivateResultOut,
+  CompleteResultOut,
+  DocumentEntryOut,
+  ProcessOut,
+  RequestRecordOut,
+  SavedDocumentOut,
+  ShadowedOut,
+  SkillDetailOut,
+  SkillProblemOut,
+  SkillSummaryOut,
+  TurnOut,
+} from "./wire-schemas.js";
+
+/**
+ * What the OpenAPI document says about each route, keyed `"<METHOD> <path>"` exactly as in
+ * infra/api-routes.ts. Documenting a new route is one entry here: the generator adds the path
+ * parameters, the bearer security, the error answers every route shares and their schemas.
+ * Request bodies are the handlers' own zod schemas.
+ */
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  tag: "service" | "documents" | "skills" | "processes" | "steering" | "turns" | "tools";
+  query?: z.ZodObject;
+  /** A JSON body, validated by the handler with this schema. */
+  body?: z.ZodType;
+  /** A raw body of any content type (a document's file). */
+  rawBody?: true;
+  /** A lane call: `Prefer: wait=N`, 202 queued, 200 with this result. */
+  lane?: z.ZodType;
+  /** The success answers other than a lane call's. `schema: "raw"` is a body of any type. */
+  responses?: Record<number, { description: string; schema?: z.ZodType | "raw" }>;
+  /** Codes this route answers beyond the ones every authenticated route may (COMMON_ERRORS). */
+  errors?: ErrorCode[];
+}
+
+/** What any route behind the authorizer may answer, whatever it does. */
+export const COMMON_ERRORS: readonly ErrorCode[] = [
+  "UNAUTHENTICATED",
+  "FORBIDDEN",
+  "INVALID_REQUEST",
+  "NOT_FOUND",
+  "METHOD_NOT_ALLOWED",
+  "PAYLOAD_TOO_LARGE",
+  "TOO_MANY_REQUESTS",
+  "SERVICE_UNAVAILABLE",
+  "INTERNAL",
+];
+
+/** The errors of a lane call: the request's own, answered by a waited call or found by polling. */
+const STEER_ERRORS: ErrorCode[] = ["PROCESS_NOT_FOUND", "PROCESS_ENDED", "REQUEST_CONFLICT", "SKILL_NOT_FOUND", "SKILL_NOT_ALLOWED", "SKILL_LOCKED", "SKILL_ARGUMENT_MISSING", "RECIPE_NOT_FOUND"];
+
+const projectIdQuery = z.object({ projectId: z.string().optional().meta({ description: "Adds this project's level to the cascade (members only)" }) });
+
+export const ROUTE_DOCS: Record<string, RouteDoc> = {
+  "GET /health": { tag: "service", summary: "Liveness: 200 once the lane worker is polling", responses: { 200: { description: "Up", schema: z.object({ status: z.literal("ok") }) } } },
+  "GET /openapi.json": { tag: "service", summary: "This document", responses: { 200: { description: "OpenAPI 3.1", schema: z.looseObject({ openapi: z.string() }) } } },
+
+  "GET /brain/{tenant}/skills/effective": {
+    tag: "skills",
+    summary: "The effective skills: every level visible to the caller, deduplicated by name (inner wins), disabled removed, sorted by name",
+    query: projectIdQuery.extend({ includeShadowed: z.enum(["true", "false"]).optional().meta({ description: "Adds `shadowed`: documents hidden by an inner level" }) }),
+    responses: { 200: { description: "The list", schema: z.object({ skills: z.array(SkillSummaryOut), shadowed: z.array(ShadowedOut).optional() }) } },
+  },
+  "GET /brain/{tenant}/skills/effective/{name}": {
+    tag: "skills",
+    summary: "One resolved skill: its summary, body, tools, reference docs, scripts and files",
+    query: projectIdQuery,
+    responses: { 200: { description: "The skill", schema: SkillDetailOut } },
+    errors: ["SKILL_NOT_FOUND"],
+  },
+  "GET /brain/{tenant}/skills/problems": {
+    tag: "skills",
+    summary: "Every skill document the cascade skipped (severity error) or accepted with warnings",
+    query: projectIdQuery,
+    responses: { 200: { description: "The problems", schema: z.object({ problems: z.array(SkillProblemOut) }) } },
+  },
+  "GET /brain/{tenant}/skills/active": {
+    tag: "skills",
+    summary: "The active skills of a process",
+    query: z.object({ processId: z.string() }),
+    responses: { 200: { description: "Active skills", schema: z.object({ activeSkills: z.array(z.looseObject({})) }) } },
+    errors: ["PROCESS_NOT_FOUND"],
+  },
+
+  "POST /brain/{tenant}/sessions/{sessionId}/processes": {
+    tag: "processes",
+    summary: "Spawns a process with a recipe (spec §7)",
+    body: SpawnBody,
+    responses: { 201: { description: "The new process", schema: ProcessOut } },
+    errors: ["NAME_TAKEN", "RECIPE_NOT_FOUND", "SKILL_NOT_FOUND", "SKILL_ARGUMENT_MISSING"],
+  },
+  "GET /brain/{tenant}/sessions/{sessionId}/processes": {
+    tag: "processes",
+    summary: "The caller's processes of a session",
+    responses: { 200: { description: "Processes", schema: z.object({ processes: z.array(ProcessOut) }) } },
+  },
+  "GET /brain/{tenant}/processes/{processId}": {
+    tag: "processes",
+    summary: "A process",
+    responses: { 200: { description: "The process", schema: ProcessOut } },
+    errors: ["PROCESS_NOT_FOUND"],
+  },
+  "GET /brain/{tenant}/processes/{processId}/requests/{requestId}": {
+    tag: "steering",
+    summary: "A lane request: QUEUED, DONE with its result, or FAILED with its error",
+    responses: { 200: { description: "The request", schema: RequestRecordOut } },
+    errors: ["PROCESS_NOT_FOUND", "REQUEST_NOT_FOUND"],
+  },
+  "GET /brain/{tenant}/processes/{processId}/composition": {
+    tag: "turns",
+    summary: "The Turn that would be composed now, changing nothing (preview)",
+    query: z.object({ message: z.string().optional(), explain: z.enum(["all"]).optional().meta({ description: "Also list not-matched triggers and left-out catalog candidates" }) }),
+    responses: { 200: { description: "The Turn", schema: TurnOut } },
+    errors: ["PROCESS_NOT_FOUND", "PROCESS_ENDED"],
+  },
+  "GET /brain/{tenant}/processes/{processId}/turns/{turnId}": {
+    tag: "turns",
+    summary: "A Turn as it was composed, activation included (kept at least 24 hours)",
+    responses: { 200: { description: "The Turn", schema: TurnOut } },
+    errors: ["PROCESS_NOT_FOUND", "REQUEST_NOT_FOUND"],
+  },
+
+  "POST /brain/{tenant}/processes/{processId}/skill": {
+    tag: "steering",
+    summary: "Steers the process's skills (ACTIVATE, CLEAR, CLEAR_ALL) through its lane",
+    body: ProcessSkillRequest,
+    lane: ActivateResultOut,
+    errors: STEER_ERRORS,
+  },
+  "POST /brain/{tenant}/processes/{processId}/turns": {
+    tag: "turns",
+    summary: "Composes a turn through the lane; consumes the pending messages",
+    body: ComposeBody,
+    lane: TurnOut,
+    errors: ["PROCESS_NOT_FOUND", "PROCESS_ENDED", "REQUEST_CONFLICT"],
+  },
+  "POST /brain/{tenant}/processes/{processId}/turns/{turnId}/complete": {
+    tag: "turns",
+    summary: "Completes a turn: clears its oneShot skills, runs the completion guard",
+    body: CompleteBody,
+    lane: CompleteResultOut,
+    errors: ["PROCESS_NOT_FOUND", "PROCESS_ENDED", "REQUEST_CONFLICT", "REQUEST_NOT_FOUND"],
+  },
+
+  "GET /brain/{tenant}/projects/{project}/documents": {
+    tag: "documents",
+    summary: "The documents of a level (`{project}`: a project id, `_tenant` or `_user_<login>`)",
+    query: z.object({ prefix: z.string().optional() }),
+    responses: { 200: { description: "Paths relative to the level", schema: z.object({ documents: z.array(DocumentEntryOut) }) } },
+  },
+  "PUT /brain/{tenant}/projects/{project}/documents/{path+}": {
+    tag: "documents",
+    summary: "Saves a document; a SKILL.md or recipe that does not validate is refused with its problems",
+    rawBody: true,
+    responses: { 200: { description: "Saved, with warnings", schema: SavedDocumentOut } },
+    errors: ["INVALID_DOCUMENT"],
+  },
+  "GET /brain/{tenant}/projects/{project}/documents/{path+}": {
+    tag: "documents",
+    summary: "A document's raw body, with its ETag",
+    responses: { 200: { description: "The file", schema: "raw" }, 304: { description: "Not modified (If-None-Match)" } },
+    errors: ["DOCUMENT_NOT_FOUND"],
+  },
+  "DELETE /brain/{tenant}/projects/{project}/documents/{path+}": {
+    tag: "documents",
+    summary: "Deletes a document; the next lookup falls through to the next outer level",
+    responses: { 204: { description: "Deleted" } },
+    errors: ["DOCUMENT_NOT_FOUND"],
+  },
+
+  "POST /brain/{tenant}/processes/{processId}/tools/{toolName}": {
+    tag: "tools",
+    summary: "Invokes a tool the process has now (skill scripts, skill_read_file, skill_activate, manual_read, …)",
+    body: ToolBody,
+    responses: { 200: { description: "The tool's result", schema: z.looseObject({ result: z.unknown() }) } },
+    errors: ["PROCESS_NOT_FOUND", "PROCESS_ENDED", "TOOL_NOT_FOUND", "DOCUMENT_NOT_FOUND", "SKILL_NOT_FOUND", "SKILL_NOT_ALLOWED", "SKILL_ARGUMENT_MISSING"],
+  },
+};
