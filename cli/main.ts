@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import type { ParseArgsConfig } from "node:util";
 import { InvalidRequest } from "../shared/errors.js";
 import { httpDocumentsApi } from "./documents-client.js";
+import { runChatCommand } from "./chat-command.js";
 import { runPull } from "./pull.js";
 import { runPush } from "./push.js";
 import { formatPushSummary, pushExitCode } from "./push-report.js";
@@ -123,6 +124,29 @@ async function pull(rest: readonly string[]): Promise<number> {
   return summary.failed.length > 0 ? 1 : 0;
 }
 
+async function chat(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("chat", rest, {
+    ...REMOTE_OPTIONS,
+    project: { type: "string" },
+    name: { type: "string" },
+    process: { type: "string" },
+    recipe: { type: "string" },
+    session: { type: "string" },
+    tenant: { type: "string" },
+    "ws-url": { type: "string" },
+    workdir: { type: "string" },
+    show: { type: "string" },
+  });
+  if (values.help) return help("chat");
+  if (positionals.length > 0) throw new UsageError(`chat takes no positional arguments, got '${positionals[0]}'`, "chat");
+  try {
+    return await runChatCommand(values);
+  } catch (error) {
+    if (error instanceof InvalidRequest) throw new UsageError(error.message, "chat");
+    throw error;
+  }
+}
+
 function help(command?: CommandName): number {
   console.log(command ? COMMAND_USAGE[command] : USAGE);
   return 0;
@@ -139,6 +163,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return push(rest);
     case "pull":
       return pull(rest);
+    case "chat":
+      return chat(rest);
     case "token":
       return rest.includes("--help") ? help("token") : runTokenCommand(rest);
     case undefined:

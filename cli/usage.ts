@@ -31,6 +31,22 @@ export const COMMAND_USAGE = {
   Files already in <dir> that the level does not hold are left alone.
   --url URL            the service (default: $${ENV.cliUrl})
   --token T            bearer token (default: $${ENV.cliToken})`,
+  chat: `usage: skills chat --project <id> [--name <processName> | --process <processId>] [--recipe <name>]
+                  [--session <id>] [--tenant T] [--url URL] [--token T] [--ws-url URL] [--workdir DIR]
+                  [--show section,tools,catalog,prompt,messages|all|none]
+  An interactive terminal for one process: spawns one (or attaches with --process, or to the
+  process of that --name in the session). /skill <name> [--once] [args], /skill list,
+  /skill clear [name]; Tab completes skill names and declared argument values; the prompt shows
+  the active skills with how they were activated. A plain message composes a turn and prints
+  what --show asks for (default section,tools,catalog). Scheduled turns are shown as they
+  arrive; FOOT scripts run here, in the sandbox, on --workdir (default a folder per process
+  under the system temp dir). With $${ENV.llmUrl} set the turn goes to that model with the
+  turn's tools, and its answer completes the turn; without, the turn is completed empty.
+  --recipe name        for a new process (default: default)
+  --session id         the session of a new process (default: chat)
+  --tenant T           default: the token's tenant, else demo (the local stack's)
+  --url URL            the service (default: $${ENV.cliUrl}); --ws-url: its WebSocket (default: <url>/ws)
+  --token T            bearer token (default: $${ENV.cliToken}; a local URL gets a dev token)`,
   token: `${TOKEN_USAGE.replace("Usage: ", "usage: ")}
   Prints a signed token (secret: $${ENV.jwtSecret}, locally local-dev-secret).`,
 } as const;

@@ -174,30 +174,46 @@ export class FootClient {
   }
 
   private async execute(frame: z.infer<typeof ExecuteFrame>): Promise<void> {
-    let answer: Record<string, unknown>;
-    try {
-      const run = await runScript({
-        source: frame.source,
-        args: frame.args,
-        bindings: { fs: this.fs.bindings() },
-        limits: this.limits,
-        ...(this.options.pool ? { pool: this.options.pool } : {}),
-      });
-      answer = { result: run.result ?? null, logs: run.logs };
-    } catch (error) {
-      answer = { error: errorOf(error), logs: error instanceof ScriptFailure ? error.logs : [] };
-    }
-    let json = JSON.stringify({ type: "process-skill-script-result", invocationId: frame.invocationId, ...answer });
-    if (Buffer.byteLength(json, "utf8") > MAX_ANSWER_BYTES) {
-      json = JSON.stringify({
-        type: "process-skill-script-result",
-        invocationId: frame.invocationId,
-        error: { code: "RESULT_TOO_LARGE", message: `the answer exceeds the ${MAX_ANSWER_BYTES}-byte message limit` },
-      });
-    }
+    const json = await footScriptAnswer(frame, { fs: this.fs, limits: this.limits, ...(this.options.pool ? { pool: this.options.pool } : {}) });
     this.answered += 1;
     if (this.socket.readyState === WebSocket.OPEN) this.socket.send(json);
   }
+}
+
+/** A `process-skill-script-execute` frame, as a Foot client receives it. */
+export const parseScriptExecuteFrame = (frame: unknown): z.infer<typeof ExecuteFrame> | undefined => {
+  const parsed = ExecuteFrame.safeParse(frame);
+  return parsed.success ? parsed.data : undefined;
+};
+
+/**
+ * Runs one FOOT script on `fs` and returns the `process-skill-script-result` frame to send, as
+ * text that fits one WebSocket message: for clients that hold their own connection (`skills chat`).
+ */
+export async function footScriptAnswer(
+  frame: Pick<z.infer<typeof ExecuteFrame>, "invocationId" | "source" | "args">,
+  options: { fs: FootFileSystem; limits?: ScriptLimits; pool?: SandboxPool },
+): Promise<string> {
+  let answer: Record<string, unknown>;
+  try {
+    const run = await runScript({
+      source: frame.source,
+      args: frame.args,
+      bindings: { fs: options.fs.bindings() },
+      limits: options.limits ?? DEFAULT_LIMITS,
+      ...(options.pool ? { pool: options.pool } : {}),
+    });
+    answer = { result: run.result ?? null, logs: run.logs };
+  } catch (error) {
+    answer = { error: errorOf(error), logs: error instanceof ScriptFailure ? error.logs : [] };
+  }
+  const json = JSON.stringify({ type: "process-skill-script-result", invocationId: frame.invocationId, ...answer });
+  if (Buffer.byteLength(json, "utf8") <= MAX_ANSWER_BYTES) return json;
+  return JSON.stringify({
+    type: "process-skill-script-result",
+    invocationId: frame.invocationId,
+    error: { code: "RESULT_TOO_LARGE", message: `the answer exceeds the ${MAX_ANSWER_BYTES}-byte message limit` },
+  });
 }
 
 /** What the service may learn of a failure: the script's own message, never a host detail. */
