@@ -1,0 +1,143 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SkillsClient } from "skills-service/client";
+import { skillMd } from "./support/api-client.js";
+import { startLocalStack } from "./support/local-stack.js";
+import type { LocalStack } from "./support/local-stack.js";
+import { TmuxTerminal } from "./support/tmux.js";
+
+/**
+ * `skills chat` in a real terminal (tmux) against the local stack: spawn, `/skill` with tab
+ * completion of names and argument values, list, clear, a turn, a scheduled turn showing up, a
+ * FOOT script run in the chat's working directory, Ctrl-C and a clean exit on Ctrl-D.
+ */
+
+const TENANT = "acme";
+const PROJECT = "chat";
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+
+let stack: LocalStack;
+let client: SkillsClient;
+let token: string;
+let base: string;
+let terminal: TmuxTerminal;
+
+const FORMS = skillMd(
+  "title: Forms\ndescription: Fills in forms\nversion: 1.0.0\narguments:\n  - { name: strict, type: boolean }",
+  "Fill in forms. Strict: {{ args.strict }}.",
+);
+const ANNOUNCE = skillMd("title: Announce\ndescription: Announces itself\nversion: 1.0.0\naction: Announce the plan.");
+const LOCAL = skillMd(
+  "title: Local files\ndescription: Works on the user's machine\nversion: 1.0.0\nscripts:\n  - name: note\n    target: FOOT\n    file: scripts/note.js\n    params:\n      - { name: text, type: string, required: true }",
+);
+const NOTE = "vance.fs.write('notes/today.md', args.text); ({ written: vance.fs.read('notes/today.md') })";
+
+beforeAll(async () => {
+  stack = await startLocalStack();
+  token = await stack.token({ tenant: TENANT, login: "carol", projects: [PROJECT], roles: [`project-admin:${PROJECT}`] });
+  client = new SkillsClient({ baseUrl: stack.httpUrl, webSocketUrl: stack.wsUrl, tenant: TENANT, token });
+  for (const [path, body] of [
+    ["_vance/skills/forms/SKILL.md", FORMS],
+    ["_vance/skills/announce/SKILL.md", ANNOUNCE],
+    ["_vance/skills/local-files/SKILL.md", LOCAL],
+    ["_vance/skills/local-files/scripts/note.js", NOTE],
+  ] as const) {
+    await client.documents.put(PROJECT, path, body);
+  }
+  base = mkdtempSync(join(tmpdir(), "skills-chat-e2e-"));
+});
+
+afterAll(async () => {
+  await terminal?.kill();
+  await stack?.close();
+  if (base) rmSync(base, { recursive: true, force: true });
+});
+
+describe("skills chat in a terminal", () => {
+  it("steers, completes, runs turns and FOOT scripts, shows scheduled turns, and exits cleanly", async () => {
+    // Prepare
+    const workDir = join(base, "work");
+    const command = `cd ${repoRoot} && node bin/skills.mjs chat --project ${PROJECT} --name main --workdir ${workDir}; echo "chat exited: $?"; sleep 600`;
+    terminal = await TmuxTerminal.start(`skills-chat-${process.pid}`, command, {
+      SKILLS_URL: stack.httpUrl,
+      SKILLS_TOKEN: token,
+      SKILLS_LLM_URL: "",
+      POWERTOOLS_LOG_LEVEL: "ERROR",
+    });
+    const banner = await terminal.waitFor(/main>$/m, { timeoutMs: 30_000 });
+    const processId = /process main \(([^)]+)\)/.exec(banner)?.[1] ?? "";
+
+    // Act: completion of a skill name, then of a declared boolean argument's values
+    await terminal.type("/skill fo", "Tab");
+    const completedName = await terminal.waitFor(/main> \/skill forms$/m);
+    await terminal.type(" ", "Tab", "Tab");
+    const candidates = await terminal.waitFor(/--once\s+true\s+false/);
+    await terminal.type("tr", "Tab");
+    await terminal.waitFor(/\/skill forms\s+true$/m);
+    await terminal.keys("Enter");
+    const activated = await terminal.waitFor(/\[forms\(explicit\)\] main>$/m);
+
+    // Act: list, a scheduled turn, a turn
+    await terminal.type("/skill list", "Enter");
+    const listed = await terminal.waitFor(/forms\s+PROJECT\s+\* active \(explicit\)/);
+    await terminal.type("/skill announce", "Enter");
+    const scheduled = await terminal.waitFor(/» turn scheduled \(action\): 1 pending message\(s\)/);
+    await terminal.type("hello there", "Enter");
+    const turned = await terminal.waitFor(/turn completed; active: forms/);
+
+    // Act: a FOOT script the service routes to the chat's connection
+    await terminal.type("/skill local-files", "Enter");
+    await terminal.waitFor(/local-files\(explicit\)\] main>$/m);
+    const note = await client.tools.call<{ written: string }>(processId, "skill_local-files__note", { text: "from the e2e test" });
+    const footRan = await terminal.waitFor("» FOOT script local-files/note done");
+
+    // Act: clear one, clear all, Ctrl-C, Ctrl-D
+    await terminal.type("/skill clear forms", "Enter");
+    const clearedOne = await terminal.waitFor("cleared forms");
+    await terminal.type("/skill clear", "Enter");
+    const clearedAll = await terminal.waitFor(/cleared every skill not held by a locked recipe\s*\n\s*main>$/m);
+    await terminal.keys("C-c");
+    const interrupted = await terminal.waitFor("(Ctrl-C again or Ctrl-D to leave)");
+    await terminal.keys("C-d");
+    const exited = await terminal.waitFor("chat exited: 0");
+    const after = await client.processes.get(processId);
+
+    // Assess
+    expect(processId).not.toBe("");
+    expect(banner).toContain(`FOOT scripts run locally in ${workDir}`);
+    expect(banner).toContain("no model configured");
+    expect(completedName).toContain("/skill forms");
+    expect(candidates).toMatch(/--once\s+true\s+false/);
+    expect(activated).toContain("activated forms");
+    expect(listed).toMatch(/announce\s+PROJECT/);
+    expect(scheduled).toContain("[_skill] Announce the plan.");
+    expect(turned).toMatch(/turn \S+: 2 message\(s\)/);
+    expect(turned).toContain("── skill section ──");
+    expect(turned).toContain("Fill in forms. Strict: true.");
+    expect(turned).toMatch(/tools: .*skill_activate/);
+    expect(turned).toMatch(/catalog: \d+ entr(y|ies)/);
+    expect(note).toEqual({ written: "from the e2e test" });
+    expect(readFileSync(join(workDir, "notes/today.md"), "utf8")).toBe("from the e2e test");
+    expect(footRan).toContain(`» FOOT script local-files/note runs in ${workDir}`);
+    expect(clearedOne).toContain("cleared forms");
+    expect(clearedAll).toContain("cleared every skill");
+    expect(interrupted).toContain("(Ctrl-C again or Ctrl-D to leave)");
+    expect(exited).toContain(`bye (process ${processId} stays`);
+    expect(after.activeSkills).toEqual([]);
+    expect(existsSync(workDir)).toBe(true);
+  });
+
+  it("prints its usage with --help", async () => {
+    // Prepare
+    const help = await TmuxTerminal.start(`skills-chat-help-${process.pid}`, `cd ${repoRoot} && node bin/skills.mjs chat --help; echo "help exited: $?"; sleep 600`, {});
+
+    // Act
+    const screen = await help.waitFor("help exited: 0", { timeoutMs: 30_000 }).finally(() => help.kill());
+
+    // Assess
+    expect(screen).toContain("usage: skills chat --project <id> [--name <processName> | --process <processId>] [--recipe <name>]");
+  });
+});
