@@ -1,4 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -128,6 +130,53 @@ describe("skills chat in a terminal", () => {
     expect(exited).toContain(`bye (process ${processId} stays`);
     expect(after.activeSkills).toEqual([]);
     expect(existsSync(workDir)).toBe(true);
+  });
+
+  it("with SKILLS_LLM_URL runs the loop: compose, the model's tool call, its answer, complete", async () => {
+    // Prepare: an OpenAI-compatible endpoint that first calls skill_activate, then answers
+    const requests: { tools?: { function: { name: string } }[]; messages: { role: string }[] }[] = [];
+    const model = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      request.on("end", () => {
+        requests.push(JSON.parse(body) as (typeof requests)[number]);
+        const message =
+          requests.length === 1
+            ? { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "skill_activate", arguments: '{"name":"announce"}' } }] }
+            : { role: "assistant", content: "All done, the plan is announced." };
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ choices: [{ message }] }));
+      });
+    });
+    await new Promise<void>((resolve) => model.listen(0, "127.0.0.1", resolve));
+    const modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+    const loop = await TmuxTerminal.start(`skills-chat-llm-${process.pid}`, `cd ${repoRoot} && node bin/skills.mjs chat --project ${PROJECT} --session llm --show tools; echo "chat exited: $?"; sleep 600`, {
+      SKILLS_URL: stack.httpUrl,
+      SKILLS_TOKEN: token,
+      SKILLS_LLM_URL: modelUrl,
+      SKILLS_LLM_MODEL: "fake-model",
+      POWERTOOLS_LOG_LEVEL: "ERROR",
+    });
+    try {
+      await loop.waitFor(/>$/m, { timeoutMs: 30_000 });
+
+      // Act
+      await loop.type("make a plan", "Enter");
+      const answered = await loop.waitFor(/turn completed; active: announce/);
+      await loop.keys("C-d");
+      const exited = await loop.waitFor("chat exited: 0");
+
+      // Assess
+      expect(answered).toContain("model: fake-model");
+      expect(answered).toContain('→ tool skill_activate {"name":"announce"}');
+      expect(answered).toContain("All done, the plan is announced.");
+      expect(answered).toMatch(/\[announce\(model\)\] \S+>/);
+      expect(requests[0]?.tools?.map((t) => t.function.name)).toContain("skill_activate");
+      expect(requests[1]?.messages.at(-1)).toMatchObject({ role: "tool" });
+      expect(exited).toContain("bye");
+    } finally {
+      await loop.kill();
+      model.close();
+    }
   });
 
   it("prints its usage with --help", async () => {
