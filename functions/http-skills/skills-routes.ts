@@ -11,7 +11,7 @@ import { accessibleProcess } from "../_shared/process-access.js";
 import { optionalQuery, requiredQuery } from "../_shared/query.js";
 
 interface SkillsRoutesDeps {
-  app: Pick<SkillsApp, "listEffective" | "listEffectiveWithShadowed" | "resolveEffective" | "skillProblems" | "getProcess" | "skillUsage">;
+  app: Pick<SkillsApp, "listEffective" | "listEffectiveWithShadowed" | "resolveEffective" | "skillProblems" | "getProcess" | "skillUsage" | "skillEvals">;
 }
 
 /** `includeShadowed=true|false` (absent: false); anything else is a mistake worth telling. */
@@ -50,6 +50,11 @@ export function skillsRoutes({ app }: SkillsRoutesDeps): HttpRoute[] {
     route("GET", "/brain/{tenant}/skills/effective/{name}", async (request) => {
       const skill = await app.resolveEffective(request.identity.tenant, request.user, projectIdOf(request), request.param("name"));
       return jsonResponse(200, toSkillDetail(skill));
+    }),
+
+    route("GET", "/brain/{tenant}/skills/effective/{name}/evals", async (request) => {
+      const report = await app.skillEvals(request.identity.tenant, request.user, projectIdOf(request), request.param("name"));
+      return jsonResponse(200, report);
     }),
 
     route("GET", "/brain/{tenant}/skills/problems", async (request) => {

@@ -1,3 +1,4 @@
+import { TRIGGER_EVALS_FILE, evalWarnings, evalsSkillNameOf, parseTriggerEvals, runTriggerEvals } from "../skills/evals/trigger-evals.js";
 import { mapWithConcurrency } from "../documents/cascade-layers.js";
 import type { SkillScope } from "../skills/skill-scope.js";
 import { MAX_PATTERN_TRIGGERS_PER_LEVEL, patternCount } from "../skills/triggers/trigger-caps.js";
@@ -141,7 +142,17 @@ export class DocumentService {
       assertNoCaseCollision(project, path, skillName, level);
       await this.assertLevelPatternCap(tenant, project, path, parsed.definition);
       const missing = await this.missingSiblings(tenant, project, skillName, parsed.definition);
-      return [...parsed.problems.map(toWarning), ...templateVariableWarnings(parsed.definition, path, text).map(toWarning), ...missing];
+      const evals = await this.evalsOfSkill(tenant, project, skillName, parsed.definition);
+      return [...parsed.problems.map(toWarning), ...templateVariableWarnings(parsed.definition, path, text).map(toWarning), ...missing, ...evals];
+    }
+    const evalsOf = evalsSkillNameOf(path);
+    if (evalsOf !== undefined) {
+      // A malformed or oversized evals file is refused; failing evals only warn.
+      const evals = parseTriggerEvals(textOrInvalid(path, body), path);
+      const skillDoc = await this.store.get(tenant, project, `_vance/skills/${evalsOf}/SKILL.md`);
+      const skillText = skillDoc && strictUtf8(skillDoc.body);
+      const definition = skillText === undefined ? undefined : parseSkillDocument(evalsOf, skillText, path).definition;
+      return definition ? evalWarnings(runTriggerEvals({ name: evalsOf, triggers: definition.triggers }, [], evals), path) : [];
     }
     const recipeName = recipeNameOf(path);
     if (recipeName !== undefined) {
@@ -150,6 +161,20 @@ export class DocumentService {
       return parsed.problems.map(toWarning);
     }
     return [];
+  }
+
+  /** The saved skill's own evals (same level), run against its new triggers; an unreadable evals file is a warning too. */
+  private async evalsOfSkill(tenant: string, project: string, skillName: string, skill: SkillDefinition): Promise<DocumentWarning[]> {
+    const path = `_vance/skills/${skillName}/${TRIGGER_EVALS_FILE}`;
+    const doc = await this.store.get(tenant, project, path);
+    const text = doc && strictUtf8(doc.body);
+    if (text === undefined) return [];
+    try {
+      return evalWarnings(runTriggerEvals({ name: skillName, triggers: skill.triggers }, [], parseTriggerEvals(text, path)), path);
+    } catch (error) {
+      if (error instanceof InvalidDocument) return error.problems.map(toWarning);
+      throw error;
+    }
   }
 
   /**

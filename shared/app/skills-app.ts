@@ -7,6 +7,11 @@ import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { InMemorySkillUsageStore } from "../usage/in-memory-skill-usage-store.js";
 import type { SkillUsageStore, UsageRow } from "../usage/skill-usage.js";
 import { countUsage } from "./usage-counting.js";
+import { TRIGGER_EVALS_FILE, parseTriggerEvals, runTriggerEvals } from "../skills/evals/trigger-evals.js";
+import type { EvalReport } from "../skills/evals/trigger-evals.js";
+import { pinnedLayer } from "../documents/cascade-layers.js";
+import { textOf } from "../documents/document-store.js";
+import { DocumentNotFound } from "../errors.js";
 import { randomUUID } from "node:crypto";
 import { InvalidRequest } from "../errors.js";
 import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
@@ -201,6 +206,8 @@ export interface SkillsApp {
   skillProblems(tenant: string, user: LaneUser | null, projectId?: string): Promise<SkillProblem[]>;
   /** API.md "Author's loop": usage counters of a project, newest day first. Authorization is the caller's. */
   skillUsage(tenant: string, projectId: string, days: number, name?: string): Promise<UsageRow[]>;
+  /** A skill's `evals/triggers.yaml` from its own level, run against it and the other visible skills; DOCUMENT_NOT_FOUND without one. */
+  skillEvals(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<EvalReport>;
 }
 
 export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
@@ -392,6 +399,16 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       return skill;
     },
     skillProblems: (tenant, user, projectId) => skills.problems(scope(tenant, user, projectId)),
+    async skillEvals(tenant, user, projectId, name) {
+      const at = scope(tenant, user, projectId);
+      const skill = await skills.resolve(at, name);
+      if (!skill) throw await skillNotFound(skills, at, name);
+      const path = `${skill.location.directory}/${TRIGGER_EVALS_FILE}`;
+      const doc = await pinnedLayer(at, sources, skill.location).layer.read(path);
+      if (!doc) throw new DocumentNotFound(path);
+      const evals = parseTriggerEvals(textOf(doc), path);
+      return runTriggerEvals(skill, await skills.listAvailable(at), evals);
+    },
     skillUsage: (tenant, projectId, days, name) => usage.read({ tenant, projectId, days, name, now: clock() }),
   };
 }
