@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { InvalidDocument } from "../../errors.js";
 import type { DocumentProblem } from "../../errors.js";
 import { parseSafeYaml } from "../../yaml/yaml-safety.js";
