@@ -8,6 +8,8 @@ import { formatPushSummary, pushExitCode } from "./push-report.js";
 import { parseLevelTarget, resolveRemote } from "./remote-target.js";
 import { renderSkill, renderTarget } from "./render.js";
 import { runTokenCommand } from "./token.js";
+import { evalExitCode, formatEvalReport, runEvals } from "./eval.js";
+import { fetchUsage, formatUsage } from "./usage-client.js";
 import { COMMAND_USAGE, isCommandName, USAGE } from "./usage.js";
 import type { CommandName } from "./usage.js";
 import { formatValidationLine, validateSkillReport, validationJson } from "./validate.js";
@@ -123,6 +125,41 @@ async function pull(rest: readonly string[]): Promise<number> {
   return summary.failed.length > 0 ? 1 : 0;
 }
 
+async function usage(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("usage", rest, { ...REMOTE_OPTIONS, days: { type: "string" }, name: { type: "string" }, format: { type: "string" } });
+  if (values.help) return help("usage");
+  const [where, ...extra] = positionals;
+  if (extra.length > 0) throw new UsageError("usage needs exactly one <tenant>/<project>", "usage");
+  const days = values.days === undefined ? 30 : Number(values.days);
+  if (!Number.isInteger(days) || days < 1 || days > 400) throw new UsageError(`--days must be an integer from 1 to 400, got '${values.days}'`, "usage");
+  const target = await remote("usage", where, "<tenant>/<project>", values);
+  const rows = await fetchUsage(target, days, values.name);
+  if (values.format === "json") console.log(JSON.stringify({ usage: rows }, null, 2));
+  else for (const line of formatUsage(rows)) console.log(line);
+  return 0;
+}
+
+function threshold(value: string | undefined, flag: string): number {
+  if (value === undefined) return 0;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`${flag} must be a number from 0 to 1, got '${value}'`, "eval");
+  return n;
+}
+
+async function evaluate(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("eval", rest, { "min-recall": { type: "string" }, "min-precision": { type: "string" }, format: { type: "string" } });
+  if (values.help) return help("eval");
+  const [root, name, ...extra] = positionals;
+  if (root === undefined || extra.length > 0) throw new UsageError("eval needs a skills root and at most one skill name", "eval");
+  const thresholds = { minRecall: threshold(values["min-recall"], "--min-recall"), minPrecision: threshold(values["min-precision"], "--min-precision") };
+  const run = await runEvals(root, name);
+  if (values.format === "json") console.log(JSON.stringify(run, null, 2));
+  else for (const report of run.reports) for (const line of formatEvalReport(report)) console.log(line);
+  for (const failure of run.failures) console.error(`error: ${failure.name}: ${failure.message}`);
+  if (run.reports.length === 0 && run.failures.length === 0) console.error(`no skill with evals/triggers.yaml below ${root}`);
+  return evalExitCode(run, thresholds);
+}
+
 function help(command?: CommandName): number {
   console.log(command ? COMMAND_USAGE[command] : USAGE);
   return 0;
@@ -139,6 +176,10 @@ async function main(argv: readonly string[]): Promise<number> {
       return push(rest);
     case "pull":
       return pull(rest);
+    case "usage":
+      return usage(rest);
+    case "eval":
+      return evaluate(rest);
     case "token":
       return rest.includes("--help") ? help("token") : runTokenCommand(rest);
     case undefined:
