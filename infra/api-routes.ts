@@ -57,6 +57,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   { method: "PUT", path: "/brain/{tenant}/projects/{project}/documents/{path+}", function: "http-documents" },
   { method: "GET", path: "/brain/{tenant}/projects/{project}/documents/{path+}", function: "http-documents" },
   { method: "DELETE", path: "/brain/{tenant}/projects/{project}/documents/{path+}", function: "http-documents" },
+  { method: "POST", path: "/brain/{tenant}/projects/{project}/documents/{path+}", function: "http-documents" },
 
   { method: "POST", path: "/brain/{tenant}/processes/{processId}/tools/{toolName}", function: "http-tools" },
 ];

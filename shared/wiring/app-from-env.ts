@@ -70,7 +70,7 @@ export function runtimeFromEnv(env: ConfigEnvironment = process.env, options: Ru
     instrument: options.instrument,
     environment,
     clients,
-    documents: bucketName ? new S3DocumentStore({ client: clients.s3, bucket: bucketName }) : unconfigured("The document store", ENV.bucketName),
+    documents: bucketName ? new S3DocumentStore({ client: clients.s3, bucket: bucketName, versioned: !readConfig(env, ["localMode"]).localMode }) : unconfigured("The document store", ENV.bucketName),
     bundled: bundledDocuments(),
     processes: tableName ? new DynamoDBProcessStore(clients.dynamodb, tableName) : unconfigured("The process store", ENV.tableName),
     requests: tableName ? new DynamoDBRequestStore(clients.dynamodb, tableName) : unconfigured("The request store", ENV.tableName),
