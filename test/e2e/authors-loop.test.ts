@@ -92,3 +92,24 @@ describe("trigger evals over the local stack", () => {
     expect(errorOf(none)?.code).toBe("DOCUMENT_NOT_FOUND");
   });
 });
+
+describe("version history over the local stack", () => {
+  it("answers 501 VERSIONS_UNAVAILABLE (its S3 emulator keeps no versions) and leaves the document alone", async () => {
+    // Prepare
+    const path = "_vance/skills/helper/SKILL.md";
+
+    // Act
+    const versions = await api.send("GET", `/brain/${TENANT}/projects/${P1}/documents/${path}?versions`);
+    const restore = await api.send("POST", `/brain/${TENANT}/projects/${P1}/documents/${path}:restore`, { body: { versionId: "v1" } });
+    const badBody = await api.send("POST", `/brain/${TENANT}/projects/${P1}/documents/${path}:restore`, { body: { version: 1 } });
+    const current = await api.getDocument(TENANT, P1, path);
+
+    // Assess
+    expect(versions.status).toBe(501);
+    expect(errorOf(versions)?.code).toBe("VERSIONS_UNAVAILABLE");
+    expect(restore.status).toBe(501);
+    expect(badBody.status).toBe(400);
+    expect(current.status).toBe(200);
+    expect(current.text).toContain("Helper body.");
+  });
+});
