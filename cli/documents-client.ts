@@ -30,6 +30,17 @@ export interface DocumentsApi {
   put(path: string, body: Uint8Array): Promise<SavedDocument>;
   get(path: string): Promise<Uint8Array>;
   delete(path: string): Promise<void>;
+  /** `GET …?versions` (API.md "Author's loop"); optional so test doubles need not implement it. */
+  versions?(path: string): Promise<RemoteVersion[]>;
+  /** `POST …/{path}:restore`. */
+  restore?(path: string, versionId: string): Promise<SavedDocument>;
+}
+
+export interface RemoteVersion {
+  versionId: string;
+  etag: string;
+  lastModified: string;
+  size: number;
 }
 
 /** A non-2xx answer, with the service's error code and, for INVALID_DOCUMENT, its problems. */
@@ -109,6 +120,15 @@ export function httpDocumentsApi(target: RemoteTarget, options: ClientOptions = 
     async delete(path) {
       const response = await call(documentUrl(path), { method: "DELETE" });
       await response.body?.cancel();
+    },
+    async versions(path) {
+      const response = await call(`${documentUrl(path)}?versions`, { method: "GET" });
+      return ((await response.json()) as { versions?: RemoteVersion[] }).versions ?? [];
+    },
+    async restore(path, versionId) {
+      const response = await call(`${documentUrl(path)}:restore`, { method: "POST", body: JSON.stringify({ versionId }), headers: { "content-type": "application/json" } });
+      const saved = (await response.json()) as Partial<SavedDocument>;
+      return { path: saved.path ?? path, etag: bareEtag(saved.etag), warnings: Array.isArray(saved.warnings) ? saved.warnings : [] };
     },
   };
 }

@@ -139,6 +139,34 @@ async function usage(rest: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** A bare skill name stands for its SKILL.md. */
+const documentPathOf = (value: string): string => (value.includes("/") ? value : `_vance/skills/${value}/SKILL.md`);
+
+async function history(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("history", rest, REMOTE_OPTIONS);
+  if (values.help) return help("history");
+  const [where, doc, ...extra] = positionals;
+  if (doc === undefined || extra.length > 0) throw new UsageError("history needs <tenant>/<level> and one skill name or document path", "history");
+  const target = await remote("history", where, "<tenant>/<level>", values);
+  const versions = (await httpDocumentsApi(target).versions?.(documentPathOf(doc))) ?? [];
+  for (const v of versions) console.log(`${v.versionId}  ${v.lastModified}  ${String(v.size).padStart(8)}  ${v.etag}`);
+  if (versions.length === 0) console.error("no versions");
+  return 0;
+}
+
+async function restore(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("restore", rest, REMOTE_OPTIONS);
+  if (values.help) return help("restore");
+  const [where, doc, versionId, ...extra] = positionals;
+  if (versionId === undefined || extra.length > 0) throw new UsageError("restore needs <tenant>/<level>, a skill name or document path, and a versionId", "restore");
+  const target = await remote("restore", where, "<tenant>/<level>", values);
+  const saved = await httpDocumentsApi(target).restore?.(documentPathOf(doc!), versionId);
+  if (!saved) return 1;
+  for (const warning of saved.warnings) console.error(`warning: ${warning.path ?? saved.path}: ${warning.message}`);
+  console.log(`restored ${saved.path} to ${versionId} (etag ${saved.etag})`);
+  return 0;
+}
+
 function threshold(value: string | undefined, flag: string): number {
   if (value === undefined) return 0;
   const n = Number(value);
@@ -180,6 +208,10 @@ async function main(argv: readonly string[]): Promise<number> {
       return usage(rest);
     case "eval":
       return evaluate(rest);
+    case "history":
+      return history(rest);
+    case "restore":
+      return restore(rest);
     case "token":
       return rest.includes("--help") ? help("token") : runTokenCommand(rest);
     case undefined:
