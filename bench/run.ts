@@ -10,6 +10,7 @@ import { benchLanes } from "./lane-bench.js";
 import { benchSandbox } from "./sandbox-bench.js";
 import { benchScripts } from "./script-bench.js";
 import { benchTriggerStorm } from "./trigger-storm-bench.js";
+import { benchUsage } from "./usage-bench.js";
 
 /** `npm run bench`: every figure in one table, also written to bench/results.json. */
 async function main(): Promise<void> {
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
   await section("compose", benchCompose);
   await section("compose with files", benchComposeWithFiles);
   await section("catalogue", benchCatalogue);
+  await section("usage counters", benchUsage);
   await section("trigger storm", benchTriggerStorm);
   await section("lanes", benchLanes);
   await section("http", benchHttp);

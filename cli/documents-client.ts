@@ -31,6 +31,17 @@ export interface DocumentsApi {
   put(path: string, body: Uint8Array): Promise<SavedDocument>;
   get(path: string): Promise<Uint8Array>;
   delete(path: string): Promise<void>;
+  /** `GET …?versions` (API.md "Author's loop"); optional so test doubles need not implement it. */
+  versions?(path: string): Promise<RemoteVersion[]>;
+  /** `POST …/{path}:restore`. */
+  restore?(path: string, versionId: string): Promise<SavedDocument>;
+}
+
+export interface RemoteVersion {
+  versionId: string;
+  etag: string;
+  lastModified: string;
+  size: number;
 }
 
 /** A non-2xx answer, with the service's error code and, for INVALID_DOCUMENT, its problems. */
@@ -89,5 +100,12 @@ export function httpDocumentsApi(target: RemoteTarget, options: ClientOptions = 
       }, base),
     get: (path) => translated(async () => (await client.documents.get(level, validateDocumentPath(path))).body, base),
     delete: (path) => translated(() => client.documents.delete(level, validateDocumentPath(path)), base),
+    versions: (path) =>
+      translated(async () => (await client.documents.versions(level, validateDocumentPath(path))).map((v) => ({ ...v })), base),
+    restore: (path, versionId) =>
+      translated(async () => {
+        const saved = await client.documents.restore(level, validateDocumentPath(path), versionId);
+        return { path: saved.path, etag: bareEtag(saved.etag), warnings: saved.warnings };
+      }, base),
   };
 }

@@ -9,6 +9,8 @@ import { formatPushSummary, pushExitCode } from "./push-report.js";
 import { parseLevelTarget, resolveRemote } from "./remote-target.js";
 import { renderSkill, renderTarget } from "./render.js";
 import { runTokenCommand } from "./token.js";
+import { evalExitCode, formatEvalReport, runEvals } from "./eval.js";
+import { fetchUsage, formatUsage } from "./usage-client.js";
 import { COMMAND_USAGE, isCommandName, USAGE } from "./usage.js";
 import type { CommandName } from "./usage.js";
 import { formatValidationLine, validateSkillReport, validationJson } from "./validate.js";
@@ -147,6 +149,69 @@ async function chat(rest: readonly string[]): Promise<number> {
   }
 }
 
+async function usage(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("usage", rest, { ...REMOTE_OPTIONS, days: { type: "string" }, name: { type: "string" }, format: { type: "string" } });
+  if (values.help) return help("usage");
+  const [where, ...extra] = positionals;
+  if (extra.length > 0) throw new UsageError("usage needs exactly one <tenant>/<project>", "usage");
+  const days = values.days === undefined ? 30 : Number(values.days);
+  if (!Number.isInteger(days) || days < 1 || days > 400) throw new UsageError(`--days must be an integer from 1 to 400, got '${values.days}'`, "usage");
+  const target = await remote("usage", where, "<tenant>/<project>", values);
+  const rows = await fetchUsage(target, days, values.name);
+  if (values.format === "json") console.log(JSON.stringify({ usage: rows }, null, 2));
+  else for (const line of formatUsage(rows)) console.log(line);
+  return 0;
+}
+
+/** A bare skill name stands for its SKILL.md. */
+const documentPathOf = (value: string): string => (value.includes("/") ? value : `_vance/skills/${value}/SKILL.md`);
+
+async function history(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("history", rest, REMOTE_OPTIONS);
+  if (values.help) return help("history");
+  const [where, doc, ...extra] = positionals;
+  if (doc === undefined || extra.length > 0) throw new UsageError("history needs <tenant>/<level> and one skill name or document path", "history");
+  const target = await remote("history", where, "<tenant>/<level>", values);
+  const versions = (await httpDocumentsApi(target).versions?.(documentPathOf(doc))) ?? [];
+  for (const v of versions) console.log(`${v.versionId}  ${v.lastModified}  ${String(v.size).padStart(8)}  ${v.etag}`);
+  if (versions.length === 0) console.error("no versions");
+  return 0;
+}
+
+async function restore(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("restore", rest, REMOTE_OPTIONS);
+  if (values.help) return help("restore");
+  const [where, doc, versionId, ...extra] = positionals;
+  if (versionId === undefined || extra.length > 0) throw new UsageError("restore needs <tenant>/<level>, a skill name or document path, and a versionId", "restore");
+  const target = await remote("restore", where, "<tenant>/<level>", values);
+  const saved = await httpDocumentsApi(target).restore?.(documentPathOf(doc!), versionId);
+  if (!saved) return 1;
+  for (const warning of saved.warnings) console.error(`warning: ${warning.path ?? saved.path}: ${warning.message}`);
+  console.log(`restored ${saved.path} to ${versionId} (etag ${saved.etag})`);
+  return 0;
+}
+
+function threshold(value: string | undefined, flag: string): number {
+  if (value === undefined) return 0;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`${flag} must be a number from 0 to 1, got '${value}'`, "eval");
+  return n;
+}
+
+async function evaluate(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("eval", rest, { "min-recall": { type: "string" }, "min-precision": { type: "string" }, format: { type: "string" } });
+  if (values.help) return help("eval");
+  const [root, name, ...extra] = positionals;
+  if (root === undefined || extra.length > 0) throw new UsageError("eval needs a skills root and at most one skill name", "eval");
+  const thresholds = { minRecall: threshold(values["min-recall"], "--min-recall"), minPrecision: threshold(values["min-precision"], "--min-precision") };
+  const run = await runEvals(root, name);
+  if (values.format === "json") console.log(JSON.stringify(run, null, 2));
+  else for (const report of run.reports) for (const line of formatEvalReport(report)) console.log(line);
+  for (const failure of run.failures) console.error(`error: ${failure.name}: ${failure.message}`);
+  if (run.reports.length === 0 && run.failures.length === 0) console.error(`no skill with evals/triggers.yaml below ${root}`);
+  return evalExitCode(run, thresholds);
+}
+
 function help(command?: CommandName): number {
   console.log(command ? COMMAND_USAGE[command] : USAGE);
   return 0;
@@ -165,6 +230,14 @@ async function main(argv: readonly string[]): Promise<number> {
       return pull(rest);
     case "chat":
       return chat(rest);
+    case "usage":
+      return usage(rest);
+    case "eval":
+      return evaluate(rest);
+    case "history":
+      return history(rest);
+    case "restore":
+      return restore(rest);
     case "token":
       return rest.includes("--help") ? help("token") : runTokenCommand(rest);
     case undefined:

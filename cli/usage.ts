@@ -47,6 +47,21 @@ export const COMMAND_USAGE = {
   --tenant T           default: the token's tenant, else demo (the local stack's)
   --url URL            the service (default: $${ENV.cliUrl}); --ws-url: its WebSocket (default: <url>/ws)
   --token T            bearer token (default: $${ENV.cliToken}; a local URL gets a dev token)`,
+  usage: `usage: skills usage <tenant>/<project> [--days N] [--name NAME] [--url URL] [--token T] [--format text|json]
+  Prints the project's skill usage counters per UTC day, skill and level: activations by path
+  (explicit, trigger, model, recipe, spawn) and refused activations.
+  --days N             days back, today included (1-400, default 30)
+  --name NAME          one skill only`,
+  history: `usage: skills history <tenant>/<level> <skill-name|document-path> [--url URL] [--token T]
+  Lists a document's versions, newest first (versionId, lastModified, size, etag). A bare skill
+  name means _vance/skills/<name>/SKILL.md. Needs a versioned bucket (not the local stack).`,
+  restore: `usage: skills restore <tenant>/<level> <skill-name|document-path> <versionId> [--url URL] [--token T]
+  Writes that version back as the newest, validated like a push; a refused version changes nothing.`,
+  eval: `usage: skills eval <skills-root> [name] [--min-recall R] [--min-precision P] [--format text|json]
+  Runs each skill's evals/triggers.yaml (should: [...], should-not: [...]) offline through the
+  service's trigger matcher against every skill below <skills-root>, and prints precision, recall,
+  the wrong cases and the confusion list (other skills firing on the same message).
+  Exit 1 when a skill is below --min-recall or --min-precision (0..1, default 0) or an evals file is invalid.`,
   token: `${TOKEN_USAGE.replace("Usage: ", "usage: ")}
   Prints a signed token (secret: $${ENV.jwtSecret}, locally local-dev-secret).`,
 } as const;

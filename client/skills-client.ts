@@ -16,6 +16,9 @@ import type {
   ProcessSkillRequest,
   RequestRecord,
   SavedDocument,
+  DocumentVersion,
+  SkillUsageRow,
+  SkillEvalsResult,
   ShadowedSkill,
   SkillDetail,
   SkillProblem,
@@ -122,6 +125,16 @@ export class SkillsClient {
       const response = await this.http.send("DELETE", this.documentPath(project, path));
       await response.body?.cancel();
     },
+    /** Newest first; a bucket without versioning (the local stack) answers 501 VERSIONS_UNAVAILABLE. */
+    versions: async (project: string, path: string): Promise<DocumentVersion[]> => {
+      const body = await this.http.json<{ versions: DocumentVersion[] }>("GET", this.documentPath(project, path), { query: { versions: "" } });
+      return body.versions;
+    },
+    /** Writes that version back as the newest, validated like a PUT. */
+    restore: async (project: string, path: string, versionId: string): Promise<SavedDocument> => {
+      const saved = await this.http.json<Partial<SavedDocument>>("POST", `${this.documentPath(project, path)}:restore`, { json: { versionId } });
+      return { path: saved.path ?? path, etag: saved.etag ?? "", warnings: Array.isArray(saved.warnings) ? saved.warnings : [] };
+    },
   };
 
   readonly skills = {
@@ -139,6 +152,12 @@ export class SkillsClient {
       const body = await this.http.json<{ problems: SkillProblem[] }>("GET", `${this.t}/skills/problems`, { query: { projectId: options.projectId } });
       return body.problems;
     },
+    usage: async (options: { projectId?: string; days?: number; name?: string } = {}): Promise<SkillUsageRow[]> => {
+      const body = await this.http.json<{ usage: SkillUsageRow[] }>("GET", `${this.t}/skills/usage`, { query: options });
+      return body.usage;
+    },
+    evals: async (name: string, options: { projectId?: string } = {}): Promise<SkillEvalsResult> =>
+      this.http.json("GET", `${this.t}/skills/effective/${segment(name)}/evals`, { query: { projectId: options.projectId } }),
     active: async (processId: string): Promise<ActiveSkillRef[]> => {
       const body = await this.http.json<{ activeSkills: ActiveSkillRef[] }>("GET", `${this.t}/skills/active`, { query: { processId } });
       return body.activeSkills;

@@ -93,6 +93,34 @@ export interface SavedDocument {
   warnings: DocumentProblem[];
 }
 
+/** One stored version of a document (API.md "Author's loop"). */
+export interface DocumentVersion {
+  versionId: string;
+  etag: string;
+  lastModified: string;
+  size: number;
+}
+
+/** Activations of one skill on one UTC day, by path, and refused ones. */
+export interface SkillUsageRow {
+  name: string;
+  source: string | null;
+  day: string;
+  explicit: number;
+  trigger: number;
+  model: number;
+  recipe: number;
+  spawn: number;
+  refused: number;
+}
+
+export interface SkillEvalsResult {
+  name: string;
+  precision: number;
+  recall: number;
+  cases: { message: string; expected: boolean; fired: boolean }[];
+}
+
 export interface DocumentBody {
   body: Uint8Array;
   etag: string | undefined;

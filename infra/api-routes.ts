@@ -40,6 +40,8 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   { method: "GET", path: "/brain/{tenant}/skills/effective/{name}", function: "http-skills" },
   { method: "GET", path: "/brain/{tenant}/skills/problems", function: "http-skills" },
   { method: "GET", path: "/brain/{tenant}/skills/active", function: "http-skills" },
+  { method: "GET", path: "/brain/{tenant}/skills/usage", function: "http-skills" },
+  { method: "GET", path: "/brain/{tenant}/skills/effective/{name}/evals", function: "http-skills" },
 
   { method: "POST", path: "/brain/{tenant}/sessions/{sessionId}/processes", function: "http-processes" },
   { method: "GET", path: "/brain/{tenant}/sessions/{sessionId}/processes", function: "http-processes" },
@@ -56,6 +58,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   { method: "PUT", path: "/brain/{tenant}/projects/{project}/documents/{path+}", function: "http-documents" },
   { method: "GET", path: "/brain/{tenant}/projects/{project}/documents/{path+}", function: "http-documents" },
   { method: "DELETE", path: "/brain/{tenant}/projects/{project}/documents/{path+}", function: "http-documents" },
+  { method: "POST", path: "/brain/{tenant}/projects/{project}/documents/{path+}", function: "http-documents" },
 
   { method: "POST", path: "/brain/{tenant}/processes/{processId}/tools/{toolName}", function: "http-tools" },
 ];

@@ -25,6 +25,8 @@ export type ErrorCode =
   | "PAYLOAD_TOO_LARGE"
   | "TOO_MANY_REQUESTS"
   | "SERVICE_UNAVAILABLE"
+  // issue 17: a store without version history (the local stack's S3 emulator)
+  | "VERSIONS_UNAVAILABLE"
   | "INTERNAL";
 
 export abstract class SkillsError extends Error {
@@ -146,5 +148,13 @@ export class PayloadTooLarge extends SkillsError {
   readonly code = "PAYLOAD_TOO_LARGE";
   constructor(message: string, readonly limitBytes: number) {
     super(message);
+  }
+}
+
+/** Version history needs a versioned bucket; the local stack's emulator keeps none (decisions.md, issue 17). */
+export class VersionsUnavailable extends SkillsError {
+  readonly code = "VERSIONS_UNAVAILABLE";
+  constructor() {
+    super("This deployment keeps no document versions (a versioned S3 bucket is needed; the local stack's emulator has none)");
   }
 }

@@ -13,6 +13,7 @@ export interface HandlerLogger {
 }
 
 export const SKILL_ACTIVATIONS_METRIC = "SkillActivations";
+export const SKILL_ACTIVATION_REFUSALS_METRIC = "SkillActivationRefusals";
 
 /**
  * One EMF line per activation, dimensioned by skill and path. Powertools reads its namespace
@@ -26,6 +27,12 @@ export class PowertoolsActivationMetrics implements SkillActivationSink {
     const single = this.metrics.singleMetric();
     single.addDimensions({ skill: name, path });
     single.addMetric(SKILL_ACTIVATIONS_METRIC, MetricUnit.Count, 1);
+  }
+
+  skillRefused(name: string, code: string): void {
+    const single = this.metrics.singleMetric();
+    single.addDimensions({ skill: name, code });
+    single.addMetric(SKILL_ACTIVATION_REFUSALS_METRIC, MetricUnit.Count, 1);
   }
 }
 

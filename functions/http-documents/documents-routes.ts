@@ -1,13 +1,15 @@
 import type { DocumentService } from "../../shared/app/document-service.js";
 import { contentTypeOf } from "../../shared/app/document-service.js";
-import { readBody } from "../../shared/http/request.js";
+import * as z from "zod";
+import { InvalidRequest } from "../../shared/errors.js";
+import { parseJsonBody, readBody } from "../../shared/http/request.js";
 import { emptyResponse, jsonResponse } from "../../shared/http/response.js";
 import { route } from "../_shared/http-route.js";
 import { servingHeaders } from "./document-disposition.js";
 import type { HttpReply, HttpRoute } from "../_shared/http-route.js";
 
 interface DocumentsRoutesDeps {
-  documents: Pick<DocumentService, "put" | "get" | "delete" | "list">;
+  documents: Pick<DocumentService, "put" | "get" | "delete" | "list" | "versions" | "getVersion" | "restore">;
 }
 
 /**
@@ -17,6 +19,8 @@ interface DocumentsRoutesDeps {
 export const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
 
 const DOCUMENT = "/brain/{tenant}/projects/{project}/documents/{path+}";
+const RESTORE_SUFFIX = ":restore";
+const RestoreBody = z.strictObject({ versionId: z.string().min(1).max(1024) });
 
 const quoted = (etag: string): string => `"${etag}"`;
 
@@ -43,8 +47,25 @@ export function documentsRoutes({ documents }: DocumentsRoutesDeps): HttpRoute[]
       return jsonResponse(200, saved, { etag: quoted(saved.etag) });
     }),
 
+    route("POST", DOCUMENT, async (request) => {
+      // `POST …/documents/{path}:restore` (API.md "Author's loop"); the greedy {path+} carries the suffix.
+      const raw = request.param("path");
+      if (!raw.endsWith(RESTORE_SUFFIX)) throw new InvalidRequest("POST on a document is only ':restore'");
+      const { versionId } = parseJsonBody(request.event, RestoreBody, { maxBytes: 4096 });
+      const saved = await documents.restore(request.identity, request.param("tenant"), request.param("project"), raw.slice(0, -RESTORE_SUFFIX.length), versionId);
+      return jsonResponse(200, saved, { etag: quoted(saved.etag) });
+    }),
+
     route("GET", DOCUMENT, async (request): Promise<HttpReply> => {
-      const doc = await documents.get(request.identity, request.param("tenant"), request.param("project"), request.param("path"));
+      if (request.query("versions") !== undefined) {
+        const versions = await documents.versions(request.identity, request.param("tenant"), request.param("project"), request.param("path"));
+        return jsonResponse(200, { versions });
+      }
+      const versionId = request.query("versionId");
+      const doc =
+        versionId !== undefined
+          ? await documents.getVersion(request.identity, request.param("tenant"), request.param("project"), request.param("path"), versionId)
+          : await documents.get(request.identity, request.param("tenant"), request.param("project"), request.param("path"));
       const contentType = contentTypeOf(doc);
       const headers = { etag: quoted(doc.etag), "cache-control": "no-store", ...servingHeaders(doc.path, contentType) };
       if (notModified(request.header("if-none-match"), doc.etag)) return emptyResponse(304, headers);

@@ -4,6 +4,7 @@ import { InvalidRequest } from "../../shared/errors.js";
 import { jsonResponse } from "../../shared/http/response.js";
 import { toSkillDetail } from "../../shared/skills/skill-detail.js";
 import { toSkillSummary } from "../../shared/skills/skill-summary.js";
+import { parseUsageDays } from "../../shared/usage/skill-usage.js";
 import { publicRoute, route } from "../_shared/http-route.js";
 import type { AuthenticatedRequest, HttpRoute } from "../_shared/http-route.js";
 import { accessibleProcess } from "../_shared/process-access.js";
@@ -12,7 +13,7 @@ import { optionalQuery, requiredQuery } from "../_shared/query.js";
 import openApiDocument from "../../schema/openapi.json" with { type: "json" };
 
 interface SkillsRoutesDeps {
-  app: Pick<SkillsApp, "listEffective" | "listEffectiveWithShadowed" | "resolveEffective" | "skillProblems" | "getProcess">;
+  app: Pick<SkillsApp, "listEffective" | "listEffectiveWithShadowed" | "resolveEffective" | "skillProblems" | "getProcess" | "skillUsage" | "skillEvals">;
 }
 
 /** `includeShadowed=true|false` (absent: false); anything else is a mistake worth telling. */
@@ -54,6 +55,11 @@ export function skillsRoutes({ app }: SkillsRoutesDeps): HttpRoute[] {
       return jsonResponse(200, toSkillDetail(skill));
     }),
 
+    route("GET", "/brain/{tenant}/skills/effective/{name}/evals", async (request) => {
+      const report = await app.skillEvals(request.identity.tenant, request.user, projectIdOf(request), request.param("name"));
+      return jsonResponse(200, report);
+    }),
+
     route("GET", "/brain/{tenant}/skills/problems", async (request) => {
       const problems = await app.skillProblems(request.identity.tenant, request.user, projectIdOf(request));
       return jsonResponse(200, {
@@ -66,6 +72,16 @@ export function skillsRoutes({ app }: SkillsRoutesDeps): HttpRoute[] {
           severity: p.severity ?? "error",
         })),
       });
+    }),
+
+    route("GET", "/brain/{tenant}/skills/usage", async (request) => {
+      // Readable by whoever may list that project's skills.
+      const projectId = requiredQuery(request, "projectId");
+      assertProjectAccess(request.identity, projectId);
+      const days = parseUsageDays(optionalQuery(request, "days"));
+      const name = optionalQuery(request, "name");
+      if (name !== undefined && (name.length === 0 || name.length > 128)) throw new InvalidRequest("Query parameter 'name' must be a skill name of 1 to 128 characters");
+      return jsonResponse(200, { usage: await app.skillUsage(request.identity.tenant, projectId, days, name) });
     }),
 
     route("GET", "/brain/{tenant}/skills/active", async (request) => {

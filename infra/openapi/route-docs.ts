@@ -76,6 +76,51 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     responses: { 200: { description: "The skill", schema: SkillDetailOut } },
     errors: ["SKILL_NOT_FOUND"],
   },
+  "GET /brain/{tenant}/skills/usage": {
+    tag: "skills",
+    summary: "Activation counters of the project's skills per UTC day, skill, level and path (explicit, trigger, model, recipe, spawn) and refused activations",
+    query: projectIdQuery.extend({
+      days: z.string().optional().meta({ description: "Days back, today included: 1 to 400 (default 30)" }),
+      name: z.string().optional().meta({ description: "One skill only" }),
+    }),
+    responses: {
+      200: {
+        description: "The counters",
+        schema: z.object({
+          usage: z.array(
+            z.looseObject({
+              name: z.string(),
+              source: z.string().nullable(),
+              day: z.string(),
+              explicit: z.number(),
+              trigger: z.number(),
+              model: z.number(),
+              recipe: z.number(),
+              spawn: z.number(),
+              refused: z.number(),
+            }),
+          ),
+        }),
+      },
+    },
+  },
+  "GET /brain/{tenant}/skills/effective/{name}/evals": {
+    tag: "skills",
+    summary: "Runs the skill's evals/triggers.yaml through the trigger matcher: precision, recall and every case",
+    query: projectIdQuery,
+    responses: {
+      200: {
+        description: "The evals' result",
+        schema: z.looseObject({
+          name: z.string(),
+          precision: z.number(),
+          recall: z.number(),
+          cases: z.array(z.looseObject({ message: z.string(), expected: z.boolean(), fired: z.boolean() })),
+        }),
+      },
+    },
+    errors: ["SKILL_NOT_FOUND", "DOCUMENT_NOT_FOUND", "INVALID_DOCUMENT"],
+  },
   "GET /brain/{tenant}/skills/problems": {
     tag: "skills",
     summary: "Every skill document the cascade skipped (severity error) or accepted with warnings",
@@ -165,9 +210,20 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   "GET /brain/{tenant}/projects/{project}/documents/{path+}": {
     tag: "documents",
-    summary: "A document's raw body, with its ETag",
-    responses: { 200: { description: "The file", schema: "raw" }, 304: { description: "Not modified (If-None-Match)" } },
-    errors: ["DOCUMENT_NOT_FOUND"],
+    summary: "A document's raw body, with its ETag; `?versions` lists its versions (newest first), `?versionId=V` reads one",
+    query: z.object({
+      versions: z.string().optional().meta({ description: "Present: answer {versions:[{versionId, etag, lastModified, size}]} instead of the body" }),
+      versionId: z.string().optional().meta({ description: "Read this version's body" }),
+    }),
+    responses: { 200: { description: "The file, or its versions", schema: "raw" }, 304: { description: "Not modified (If-None-Match)" } },
+    errors: ["DOCUMENT_NOT_FOUND", "VERSIONS_UNAVAILABLE"],
+  },
+  "POST /brain/{tenant}/projects/{project}/documents/{path+}": {
+    tag: "documents",
+    summary: "`{path}:restore` with {versionId}: writes that version back as the newest, validated like a PUT (a refused restore changes nothing)",
+    body: z.object({ versionId: z.string() }),
+    responses: { 200: { description: "Restored, with warnings", schema: SavedDocumentOut } },
+    errors: ["INVALID_DOCUMENT", "DOCUMENT_NOT_FOUND", "VERSIONS_UNAVAILABLE"],
   },
   "DELETE /brain/{tenant}/projects/{project}/documents/{path+}": {
     tag: "documents",

@@ -1,10 +1,11 @@
+import { TRIGGER_EVALS_FILE, evalWarnings, evalsSkillNameOf, parseTriggerEvals, runTriggerEvals } from "../skills/evals/trigger-evals.js";
 import { mapWithConcurrency } from "../documents/cascade-layers.js";
 import type { SkillScope } from "../skills/skill-scope.js";
 import { MAX_PATTERN_TRIGGERS_PER_LEVEL, patternCount } from "../skills/triggers/trigger-caps.js";
 import { noDocumentChangeNotifier, type DocumentChangeNotifier } from "../catalogue/document-change-notifier.js";
 import { assertCanReadDocuments, assertCanWriteDocuments } from "../auth/authorization.js";
 import type { Identity } from "../auth/identity.js";
-import { DocumentNotFound, InvalidDocument } from "../errors.js";
+import { DocumentNotFound, InvalidDocument, InvalidRequest, VersionsUnavailable } from "../errors.js";
 import type { DocumentProblem } from "../errors.js";
 import { parseRecipeDocument } from "../recipes/recipe-document-parser.js";
 import { recipeNameOf } from "../recipes/recipe-paths.js";
@@ -17,7 +18,7 @@ import { linkedSiblingPaths } from "../skills/skill-body-links.js";
 import { strictUtf8 } from "../documents/document-body.js";
 import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
 import { capFindings } from "../support/capped-list.js";
-import type { DocumentRef, DocumentStore, StoredDocument } from "../documents/document-store.js";
+import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../documents/document-store.js";
 import { assertWithinDocumentLimits, DEFAULT_DOCUMENT_LIMITS } from "./document-limits.js";
 import type { DocumentLimits } from "./document-limits.js";
 
@@ -65,6 +66,12 @@ export function contentTypeOf(doc: Pick<StoredDocument, "path" | "contentType">)
  */
 const storedContentType = (contentType: string | undefined): string | undefined =>
   contentType === undefined || contentType.trim() === "" || /^application\/x-www-form-urlencoded\b/i.test(contentType) ? undefined : contentType;
+
+/** S3 version ids are opaque printable strings of up to 1024 bytes; anything else cannot name one. */
+function validVersionId(versionId: string): string {
+  if (!/^[\x21-\x7e]{1,1024}$/.test(versionId)) throw new InvalidRequest("versionId must be 1 to 1024 printable ASCII characters");
+  return versionId;
+}
 
 const toWarning = (problem: DocumentProblem): DocumentWarning => ({
   path: problem.path,
@@ -123,6 +130,36 @@ export class DocumentService {
     await this.notify({ tenant, project, path });
   }
 
+  /** API.md "Author's loop": the document's versions, newest first. VERSIONS_UNAVAILABLE without a versioned store. */
+  async versions(identity: Identity, tenant: string, project: string, path: string): Promise<DocumentVersion[]> {
+    assertCanReadDocuments(identity, tenant, project);
+    validateProjectName(project);
+    const versions = await this.store.versions?.(tenant, project, validateDocumentPath(path));
+    if (versions === undefined) throw new VersionsUnavailable();
+    return versions;
+  }
+
+  /** One version's body; DOCUMENT_NOT_FOUND for a version the document does not have. */
+  async getVersion(identity: Identity, tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument> {
+    assertCanReadDocuments(identity, tenant, project);
+    validateProjectName(project);
+    validateDocumentPath(path);
+    if (!this.store.getVersion || (await this.store.versions?.(tenant, project, path)) === undefined) throw new VersionsUnavailable();
+    const doc = await this.store.getVersion(tenant, project, path, validVersionId(versionId));
+    if (!doc) throw new DocumentNotFound(`${path} (version '${versionId.slice(0, 80)}')`);
+    return doc;
+  }
+
+  /**
+   * Writes a version back as the newest: validated and counted like any PUT (so a version that no
+   * longer validates is 422 and nothing is written), catalogue bumped through put's notify.
+   */
+  async restore(identity: Identity, tenant: string, project: string, path: string, versionId: string): Promise<DocumentSaved> {
+    assertCanWriteDocuments(identity, tenant, project);
+    const doc = await this.getVersion(identity, tenant, project, path, versionId);
+    return this.put(identity, tenant, project, path, doc.body, doc.contentType);
+  }
+
   /** Paths relative to the project, sorted. */
   async list(identity: Identity, tenant: string, project: string, prefix = ""): Promise<DocumentRef[]> {
     assertCanReadDocuments(identity, tenant, project);
@@ -141,7 +178,17 @@ export class DocumentService {
       assertNoCaseCollision(project, path, skillName, level);
       await this.assertLevelPatternCap(tenant, project, path, parsed.definition);
       const missing = await this.missingSiblings(tenant, project, skillName, parsed.definition);
-      return [...parsed.problems.map(toWarning), ...templateVariableWarnings(parsed.definition, path, text).map(toWarning), ...missing];
+      const evals = await this.evalsOfSkill(tenant, project, skillName, parsed.definition);
+      return [...parsed.problems.map(toWarning), ...templateVariableWarnings(parsed.definition, path, text).map(toWarning), ...missing, ...evals];
+    }
+    const evalsOf = evalsSkillNameOf(path);
+    if (evalsOf !== undefined) {
+      // A malformed or oversized evals file is refused; failing evals only warn.
+      const evals = parseTriggerEvals(textOrInvalid(path, body), path);
+      const skillDoc = await this.store.get(tenant, project, `_vance/skills/${evalsOf}/SKILL.md`);
+      const skillText = skillDoc && strictUtf8(skillDoc.body);
+      const definition = skillText === undefined ? undefined : parseSkillDocument(evalsOf, skillText, path).definition;
+      return definition ? evalWarnings(runTriggerEvals({ name: evalsOf, triggers: definition.triggers }, [], evals), path) : [];
     }
     const recipeName = recipeNameOf(path);
     if (recipeName !== undefined) {
@@ -150,6 +197,20 @@ export class DocumentService {
       return parsed.problems.map(toWarning);
     }
     return [];
+  }
+
+  /** The saved skill's own evals (same level), run against its new triggers; an unreadable evals file is a warning too. */
+  private async evalsOfSkill(tenant: string, project: string, skillName: string, skill: SkillDefinition): Promise<DocumentWarning[]> {
+    const path = `_vance/skills/${skillName}/${TRIGGER_EVALS_FILE}`;
+    const doc = await this.store.get(tenant, project, path);
+    const text = doc && strictUtf8(doc.body);
+    if (text === undefined) return [];
+    try {
+      return evalWarnings(runTriggerEvals({ name: skillName, triggers: skill.triggers }, [], parseTriggerEvals(text, path)), path);
+    } catch (error) {
+      if (error instanceof InvalidDocument) return error.problems.map(toWarning);
+      throw error;
+    }
   }
 
   /**

@@ -2,6 +2,8 @@ import { requestFingerprint } from "../steering/lane-requests.js";
 import { withSandboxTenant } from "../sandbox/sandbox-fairness.js";
 import { reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
+import { countRefusal, countUsage } from "./usage-counting.js";
+import type { SkillUsageStore } from "../usage/skill-usage.js";
 import { SkillsError } from "../errors.js";
 import { hasApplied } from "../processes/applied-requests.js";
 import type { ProcessStore } from "../processes/process-store.js";
@@ -43,6 +45,9 @@ interface LaneApplierDeps {
   onApplied?: (message: LaneMessage, record: RequestRecord) => void;
   /** Told the skills each applied request activated (SteerOutcome.activated). */
   activations?: SkillActivationSink;
+  /** Usage counters (issue 17): one ADD per activation or refused activation, never one for a request that activates nothing. */
+  usage?: SkillUsageStore;
+  clock?: () => Date;
 }
 
 /**
@@ -66,6 +71,7 @@ const isDomainError = (error: unknown): error is SkillsError =>
  */
 export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
   const logger = deps.logger ?? console;
+  const usageDeps = { usage: deps.usage, activations: deps.activations, processes: deps.processes, clock: deps.clock ?? (() => new Date()), logger };
 
   const bestEffort = async (what: string, event: () => Promise<void>): Promise<void> => {
     try {
@@ -146,6 +152,9 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
     deps.onApplied?.(message, record);
     if (record.status === "DONE") {
       reportActivations(deps.activations, steered?.activated, (error) => logger.warn("Could not record activation metrics", { requestId, error }));
+      if (steered) await countUsage(usageDeps, steered.process, steered.activated);
+    } else if (record.error) {
+      await countRefusal(usageDeps, message, record.error.code);
     }
     const scheduled = steered?.scheduled;
     if (scheduled) {

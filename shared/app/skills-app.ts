@@ -4,6 +4,14 @@ import type { WaitSlots } from "../processes/wait-slots.js";
 import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
 import { recipeActivations, reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
+import { InMemorySkillUsageStore } from "../usage/in-memory-skill-usage-store.js";
+import type { SkillUsageStore, UsageRow } from "../usage/skill-usage.js";
+import { countUsage } from "./usage-counting.js";
+import { TRIGGER_EVALS_FILE, parseTriggerEvals, runTriggerEvals } from "../skills/evals/trigger-evals.js";
+import type { EvalReport } from "../skills/evals/trigger-evals.js";
+import { pinnedLayer } from "../documents/cascade-layers.js";
+import { textOf } from "../documents/document-store.js";
+import { DocumentNotFound } from "../errors.js";
 import { randomUUID } from "node:crypto";
 import { InvalidRequest } from "../errors.js";
 import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
@@ -101,6 +109,8 @@ export interface SkillsAppDeps {
   spawnSlots?: WaitSlots;
   /** Counts skill activations by path where they happen (recipe defaults at spawn, the lane's requests). */
   activations?: SkillActivationSink;
+  /** Usage counters per project, level, skill, path and UTC day (issue 17); default: in memory. */
+  usage?: SkillUsageStore;
   /**
    * Where Foot clients' answers to FOOT scripts wait for the invoking function (shared between
    * functions on AWS: DynamoDB). Default: in memory, enough when everything runs in one process.
@@ -194,10 +204,15 @@ export interface SkillsApp {
   /** SkillNotFound when no visible, enabled skill has that name. */
   resolveEffective(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<ResolvedSkill>;
   skillProblems(tenant: string, user: LaneUser | null, projectId?: string): Promise<SkillProblem[]>;
+  /** API.md "Author's loop": usage counters of a project, newest day first. Authorization is the caller's. */
+  skillUsage(tenant: string, projectId: string, days: number, name?: string): Promise<UsageRow[]>;
+  /** A skill's `evals/triggers.yaml` from its own level, run against it and the other visible skills; DOCUMENT_NOT_FOUND without one. */
+  skillEvals(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<EvalReport>;
 }
 
 export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
   const clock = deps.clock ?? (() => new Date());
+  const usage = deps.usage ?? new InMemorySkillUsageStore();
   const newId = deps.newId ?? randomUUID;
   const events = deps.events ?? new NoopProcessEvents();
   const bundled = deps.bundled ?? new BundledDocumentLayer();
@@ -256,6 +271,8 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     ...(deps.logger ? { logger: deps.logger } : {}),
     ...(deps.onApplied ? { onApplied: deps.onApplied } : {}),
     ...(deps.activations ? { activations: deps.activations } : {}),
+    usage,
+    clock,
   });
 
   const scope = (tenant: string, user: LaneUser | null, projectId?: string): SkillScopeContext => ({
@@ -361,6 +378,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
           name: input.name,
         });
         reportActivations(deps.activations, recipeActivations(process.activeSkills));
+        await countUsage({ usage, activations: deps.activations, processes: deps.processes, clock, logger: deps.logger ?? console }, process, recipeActivations(process.activeSkills));
         return process;
       } finally {
         // A slot that cannot be given back holds its place until its lease ends: say so, never fail the answer for it.
@@ -381,5 +399,16 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       return skill;
     },
     skillProblems: (tenant, user, projectId) => skills.problems(scope(tenant, user, projectId)),
+    async skillEvals(tenant, user, projectId, name) {
+      const at = scope(tenant, user, projectId);
+      const skill = await skills.resolve(at, name);
+      if (!skill) throw await skillNotFound(skills, at, name);
+      const path = `${skill.location.directory}/${TRIGGER_EVALS_FILE}`;
+      const doc = await pinnedLayer(at, sources, skill.location).layer.read(path);
+      if (!doc) throw new DocumentNotFound(path);
+      const evals = parseTriggerEvals(textOf(doc), path);
+      return runTriggerEvals(skill, await skills.listAvailable(at), evals);
+    },
+    skillUsage: (tenant, projectId, days, name) => usage.read({ tenant, projectId, days, name, now: clock() }),
   };
 }

@@ -15,7 +15,22 @@ export interface StoredDocument extends DocumentRef {
   contentType?: string | undefined;
 }
 
+/** One stored version of a document (a versioned bucket; API.md "Author's loop"). */
+export interface DocumentVersion {
+  versionId: string;
+  etag: string;
+  lastModified: string;
+  size: number;
+}
+
 export interface DocumentStore {
+  /**
+   * A document's versions, newest first (delete markers left out); undefined when the store keeps
+   * no versions. Optional: only versioned stores implement it.
+   */
+  versions?(tenant: string, project: string, path: string): Promise<DocumentVersion[] | undefined>;
+  /** One version's body; undefined for a version this document does not have. */
+  getVersion?(tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument | undefined>;
   get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined>;
   put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string): Promise<DocumentRef>;
   /** Returns false when there was nothing to delete. */

@@ -1,10 +1,24 @@
-import type { DocumentRef, DocumentStore, StoredDocument } from "./document-store.js";
+import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "./document-store.js";
 import { md5Etag, toBytes } from "./document-body.js";
 import { documentKey, documentKeyPrefix, projectKeyPrefix } from "./document-path.js";
 
 /** DocumentStore for unit tests and the local stack without S3; same keys and ETags as the S3 adapter. */
 export class InMemoryDocumentStore implements DocumentStore {
   private readonly documents = new Map<string, { body: Uint8Array; etag: string; contentType?: string | undefined }>();
+  /** Every write of a key, oldest first, as a versioned bucket keeps them (the local version store). */
+  private readonly history = new Map<string, { version: DocumentVersion; body: Uint8Array; contentType?: string | undefined }[]>();
+  private nextVersion = 0;
+
+  constructor(private readonly clock: () => Date = () => new Date()) {}
+
+  async versions(tenant: string, project: string, path: string): Promise<DocumentVersion[] | undefined> {
+    return (this.history.get(documentKey(tenant, project, path)) ?? []).map((h) => ({ ...h.version })).reverse();
+  }
+
+  async getVersion(tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument | undefined> {
+    const found = this.history.get(documentKey(tenant, project, path))?.find((h) => h.version.versionId === versionId);
+    return found && { path, etag: found.version.etag, size: found.body.byteLength, body: found.body.slice(), contentType: found.contentType };
+  }
 
   async get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined> {
     const stored = this.documents.get(documentKey(tenant, project, path));
@@ -18,6 +32,8 @@ export class InMemoryDocumentStore implements DocumentStore {
     const bytes = toBytes(body).slice();
     const etag = md5Etag(bytes);
     this.documents.set(key, { body: bytes, etag, contentType });
+    const version = { versionId: `v${String(++this.nextVersion).padStart(8, "0")}`, etag, lastModified: this.clock().toISOString(), size: bytes.byteLength };
+    this.history.set(key, [...(this.history.get(key) ?? []), { version, body: bytes, contentType }]);
     return { path, etag, size: bytes.byteLength };
   }
 

@@ -3,10 +3,11 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
+  ListObjectVersionsCommand,
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import type { DocumentRef, DocumentStore, StoredDocument } from "./document-store.js";
+import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "./document-store.js";
 import { bareEtag, toBytes } from "./document-body.js";
 import { documentKey, documentKeyPrefix, isValidDocumentPath, projectKeyPrefix } from "./document-path.js";
 
@@ -15,6 +16,11 @@ interface S3DocumentStoreOptions {
   bucket: string;
   /** MaxKeys per ListObjectsV2 page; only tests lower it (to exercise pagination). */
   listPageSize?: number;
+  /**
+   * false: the bucket keeps no versions that can be trusted (the local stack's emulator ignores
+   * VersionId and lists none), so `versions` answers undefined and the API says so (501).
+   */
+  versioned?: boolean;
 }
 
 const isNotFound = (error: unknown): boolean => {
@@ -22,16 +28,27 @@ const isNotFound = (error: unknown): boolean => {
   return e?.name === "NoSuchKey" || e?.name === "NotFound" || e?.$metadata?.httpStatusCode === 404;
 };
 
+/** S3 answers a versionId that is not one of this key's with NoSuchVersion, or 400 for a malformed one. */
+const isNoSuchVersion = (error: unknown): boolean => {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  return isNotFound(error) || e?.name === "NoSuchVersion" || e?.name === "InvalidArgument" || e?.$metadata?.httpStatusCode === 400;
+};
+
+/** At most this many versions of one document are listed (a year of hourly saves is far below it). */
+export const MAX_LISTED_VERSIONS = 1000;
+
 /** DocumentStore on one S3 bucket; keys are `tenants/{tenant}/projects/{project}/{path}` (DESIGN.md "Data"). */
 export class S3DocumentStore implements DocumentStore {
   private readonly client: S3Client;
   private readonly bucket: string;
   private readonly listPageSize: number | undefined;
+  private readonly versioned: boolean;
 
   constructor(options: S3DocumentStoreOptions) {
     this.client = options.client;
     this.bucket = options.bucket;
     this.listPageSize = options.listPageSize;
+    this.versioned = options.versioned ?? true;
   }
 
   async get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined> {
@@ -88,5 +105,45 @@ export class S3DocumentStore implements DocumentStore {
     } while (ContinuationToken);
     // Real S3 lists in UTF-8 byte order already; emulators (fauxqs sorts with localeCompare) may not.
     return refs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /**
+   * ListObjectVersions under the key itself (a prefix; other keys that merely start with it are
+   * dropped), newest first. Needs a versioned bucket (the stack's is); the local stack's emulator
+   * does not implement the call, so the wiring there uses no versions (see decisions.md).
+   */
+  async versions(tenant: string, project: string, path: string): Promise<DocumentVersion[] | undefined> {
+    if (!this.versioned) return undefined;
+    const Key = documentKey(tenant, project, path);
+    const versions: (DocumentVersion & { latest: boolean })[] = [];
+    let KeyMarker: string | undefined;
+    let VersionIdMarker: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: Key, KeyMarker, VersionIdMarker }));
+      for (const v of page.Versions ?? []) {
+        if (v.Key !== Key || !v.VersionId || v.VersionId === "null") continue;
+        versions.push({ versionId: v.VersionId, etag: bareEtag(v.ETag), lastModified: (v.LastModified ?? new Date(0)).toISOString(), size: v.Size ?? 0, latest: v.IsLatest === true });
+      }
+      const more = page.IsTruncated === true && versions.length < MAX_LISTED_VERSIONS;
+      KeyMarker = more ? page.NextKeyMarker : undefined;
+      VersionIdMarker = more ? page.NextVersionIdMarker : undefined;
+    } while (KeyMarker);
+    return versions
+      .sort((a, b) => (a.latest !== b.latest ? (a.latest ? -1 : 1) : a.lastModified < b.lastModified ? 1 : a.lastModified > b.lastModified ? -1 : 0))
+      .slice(0, MAX_LISTED_VERSIONS)
+      .map(({ latest: _latest, ...v }) => v);
+  }
+
+  async getVersion(tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument | undefined> {
+    if (!this.versioned) return undefined;
+    const Key = documentKey(tenant, project, path);
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, VersionId: versionId }));
+      const body = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
+      return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType };
+    } catch (error) {
+      if (isNoSuchVersion(error)) return undefined;
+      throw error;
+    }
   }
 }

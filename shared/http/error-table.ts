@@ -23,6 +23,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   PAYLOAD_TOO_LARGE: 413,
   TOO_MANY_REQUESTS: 429,
   SERVICE_UNAVAILABLE: 503,
+  VERSIONS_UNAVAILABLE: 501,
   INTERNAL: 500,
 });
 

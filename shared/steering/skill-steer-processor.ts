@@ -230,7 +230,7 @@ export class SkillSteerProcessor {
         }
         const appended = [...(fresh && promptMessage ? [promptMessage] : []), ...(argsMessage ? [argsMessage] : [])];
         // A worker's first request: its recipe's skills came with the process the parent spawned.
-        const activated: SkillActivation[] = [...(path === "spawn" ? recipeActivations(current.activeSkills) : []), { name: skill.name, path }];
+        const activated: SkillActivation[] = [...(path === "spawn" ? recipeActivations(current.activeSkills) : []), { name: skill.name, path, source: skill.source }];
         return {
           process: appendPending(next, appended),
           answer: (process) => ({

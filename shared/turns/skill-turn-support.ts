@@ -163,7 +163,7 @@ export class SkillTurnSupport {
             for (const skill of prepared.triggered) {
               const before = next;
               next = this.activateTriggered(next, skill, at);
-              if (next !== before) activated.push({ name: skill.name, path: "trigger" });
+              if (next !== before) activated.push({ name: skill.name, path: "trigger", source: skill.source });
             }
             const composed = (process: Process): SteerOutcome<Turn> => ({
               result: {

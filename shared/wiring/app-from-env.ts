@@ -1,4 +1,5 @@
 import { DynamoDBWaitSlots } from "../processes/dynamodb-wait-slots.js";
+import { DynamoDBSkillUsageStore } from "../usage/dynamodb-skill-usage-store.js";
 import { createSkillsApp } from "../app/skills-app.js";
 import type { SkillsApp, SkillsAppDeps } from "../app/skills-app.js";
 import { createApiGatewayConnectionPush } from "../connections/apigateway-connection-push.js";
@@ -69,7 +70,7 @@ export function runtimeFromEnv(env: ConfigEnvironment = process.env, options: Ru
     instrument: options.instrument,
     environment,
     clients,
-    documents: bucketName ? new S3DocumentStore({ client: clients.s3, bucket: bucketName }) : unconfigured("The document store", ENV.bucketName),
+    documents: bucketName ? new S3DocumentStore({ client: clients.s3, bucket: bucketName, versioned: !readConfig(env, ["localMode"]).localMode }) : unconfigured("The document store", ENV.bucketName),
     bundled: bundledDocuments(),
     processes: tableName ? new DynamoDBProcessStore(clients.dynamodb, tableName) : unconfigured("The process store", ENV.tableName),
     requests: tableName ? new DynamoDBRequestStore(clients.dynamodb, tableName) : unconfigured("The request store", ENV.tableName),
@@ -103,6 +104,7 @@ export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEn
           processVersions: new DynamoDBProcessVersionsReader(resources.clients.dynamodb, resources.environment.tableName),
           // Waits are counted across instances: on Lambda each one holds an instance of its own.
           waitSlots: new DynamoDBWaitSlots(resources.clients.dynamodb, resources.environment.tableName),
+          usage: new DynamoDBSkillUsageStore(resources.clients.dynamodb, resources.environment.tableName),
           spawnSlots: new DynamoDBWaitSlots(
             resources.clients.dynamodb,
             resources.environment.tableName,

@@ -26,6 +26,10 @@ const API_MD_ROUTES: [routeKey: string, fn: FunctionName][] = [
   ["POST /brain/{tenant}/processes/{processId}/turns", "http-steer"],
   ["POST /brain/{tenant}/processes/{processId}/turns/{turnId}/complete", "http-steer"],
   ["POST /brain/{tenant}/processes/{processId}/tools/{toolName}", "http-tools"],
+  // API.md "Author's loop" (issue 17): usage, evals, and `…/documents/{path}:restore` on the greedy document route.
+  ["GET /brain/{tenant}/skills/usage", "http-skills"],
+  ["GET /brain/{tenant}/skills/effective/{name}/evals", "http-skills"],
+  ["POST /brain/{tenant}/projects/{project}/documents/{path+}", "http-documents"],
 ];
 
 const resourcesOf = (s: SynthesizedStack, type: string): [string, TemplateResource][] =>

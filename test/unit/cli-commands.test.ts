@@ -81,7 +81,7 @@ describe("skills validate (command line)", () => {
 
   it("has --help per subcommand", () => {
     // Act
-    const runs = ["validate", "render", "push", "pull", "token"].map((command) => ({ command, run: skills([command, "--help"]) }));
+    const runs = ["validate", "render", "push", "pull", "token", "usage", "eval", "history", "restore"].map((command) => ({ command, run: skills([command, "--help"]) }));
 
     // Assess
     for (const { command, run } of runs) {

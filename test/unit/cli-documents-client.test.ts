@@ -161,3 +161,39 @@ describe("the push / pull target", () => {
     await expect(remoteWithout).rejects.toThrow(/no token/);
   });
 });
+
+describe("the documents API client: history and restore (issue 17)", () => {
+  it("lists versions with ?versions and restores with POST …:restore {versionId}", async () => {
+    // Prepare
+    const { url, seen } = await serve((request, response) =>
+      request.method === "GET"
+        ? json(response, 200, { versions: [{ versionId: "v2", etag: "e2", lastModified: "2025-01-02T00:00:00.000Z", size: 5 }] })
+        : json(response, 200, { path: "_vance/skills/x/SKILL.md", etag: "e1", warnings: [] }),
+    );
+
+    // Act
+    const versions = await api(url).versions!("_vance/skills/x/SKILL.md");
+    const saved = await api(url).restore!("_vance/skills/x/SKILL.md", "v1");
+
+    // Assess
+    expect(versions.map((v) => v.versionId)).toEqual(["v2"]);
+    expect(saved).toEqual({ path: "_vance/skills/x/SKILL.md", etag: "e1", warnings: [] });
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      "GET /brain/acme/projects/_user_ada/documents/_vance/skills/x/SKILL.md?versions=",
+      "POST /brain/acme/projects/_user_ada/documents/_vance/skills/x/SKILL.md:restore",
+    ]);
+    expect(JSON.parse(seen[1]!.body.toString())).toEqual({ versionId: "v1" });
+  });
+
+  it("turns a refused restore into a DocumentsApiError with the service's code", async () => {
+    // Prepare
+    const { url } = await serve((_request, response) => json(response, 422, { error: { code: "INVALID_DOCUMENT", message: "bad", problems: [{ path: "p", message: "m" }] } }));
+
+    // Act
+    const error = await api(url).restore!("_vance/skills/x/SKILL.md", "v1").catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(DocumentsApiError);
+    expect((error as DocumentsApiError).code).toBe("INVALID_DOCUMENT");
+  });
+});

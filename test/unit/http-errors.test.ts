@@ -55,13 +55,14 @@ describe("statusForCode", () => {
     expect(actual).toBe(status);
   });
 
-  it("covers exactly the API codes plus SERVICE_UNAVAILABLE and INTERNAL, and maps unknown codes to 500", () => {
+  it("covers exactly the API codes plus SERVICE_UNAVAILABLE, VERSIONS_UNAVAILABLE (issue 17) and INTERNAL, and maps unknown codes to 500", () => {
     // Act
     const codes = Object.keys(STATUS_BY_CODE).sort();
 
     // Assess
-    expect(codes).toEqual([...API_TABLE.map(([code]) => code), "SERVICE_UNAVAILABLE", "INTERNAL"].sort());
+    expect(codes).toEqual([...API_TABLE.map(([code]) => code), "SERVICE_UNAVAILABLE", "VERSIONS_UNAVAILABLE", "INTERNAL"].sort());
     expect(statusForCode("SERVICE_UNAVAILABLE")).toBe(503);
+    expect(statusForCode("VERSIONS_UNAVAILABLE")).toBe(501);
     expect(statusForCode("INTERNAL")).toBe(500);
     expect(statusForCode("TEAPOT")).toBe(500);
   });

@@ -1,0 +1,73 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { InvalidDocument } from "../shared/errors.js";
+import { TRIGGER_EVALS_FILE, parseTriggerEvals, runTriggerEvals } from "../shared/skills/evals/trigger-evals.js";
+import type { EvalReport } from "../shared/skills/evals/trigger-evals.js";
+import { parseSkillDocument } from "../shared/skills/skill-document-parser.js";
+import type { TriggerCandidate } from "../shared/skills/triggers/skill-trigger-index.js";
+import { SKILL_DOCUMENT, scanSkillTree } from "./skill-tree.js";
+
+export interface EvalRun {
+  reports: EvalReport[];
+  /** Skills whose SKILL.md or evals file could not be read or parsed, with why. */
+  failures: { name: string; message: string }[];
+}
+
+/**
+ * `skills eval <root> [name]`: every skill below `root` that has `evals/triggers.yaml` (or only
+ * `name`), run offline through the service's own trigger matcher against all skills of the root,
+ * so the confusion list names the neighbours that fire on the same message.
+ */
+export async function runEvals(root: string, name?: string): Promise<EvalRun> {
+  const tree = await scanSkillTree(root);
+  const candidates: TriggerCandidate[] = [];
+  const withEvals: { skill: TriggerCandidate; text: string; path: string }[] = [];
+  const failures: EvalRun["failures"] = [];
+  for (const local of tree.skills) {
+    const skillPath = join(local.directory, SKILL_DOCUMENT);
+    const parsed = parseSkillDocument(local.name, await readFile(skillPath, "utf8"), skillPath);
+    if (!parsed.definition) {
+      if (name === undefined || name === local.name) failures.push({ name: local.name, message: "SKILL.md does not parse (skills validate says why)" });
+      continue;
+    }
+    const skill = { name: local.name, triggers: parsed.definition.triggers };
+    candidates.push(skill);
+    if (name !== undefined && name !== local.name) continue;
+    const evalsPath = join(local.directory, TRIGGER_EVALS_FILE);
+    const text = await readFile(evalsPath, "utf8").catch(() => undefined);
+    if (text !== undefined) withEvals.push({ skill, text, path: evalsPath });
+    else if (name !== undefined) failures.push({ name, message: `no ${TRIGGER_EVALS_FILE}` });
+  }
+  const reports: EvalReport[] = [];
+  for (const { skill, text, path } of withEvals) {
+    try {
+      reports.push(runTriggerEvals(skill, candidates, parseTriggerEvals(text, path)));
+    } catch (error) {
+      if (!(error instanceof InvalidDocument)) throw error;
+      failures.push({ name: skill.name, message: error.problems.map((p) => `${p.line !== undefined ? `line ${p.line}: ` : ""}${p.message}`).join("; ") });
+    }
+  }
+  if (name !== undefined && tree.skills.every((s) => s.name !== name)) failures.push({ name, message: `no skill '${name}' below ${root}` });
+  return { reports, failures };
+}
+
+const pct = (n: number): string => `${(n * 100).toFixed(1)}%`;
+
+/** One summary line per skill, then its wrong cases and the confusion list. */
+export function formatEvalReport(report: EvalReport): string[] {
+  const lines = [`${report.name}: precision ${pct(report.precision)}, recall ${pct(report.recall)} (${report.cases.length} case(s))`];
+  for (const c of report.cases) {
+    if (c.expected !== c.fired) lines.push(`  ${c.expected ? "missed" : "false positive"}: ${JSON.stringify(c.message.slice(0, 120))}`);
+    if (c.alsoFired.length > 0) lines.push(`  confusion: ${JSON.stringify(c.message.slice(0, 120))} also fires ${c.alsoFired.join(", ")}`);
+  }
+  return lines;
+}
+
+export interface EvalThresholds {
+  minRecall: number;
+  minPrecision: number;
+}
+
+/** 0 when every skill reaches both thresholds and nothing failed to parse; 1 otherwise. */
+export const evalExitCode = (run: EvalRun, t: EvalThresholds): number =>
+  run.failures.length > 0 || run.reports.some((r) => r.recall < t.minRecall || r.precision < t.minPrecision) ? 1 : 0;

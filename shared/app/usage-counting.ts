@@ -1,0 +1,62 @@
+import type { LaneMessage } from "../lanes/lane-message.js";
+import type { Process } from "../processes/process.js";
+import type { ProcessStore } from "../processes/process-store.js";
+import type { SkillActivation, SkillActivationSink } from "../steering/skill-activations.js";
+import type { SkillUsageStore, UsageEvent } from "../usage/skill-usage.js";
+
+export interface UsageCountingDeps {
+  usage: SkillUsageStore | undefined;
+  activations: SkillActivationSink | undefined;
+  processes: Pick<ProcessStore, "get">;
+  clock: () => Date;
+  logger: { warn(message: string, ...extra: Record<string, unknown>[]): void };
+}
+
+/** A counter that cannot be written loses its data point, never the request it counts. */
+async function countOne(deps: UsageCountingDeps, event: UsageEvent): Promise<void> {
+  try {
+    await deps.usage?.count(event);
+  } catch (error) {
+    deps.logger.warn("Could not count skill usage", { name: event.name, counter: event.counter, error });
+  }
+}
+
+/**
+ * One ADD per activation the request reported: a request (a turn) that activated nothing writes
+ * nothing. The level comes from the activation itself, else from the written process.
+ */
+export async function countUsage(deps: UsageCountingDeps, process: Process, activated: readonly SkillActivation[] | undefined): Promise<void> {
+  if (!deps.usage || !activated || activated.length === 0) return;
+  const at = deps.clock();
+  for (const a of activated) {
+    const source = a.source ?? process.activeSkills.find((s) => s.name === a.name)?.resolvedFromScope ?? null;
+    await countOne(deps, { tenant: process.tenant, projectId: process.projectId, name: a.name, source, counter: a.path, at });
+  }
+}
+
+const ACTIVATING_KINDS: ReadonlySet<string> = new Set(["skill.activate", "process.spawnActivate"]);
+
+/**
+ * A refused ACTIVATE (or a worker's first activation) counts as `refused` for its project. The
+ * lane message does not carry the project, so this reads the process: only on a refusal, never
+ * on a turn.
+ */
+export async function countRefusal(deps: UsageCountingDeps, message: LaneMessage, code: string): Promise<void> {
+  if (!ACTIVATING_KINDS.has(message.kind)) return;
+  const name = (message.payload as { skillName?: unknown } | undefined)?.skillName;
+  if (typeof name !== "string") return;
+  try {
+    deps.activations?.skillRefused?.(name, code);
+  } catch (error) {
+    deps.logger.warn("Could not record activation metrics", { name, error });
+  }
+  if (!deps.usage) return;
+  try {
+    const process = await deps.processes.get(message.tenant, message.processId);
+    if (!process) return;
+    const source = process.activeSkills.find((s) => s.name === name)?.resolvedFromScope ?? null;
+    await countOne(deps, { tenant: message.tenant, projectId: process.projectId, name, source, counter: "refused", at: deps.clock() });
+  } catch (error) {
+    deps.logger.warn("Could not count skill usage", { name, counter: "refused", error });
+  }
+}

@@ -1,0 +1,79 @@
+import { QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { documentClientOf } from "../aws/dynamodb-client.js";
+import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
+import type { TableKey } from "../aws/dynamodb-keys.js";
+import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
+import type { SkillScope } from "../skills/skill-scope.js";
+import { USAGE_COUNTERS, compareUsageRows, emptyRow, firstUsageDay, usageExpiry, utcDay } from "./skill-usage.js";
+import type { SkillUsageStore, UsageEvent, UsageQuery, UsageRow } from "./skill-usage.js";
+
+/** URI-encoded parts, as every key of the table: `#` cannot forge another key. */
+const part = (value: string): string => encodeURIComponent(value);
+
+/** One partition per project: a usage query is one Query (paged), days in the sort key for the range. */
+export const usagePartition = (tenant: string, projectId: string): string => `T#${part(tenant)}#USAGE#${part(projectId)}`;
+
+const NO_SOURCE = "-";
+
+export const usageItemKey = (event: Pick<UsageEvent, "tenant" | "projectId" | "name" | "source" | "at">): TableKey => ({
+  pk: usagePartition(event.tenant, event.projectId),
+  sk: `${utcDay(event.at)}#${part(event.name)}#${event.source ?? NO_SOURCE}`,
+});
+
+interface UsageItem {
+  sk: string;
+  name: string;
+  source?: string;
+  [counter: string]: unknown;
+}
+
+/**
+ * Usage counters on the service table: one UpdateItem per activation (`ADD <counter> :1`, atomic,
+ * no read, creates the item), each day's item expiring after USAGE_TTL_DAYS through the table's TTL.
+ */
+export class DynamoDBSkillUsageStore implements SkillUsageStore {
+  private readonly documents: DynamoDBDocumentClient;
+
+  constructor(client: DynamoDBClientLike, private readonly tableName: string) {
+    this.documents = documentClientOf(client);
+  }
+
+  async count(event: UsageEvent): Promise<void> {
+    await this.documents.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: usageItemKey(event),
+        UpdateExpression: "ADD #counter :one SET #name = :name, #source = :source, #ttl = :ttl, #entity = :entity",
+        ExpressionAttributeNames: { "#counter": event.counter, "#name": "name", "#source": "source", "#ttl": TABLE_TTL_ATTRIBUTE, "#entity": "entity" },
+        ExpressionAttributeValues: { ":one": 1, ":name": event.name, ":source": event.source ?? NO_SOURCE, ":ttl": usageExpiry(event.at), ":entity": "skillUsage" },
+      }),
+    );
+  }
+
+  async read(query: UsageQuery): Promise<UsageRow[]> {
+    const rows: UsageRow[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.documents.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "pk = :pk AND sk >= :from",
+          ...(query.name !== undefined ? { FilterExpression: "#name = :name", ExpressionAttributeNames: { "#name": "name" } } : {}),
+          ExpressionAttributeValues: { ":pk": usagePartition(query.tenant, query.projectId), ":from": firstUsageDay(query.now, query.days), ...(query.name !== undefined ? { ":name": query.name } : {}) },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of (page.Items ?? []) as UsageItem[]) rows.push(rowOf(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return rows.sort(compareUsageRows);
+  }
+}
+
+function rowOf(item: UsageItem): UsageRow {
+  const source = item.source === undefined || item.source === NO_SOURCE ? null : (item.source as SkillScope);
+  const row = emptyRow(item.name, source, item.sk.slice(0, 10));
+  for (const counter of USAGE_COUNTERS) row[counter] = typeof item[counter] === "number" ? item[counter] : 0;
+  return row;
+}

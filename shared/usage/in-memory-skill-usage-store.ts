@@ -1,0 +1,24 @@
+import { emptyRow, compareUsageRows, firstUsageDay, utcDay } from "./skill-usage.js";
+import type { SkillUsageStore, UsageEvent, UsageQuery, UsageRow } from "./skill-usage.js";
+
+/** Usage counters in one process's memory (unit tests, the in-memory app). */
+export class InMemorySkillUsageStore implements SkillUsageStore {
+  private readonly rows = new Map<string, { tenant: string; projectId: string; row: UsageRow }>();
+
+  async count(event: UsageEvent): Promise<void> {
+    const day = utcDay(event.at);
+    const key = JSON.stringify([event.tenant, event.projectId, day, event.name, event.source]);
+    const entry = this.rows.get(key) ?? { tenant: event.tenant, projectId: event.projectId, row: emptyRow(event.name, event.source, day) };
+    entry.row[event.counter] += 1;
+    this.rows.set(key, entry);
+  }
+
+  async read(query: UsageQuery): Promise<UsageRow[]> {
+    const from = firstUsageDay(query.now, query.days);
+    return [...this.rows.values()]
+      .filter((e) => e.tenant === query.tenant && e.projectId === query.projectId && e.row.day >= from)
+      .filter((e) => query.name === undefined || e.row.name === query.name)
+      .map((e) => ({ ...e.row }))
+      .sort(compareUsageRows);
+  }
+}

@@ -1,0 +1,85 @@
+import { InvalidRequest } from "../errors.js";
+import type { SkillScope } from "../skills/skill-scope.js";
+import type { SkillActivationPath } from "../steering/skill-activations.js";
+
+/** What one counter counts: an activation by its path, or a refused activation. */
+export type UsageCounterName = SkillActivationPath | "refused";
+
+export const USAGE_COUNTERS: readonly UsageCounterName[] = ["explicit", "trigger", "model", "recipe", "spawn", "refused"];
+
+/** One activation (or refusal) to count: one atomic ADD on its day's counter item. */
+export interface UsageEvent {
+  tenant: string;
+  /** The process's project: usage is read per project (`?projectId=P`). */
+  projectId: string;
+  name: string;
+  /** The level the skill resolved from; null for a refusal before it resolved (e.g. SKILL_NOT_FOUND). */
+  source: SkillScope | null;
+  counter: UsageCounterName;
+  at: Date;
+}
+
+/** API.md "Author's loop": one row per skill, level and UTC day. */
+export interface UsageRow {
+  name: string;
+  source: SkillScope | null;
+  day: string;
+  explicit: number;
+  trigger: number;
+  model: number;
+  recipe: number;
+  spawn: number;
+  refused: number;
+}
+
+export interface UsageQuery {
+  tenant: string;
+  projectId: string;
+  /** UTC days back from today, today included. */
+  days: number;
+  name?: string | undefined;
+  now: Date;
+}
+
+/** Where usage is counted and read. `count` is one write; a failure to count is the caller's to swallow. */
+export interface SkillUsageStore {
+  count(event: UsageEvent): Promise<void>;
+  read(query: UsageQuery): Promise<UsageRow[]>;
+}
+
+/** Counters live as long as a year of history plus a margin for year-on-year comparisons. */
+export const USAGE_TTL_DAYS = 400;
+export const DEFAULT_USAGE_DAYS = 30;
+export const MAX_USAGE_DAYS = USAGE_TTL_DAYS;
+
+export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
+
+/** The first UTC day a query of `days` days covers (today counts as one). */
+export const firstUsageDay = (now: Date, days: number): string => utcDay(new Date(now.getTime() - (days - 1) * 86_400_000));
+
+export const usageExpiry = (at: Date): number => Math.floor(at.getTime() / 1000) + USAGE_TTL_DAYS * 86_400;
+
+/** `?days=N`: a whole number 1..400 (absent: 30). */
+export function parseUsageDays(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_USAGE_DAYS;
+  if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > MAX_USAGE_DAYS) {
+    throw new InvalidRequest(`Query parameter 'days' must be a whole number from 1 to ${MAX_USAGE_DAYS}, got '${value.slice(0, 40)}'`);
+  }
+  return Number(value);
+}
+
+export const emptyRow = (name: string, source: SkillScope | null, day: string): UsageRow => ({
+  name,
+  source,
+  day,
+  explicit: 0,
+  trigger: 0,
+  model: 0,
+  recipe: 0,
+  spawn: 0,
+  refused: 0,
+});
+
+/** Newest day first, then by name (code points) and level. */
+export const compareUsageRows = (a: UsageRow, b: UsageRow): number =>
+  a.day !== b.day ? (a.day < b.day ? 1 : -1) : a.name !== b.name ? (a.name < b.name ? -1 : 1) : String(a.source) < String(b.source) ? -1 : String(a.source) > String(b.source) ? 1 : 0;

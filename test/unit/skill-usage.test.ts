@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import { InvalidRequest } from "../../shared/errors.js";
+import { InMemorySkillUsageStore } from "../../shared/usage/in-memory-skill-usage-store.js";
+import { parseUsageDays } from "../../shared/usage/skill-usage.js";
+import type { SkillUsageStore, UsageEvent, UsageQuery, UsageRow } from "../../shared/usage/skill-usage.js";
+import { PROJECT, steeringHarness, TENANT } from "../support/steering-harness.js";
+
+const KEYWORDS = (...words: string[]): string => `triggers:\n  - type: KEYWORDS\n    keywords: [${words.join(", ")}]`;
+
+/** Counts the writes a usage store receives, and can be told to fail them. */
+class CountingUsageStore implements SkillUsageStore {
+  readonly events: UsageEvent[] = [];
+  failing = false;
+  private readonly inner = new InMemorySkillUsageStore();
+  async count(event: UsageEvent): Promise<void> {
+    this.events.push(event);
+    if (this.failing) throw new Error("throttled");
+    await this.inner.count(event);
+  }
+  read(query: UsageQuery): Promise<UsageRow[]> {
+    return this.inner.read(query);
+  }
+}
+
+describe("usage counters: one ADD per activation, by path, level and day", () => {
+  it("counts a mix of recipe, explicit, trigger and refused activations per skill and level", async () => {
+    // Prepare
+    const usage = new CountingUsageStore();
+    const h = await steeringHarness({ usage });
+    await h.putSkill("alpha");
+    await h.putSkill("beta", {}, PROJECT);
+    await h.putSkill("gamma", { extra: KEYWORDS("deploy") });
+    await h.putSkill("delta");
+    const p = await h.spawn("whitelist");
+
+    // Act
+    await h.activate(p.processId, "beta");
+    await h.compose(p.processId, "please deploy");
+    const refused = await h.activate(p.processId, "delta");
+    const rows = await h.app.skillUsage(TENANT, PROJECT, 7);
+
+    // Assess
+    expect(refused.status).toBe("FAILED");
+    const day = rows[0]!.day;
+    expect(rows).toEqual([
+      { name: "alpha", source: "VANCE", day, explicit: 0, trigger: 0, model: 0, recipe: 1, spawn: 0, refused: 0 },
+      { name: "beta", source: "PROJECT", day, explicit: 1, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0 },
+      { name: "delta", source: null, day, explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 1 },
+      { name: "gamma", source: "VANCE", day, explicit: 0, trigger: 1, model: 0, recipe: 0, spawn: 0, refused: 0 },
+    ]);
+    expect(usage.events).toHaveLength(4);
+  });
+
+  it("writes nothing for a turn that activates nothing", async () => {
+    // Prepare
+    const usage = new CountingUsageStore();
+    const h = await steeringHarness({ usage });
+    await h.putSkill("gamma", { extra: KEYWORDS("deploy") });
+    const p = await h.spawn("open");
+
+    // Act
+    const turn = await h.compose(p.processId, "nothing to see here");
+    await h.compose(p.processId, "still nothing");
+
+    // Assess
+    expect(turn.status).toBe("DONE");
+    expect(usage.events).toEqual([]);
+  });
+
+  it("never fails an activation because its counter cannot be written", async () => {
+    // Prepare
+    const usage = new CountingUsageStore();
+    usage.failing = true;
+    const h = await steeringHarness({ usage });
+    await h.putSkill("beta");
+    const p = await h.spawn("open");
+
+    // Act
+    const record = await h.activate(p.processId, "beta");
+
+    // Assess
+    expect(record.status).toBe("DONE");
+    expect(usage.events.map((e) => [e.name, e.counter])).toEqual([["beta", "explicit"]]);
+  });
+
+  it("filters by name and keeps only the days asked for", async () => {
+    // Prepare
+    const store = new InMemorySkillUsageStore();
+    const now = new Date("2025-03-10T12:00:00Z");
+    const at = (iso: string): Date => new Date(iso);
+    await store.count({ tenant: TENANT, projectId: PROJECT, name: "a", source: "VANCE", counter: "explicit", at: at("2025-03-10T01:00:00Z") });
+    await store.count({ tenant: TENANT, projectId: PROJECT, name: "a", source: "VANCE", counter: "explicit", at: at("2025-03-10T02:00:00Z") });
+    await store.count({ tenant: TENANT, projectId: PROJECT, name: "a", source: "VANCE", counter: "model", at: at("2025-03-08T23:59:59Z") });
+    await store.count({ tenant: TENANT, projectId: PROJECT, name: "b", source: "VANCE", counter: "trigger", at: at("2025-03-10T03:00:00Z") });
+    await store.count({ tenant: TENANT, projectId: "other", name: "a", source: "VANCE", counter: "explicit", at: at("2025-03-10T03:00:00Z") });
+
+    // Act
+    const twoDays = await store.read({ tenant: TENANT, projectId: PROJECT, days: 2, name: "a", now });
+    const threeDays = await store.read({ tenant: TENANT, projectId: PROJECT, days: 3, name: "a", now });
+
+    // Assess
+    expect(twoDays.map((r) => [r.day, r.explicit, r.model])).toEqual([["2025-03-10", 2, 0]]);
+    expect(threeDays.map((r) => [r.day, r.explicit, r.model])).toEqual([
+      ["2025-03-10", 2, 0],
+      ["2025-03-08", 0, 1],
+    ]);
+  });
+
+  it("accepts 1..400 days and refuses anything else as INVALID_REQUEST", () => {
+    // Prepare
+    const bad = ["0", "401", "-1", "1.5", "abc", ""];
+
+    // Act
+    const parsed = [parseUsageDays(undefined), parseUsageDays("1"), parseUsageDays("400")];
+
+    // Assess
+    expect(parsed).toEqual([30, 1, 400]);
+    for (const value of bad) expect(() => parseUsageDays(value)).toThrow(InvalidRequest);
+  });
+});
