@@ -26,6 +26,9 @@ const API_MD_ROUTES: [routeKey: string, fn: FunctionName][] = [
   ["POST /brain/{tenant}/processes/{processId}/turns", "http-steer"],
   ["POST /brain/{tenant}/processes/{processId}/turns/{turnId}/complete", "http-steer"],
   ["POST /brain/{tenant}/processes/{processId}/tools/{toolName}", "http-tools"],
+  ["POST /brain/{tenant}/mcp", "http-mcp"],
+  ["GET /brain/{tenant}/mcp", "http-mcp"],
+  ["DELETE /brain/{tenant}/mcp", "http-mcp"],
 ];
 
 const resourcesOf = (s: SynthesizedStack, type: string): [string, TemplateResource][] =>
@@ -136,7 +139,7 @@ describe("HTTP API", () => {
       permissions.some((p) => p.Principal === "apigateway.amazonaws.com" && JSON.stringify(p.FunctionName) === JSON.stringify(getAtt(functionLogicalId(synth, name), "Arn")));
 
     // Assess
-    for (const name of ["http-skills", "http-processes", "http-steer", "http-documents", "http-tools", "authorizer"] as const) expect(invoked(name)).toBe(true);
+    for (const name of ["http-skills", "http-processes", "http-steer", "http-documents", "http-tools", "http-mcp", "authorizer"] as const) expect(invoked(name)).toBe(true);
   });
 });
 
