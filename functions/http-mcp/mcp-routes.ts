@@ -4,6 +4,7 @@ import { createMcpServer } from "../../shared/app/mcp/mcp-server.js";
 import type { McpServerDeps } from "../../shared/app/mcp/mcp-server.js";
 import { assertProjectAccess } from "../../shared/auth/authorization.js";
 import { InvalidRequest } from "../../shared/errors.js";
+import { MethodNotAllowed } from "../../shared/http/http-errors.js";
 import { readBody } from "../../shared/http/request.js";
 import { route } from "../_shared/http-route.js";
 import type { AuthenticatedRequest, HttpReply, HttpRoute } from "../_shared/http-route.js";
@@ -43,6 +44,8 @@ async function httpReply(response: Response): Promise<HttpReply> {
  */
 export function mcpRoutes(deps: McpRoutesDeps): HttpRoute[] {
   const handle = async (request: AuthenticatedRequest): Promise<HttpReply> => {
+    // Before the transport: in stateless mode it would open a stream a buffered answer never ends.
+    if (request.method !== "POST") throw new MethodNotAllowed(request.method, ["POST"]);
     const projectId = requiredQuery(request, "projectId");
     assertProjectAccess(request.identity, projectId);
     const processId = optionalQuery(request, "processId");
