@@ -80,7 +80,6 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
     return skill;
   };
   const recipe = async () => (process === undefined ? undefined : deps.app.recipes.load(scope, process.recipe));
-  const processContext = process ?? { recipe: "", engine: "", mode: undefined };
 
   server.setRequestHandler(ListPromptsRequestSchema, async (request) =>
     mapped(async () => {
@@ -93,8 +92,8 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
     mapped(async () => {
       const skill = await promptNamed(request.params.name);
       const text = await renderPrompt(skill, request.params.arguments, deps.renderer, {
-        section: async () => (process ? turnRenderContext(processContext, await recipe(), undefined) : { params: {} }),
-        activation: async () => (process ? activationRenderContext(processContext, await recipe()) : { params: {} }),
+        section: async () => (process ? turnRenderContext(process, await recipe(), undefined) : { params: {} }),
+        activation: async () => (process ? activationRenderContext(process, await recipe()) : { params: {} }),
       });
       return { description: skill.description, messages: [{ role: "user" as const, content: { type: "text" as const, text } }] };
     }),
