@@ -7,6 +7,7 @@ import { benchBundles } from "./bundle-bench.js";
 import { benchCatalogue } from "./catalogue-bench.js";
 import { benchHttp } from "./http-bench.js";
 import { benchLanes } from "./lane-bench.js";
+import { benchMcp } from "./mcp-bench.js";
 import { benchSandbox } from "./sandbox-bench.js";
 import { benchScripts } from "./script-bench.js";
 import { benchTriggerStorm } from "./trigger-storm-bench.js";
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
   await section("trigger storm", benchTriggerStorm);
   await section("lanes", benchLanes);
   await section("http", benchHttp);
+  await section("mcp", benchMcp);
   await section("bundles", benchBundles);
   await section("sandbox", async () => {
     const figures = await benchSandbox();

@@ -15,7 +15,7 @@ const startingWith = (prefix: string, words: readonly string[]): string[] => wor
 /**
  * node:readline's completer for `skills chat`: command names, skill names after `/skill`
  * (user-invocable ones), active skills after `/skill clear`, `--once`, and the declared values of
- * the argument the cursor is at (a boolean's true/false). Returns [candidates, the word they replace].
+ * the argument the cursor is at (its `enum`, else a boolean's true/false). Returns [candidates, the word they replace].
  */
 export function completeChatLine(line: string, state: CompletionState): [string[], string] {
   if (!line.startsWith("/")) return [[], line];
@@ -37,6 +37,7 @@ export function completeChatLine(line: string, state: CompletionState): [string[
   const position = rest.length - 1 - (once ? 1 : 0);
   const candidates = position === 0 && rest.length === 1 ? ["--once"] : [];
   const declared = Array.isArray(skill.arguments) ? skill.arguments[position] : undefined;
-  if (declared?.type === "boolean") candidates.push(...BOOLEAN_VALUES);
+  if (declared?.enum) candidates.push(...declared.enum.map(String));
+  else if (declared?.type === "boolean") candidates.push(...BOOLEAN_VALUES);
   return [startingWith(current, candidates), current];
 }

@@ -21,6 +21,8 @@ export interface SkillArgument {
   type: string;
   description?: string;
   required: boolean;
+  /** Every value the argument may take, when the author listed them. */
+  enum?: (string | number | boolean)[];
 }
 
 export interface SkillTrigger {

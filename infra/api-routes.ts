@@ -11,6 +11,7 @@ export const FUNCTION_NAMES = [
   "http-steer",
   "http-documents",
   "http-tools",
+  "http-mcp",
   "lane-worker",
   "ws-connect",
   "ws-disconnect",
@@ -61,6 +62,11 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   { method: "POST", path: "/brain/{tenant}/projects/{project}/documents/{path+}", function: "http-documents" },
 
   { method: "POST", path: "/brain/{tenant}/processes/{processId}/tools/{toolName}", function: "http-tools" },
+
+  // API.md "MCP": stateless Streamable HTTP; GET and DELETE answer 405 from the function (no sessions, no standing stream).
+  { method: "POST", path: "/brain/{tenant}/mcp", function: "http-mcp" },
+  { method: "GET", path: "/brain/{tenant}/mcp", function: "http-mcp" },
+  { method: "DELETE", path: "/brain/{tenant}/mcp", function: "http-mcp" },
 ];
 
 /** `$connect` runs behind the authorizer (token in `?token=`); the others inherit its identity. */

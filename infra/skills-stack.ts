@@ -54,6 +54,7 @@ export const FUNCTION_SETTINGS: Record<FunctionName, FunctionSettings> = {
   "http-steer": { description: "Skill activate/clear and turn compose/complete through the process lane", memorySize: 512, timeout: Duration.seconds(29) },
   "http-documents": { description: "Document editor API (S3), validating skills and recipes on PUT", memorySize: 512, timeout: Duration.seconds(10) },
   "http-tools": { description: "Tool invocation: skill scripts, reference docs, manuals", memorySize: 1024, timeout: Duration.seconds(15), loadsSkills: true, runsSandbox: true },
+  "http-mcp": { description: "MCP server (Streamable HTTP, stateless): prompts, resources, completion, a process's tools", memorySize: 1024, timeout: Duration.seconds(15), loadsSkills: true, runsSandbox: true },
   "lane-worker": { description: "Applies lane messages to processes (SQS FIFO)", memorySize: 1024, timeout: LANE_WORKER_TIMEOUT, loadsSkills: true, runsSandbox: true },
   "ws-connect": { description: "WebSocket $connect: stores the connection", memorySize: 256, timeout: Duration.seconds(5) },
   "ws-disconnect": { description: "WebSocket $disconnect: removes the connection and its subscriptions", memorySize: 256, timeout: Duration.seconds(10) },
@@ -131,6 +132,11 @@ export class SkillsStack extends Stack {
     // skill_activate enqueues an ACTIVATE on the process lane (and waits for it in the table).
     lane.grantSendMessages(functions["http-tools"]);
 
+    // MCP tools/call is the tools route by another protocol: the same grants as http-tools.
+    documents.grantReadWrite(functions["http-mcp"]);
+    table.grantReadWriteItems(functions["http-mcp"]);
+    lane.grantSendMessages(functions["http-mcp"]);
+
     documents.grantRead(functions["lane-worker"]);
     table.grantReadWriteItems(functions["lane-worker"]);
     // Spawn enqueues `process.spawnActivate` on the child's lane.
@@ -166,6 +172,7 @@ export class SkillsStack extends Stack {
     this.webSocketApi.grantManageConnections(functions["lane-worker"]);
     // FOOT scripts are pushed to a subscribed client from the tools function.
     this.webSocketApi.grantManageConnections(functions["http-tools"]);
+    this.webSocketApi.grantManageConnections(functions["http-mcp"]);
 
     this.alarms = new ServiceAlarms(this, "Alarms", { topicArn: props.alarmTopicArn });
     this.alarms.watchDeadLetterQueue("LaneDeadLetterQueue", lane.deadLetterQueue);

@@ -27,7 +27,7 @@ import {
 export interface RouteDoc {
   summary: string;
   description?: string;
-  tag: "service" | "documents" | "skills" | "processes" | "steering" | "turns" | "tools";
+  tag: "service" | "documents" | "skills" | "processes" | "steering" | "turns" | "tools" | "mcp";
   query?: z.ZodObject;
   /** A JSON body, validated by the handler with this schema. */
   body?: z.ZodType;
@@ -238,5 +238,35 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     body: ToolBody,
     responses: { 200: { description: "The tool's result", schema: z.looseObject({ result: z.unknown() }) } },
     errors: ["PROCESS_NOT_FOUND", "PROCESS_ENDED", "TOOL_NOT_FOUND", "DOCUMENT_NOT_FOUND", "SKILL_NOT_FOUND", "SKILL_NOT_ALLOWED", "SKILL_ARGUMENT_MISSING"],
+  },
+  "POST /brain/{tenant}/mcp": {
+    tag: "mcp",
+    summary: "A Model Context Protocol server (Streamable HTTP, stateless, JSON answers): prompts, completion, resources, and with processId the process's tools",
+    description: "One JSON-RPC message or batch per request (initialize, prompts/list, prompts/get, completion/complete, resources/list, resources/read, resources/templates/list, tools/list, tools/call). Protocol errors are JSON-RPC errors in a 200 answer.",
+    query: z.object({
+      projectId: z.string().meta({ description: "The project whose cascade the server serves (required)" }),
+      processId: z.string().optional().meta({ description: "Adds that process's tools (the caller's own process, of that project)" }),
+    }),
+    body: z.looseObject({ jsonrpc: z.literal("2.0"), method: z.string(), id: z.union([z.string(), z.number()]).optional(), params: z.looseObject({}).optional() }),
+    responses: { 200: { description: "The JSON-RPC answer", schema: z.looseObject({ jsonrpc: z.literal("2.0") }) }, 202: { description: "A notification or response was accepted" } },
+    errors: ["PROCESS_NOT_FOUND"],
+  },
+  "GET /brain/{tenant}/mcp": {
+    tag: "mcp",
+    summary: "No standing stream in stateless mode: always 405 (list again to see changes)",
+    query: z.object({
+      projectId: z.string().meta({ description: "The project whose cascade the server serves (required)" }),
+      processId: z.string().optional().meta({ description: "Adds that process's tools (the caller's own process, of that project)" }),
+    }),
+    errors: [],
+  },
+  "DELETE /brain/{tenant}/mcp": {
+    tag: "mcp",
+    summary: "No sessions in stateless mode: always 405",
+    query: z.object({
+      projectId: z.string().meta({ description: "The project whose cascade the server serves (required)" }),
+      processId: z.string().optional().meta({ description: "Adds that process's tools (the caller's own process, of that project)" }),
+    }),
+    errors: [],
   },
 };

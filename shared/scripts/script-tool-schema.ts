@@ -4,7 +4,7 @@ import type { SkillArgument, SkillScript } from "../skills/skill-frontmatter.js"
 /** JSON Schema of a script tool's `args` (spec §13.7, `SkillScriptTool.paramsSchema()`). */
 interface ScriptParamsSchema {
   type: "object";
-  properties: Record<string, { type: string; description?: string }>;
+  properties: Record<string, { type: string; description?: string; enum?: (string | number | boolean)[] }>;
   required?: string[];
   additionalProperties: true;
 }
@@ -18,7 +18,11 @@ export function scriptParamsSchema(params: readonly SkillArgument[] | undefined)
   const properties: ScriptParamsSchema["properties"] = {};
   const required: string[] = [];
   for (const param of params ?? []) {
-    properties[param.name] = { type: param.type, ...(param.description !== undefined && param.description !== "" ? { description: param.description } : {}) };
+    properties[param.name] = {
+      type: param.type,
+      ...(param.description !== undefined && param.description !== "" ? { description: param.description } : {}),
+      ...(param.enum !== undefined ? { enum: [...param.enum] } : {}),
+    };
     if (param.required) required.push(param.name);
   }
   return { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: true };
@@ -48,6 +52,10 @@ export function checkScriptArgs(script: Pick<SkillScript, "name" | "params">, ar
     const present = Object.hasOwn(args, param.name) && args[param.name] !== undefined;
     if (!present) {
       if (param.required) problems.push(`'${param.name}' is required`);
+      continue;
+    }
+    if (param.enum !== undefined && !param.enum.includes(args[param.name] as string | number | boolean)) {
+      problems.push(`'${param.name}' must be one of ${param.enum.map((v) => JSON.stringify(v)).join(", ")}`);
       continue;
     }
     if (!matches(param.type, args[param.name])) problems.push(`'${param.name}' must be ${param.type === "integer" || param.type === "array" || param.type === "object" ? "an" : "a"} ${param.type}, got ${typeOf(args[param.name])}`);

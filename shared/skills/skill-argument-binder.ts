@@ -52,8 +52,13 @@ export function bindArguments(
     const greedy = position === declaration.length - 1 && argument.type === "string";
     const token = greedy ? text.slice(span.index) : span[0];
     // defineProperty: an argument named `__proto__` must become data, not a prototype.
+    const value = coerce(skillName, argument, token);
+    // An `enum` names every value the argument may take (MCP completion offers them).
+    if (argument.enum !== undefined && !argument.enum.includes(value as string | number | boolean)) {
+      throw new SkillArgumentInvalid(skillName, argument.name, `must be one of ${argument.enum.map((v) => JSON.stringify(v)).join(", ")}, got '${preview(token)}'`);
+    }
     Object.defineProperty(bound, argument.name, {
-      value: coerce(skillName, argument, token),
+      value,
       enumerable: true,
       writable: true,
       configurable: true,

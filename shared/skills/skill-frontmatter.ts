@@ -14,6 +14,9 @@ const requiredText = (max: number) => z.string().min(1).max(max).regex(NOT_BLANK
 
 const ArgumentType = z.enum(["string", "number", "integer", "boolean", "object", "array"]);
 
+/** Values one argument may declare: MCP's completion answers at most 100 at a time. */
+export const MAX_ARGUMENT_ENUM_VALUES = 100;
+
 /** SkillArgument and scripts[].params share this one schema (spec §2b, §13.7). */
 export const SkillArgument = z.strictObject({
   name: z
@@ -23,6 +26,12 @@ export const SkillArgument = z.strictObject({
   type: ArgumentType.default("string"),
   description: shortText(1024).optional(),
   required: z.boolean().default(false).describe("If the token is missing, activation fails"),
+  enum: z
+    .array(z.union([z.string().max(256), z.number(), z.boolean()]))
+    .min(1)
+    .max(MAX_ARGUMENT_ENUM_VALUES)
+    .optional()
+    .describe("The values the argument (or script param) may take: offered by MCP completion, checked for script params"),
 });
 
 export const SkillTrigger = z.discriminatedUnion("type", [

@@ -5,7 +5,7 @@ import { isSkillName } from "./skill-name.js";
 
 /** Where skills live inside every layer (spec §2): `_vance/skills/<name>/SKILL.md` plus siblings. */
 export const SKILLS_PREFIX = "_vance/skills/";
-const SKILL_DOCUMENT_NAME = "SKILL.md";
+export const SKILL_DOCUMENT_NAME = "SKILL.md";
 
 export { isSkillName };
 

@@ -15,12 +15,11 @@ import { SkillNotModelInvocable, SkillNotUserInvocable } from "../skills/skill-e
 import { bindArguments } from "../skills/skill-argument-binder.js";
 import type { BoundArguments } from "../skills/skill-argument-binder.js";
 import type { SkillScopeContext } from "../skills/skill-scope.js";
-import { hasTemplateSyntax } from "../templates/template-renderer.js";
-import { plainBody, rendersAsTemplate } from "../skills/skill-body.js";
 import type { TemplateRenderer } from "../templates/template-renderer.js";
 import { assertAllowedByRecipe, planClear, planClearAll, upsertExplicit } from "./active-skill-rules.js";
 import type { TurnScheduledReason } from "./process-events.js";
 import { activationRenderContext } from "./render-context.js";
+import { skillTurnPrompt } from "./skill-turn-prompt.js";
 import type { SkillCommandRunner } from "./skill-command-runner.js";
 import type { SkillSpawnRunner } from "./skill-spawn-runner.js";
 import { pendingId, scopeOf, withWarnings } from "./steer-context.js";
@@ -244,21 +243,9 @@ export class SkillSteerProcessor {
     };
   }
 
-  /** §2a precedence: `action:` for every lifecycle, else (shot only) the body. Blank → no turn. */
+  /** §2a precedence (skill-turn-prompt.ts), rendered with the process's activation context. */
   private async turnPrompt(process: Process, skill: ResolvedSkill, args: BoundArguments | undefined): Promise<string | undefined> {
-    const action = nonBlank(skill.action);
-    const source = action ?? (skill.lifecycle === "shot" ? nonBlank(skill.body) : undefined);
-    if (source === undefined) return undefined;
-    let text = source;
-    // A shot body follows the body rule (skill-body.ts); `action:` exists only in this service's form.
-    if (action === undefined && !rendersAsTemplate(skill)) {
-      text = plainBody({ template: skill.template, body: source }, args);
-    } else if (hasTemplateSyntax(source)) {
-      const recipe = await this.recipes.load(scopeOf(process), process.recipe);
-      text = await this.renderer.render(source, { ...activationRenderContext(process, recipe), ...(args ? { args } : {}) });
-    }
-    const trimmed = text.trim();
-    return trimmed === "" ? undefined : trimmed;
+    return skillTurnPrompt(skill, args, this.renderer, async () => activationRenderContext(process, await this.recipes.load(scopeOf(process), process.recipe)));
   }
 
   /** The current definitions of skills being cleared; one that no longer resolves is cleared without `deactivate:`. */
@@ -336,8 +323,6 @@ const reasonOf = (appended: readonly PendingMessage[]): TurnScheduledReason => {
 };
 
 const senderOf = (user: LaneUser | null): string => user?.login ?? SYSTEM_SENDER;
-
-const nonBlank = (text: string | undefined): string | undefined => (text === undefined || text.trim() === "" ? undefined : text);
 
 /** SKILL_NOT_FOUND, saying why when a document of that name exists but was skipped (the innermost one). */
 export async function skillNotFound(skills: SkillSource, scope: SkillScopeContext, name: string): Promise<SkillNotFound> {

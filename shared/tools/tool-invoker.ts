@@ -95,6 +95,11 @@ export class ToolInvoker {
     this.scripts = deps.scripts ?? new SkillScriptRunner({ loader: this.loader, documents: deps.sources.store });
   }
 
+  /** Whether a tool of this name is one the service runs (a service tool or a skill script), had the process it now. */
+  serves(toolName: string): boolean {
+    return this.tools.has(toolName) || looksLikeScriptTool(toolName);
+  }
+
   async invoke(process: Process, user: LaneUser | null, toolName: string, args: unknown): Promise<ToolResult> {
     return this.invokeIn({ depth: 0, budget: new WorkspaceBudget() }, process, user, toolName, args);
   }

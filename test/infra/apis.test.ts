@@ -30,6 +30,9 @@ const API_MD_ROUTES: [routeKey: string, fn: FunctionName][] = [
   ["GET /brain/{tenant}/skills/usage", "http-skills"],
   ["GET /brain/{tenant}/skills/effective/{name}/evals", "http-skills"],
   ["POST /brain/{tenant}/projects/{project}/documents/{path+}", "http-documents"],
+  ["POST /brain/{tenant}/mcp", "http-mcp"],
+  ["GET /brain/{tenant}/mcp", "http-mcp"],
+  ["DELETE /brain/{tenant}/mcp", "http-mcp"],
 ];
 
 const resourcesOf = (s: SynthesizedStack, type: string): [string, TemplateResource][] =>
@@ -140,7 +143,7 @@ describe("HTTP API", () => {
       permissions.some((p) => p.Principal === "apigateway.amazonaws.com" && JSON.stringify(p.FunctionName) === JSON.stringify(getAtt(functionLogicalId(synth, name), "Arn")));
 
     // Assess
-    for (const name of ["http-skills", "http-processes", "http-steer", "http-documents", "http-tools", "authorizer"] as const) expect(invoked(name)).toBe(true);
+    for (const name of ["http-skills", "http-processes", "http-steer", "http-documents", "http-tools", "http-mcp", "authorizer"] as const) expect(invoked(name)).toBe(true);
   });
 });
 

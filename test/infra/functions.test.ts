@@ -30,6 +30,7 @@ const EXPECTED_ENVIRONMENT: Record<FunctionName, string[]> = {
   "http-steer": [E.laneQueueUrl, E.tableName],
   "http-documents": [E.bucketName, E.tableName],
   "http-tools": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.webSocketCallbackUrl],
+  "http-mcp": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.webSocketCallbackUrl],
   "lane-worker": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.laneDeadLetterQueueUrl, E.laneMaxReceiveCount, E.webSocketCallbackUrl],
   "ws-connect": [E.tableName],
   "ws-disconnect": [E.tableName],

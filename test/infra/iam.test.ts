@@ -38,6 +38,15 @@ const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
     ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"),
     "execute-api:ManageConnections",
   ],
+  "http-mcp": [
+    ...LOGS,
+    ...S3_READ,
+    "s3:PutObject",
+    "s3:DeleteObject",
+    "sqs:SendMessage",
+    ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"),
+    "execute-api:ManageConnections",
+  ],
   "lane-worker": [
     ...LOGS,
     ...S3_READ,

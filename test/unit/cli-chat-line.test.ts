@@ -31,7 +31,7 @@ const activeRef = (name: string, activatedBy: ActiveSkillRef["activatedBy"], one
 });
 
 const state = {
-  skills: [summary("forms", { arguments: [{ name: "strict", type: "boolean", required: false }] }), summary("format"), summary("hidden", { userInvocable: false })],
+  skills: [summary("forms", { arguments: [{ name: "strict", type: "boolean", required: false }] }), summary("format"), summary("tone", { arguments: [{ name: "level", type: "string", required: true, enum: ["formal", "friendly", "fun"] }] }), summary("hidden", { userInvocable: false })],
   active: [activeRef("forms", "explicit")],
 };
 
@@ -73,6 +73,8 @@ describe("completeChatLine", () => {
     ["/skill forms ", ["--once", "true", "false"], ""],
     ["/skill forms --once t", ["true"], "t"],
     ["/skill format ", ["--once"], ""],
+    ["/skill tone f", ["formal", "friendly", "fun"], "f"],
+    ["/skill tone fr", ["friendly"], "fr"],
     ["hello", [], "hello"],
   ])("%j → %j", (line, candidates, word) => {
     // Act

@@ -1,0 +1,17 @@
+import { createTemplateRenderer } from "../../shared/templates/sandboxed-template-renderer.js";
+import { runtimeFromEnv, skillsAppFromEnv } from "../../shared/wiring/app-from-env.js";
+import { toolInvokerFromEnv } from "../../shared/wiring/tool-invoker-from-env.js";
+import { httpHandler } from "../_shared/http-handler.js";
+import { powertoolsObservability } from "../_shared/observability.js";
+import { traced } from "../_shared/tracing.js";
+import { mcpRoutes } from "./mcp-routes.js";
+
+// Module scope: built once per container, with the tools route's invoker (the same tools, lane
+// and sandbox), so an MCP tools/call is the HTTP tools route by another protocol.
+const { logger, tracer } = powertoolsObservability("skills-http-mcp");
+const resources = runtimeFromEnv(process.env, { instrument: tracer.instrument });
+const renderer = createTemplateRenderer();
+const app = skillsAppFromEnv(resources, { renderer, logger });
+const tools = toolInvokerFromEnv(app, resources, logger);
+
+export const handler = traced(tracer, "http-mcp", httpHandler(mcpRoutes({ app, renderer, tools }), { logger }));
