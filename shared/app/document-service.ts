@@ -141,7 +141,7 @@ export class DocumentService {
       assertNoCaseCollision(project, path, skillName, level);
       await this.assertLevelPatternCap(tenant, project, path, parsed.definition);
       const missing = await this.missingSiblings(tenant, project, skillName, parsed.definition);
-      return [...parsed.problems.map(toWarning), ...templateVariableWarnings(parsed.definition, path, text).map(toWarning), ...missing];
+      return [...parsed.problems.map(toWarning), ...(await templateVariableWarnings(parsed.definition, path, text)).map(toWarning), ...missing];
     }
     const recipeName = recipeNameOf(path);
     if (recipeName !== undefined) {
