@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
+import { QUICK } from "./bench-mode.js";
 import { formatTable, type BenchRow } from "./bench-table.js";
 import { benchCompose } from "./compose-bench.js";
 import { benchComposeWithFiles } from "./compose-files-bench.js";
@@ -41,7 +42,9 @@ async function main(): Promise<void> {
   console.log(`machine: ${machine}\n`);
   console.log(formatTable(rows));
   mkdirSync(new URL(".", import.meta.url), { recursive: true });
-  writeFileSync(new URL("./results.json", import.meta.url), `${JSON.stringify(rows.map(({ metric, ours, baseline, unit }) => ({ metric, ours, baseline, unit })), null, 2)}\n`);
+  // --quick figures are for development: they never overwrite the committed results.
+  const file = QUICK ? "./results.quick.json" : "./results.json";
+  writeFileSync(new URL(file, import.meta.url), `${JSON.stringify(rows.map(({ metric, ours, baseline, unit, spread }) => ({ metric, ours, baseline, unit, ...(spread ? { spread } : {}) })), null, 2)}\n`);
   process.exit(0);
 }
 
