@@ -6,6 +6,7 @@ import { benchCompose } from "./compose-bench.js";
 import { benchComposeWithFiles } from "./compose-files-bench.js";
 import { benchBundles } from "./bundle-bench.js";
 import { benchCatalogue } from "./catalogue-bench.js";
+import { benchColdTurn } from "./cold-turn-bench.js";
 import { benchHttp } from "./http-bench.js";
 import { benchLanes } from "./lane-bench.js";
 import { benchSandbox } from "./sandbox-bench.js";
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
   await section("lanes", benchLanes);
   await section("http", benchHttp);
   await section("bundles", benchBundles);
+  await section("cold first turn", benchColdTurn);
   await section("sandbox", async () => {
     const figures = await benchSandbox();
     return Object.entries(figures).map(([metric, ours]) => ({ metric: `sandbox_${metric}`, ours, baseline: null, unit: metric.endsWith("Ms") || metric.includes("Ms") ? "ms" : "" }));
