@@ -53,3 +53,15 @@ export function formatTable(rows: readonly BenchRow[]): string {
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
 }
+
+/** The README's benchmark table: the rows named in `metrics` (in that order), with their spread. */
+export function markdownTable(rows: readonly BenchRow[], metrics: readonly string[]): string {
+  const byMetric = new Map(rows.map((row) => [row.metric, row]));
+  const lines = ["| metric | ours | spread (min–max, runs) | baseline (naive) | unit |", "| --- | ---: | ---: | ---: | --- |"];
+  for (const metric of metrics) {
+    const row = byMetric.get(metric);
+    if (row === undefined) continue;
+    lines.push(`| \`${metric}\` | ${round(row.ours)} | ${spreadText(row.spread)} | ${row.baseline === null ? "–" : round(row.baseline)} | ${row.unit} |`);
+  }
+  return lines.join("\n");
+}
