@@ -5,7 +5,23 @@ export interface BenchRow {
   baseline: number | null;
   unit: string;
   note?: string;
+  /** A timing row's repetitions: `ours` is their median. */
+  spread?: Spread;
 }
+
+export interface Spread {
+  min: number;
+  max: number;
+  runs: number;
+}
+
+export const median = (values: readonly number[]): number => percentile(values, 50);
+
+/** `ours` = median of the repetitions' figures, with their spread. */
+export const repeated = (figures: readonly number[]): Pick<BenchRow, "ours" | "spread"> => ({
+  ours: median(figures),
+  spread: { min: Math.min(...figures), max: Math.max(...figures), runs: figures.length },
+});
 
 export const percentile = (samples: readonly number[], p: number): number => {
   if (samples.length === 0) return Number.NaN;
@@ -27,10 +43,25 @@ export async function timeMany(n: number, fn: (i: number) => Promise<unknown> | 
 const round = (value: number): string =>
   Number.isFinite(value) ? (Math.abs(value) >= 100 ? value.toFixed(0) : value.toPrecision(3)) : String(value);
 
+/** "min–max (n)" of a repeated row, "-" for a single measurement. */
+export const spreadText = (spread: Spread | undefined): string => (spread === undefined ? "-" : `${round(spread.min)}–${round(spread.max)} (${spread.runs})`);
+
 export function formatTable(rows: readonly BenchRow[]): string {
-  const header = ["metric", "ours", "baseline", "unit", "note"];
-  const body = rows.map((r) => [r.metric, round(r.ours), r.baseline === null ? "-" : round(r.baseline), r.unit, r.note ?? ""]);
+  const header = ["metric", "ours", "spread", "baseline", "unit", "note"];
+  const body = rows.map((r) => [r.metric, round(r.ours), spreadText(r.spread), r.baseline === null ? "-" : round(r.baseline), r.unit, r.note ?? ""]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((line) => (line[i] ?? "").length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
+}
+
+/** The README's benchmark table: the rows named in `metrics` (in that order), with their spread. */
+export function markdownTable(rows: readonly BenchRow[], metrics: readonly string[]): string {
+  const byMetric = new Map(rows.map((row) => [row.metric, row]));
+  const lines = ["| metric | ours | spread (min–max, runs) | baseline (naive) | unit |", "| --- | ---: | ---: | ---: | --- |"];
+  for (const metric of metrics) {
+    const row = byMetric.get(metric);
+    if (row === undefined) continue;
+    lines.push(`| \`${metric}\` | ${round(row.ours)} | ${spreadText(row.spread)} | ${row.baseline === null ? "–" : round(row.baseline)} | ${row.unit} |`);
+  }
+  return lines.join("\n");
 }

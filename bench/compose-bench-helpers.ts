@@ -1,3 +1,4 @@
+import type { Process } from "../shared/processes/process.js";
 import type { ResolvedSkill } from "../shared/skills/resolved-skill.js";
 import type { SkillTrigger } from "../shared/skills/skill-frontmatter.js";
 
@@ -122,3 +123,23 @@ export function syntheticMessage(length = 2048, seed = 7): string {
   }
   return parts.join(" ").slice(0, length);
 }
+
+/** What composeTurn reads of a process. */
+export type TurnProcess = Pick<Process, "activeSkills" | "allowedSkillsOverride" | "recipe" | "engine" | "mode">;
+
+/** A process with `active` explicitly activated, every other one with args: the compose benches' shared turn. */
+export const turnSnapshot = (active: readonly ResolvedSkill[]): TurnProcess => ({
+  activeSkills: active.map((skill, i) => ({
+    name: skill.name,
+    resolvedFromScope: skill.source,
+    oneShot: false,
+    fromRecipe: false,
+    activatedBy: "explicit" as const,
+    activatedAt: "2026-01-01T00:00:00.000Z",
+    args: i % 2 ? `scope-${i}` : null,
+  })),
+  allowedSkillsOverride: null,
+  recipe: "default",
+  engine: "ford",
+  mode: undefined,
+});

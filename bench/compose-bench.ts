@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import type { Process } from "../shared/processes/process.js";
 import { engineConfig } from "../shared/recipes/engines.js";
 import { parseRecipeDocument } from "../shared/recipes/recipe-document-parser.js";
 import type { Recipe } from "../shared/recipes/recipe-schema.js";
@@ -15,7 +14,7 @@ import { createTemplateRenderer } from "../shared/templates/sandboxed-template-r
 import type { TemplateRenderer } from "../shared/templates/template-renderer.js";
 import { percentile, timeMany, type BenchRow } from "./bench-table.js";
 import { buildCatalog, catalogFor } from "../shared/skills/skill-catalog.js";
-import { syntheticMessage, syntheticSkills } from "./compose-bench-helpers.js";
+import { syntheticMessage, syntheticSkills, turnSnapshot, type TurnProcess } from "./compose-bench-helpers.js";
 
 const AVAILABLE = 1000;
 const ACTIVE = 10;
@@ -28,8 +27,6 @@ const COLD_ROUNDS = 40;
  * (~4 ms) now and then until it has nothing left to compile: a few hundred turns were not enough.
  */
 const WARM_UP = 2000;
-
-type TurnProcess = Pick<Process, "activeSkills" | "allowedSkillsOverride" | "recipe" | "engine" | "mode">;
 
 function defaultRecipe(): Recipe {
   const text = readFileSync(new URL("../shared/bundled/_vance/recipes/default.yaml", import.meta.url), "utf8");
@@ -51,21 +48,7 @@ export async function benchCompose(): Promise<BenchRow[]> {
   const messages = Array.from({ length: 300 }, (_, i) => syntheticMessage(2048, i + 1));
   // Every other synthetic skill is templated: take ten of them so the cold figure really renders.
   const active = listing.filter((s) => s.body.includes("{%")).slice(0, ACTIVE);
-  const snapshot: TurnProcess = {
-    activeSkills: active.map((skill, i) => ({
-      name: skill.name,
-      resolvedFromScope: skill.source,
-      oneShot: false,
-      fromRecipe: false,
-      activatedBy: "explicit" as const,
-      activatedAt: "2026-01-01T00:00:00.000Z",
-      args: i % 2 ? `scope-${i}` : null,
-    })),
-    allowedSkillsOverride: null,
-    recipe: "default",
-    engine: "ford",
-    mode: undefined,
-  };
+  const snapshot = turnSnapshot(active);
   const recipe = defaultRecipe();
   const engine = engineConfig("ford");
   const toolSpecs = new ServiceToolSpecs();
@@ -115,11 +98,11 @@ export async function benchCompose(): Promise<BenchRow[]> {
   const matching = await timeMany(ROUNDS, (i) => triggeredSkills(listing, snapshot, messages[i % messages.length] as string, matcher));
 
   return [
-    { metric: "compose_section_cold_p50_ms_1000", ours: percentile(cold, 50), baseline: null, unit: "ms", note: "10 active, every body rendered" },
-    { metric: "compose_section_cold_p99_ms_1000", ours: percentile(cold, 99), baseline: null, unit: "ms" },
-    { metric: "compose_section_p50_ms_1000", ours: percentile(steady, 50), baseline: null, unit: "ms", note: "trigger hook + composeTurn, render cache warm" },
-    { metric: "compose_section_p99_ms_1000", ours: percentile(steady, 99), baseline: null, unit: "ms", note: `target ≤ 1 ms; ${ROUNDS} turns, GC pauses included` },
-    { metric: "compose_with_catalog_p99_ms_1000", ours: percentile(steadyWithCatalog, 99), baseline: null, unit: "ms", note: "steady turn + catalog of 990 candidates (memoized), target ≤ 1 ms" },
+    { metric: "composeturn_section_cold_p50_ms_1000", ours: percentile(cold, 50), baseline: null, unit: "ms", note: "10 active, every body rendered" },
+    { metric: "composeturn_section_cold_p99_ms_1000", ours: percentile(cold, 99), baseline: null, unit: "ms" },
+    { metric: "composeturn_section_p50_ms_1000", ours: percentile(steady, 50), baseline: null, unit: "ms", note: "trigger hook + composeTurn, render cache warm" },
+    { metric: "composeturn_section_p99_ms_1000", ours: percentile(steady, 99), baseline: null, unit: "ms", note: `target ≤ 1 ms; ${ROUNDS} turns, GC pauses included` },
+    { metric: "composeturn_with_catalog_p99_ms_1000", ours: percentile(steadyWithCatalog, 99), baseline: null, unit: "ms", note: "steady turn + catalog of 990 candidates (memoized), target ≤ 1 ms" },
     { metric: "catalog_build_p50_ms_10000", ours: percentile(catalogBuild, 50), baseline: null, unit: "ms", note: "catalog of 10 000 candidates built from scratch (once per listing and active set)" },
     { metric: "trigger_match_p50_ms_1000", ours: percentile(matching, 50), baseline: null, unit: "ms", note: "trigger hook, 2 KB message" },
     { metric: "trigger_match_p99_ms_1000", ours: percentile(matching, 99), baseline: null, unit: "ms" },

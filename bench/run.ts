@@ -1,10 +1,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
+import { QUICK } from "./bench-mode.js";
 import { formatTable, type BenchRow } from "./bench-table.js";
 import { benchCompose } from "./compose-bench.js";
 import { benchComposeWithFiles } from "./compose-files-bench.js";
 import { benchBundles } from "./bundle-bench.js";
 import { benchCatalogue } from "./catalogue-bench.js";
+import { benchColdTurn } from "./cold-turn-bench.js";
 import { benchHttp } from "./http-bench.js";
 import { benchLanes } from "./lane-bench.js";
 import { benchMcp } from "./mcp-bench.js";
@@ -32,6 +34,7 @@ async function main(): Promise<void> {
   await section("http", benchHttp);
   await section("mcp", benchMcp);
   await section("bundles", benchBundles);
+  await section("cold first turn", benchColdTurn);
   await section("sandbox", async () => {
     const figures = await benchSandbox();
     return Object.entries(figures).map(([metric, ours]) => ({ metric: `sandbox_${metric}`, ours, baseline: null, unit: metric.endsWith("Ms") || metric.includes("Ms") ? "ms" : "" }));
@@ -45,7 +48,9 @@ async function main(): Promise<void> {
   console.log(`machine: ${machine}\n`);
   console.log(formatTable(rows));
   mkdirSync(new URL(".", import.meta.url), { recursive: true });
-  writeFileSync(new URL("./results.json", import.meta.url), `${JSON.stringify(rows.map(({ metric, ours, baseline, unit }) => ({ metric, ours, baseline, unit })), null, 2)}\n`);
+  // --quick figures are for development: they never overwrite the committed results.
+  const file = QUICK ? "./results.quick.json" : "./results.json";
+  writeFileSync(new URL(file, import.meta.url), `${JSON.stringify(rows.map(({ metric, ours, baseline, unit, spread }) => ({ metric, ours, baseline, unit, ...(spread ? { spread } : {}) })), null, 2)}\n`);
   process.exit(0);
 }
 

@@ -60,7 +60,7 @@ export async function inspectSkillDocument(file: string, shown: string, bytes?: 
   }
   const result = parseSkillDocument(basename(directory), text, shown);
   result.problems.forEach(add);
-  if (result.definition) templateVariableWarnings(result.definition, shown, text).forEach(add);
+  if (result.definition) (await templateVariableWarnings(result.definition, shown, text)).forEach(add);
   const links = result.definition ? linkedSiblingPaths(result.definition.body) : [];
   if (links.length > 0) {
     // As skill_read_file resolves them: exactly, or one file that matches case-insensitively.

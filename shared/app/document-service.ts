@@ -179,7 +179,7 @@ export class DocumentService {
       await this.assertLevelPatternCap(tenant, project, path, parsed.definition);
       const missing = await this.missingSiblings(tenant, project, skillName, parsed.definition);
       const evals = await this.evalsOfSkill(tenant, project, skillName, parsed.definition);
-      return [...parsed.problems.map(toWarning), ...templateVariableWarnings(parsed.definition, path, text).map(toWarning), ...missing, ...evals];
+      return [...parsed.problems.map(toWarning), ...(await templateVariableWarnings(parsed.definition, path, text)).map(toWarning), ...missing, ...evals];
     }
     const evalsOf = evalsSkillNameOf(path);
     if (evalsOf !== undefined) {

@@ -16,10 +16,10 @@ const NUNJUCKS_GLOBALS = new Set(["range", "cycler", "joiner", "loop", "caller",
 const LOOKUP = /contextOrFrameLookup\(context, frame, "([^"\\]+)"\)/g;
 
 /** Names a template reads from its context, less those it defines itself ({% set %}, macros, imports). */
-export function freeTemplateVariables(source: string): string[] {
+export async function freeTemplateVariables(source: string): Promise<string[]> {
   let code: string;
   try {
-    code = precompileTemplate(source);
+    code = await precompileTemplate(source);
   } catch {
     return []; // a template that does not compile is refused elsewhere (or fails its render with a warning)
   }
@@ -36,13 +36,14 @@ export function freeTemplateVariables(source: string): string[] {
 }
 
 /** Warnings for the template fields of a skill that may be saved; `text` is the whole SKILL.md (for lines). */
-export function templateVariableWarnings(definition: SkillDefinition, path: string, text: string): DocumentProblem[] {
+export async function templateVariableWarnings(definition: SkillDefinition, path: string, text: string): Promise<DocumentProblem[]> {
   const sources: { field: string; source: string }[] = [];
   if (rendersAsTemplate(definition)) sources.push({ field: "body", source: definition.body });
   if (definition.action !== undefined) sources.push({ field: "action", source: definition.action });
   const known = new Set(RENDER_CONTEXT_KEYS);
-  return sources.flatMap(({ field, source }) =>
-    freeTemplateVariables(source)
+  const free = await Promise.all(sources.map(async ({ field, source }) => ({ field, names: await freeTemplateVariables(source) })));
+  return free.flatMap(({ field, names }) =>
+    names
       .filter((name) => !known.has(name))
       .map((name) => {
         const at = text.search(new RegExp(`\\{[{%][^}]*\\b${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`));

@@ -159,7 +159,7 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
   }
 
   private async renderUncached(template: string, templateHash: string, contextJson: string): Promise<string> {
-    const compiled = this.compile(template, templateHash);
+    const compiled = await this.compile(template, templateHash);
     if ("error" in compiled) throw compiled.error;
     let output: unknown;
     try {
@@ -176,12 +176,12 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
     return output;
   }
 
-  private compile(template: string, templateHash: string): Compiled {
+  private async compile(template: string, templateHash: string): Promise<Compiled> {
     const cached = this.compiled.get(templateHash);
     if (cached) return cached;
     let compiled: Compiled;
     try {
-      compiled = { code: precompileTemplate(template, this.precompileOptions) };
+      compiled = { code: await precompileTemplate(template, this.precompileOptions) };
     } catch (error) {
       if (!(error instanceof TemplateError)) throw error;
       compiled = { error };

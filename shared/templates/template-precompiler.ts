@@ -1,4 +1,4 @@
-import nunjucksCompiler from "nunjucks/src/compiler.js";
+import type nunjucksCompilerModule from "nunjucks/src/compiler.js";
 import { TemplateLimitExceeded, TemplateSyntaxError } from "./template-errors.js";
 
 export interface TemplatePrecompileOptions {
@@ -58,6 +58,15 @@ const cleanMessage = (error: unknown): string => {
   return message.replace(/^\([^)]*\)(?: \[Line \d+(?:, Column \d+)?\])?\s*/, "").trim();
 };
 
+type NunjucksCompiler = typeof nunjucksCompilerModule;
+let compilerModule: Promise<NunjucksCompiler> | undefined;
+/**
+ * nunjucks' compiler (lexer, parser, codegen: ~60 KB minified) is loaded on the first compile, not
+ * at a Lambda's init: a warm turn renders from the render cache and most cold starts never compile
+ * (docs/decisions.md, issue 15). test/infra/bundle-init-path.test.ts keeps it off the init path.
+ */
+const nunjucksCompiler = (): Promise<NunjucksCompiler> => (compilerModule ??= import("nunjucks/src/compiler.js").then((module) => module.default));
+
 /**
  * Compiles an untrusted nunjucks template to JavaScript source on the host. This is parsing
  * and code generation only: nunjucks' lexer, parser and compiler never evaluate template
@@ -65,14 +74,15 @@ const cleanMessage = (error: unknown): string => {
  * and the returned source only ever runs inside the sandbox. Returns the body of a function
  * that yields `{ root, b_<block>… }`.
  */
-export const precompileTemplate = (source: string, options: TemplatePrecompileOptions = {}): string => {
+export const precompileTemplate = async (source: string, options: TemplatePrecompileOptions = {}): Promise<string> => {
   const maxTemplateChars = options.maxTemplateChars ?? PRECOMPILE_DEFAULTS.maxTemplateChars;
   if (source.length > maxTemplateChars) {
     throw new TemplateLimitExceeded(`template is larger than ${maxTemplateChars} characters`, "size");
   }
   checkComplexity(source, options.maxTags ?? PRECOMPILE_DEFAULTS.maxTags, options.maxNesting ?? PRECOMPILE_DEFAULTS.maxNesting);
+  const compiler = await nunjucksCompiler();
   try {
-    return nunjucksCompiler.compile(source, [], [], "template", {
+    return compiler.compile(source, [], [], "template", {
       trimBlocks: options.trimBlocks ?? PRECOMPILE_DEFAULTS.trimBlocks,
       lstripBlocks: options.lstripBlocks ?? PRECOMPILE_DEFAULTS.lstripBlocks,
       throwOnUndefined: false,

@@ -56,9 +56,9 @@ describe("wrapping errors keep their cause", () => {
     expect((error as Error).message).toBe(`Engine command 'mode.set' in skill 's': ${((error as Error).cause as Error).message}`);
   });
 
-  it("a template nunjucks cannot parse: TemplateSyntaxError caused by the parser's error", () => {
+  it("a template nunjucks cannot parse: TemplateSyntaxError caused by the parser's error", async () => {
     // Act
-    const error = failureOf(() => precompileTemplate("{% endif %}"));
+    const error = await precompileTemplate("{% endif %}").catch((rejected: unknown) => rejected);
 
     // Assess
     expect(error).toBeInstanceOf(TemplateSyntaxError);

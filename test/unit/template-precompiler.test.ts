@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { TemplateLimitExceeded, TemplateSyntaxError } from "../../shared/templates/template-errors.js";
 import { precompileTemplate } from "../../shared/templates/template-precompiler.js";
 
-const failureOf = (run: () => unknown): unknown => {
+const failureOf = async (run: () => Promise<unknown>): Promise<unknown> => {
   try {
-    run();
+    await run();
   } catch (error) {
     return error;
   }
@@ -12,7 +12,7 @@ const failureOf = (run: () => unknown): unknown => {
 };
 
 describe("precompileTemplate: host side is parsing only", () => {
-  it("compiles hostile templates without executing anything on the host", () => {
+  it("compiles hostile templates without executing anything on the host", async () => {
     // Prepare
     const marker = globalThis as { __hostTouched?: unknown };
     const hostile = [
@@ -24,7 +24,7 @@ describe("precompileTemplate: host side is parsing only", () => {
     ];
 
     // Act
-    const compiled = hostile.map((template) => precompileTemplate(template));
+    const compiled = await Promise.all(hostile.map((template) => precompileTemplate(template)));
 
     // Assess
     expect(compiled.every((code) => code.includes("function root("))).toBe(true);
@@ -33,9 +33,9 @@ describe("precompileTemplate: host side is parsing only", () => {
     expect(Object.prototype).not.toHaveProperty("polluted");
   });
 
-  it("reports a syntax error with a clean message and the line", () => {
+  it("reports a syntax error with a clean message and the line", async () => {
     // Act
-    const error = failureOf(() => precompileTemplate("first\nsecond\n{% for %}"));
+    const error = await failureOf(() => precompileTemplate("first\nsecond\n{% for %}"));
 
     // Assess
     expect(error).toBeInstanceOf(TemplateSyntaxError);
@@ -43,9 +43,9 @@ describe("precompileTemplate: host side is parsing only", () => {
     expect((error as TemplateSyntaxError).line).toBe(3);
   });
 
-  it("reports an unknown tag as a syntax error", () => {
+  it("reports an unknown tag as a syntax error", async () => {
     // Act
-    const error = failureOf(() => precompileTemplate("{% endif %}"));
+    const error = await failureOf(() => precompileTemplate("{% endif %}"));
 
     // Assess
     expect(error).toBeInstanceOf(TemplateSyntaxError);
@@ -59,26 +59,26 @@ describe("precompileTemplate: bounds", () => {
     ["too many tags", "{{ a }}".repeat(1_001), {}],
     ["blocks nested too deep", `${"{% if a %}".repeat(33)}x${"{% endif %}".repeat(33)}`, {}],
     ["a smaller configured size", "{{ a }} and some text", { maxTemplateChars: 10 }],
-  ])("rejects %s with TemplateLimitExceeded('size')", (_, template, options) => {
+  ])("rejects %s with TemplateLimitExceeded('size')", async (_, template, options) => {
     // Act
-    const error = failureOf(() => precompileTemplate(template, options));
+    const error = await failureOf(() => precompileTemplate(template, options));
 
     // Assess
     expect(error).toBeInstanceOf(TemplateLimitExceeded);
     expect((error as TemplateLimitExceeded).limit).toBe("size");
   });
 
-  it("turns expression nesting past the host stack into TemplateLimitExceeded", () => {
+  it("turns expression nesting past the host stack into TemplateLimitExceeded", async () => {
     // Act
-    const error = failureOf(() => precompileTemplate(`{{ ${"(".repeat(30_000)}1${")".repeat(30_000)} }}`));
+    const error = await failureOf(() => precompileTemplate(`{{ ${"(".repeat(30_000)}1${")".repeat(30_000)} }}`));
 
     // Assess
     expect(error).toBeInstanceOf(TemplateLimitExceeded);
   });
 
-  it("accepts nesting and tag counts up to the bounds", () => {
+  it("accepts nesting and tag counts up to the bounds", async () => {
     // Act
-    const code = precompileTemplate(`${"{% if a %}".repeat(32)}x${"{% endif %}".repeat(32)}`);
+    const code = await precompileTemplate(`${"{% if a %}".repeat(32)}x${"{% endif %}".repeat(32)}`);
 
     // Assess
     expect(code).toContain("function root(");

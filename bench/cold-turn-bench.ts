@@ -1,0 +1,95 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { randomUUID } from "node:crypto";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { PROJECT_ROOT } from "../infra/constructs/skills-function.js";
+import { buildLambdaBundle } from "../infra/lambda-bundle.js";
+import { startEmulators } from "../infra/local/local-emulators.js";
+import { localEnvironment } from "../infra/local/local-environment.js";
+import { createLocalResources, localClients } from "../infra/local/local-resources.js";
+import { S3DocumentStore } from "../shared/documents/s3-document-store.js";
+import { laneGroupIdOf } from "../shared/lanes/lane-identity.js";
+import type { LaneMessage } from "../shared/lanes/lane-message.js";
+import { DynamoDBRequestStore } from "../shared/processes/dynamodb-request-store.js";
+import { AwsRequestCounter } from "../test/support/aws-request-counter.js";
+import { REPETITIONS } from "./bench-mode.js";
+import { repeated, type BenchRow } from "./bench-table.js";
+import { seed, subject } from "./catalogue-bench.js";
+import { shippedLaneWorker } from "./shipped-lane-worker.js";
+
+const execFileAsync = promisify(execFile);
+const SKILLS = 1000;
+const TENANT = "coldturn";
+const USER = { login: "bench" };
+const credentials = { accessKeyId: "bench", secretAccessKey: "bench" };
+
+/**
+ * The lane-worker bundle as deployed, in a fresh Node process each time, against the emulators:
+ * import (cold init) and then its first `turn.compose` record, whose catalogue (1 000 skills) is
+ * listed and read from S3. Reported: import → first turn applied.
+ */
+export async function benchColdTurn(): Promise<BenchRow[]> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  const emulators = await startEmulators({ host: "127.0.0.1" });
+  const clients = localClients(emulators.endpoints, "us-east-1", credentials);
+  const dir = mkdtempSync(join(tmpdir(), "skills-cold-turn-"));
+  try {
+    const resources = await createLocalResources(
+      clients,
+      { bucketName: "cold-turn", tableName: "cold-turn", laneQueueBaseName: "cold-turn-lane" },
+      { region: "us-east-1", laneVisibilityTimeoutSeconds: 30, laneMaxReceiveCount: 5 },
+    );
+    await seed(new S3DocumentStore({ client: clients.s3, bucket: resources.bucketName }), TENANT, SKILLS);
+    const worker = shippedLaneWorker({ emulators, resources, region: "us-east-1", credentials, counter: new AwsRequestCounter() });
+    const { processId } = await subject(worker.app, TENANT, "cold", []);
+    worker.restore();
+    const requests = new DynamoDBRequestStore(clients.dynamodb, resources.tableName);
+    const outfile = join(dir, "index.mjs");
+    await buildLambdaBundle("lane-worker", outfile);
+    cpSync(join(PROJECT_ROOT, "shared/bundled"), join(dir, "bundled"), { recursive: true });
+    const env = {
+      ...process.env,
+      ...localEnvironment({ emulators, resources, region: "us-east-1", credentials, managementEndpoint: "http://127.0.0.1:9", jwtSecret: "bench-secret" }),
+      SKILLS_BUNDLED_DIR: join(dir, "bundled"),
+      POWERTOOLS_LOG_LEVEL: "SILENT",
+      NODE_OPTIONS: "--enable-source-maps",
+    };
+    const samples: number[] = [];
+    for (let run = 0; run < REPETITIONS; run++) {
+      const message: LaneMessage = {
+        requestId: randomUUID(),
+        processId,
+        tenant: TENANT,
+        user: USER,
+        kind: "turn.compose",
+        payload: { turnId: randomUUID(), message: "please review the deploy to staging" },
+        enqueuedAt: new Date().toISOString(),
+      };
+      await requests.putQueued(TENANT, processId, message.requestId, message.kind);
+      const record = { messageId: message.requestId, body: JSON.stringify(message), attributes: { ApproximateReceiveCount: "1", MessageGroupId: laneGroupIdOf(message) } };
+      const probe = [
+        "const started = performance.now();",
+        `const { handler } = await import(${JSON.stringify(pathToFileURL(outfile).href)});`,
+        `const response = await handler({ Records: [${JSON.stringify(record)}] }, { functionName: "lane-worker", getRemainingTimeInMillis: () => 60000 });`,
+        "const elapsed = performance.now() - started;",
+        "if (response.batchItemFailures.length > 0) { console.error(JSON.stringify(response)); process.exit(2); }",
+        "process.stdout.write(String(elapsed)); process.exit(0);",
+      ].join(" ");
+      // Asynchronously: the emulators answer from this process's event loop.
+      const result = await execFileAsync(process.execPath, ["--input-type=module", "-e", probe], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
+      const elapsed = Number.parseFloat(result.stdout);
+      if (!Number.isFinite(elapsed)) throw new Error(`cold turn printed no time: ${result.stderr.slice(0, 2000)}`);
+      samples.push(elapsed);
+    }
+    return [
+      { metric: `cold_first_turn_ms_lane-worker_${SKILLS}`, ...repeated(samples), baseline: null, unit: "ms", note: `lane-worker bundle, fresh node: import + first turn.compose, catalogue of ${SKILLS} skills listed and read from S3` },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    clients.destroy();
+    await emulators.stop();
+  }
+}
