@@ -210,9 +210,9 @@ function SteerPanel({ client, process, skills, onChange }: { client: SkillsClien
           void activate(chosen.name, built.line === "" ? undefined : built.line, once);
         }}
       >
-        <label>
-          Skill
-          <select
+        <label for="form-skill">Skill to activate</label>
+        <select
+            id="form-skill"
             value={formSkill}
             onChange={(event) => {
               setFormSkill(event.currentTarget.value);
@@ -226,7 +226,6 @@ function SteerPanel({ client, process, skills, onChange }: { client: SkillsClien
               </option>
             ))}
           </select>
-        </label>
         {chosen && chosen.arguments === true && (
           <label>
             Arguments ($ARGUMENTS){chosen.argumentHint ? ` — ${chosen.argumentHint}` : ""}
