@@ -9,7 +9,7 @@ const ZOD_NAMED_Z = {
 };
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "cdk.out/**", "dist/**", "bench/results.json", "shared/templates/vendor/**"] },
+  { ignores: ["node_modules/**", "cdk.out/**", "dist/**", "console/dist/**", "bench/results.json", "shared/templates/vendor/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

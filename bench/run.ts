@@ -5,6 +5,7 @@ import { formatTable, type BenchRow } from "./bench-table.js";
 import { benchCompose } from "./compose-bench.js";
 import { benchComposeWithFiles } from "./compose-files-bench.js";
 import { benchBundles } from "./bundle-bench.js";
+import { benchConsole } from "./console-bench.js";
 import { benchCatalogue } from "./catalogue-bench.js";
 import { benchColdTurn } from "./cold-turn-bench.js";
 import { benchHttp } from "./http-bench.js";
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
   await section("http", benchHttp);
   await section("mcp", benchMcp);
   await section("bundles", benchBundles);
+  await section("console", benchConsole);
   await section("cold first turn", benchColdTurn);
   await section("sandbox", async () => {
     const figures = await benchSandbox();

@@ -1,4 +1,5 @@
 import { decodeJwt } from "jose";
+import { ENV } from "../shared/config/config.js";
 import { InvalidRequest } from "../shared/errors.js";
 import { llmConfigFromEnv } from "../shared/llm/llm-config.js";
 import { runChat } from "./chat.js";
@@ -39,7 +40,7 @@ export async function runChatCommand(flags: ChatFlags, env: NodeJS.ProcessEnv = 
   if (flags.name && flags.process) throw new InvalidRequest("--name and --process exclude each other");
   const show = parseShow(flags.show === undefined ? [...DEFAULT_SHOW] : [flags.show]);
   if ("error" in show) throw new InvalidRequest(show.error);
-  const tenant = flags.tenant ?? tenantOf(flags.token ?? env.SKILLS_TOKEN) ?? LOCAL_TENANT;
+  const tenant = flags.tenant ?? tenantOf(flags.token ?? env[ENV.cliToken]) ?? LOCAL_TENANT;
   const remote = await resolveRemote({ tenant, level: flags.project }, flags, env);
   const llm = llmConfigFromEnv(env);
   return runChat({

@@ -5,6 +5,7 @@ import { createInterface } from "node:readline";
 import type { Interface } from "node:readline";
 import { ConflictError, SkillsApiError, SkillsClient } from "../client/index.js";
 import type { ActiveSkillRef, Process, SkillSummary, SubscriptionFrame } from "../client/index.js";
+import { ENV } from "../shared/config/config.js";
 import { FootFileSystem } from "../shared/foot/foot-fs.js";
 import { footScriptAnswer, parseScriptExecuteFrame } from "../shared/foot/foot-client.js";
 import type { LlmConfig } from "../shared/llm/llm-config.js";
@@ -51,7 +52,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const session = new ChatSession(client, options, process_, output);
   session.say(`process ${process_.name} (${process_.processId}) · project ${process_.projectId} · recipe ${process_.recipe}`);
   session.say(`FOOT scripts run locally in ${workDir}`);
-  session.say(options.llm ? `model: ${options.llm.model} at ${options.llm.url}` : "no model configured (SKILLS_LLM_URL): a steering console; a message composes a turn and shows it");
+  session.say(options.llm ? `model: ${options.llm.model} at ${options.llm.url}` : `no model configured (${ENV.llmUrl}): a steering console; a message composes a turn and shows it`);
   session.say("/help lists the commands; Ctrl-D leaves");
   await session.refreshSkills().catch((error: unknown) => session.say(`cannot list skills: ${messageOf(error)}`));
 

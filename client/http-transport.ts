@@ -88,7 +88,8 @@ export class HttpTransport {
     for (let attempt = 1; ; attempt += 1) {
       let response: Response;
       try {
-        response = await this.doFetch(url, { method, headers, ...(body === undefined ? {} : { body }), ...(options.signal ? { signal: options.signal } : {}) });
+        // Under the DOM lib (the console) a Uint8Array<ArrayBufferLike> is no BodyInit; under Node's types it is.
+        response = await this.doFetch(url, { method, headers, ...(body === undefined ? {} : { body: body as NonNullable<RequestInit["body"]> }), ...(options.signal ? { signal: options.signal } : {}) });
       } catch (error) {
         const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
         throw new SkillsConnectionError(`cannot reach ${this.baseUrl} (${error instanceof Error ? error.message : String(error)}${cause})`, { cause: error });

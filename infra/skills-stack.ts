@@ -1,6 +1,7 @@
 import { CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
 import type { FunctionName } from "./api-routes.js";
+import { ConsoleSite } from "./constructs/console-site.js";
 import { DocumentEvents } from "./constructs/document-events.js";
 import { DocumentsBucket } from "./constructs/documents-bucket.js";
 import { SkillsHttpApi } from "./constructs/http-api.js";
@@ -27,6 +28,8 @@ export interface SkillsStackProps extends StackProps {
   llmTimeoutMs?: number;
   /** SNS topic for alarm notifications. */
   alarmTopicArn?: string;
+  /** The built web console (console/dist) to deploy behind CloudFront; without it the site is empty. */
+  consoleAssetsDir?: string;
   /** Concurrent lane-worker invocations. @default 10 */
   laneWorkerMaxConcurrency?: number;
 }
@@ -86,6 +89,7 @@ export class SkillsStack extends Stack {
   readonly webSocketApi: SkillsWebSocketApi;
   readonly documentEvents: DocumentEvents;
   readonly alarms: ServiceAlarms;
+  readonly consoleSite: ConsoleSite;
 
   constructor(scope: Construct, id: string, props: SkillsStackProps = {}) {
     super(scope, id, props);
@@ -160,7 +164,6 @@ export class SkillsStack extends Stack {
     table.grantItemActions(functions["s3-events"], "UpdateItem");
     this.documentEvents = new DocumentEvents(this, "DocumentEvents", { documents, handler: functions["s3-events"] });
 
-    this.httpApi = new SkillsHttpApi(this, "HttpApi", { authorizer: functions.authorizer, handlers: functions });
     this.webSocketApi = new SkillsWebSocketApi(this, "WebSocketApi", {
       stageName: props.stageName ?? "live",
       authorizer: functions.authorizer,
@@ -168,6 +171,12 @@ export class SkillsStack extends Stack {
       disconnect: functions["ws-disconnect"],
       default: functions["ws-default"],
     });
+    // The console's config.json names the APIs' URLs, and the HTTP API allows the console's origin:
+    // the site's bucket and distribution come first, its asset deployment refers to the API.
+    const consoleSite = new ConsoleSite(this, "Console");
+    this.httpApi = new SkillsHttpApi(this, "HttpApi", { authorizer: functions.authorizer, handlers: functions, allowedOrigins: [consoleSite.origin] });
+    consoleSite.deploy(props.consoleAssetsDir, { apiUrl: this.httpApi.url, webSocketUrl: this.webSocketApi.url });
+    this.consoleSite = consoleSite;
     this.webSocketApi.grantManageConnections(functions["ws-default"]);
     this.webSocketApi.grantManageConnections(functions["lane-worker"]);
     // FOOT scripts are pushed to a subscribed client from the tools function.

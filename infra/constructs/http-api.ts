@@ -1,5 +1,5 @@
 import { Duration } from "aws-cdk-lib";
-import { HttpApi, HttpMethod, HttpNoneAuthorizer, HttpStage, type ThrottleSettings } from "aws-cdk-lib/aws-apigatewayv2";
+import { CorsHttpMethod, HttpApi, HttpMethod, HttpNoneAuthorizer, HttpStage, type ThrottleSettings } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
@@ -14,6 +14,8 @@ interface SkillsHttpApiProps {
   handlers: Partial<Record<FunctionName, IFunction>>;
   /** @default 100 requests/s steady, bursts of 200 */
   throttle?: ThrottleSettings;
+  /** Browser origins that may call the API (the web console's distribution). @default none */
+  allowedOrigins?: string[];
 }
 
 /**
@@ -41,6 +43,18 @@ export class SkillsHttpApi extends Construct {
       description: "Skills service HTTP API (API.md)",
       createDefaultStage: false,
       defaultAuthorizer: this.authorizer,
+      // API Gateway answers the preflight itself, before the authorizer (a preflight has no token).
+      ...(props.allowedOrigins && props.allowedOrigins.length > 0
+        ? {
+            corsPreflight: {
+              allowOrigins: props.allowedOrigins,
+              allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.PUT, CorsHttpMethod.POST, CorsHttpMethod.DELETE],
+              allowHeaders: ["authorization", "content-type", "prefer"],
+              exposeHeaders: ["etag", "retry-after", "skills-request-id"],
+              maxAge: Duration.hours(1),
+            },
+          }
+        : {}),
     });
     this.stage = new HttpStage(this, "DefaultStage", {
       httpApi: this.api,

@@ -24,6 +24,8 @@ import type { LocalStackLogger } from "./local-logger.js";
 import { createLocalResources, DEFAULT_RESOURCE_NAMES, localClients } from "./local-resources.js";
 import type { AwsCredentials, LocalClients, LocalResourceNames, LocalResources } from "./local-resources.js";
 import { CONNECTIONS_PATH_PREFIX, handleManagementRequest } from "./management-endpoint.js";
+import { serveConsole } from "./console-assets.js";
+import type { LocalConsoleConfig } from "./console-assets.js";
 import { S3EventEmulator } from "./s3-event-emulator.js";
 import { restoreWrittenThrough } from "./s3-write-through.js";
 import { replayJournal } from "./sqs-journal.js";
@@ -219,6 +221,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   let webSocket: WebSocketGateway | undefined;
   let http: HttpGateway | undefined;
   const connections = new ConnectionRegistry();
+  let consoleConfig: LocalConsoleConfig | undefined;
 
   const server = createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (req: IncomingMessage, res: ServerResponse) => {
     const rawPath = (req.url ?? "/").split("?")[0] ?? "/";
@@ -227,6 +230,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       writeStructured(res, { statusCode: ok ? 200 : 503, headers: { "content-type": "application/json", "cache-control": "no-store" }, body: JSON.stringify({ status: ok ? "ok" : state }) });
       return;
     }
+    if (serveConsole(req, res, rawPath, consoleConfig)) return;
     if (state !== "ready" || http === undefined) {
       req.resume();
       writeStructured(res, gatewayError("SERVICE_UNAVAILABLE", `The local stack is ${state}`));
@@ -344,6 +348,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const token = (identity: TokenIdentity, tokenOptions: { ttl?: number | string } = {}): Promise<string> =>
       issueToken({ projects: [], roles: [], ...identity }, jwtSecret, { ttl: tokenOptions.ttl ?? "1h" });
     const devToken = await token(devIdentity, { ttl: options.devTokenTtl ?? "12h" });
+    consoleConfig = { devToken };
     state = "ready";
 
     const activePoller = poller;

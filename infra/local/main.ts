@@ -1,5 +1,6 @@
 import { ENV } from "../../shared/config/config.js";
 import { CliUsageError, parseCliOptions, USAGE } from "./cli-options.js";
+import { ensureConsoleBuilt } from "./console-build.js";
 import { consoleLogger } from "./local-logger.js";
 import { startLocalStack } from "./local-stack.js";
 import type { LocalStack } from "./local-stack.js";
@@ -13,6 +14,7 @@ function banner(stack: LocalStack): string {
     "Skills service running locally",
     `  HTTP       ${stack.httpUrl}`,
     `  WebSocket  ${stack.wsUrl}?token=<token>`,
+    `  Console    ${stack.httpUrl}/console/#token=${stack.devToken}&project=${encodeURIComponent(projects[0] ?? "demo")}`,
     ...stack.description.map((line) => `  ${line}`),
     "",
     `Dev token (tenant ${tenant}, user ${login}, projects [${projects.join(", ")}], roles [${roles.join(", ")}]):`,
@@ -42,6 +44,13 @@ async function main(): Promise<number> {
   if (options.help) {
     console.log(USAGE);
     return 0;
+  }
+
+  try {
+    await ensureConsoleBuilt((line) => console.log(line));
+  } catch (error) {
+    // The API works without the console: say so and go on.
+    console.warn(`The console did not build (${error instanceof Error ? error.message : String(error)}); /console/ answers 503 until \`npm run build:console\` succeeds.`);
   }
 
   let stack: LocalStack;

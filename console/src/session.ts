@@ -1,0 +1,54 @@
+import { decodeJwt } from "jose";
+
+/** Who the pasted token says the user is (the service checks it; the console only displays it). */
+export interface Session {
+  token: string;
+  tenant: string;
+  login: string;
+  projects: string[];
+  roles: string[];
+  expiresAt?: Date;
+}
+
+const STORAGE_KEY = "skills-console.token";
+
+/** Reads a token's claims; throws a sentence for the sign-in form when it is not one of ours. */
+export function sessionOf(token: string): Session {
+  const trimmed = token.trim();
+  let claims;
+  try {
+    claims = decodeJwt(trimmed);
+  } catch {
+    throw new Error("That is not a JWT (three base64url parts separated by dots).");
+  }
+  const tenant = claims["tenant"];
+  if (typeof tenant !== "string" || tenant === "") throw new Error("The token has no 'tenant' claim.");
+  if (typeof claims.sub !== "string" || claims.sub === "") throw new Error("The token has no 'sub' claim (the user's login).");
+  const list = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []);
+  const expiresAt = typeof claims.exp === "number" ? new Date(claims.exp * 1000) : undefined;
+  if (expiresAt && expiresAt.getTime() < Date.now()) throw new Error(`The token expired at ${expiresAt.toISOString()}.`);
+  return { token: trimmed, tenant, login: claims.sub, projects: list(claims["projects"]), roles: list(claims["roles"]), ...(expiresAt ? { expiresAt } : {}) };
+}
+
+/** `#token=<jwt>&project=<id>`: the link `npm start` prints. The token leaves the URL at once. */
+export function takeHashParameters(): { token?: string; project?: string } {
+  const parameters = new URLSearchParams(location.hash.replace(/^#/, ""));
+  const token = parameters.get("token") ?? undefined;
+  const project = parameters.get("project") ?? undefined;
+  if (token !== undefined) history.replaceState(null, "", location.pathname + location.search);
+  return { ...(token ? { token } : {}), ...(project ? { project } : {}) };
+}
+
+// sessionStorage, not localStorage: a bearer token should not outlive the tab.
+export const rememberToken = (token: string): void => sessionStorage.setItem(STORAGE_KEY, token);
+export const rememberedToken = (): string | undefined => sessionStorage.getItem(STORAGE_KEY) ?? undefined;
+export const forgetToken = (): void => sessionStorage.removeItem(STORAGE_KEY);
+
+/** The levels this user can see, innermost first, with the cascade's names for them. */
+export function levelsOf(session: Session, project: string): { id: string; source: "USER" | "PROJECT" | "VANCE"; label: string }[] {
+  return [
+    { id: `_user_${session.login}`, source: "USER", label: `USER (_user_${session.login})` },
+    { id: project, source: "PROJECT", label: `PROJECT (${project})` },
+    { id: "_tenant", source: "VANCE", label: "VANCE (_tenant)" },
+  ];
+}
