@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { randomUUID } from "node:crypto";
 import { stringify } from "yaml";
 import { createSkillsApp, type SkillsApp, type SkillsAppDeps } from "../shared/app/skills-app.js";
@@ -155,6 +157,13 @@ function summary(snapshot: Record<string, number>, turns: number): Counted {
  * versions in DynamoDB) beside the naive loader (the spec's v1: list and read every level each
  * turn), at 10, 100 and 1 000 available skills, steady and right after an edit of one skill.
  */
+/** V8's used heap after a full collection, in MB: what a warm instance keeps, not its garbage. */
+function heapUsedMb(): number {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+  return process.memoryUsage().heapUsed / (1024 * 1024);
+}
+
 async function requestRows(): Promise<BenchRow[]> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const emulators = await startEmulators({ host: "127.0.0.1" });
@@ -192,11 +201,13 @@ async function requestRows(): Promise<BenchRow[]> {
     for (const n of FLAT_SIZES) {
       const tenant = `cat${n}`;
       await seed(documents, tenant, n);
+      const heapBefore = heapUsedMb(); // before the processes: activating them fills the catalogue too
       const active = ["skill-0", "skill-1"];
       const o = await subject(ours, tenant, "ours", active);
       const b = await subject(naive, tenant, "naive", active);
       const naiveTurns = n >= 1000 ? 3 : 10;
       await composeTurn(o, tenant); // the first turn fills the catalogue: cold, not steady
+      const heapWarm = heapUsedMb();
       const steadyOurs = await counted(counter, 20, () => composeTurn(o, tenant));
       const steadyNaive = n <= NAIVE_MAX ? await counted(counter, naiveTurns, () => composeTurn(b, tenant)) : undefined;
 
@@ -214,6 +225,13 @@ async function requestRows(): Promise<BenchRow[]> {
       row(`turn_s3_requests_steady_${n}`, steadyOurs.perTurn("S3"), steadyNaive?.perTurn("S3") ?? null, "goal 0");
       row(`turn_dynamodb_requests_steady_${n}`, steadyOurs.perTurn("DynamoDB"), steadyNaive?.perTurn("DynamoDB") ?? null, "goal ≤ 2");
       row(`turn_aws_requests_after_edit_${n}`, editedOurs.perTurn(), editedNaive?.perTurn() ?? null, `ours: ${editedOurs.breakdown}`);
+      rows.push({
+        metric: `warm_catalogue_heap_mb_${n}`,
+        ours: heapWarm - heapBefore,
+        baseline: null,
+        unit: "MB",
+        note: `heap the shipped lane worker's warm catalogue adds for one level of ${n} skills (after GC); whole bench process ${heapWarm.toFixed(0)} MB, emulators' data included; target ≤ 128 MB at 10 000`,
+      });
       row(`relist_s3_gets_after_edit_${n}`, editedOurs.perTurn("S3.GetObject"), editedNaive?.perTurn("S3.GetObject") ?? null, "goal 1: only the changed document is read");
       if (n === 100) {
         row("turn_s3_requests_after_edit_100", editedOurs.perTurn("S3"), editedNaive?.perTurn("S3") ?? null, "one level re-listed, one changed document read");
