@@ -1,4 +1,7 @@
+import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { cpus, totalmem } from "node:os";
 import { QUICK } from "./bench-mode.js";
 import { formatTable, type BenchRow } from "./bench-table.js";
@@ -10,11 +13,17 @@ import { benchCatalogue } from "./catalogue-bench.js";
 import { benchColdTurn } from "./cold-turn-bench.js";
 import { benchHttp } from "./http-bench.js";
 import { benchLanes } from "./lane-bench.js";
-import { benchMcp } from "./mcp-bench.js";
 import { benchSandbox } from "./sandbox-bench.js";
 import { benchScripts } from "./script-bench.js";
 import { benchTriggerStorm } from "./trigger-storm-bench.js";
 import { benchUsage } from "./usage-bench.js";
+
+/** A section that starts its own local stack runs in a fresh process (see bench/mcp-only.ts). */
+async function inChild(script: string): Promise<BenchRow[]> {
+  const tsx = fileURLToPath(new URL("../node_modules/tsx/dist/cli.mjs", import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, [tsx, fileURLToPath(new URL(script, import.meta.url)), ...process.argv.slice(2)], { maxBuffer: 16 * 1024 * 1024, timeout: 600_000 });
+  return JSON.parse(stdout) as BenchRow[];
+}
 
 /** `npm run bench`: every figure in one table, also written to bench/results.json. */
 async function main(): Promise<void> {
@@ -33,7 +42,7 @@ async function main(): Promise<void> {
   await section("trigger storm", benchTriggerStorm);
   await section("lanes", benchLanes);
   await section("http", benchHttp);
-  await section("mcp", benchMcp);
+  await section("mcp", () => inChild("./mcp-only.ts"));
   await section("bundles", benchBundles);
   await section("console", benchConsole);
   await section("cold first turn", benchColdTurn);
