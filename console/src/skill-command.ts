@@ -1,4 +1,4 @@
-import type { SkillArgument } from "./api.js";
+import type { SkillArgument } from "skills-service/client";
 
 /** `/skill <name> [rest] [--once]`: the spec's §6 command line, as the chat clients read it. */
 export function parseSkillCommand(line: string): { skillName: string; args?: string; oneShot: boolean } | { error: string } {
