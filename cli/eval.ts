@@ -3,12 +3,20 @@ import { join } from "node:path";
 import { InvalidDocument } from "../shared/errors.js";
 import { TRIGGER_EVALS_FILE, parseTriggerEvals, runTriggerEvals } from "../shared/skills/evals/trigger-evals.js";
 import type { EvalReport } from "../shared/skills/evals/trigger-evals.js";
+import type { ResolvedSkill } from "../shared/skills/resolved-skill.js";
+import { buildCatalog, DEFAULT_CATALOG_BUDGET_CHARS } from "../shared/skills/skill-catalog.js";
 import { parseSkillDocument } from "../shared/skills/skill-document-parser.js";
 import type { TriggerCandidate } from "../shared/skills/triggers/skill-trigger-index.js";
 import { SKILL_DOCUMENT, scanSkillTree } from "./skill-tree.js";
 
+/**
+ * Whether the model would see the skill in its catalog of this root (default recipe budget, nothing
+ * active): a `should` message the triggers miss can still reach a `listed` skill through the model.
+ */
+export type CatalogStanding = "listed" | "omitted" | "not a candidate";
+
 export interface EvalRun {
-  reports: EvalReport[];
+  reports: (EvalReport & { catalog: CatalogStanding })[];
   /** Skills whose SKILL.md or evals file could not be read or parsed, with why. */
   failures: { name: string; message: string }[];
 }
@@ -21,6 +29,7 @@ export interface EvalRun {
 export async function runEvals(root: string, name?: string): Promise<EvalRun> {
   const tree = await scanSkillTree(root);
   const candidates: TriggerCandidate[] = [];
+  const listing: ResolvedSkill[] = [];
   const withEvals: { skill: TriggerCandidate; text: string; path: string }[] = [];
   const failures: EvalRun["failures"] = [];
   for (const local of tree.skills) {
@@ -32,16 +41,22 @@ export async function runEvals(root: string, name?: string): Promise<EvalRun> {
     }
     const skill = { name: local.name, triggers: parsed.definition.triggers };
     candidates.push(skill);
+    const location = { source: "PROJECT" as const, project: "local", directory: local.directory };
+    listing.push({ ...parsed.definition, source: "PROJECT", location, referenceDocs: [], warnings: [] });
     if (name !== undefined && name !== local.name) continue;
     const evalsPath = join(local.directory, TRIGGER_EVALS_FILE);
     const text = await readFile(evalsPath, "utf8").catch(() => undefined);
     if (text !== undefined) withEvals.push({ skill, text, path: evalsPath });
     else if (name !== undefined) failures.push({ name, message: `no ${TRIGGER_EVALS_FILE}` });
   }
-  const reports: EvalReport[] = [];
+  const { catalog } = buildCatalog(listing, { budgetChars: DEFAULT_CATALOG_BUDGET_CHARS, activeNames: [], allowedSkills: null });
+  const listed = new Set(catalog.entries.map((e) => e.name));
+  const standing = (skillName: string): CatalogStanding =>
+    listed.has(skillName) ? "listed" : listing.some((s) => s.name === skillName && s.enabled && !s.disableModelInvocation) ? "omitted" : "not a candidate";
+  const reports: EvalRun["reports"] = [];
   for (const { skill, text, path } of withEvals) {
     try {
-      reports.push(runTriggerEvals(skill, candidates, parseTriggerEvals(text, path)));
+      reports.push({ ...runTriggerEvals(skill, candidates, parseTriggerEvals(text, path)), catalog: standing(skill.name) });
     } catch (error) {
       if (!(error instanceof InvalidDocument)) throw error;
       failures.push({ name: skill.name, message: error.problems.map((p) => `${p.line !== undefined ? `line ${p.line}: ` : ""}${p.message}`).join("; ") });
@@ -54,8 +69,9 @@ export async function runEvals(root: string, name?: string): Promise<EvalRun> {
 const pct = (n: number): string => `${(n * 100).toFixed(1)}%`;
 
 /** One summary line per skill, then its wrong cases and the confusion list. */
-export function formatEvalReport(report: EvalReport): string[] {
-  const lines = [`${report.name}: precision ${pct(report.precision)}, recall ${pct(report.recall)} (${report.cases.length} case(s))`];
+export function formatEvalReport(report: EvalReport & { catalog?: CatalogStanding }): string[] {
+  const catalog = report.catalog === undefined ? "" : `; catalog: ${report.catalog}`;
+  const lines = [`${report.name}: precision ${pct(report.precision)}, recall ${pct(report.recall)} (${report.cases.length} case(s))${catalog}`];
   for (const c of report.cases) {
     if (c.expected !== c.fired) lines.push(`  ${c.expected ? "missed" : "false positive"}: ${JSON.stringify(c.message.slice(0, 120))}`);
     if (c.alsoFired.length > 0) lines.push(`  confusion: ${JSON.stringify(c.message.slice(0, 120))} also fires ${c.alsoFired.join(", ")}`);

@@ -37,12 +37,27 @@ describe("skills eval: offline trigger evals over a skills folder", () => {
     // Assess
     expect(run.failures).toEqual([]);
     expect(formatEvalReport(run.reports[0]!)).toEqual([
-      "deploy: precision 100.0%, recall 50.0% (3 case(s))",
+      "deploy: precision 100.0%, recall 50.0% (3 case(s)); catalog: listed",
       '  confusion: "deploy now" also fires ops',
       '  missed: "ship it"',
     ]);
     expect(evalExitCode(run, { minRecall: 0.5, minPrecision: 1 })).toBe(0);
     expect(evalExitCode(run, { minRecall: 0.9, minPrecision: 0 })).toBe(1);
+  });
+
+  it("says whether the model could still reach a skill through its catalog", async () => {
+    // Prepare
+    const root = await tree({
+      deploy: { extra: KEYWORDS("deploy"), evals: "should: [deploy now]\n" },
+      hidden: { extra: `disable-model-invocation: true\n${KEYWORDS("hide")}`, evals: "should: [hide it]\n" },
+    });
+
+    // Act
+    const run = await runEvals(root);
+
+    // Assess
+    expect(run.failures).toEqual([]);
+    expect(Object.fromEntries(run.reports.map((r) => [r.name, r.catalog]))).toEqual({ deploy: "listed", hidden: "not a candidate" });
   });
 
   it("reports an invalid evals file and a missing skill as failures (exit 1)", async () => {
