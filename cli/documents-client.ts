@@ -62,7 +62,7 @@ interface ClientOptions {
 }
 
 /** The typed client's errors, as push and pull report them (status, code, problems). */
-async function translated<T>(call: () => Promise<T>, base: string): Promise<T> {
+export async function translated<T>(call: () => Promise<T>, base: string): Promise<T> {
   try {
     return await call();
   } catch (error) {
