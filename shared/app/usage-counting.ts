@@ -28,10 +28,13 @@ async function countOne(deps: UsageCountingDeps, event: UsageEvent): Promise<voi
 export async function countUsage(deps: UsageCountingDeps, process: Process, activated: readonly SkillActivation[] | undefined): Promise<void> {
   if (!deps.usage || !activated || activated.length === 0) return;
   const at = deps.clock();
-  for (const a of activated) {
-    const source = a.source ?? process.activeSkills.find((s) => s.name === a.name)?.resolvedFromScope ?? null;
-    await countOne(deps, { tenant: process.tenant, projectId: process.projectId, name: a.name, source, counter: a.path, at });
-  }
+  // The ADDs are independent: a turn whose triggers activate several skills waits for one round trip, not one each.
+  await Promise.all(
+    activated.map((a) => {
+      const source = a.source ?? process.activeSkills.find((s) => s.name === a.name)?.resolvedFromScope ?? null;
+      return countOne(deps, { tenant: process.tenant, projectId: process.projectId, name: a.name, source, counter: a.path, at });
+    }),
+  );
 }
 
 const ACTIVATING_KINDS: ReadonlySet<string> = new Set(["skill.activate", "process.spawnActivate"]);
