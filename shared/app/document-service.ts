@@ -9,6 +9,7 @@ import { DocumentNotFound, InvalidDocument, InvalidRequest, VersionsUnavailable 
 import type { DocumentProblem } from "../errors.js";
 import { parseRecipeDocument } from "../recipes/recipe-document-parser.js";
 import { recipeNameOf } from "../recipes/recipe-paths.js";
+import { VERSION_ID_PATTERN } from "../recipes/recipe-schema.js";
 import type { SkillDefinition } from "../skills/resolved-skill.js";
 import { parseSkillDocument } from "../skills/skill-document-parser.js";
 import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
@@ -69,7 +70,7 @@ const storedContentType = (contentType: string | undefined): string | undefined 
 
 /** S3 version ids are opaque printable strings of up to 1024 bytes; anything else cannot name one. */
 function validVersionId(versionId: string): string {
-  if (!/^[\x21-\x7e]{1,1024}$/.test(versionId)) throw new InvalidRequest("versionId must be 1 to 1024 printable ASCII characters");
+  if (!VERSION_ID_PATTERN.test(versionId)) throw new InvalidRequest("versionId must be 1 to 1024 printable ASCII characters");
   return versionId;
 }
 
