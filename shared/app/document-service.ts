@@ -195,9 +195,27 @@ export class DocumentService {
     if (recipeName !== undefined) {
       const parsed = parseRecipeDocument(recipeName, textOrInvalid(path, body), path);
       if (!parsed.recipe || parsed.problems.some((p) => p.severity === "error")) throw new InvalidDocument(path, parsed.problems);
-      return parsed.problems.map(toWarning);
+      return [...parsed.problems.map(toWarning), ...(await this.unservedPins(tenant, project, path, parsed.recipe.skillVersions))];
     }
     return [];
+  }
+
+  /**
+   * Pins this level cannot serve, as warnings: only a pinned skill whose SKILL.md lives at the
+   * recipe's own level can be checked on save (elsewhere the cascade decides per process); the
+   * spawn checks every pin and refuses with 422.
+   */
+  private async unservedPins(tenant: string, project: string, path: string, pins: Readonly<Record<string, string>> | undefined): Promise<DocumentWarning[]> {
+    if (pins === undefined || !this.store.getVersion) return [];
+    const warnings = await Promise.all(
+      Object.entries(pins).map(async ([name, versionId]): Promise<DocumentWarning | undefined> => {
+        const skillPath = `_vance/skills/${name}/SKILL.md`;
+        const [current, pinned] = await Promise.all([this.store.get(tenant, project, skillPath), this.store.getVersion?.(tenant, project, skillPath, versionId)]);
+        if (!current || pinned) return undefined;
+        return { path, message: `skillVersions.${name}: '${versionId.slice(0, 80)}' is not a version of ${skillPath} at this level: a spawn where '${name}' resolves from here is refused` };
+      }),
+    );
+    return warnings.filter((w): w is DocumentWarning => w !== undefined);
   }
 
   /** The saved skill's own evals (same level), run against its new triggers; an unreadable evals file is a warning too. */

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { DocumentService } from "../../shared/app/document-service.js";
+import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { InvalidDocument } from "../../shared/errors.js";
 import { parseRecipeDocument } from "../../shared/recipes/recipe-document-parser.js";
 import type { Turn } from "../../shared/turns/turn.js";
+import { IDENTITIES } from "../fixtures/events/http-handler-event.js";
+import { skillMd } from "../support/skill-fixtures.js";
 import { PROJECT, steeringHarness, TENANT, type SteeringHarness } from "../support/steering-harness.js";
 
 const SKILL = (name: string): string => `_vance/skills/${name}/SKILL.md`;
@@ -171,5 +175,30 @@ describe("recipe documents: skillVersions", () => {
     expect(spaced.join("\n")).toContain("must be a versionId");
     expect(badName.join("\n")).toContain("must be a skill name");
     expect(tooMany.join("\n")).toContain("at most 50 pinned skills");
+  });
+});
+
+describe("recipe save: pins the recipe's own level cannot serve", () => {
+  it("warns on save for a pin of a skill at the same level without that version, and not for a served pin or a skill of another level", async () => {
+    // Prepare
+    const store = new InMemoryDocumentStore();
+    const service = new DocumentService(store);
+    await store.put(TENANT, "_tenant", SKILL("alpha"), skillMd({ body: "Alpha." }));
+    const served = (await store.versions(TENANT, "_tenant", SKILL("alpha")))![0]!.versionId;
+    const yaml = `engine: ford\nskillVersions:\n  alpha: ${served}\n  beta: elsewhere\n`;
+    const stale = "engine: ford\nskillVersions:\n  alpha: gone\n";
+
+    // Act
+    const fine = await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/recipes/fine.yaml", new TextEncoder().encode(yaml));
+    const warned = await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/recipes/stale.yaml", new TextEncoder().encode(stale));
+
+    // Assess
+    expect(fine.warnings).toEqual([]);
+    expect(warned.warnings).toEqual([
+      {
+        path: "_vance/recipes/stale.yaml",
+        message: "skillVersions.alpha: 'gone' is not a version of _vance/skills/alpha/SKILL.md at this level: a spawn where 'alpha' resolves from here is refused",
+      },
+    ]);
   });
 });
