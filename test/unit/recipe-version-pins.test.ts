@@ -145,7 +145,9 @@ describe("recipe version pins (skillVersions)", () => {
     // Assess
     expect(turn.skillSection).not.toContain("Project body.");
     expect(turn.skillSection).not.toContain("Pinned body.");
-    expect(turn.warnings.join("\n")).toContain("alpha");
+    expect(turn.warnings).toContain(
+      `Skill 'alpha' is pinned by skillVersions to a version that cannot be served: version '${p.skillVersions!.alpha}' of _vance/skills/alpha/SKILL.md does not exist at the PROJECT level ('${PROJECT}') that 'alpha' resolves from`,
+    );
   });
 });
 
