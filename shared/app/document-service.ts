@@ -110,7 +110,7 @@ export class DocumentService {
     const level = await this.store.list(tenant, project, "");
     const warnings = [...(await this.validate(tenant, project, path, body, level)), ...strayPathWarnings(path)];
     assertWithinDocumentLimits(this.limits, project, path, body.byteLength, level);
-    const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType));
+    const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType), { writtenBy: identity.login });
     await this.notify({ tenant, project, path });
     return { path: saved.path, etag: saved.etag, warnings: capFindings(warnings) };
   }
@@ -145,10 +145,12 @@ export class DocumentService {
     assertCanReadDocuments(identity, tenant, project);
     validateProjectName(project);
     validateDocumentPath(path);
-    if (!this.store.getVersion || (await this.store.versions?.(tenant, project, path)) === undefined) throw new VersionsUnavailable();
-    const doc = await this.store.getVersion(tenant, project, path, validVersionId(versionId));
-    if (!doc) throw new DocumentNotFound(`${path} (version '${versionId.slice(0, 80)}')`);
-    return doc;
+    validVersionId(versionId);
+    const doc = await this.store.getVersion?.(tenant, project, path, versionId);
+    if (doc) return doc;
+    // Only a miss asks whether the store keeps versions at all (a listing, on S3 one HeadObject per version too).
+    if ((await this.store.versions?.(tenant, project, path)) === undefined) throw new VersionsUnavailable();
+    throw new DocumentNotFound(`${path} (version '${versionId.slice(0, 80)}')`);
   }
 
   /**
