@@ -104,6 +104,8 @@ describe("the web console in Chromium", () => {
     await refused.waitFor();
     const refusal = await refused.textContent();
     const live = await page.getByTestId("live-problems").textContent();
+    // CodeMirror lints after a pause in typing: wait for its gutter marker instead of racing it.
+    await page.locator(".cm-lint-marker-error").first().waitFor();
     const marked = await page.locator(".cm-lint-marker-error").count();
     await shot("editor");
     await replaceEditorText(fixed);
