@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SkillUsageRow } from "skills-service/client";
 import { diffLines } from "../../console/src/line-diff.js";
 import { summarizeUsage } from "../../console/src/usage-summary.js";
+import { formatSize, shortVersionId, writtenByOf } from "../../console/src/version-label.js";
 
 const row = (day: string, counts: Partial<SkillUsageRow>, name = "deploy", source: string | null = "PROJECT"): SkillUsageRow => ({
   name,
@@ -116,5 +117,42 @@ describe("the console's line diff", () => {
     expect(diff.lines.at(-1)).toEqual({ kind: "same", text: "tail" });
     expect(diff.lines.filter((line) => line.kind === "removed")).toHaveLength(50);
     expect(diff.lines.slice(1, 51).every((line) => line.kind === "removed")).toBe(true);
+  });
+});
+
+describe("the console's version labels", () => {
+  const version = { versionId: "3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY", etag: "\"e\"", lastModified: "2026-12-03T18:00:00.000Z", size: 12 };
+
+  it("shortens a long version id and keeps a short one", () => {
+    // Act
+    const long = shortVersionId(version.versionId);
+    const short = shortVersionId("v1");
+
+    // Assess
+    expect(long).toBe("3HL4kqtJ…");
+    expect(short).toBe("v1");
+  });
+
+  it.each([
+    [undefined, undefined],
+    ["alice", "alice"],
+    ["", undefined],
+    [{ login: "bob", source: "USER" }, "bob"],
+    [{ sub: "carol" }, "carol"],
+    [42, undefined],
+  ])("reads writtenBy %j as %j", (writtenBy, expected) => {
+    // Act
+    const label = writtenByOf({ ...version, ...(writtenBy === undefined ? {} : { writtenBy }) } as typeof version);
+
+    // Assess
+    expect(label).toBe(expected);
+  });
+
+  it("shows bytes below 10 KiB and KiB above", () => {
+    // Act
+    const sizes = [formatSize(812), formatSize(20 * 1024 + 512)];
+
+    // Assess
+    expect(sizes).toEqual(["812 B", "20.5 KiB"]);
   });
 });
