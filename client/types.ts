@@ -149,6 +149,8 @@ export interface Process {
   projectId: string;
   activeSkills: ActiveSkillRef[];
   allowedSkillsOverride: string[] | null;
+  /** Only when the recipe pins skills: skill name → versionId of its SKILL.md. */
+  skillVersions?: Record<string, string>;
   locked: boolean;
   pending: PendingMessage[];
   guard: null | { type: "inline" | "script"; [field: string]: unknown };

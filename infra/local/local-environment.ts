@@ -31,6 +31,8 @@ export function localEnvironment(input: LocalEnvironmentInput): Record<string, s
     // The secret is given in clear locally; an ARN from the shell would send the authorizer to Secrets Manager.
     [FUNCTION_ENVIRONMENT.jwtSecretArn]: undefined,
     [ENV.localMode]: "1",
+    // fauxqs has no S3 versioning: every write is also copied there (HistoryKeepingDocumentStore).
+    [ENV.historyBucketName]: resources.historyBucketName,
     [ENV.awsRegion]: input.region,
     [ENV.awsAccessKeyId]: credentials.accessKeyId,
     [ENV.awsSecretAccessKey]: credentials.secretAccessKey,

@@ -9,19 +9,23 @@ import type { AwsEndpoints } from "./local-emulators.js";
 export interface LocalResourceNames {
   tableName: string;
   bucketName: string;
+  /** The documents' version history (fauxqs keeps no versions; HistoryKeepingDocumentStore). None: no versions (501). */
+  historyBucketName?: string | undefined;
   /** Without `.fifo`: the lane is `<base>.fifo`, its DLQ `<base>-dlq.fifo`. */
   laneQueueBaseName: string;
 }
 
-export const DEFAULT_RESOURCE_NAMES: LocalResourceNames = {
+export const DEFAULT_RESOURCE_NAMES = {
   tableName: "skills-local",
   bucketName: "skills-local-documents",
+  historyBucketName: "skills-local-document-history",
   laneQueueBaseName: "skills-local-lane",
-};
+} satisfies LocalResourceNames;
 
 export interface LocalResources {
   tableName: string;
   bucketName: string;
+  historyBucketName?: string | undefined;
   laneQueueUrl: string;
   laneQueueArn: string;
   deadLetterQueueUrl: string;
@@ -85,6 +89,7 @@ export async function createLocalResources(
   settings: { region: string; laneVisibilityTimeoutSeconds: number; laneMaxReceiveCount: number },
 ): Promise<LocalResources> {
   await createBucketIfMissing(clients.s3, names.bucketName, settings.region);
+  if (names.historyBucketName !== undefined) await createBucketIfMissing(clients.s3, names.historyBucketName, settings.region);
   await createTableIfMissing(clients.dynamodb, names.tableName);
   const queues = await createLaneQueues(clients.sqs, names.laneQueueBaseName, {
     visibilityTimeout: settings.laneVisibilityTimeoutSeconds,
@@ -93,6 +98,7 @@ export async function createLocalResources(
   return {
     tableName: names.tableName,
     bucketName: names.bucketName,
+    historyBucketName: names.historyBucketName,
     laneQueueUrl: queues.queueUrl,
     laneQueueArn: queues.queueArn,
     deadLetterQueueUrl: queues.deadLetterQueueUrl,

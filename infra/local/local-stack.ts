@@ -283,10 +283,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const description = [...emulators.description];
     if (dataDir !== undefined && emulators.mode === "emulators") {
       const restored = await restoreWrittenThrough(clients.s3, resources.bucketName, dataDir);
+      const history = resources.historyBucketName === undefined ? 0 : await restoreWrittenThrough(clients.s3, resources.historyBucketName, dataDir);
       // Before the poller starts: what the lane had accepted is delivered again, in order.
       const replayed = await replayJournal(clients.sqs, resources.laneQueueUrl, dataDir);
       const parked = await replayJournal(clients.sqs, resources.deadLetterQueueUrl, dataDir);
-      description.push(`Documents  ${restored} restored from ${join(dataDir, "s3")} (every write is on disk before it is answered)`);
+      description.push(`Documents  ${restored} restored from ${join(dataDir, "s3")} (every write is on disk before it is answered), ${history} history copies`);
       // Before the gateway listens: nothing can enqueue while QUEUED records are matched to the lane.
       const orphaned = await failOrphanedRequests(clients.dynamodb, resources.tableName, replayed);
       description.push(`Lane       ${replayed.length} message(s) re-enqueued, ${parked.length} parked in the DLQ, from ${join(dataDir, "sqs")}`);

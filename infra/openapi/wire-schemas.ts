@@ -80,6 +80,7 @@ export const ProcessOut = z
     projectId: z.string(),
     activeSkills: z.array(ActiveSkillRefOut),
     allowedSkillsOverride: z.array(z.string()).nullable(),
+    skillVersions: z.record(z.string(), z.string()).optional().describe("Only when the recipe pins skills (skillVersions): skill name → versionId of its SKILL.md"),
     locked: z.boolean(),
     pending: z.array(PendingMessageOut),
     guard: z.looseObject({ type: z.enum(["inline", "script"]) }).nullable(),

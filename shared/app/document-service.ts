@@ -9,6 +9,7 @@ import { DocumentNotFound, InvalidDocument, InvalidRequest, VersionsUnavailable 
 import type { DocumentProblem } from "../errors.js";
 import { parseRecipeDocument } from "../recipes/recipe-document-parser.js";
 import { recipeNameOf } from "../recipes/recipe-paths.js";
+import { VERSION_ID_PATTERN } from "../recipes/recipe-schema.js";
 import type { SkillDefinition } from "../skills/resolved-skill.js";
 import { parseSkillDocument } from "../skills/skill-document-parser.js";
 import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
@@ -69,7 +70,7 @@ const storedContentType = (contentType: string | undefined): string | undefined 
 
 /** S3 version ids are opaque printable strings of up to 1024 bytes; anything else cannot name one. */
 function validVersionId(versionId: string): string {
-  if (!/^[\x21-\x7e]{1,1024}$/.test(versionId)) throw new InvalidRequest("versionId must be 1 to 1024 printable ASCII characters");
+  if (!VERSION_ID_PATTERN.test(versionId)) throw new InvalidRequest("versionId must be 1 to 1024 printable ASCII characters");
   return versionId;
 }
 
@@ -109,7 +110,7 @@ export class DocumentService {
     const level = await this.store.list(tenant, project, "");
     const warnings = [...(await this.validate(tenant, project, path, body, level)), ...strayPathWarnings(path)];
     assertWithinDocumentLimits(this.limits, project, path, body.byteLength, level);
-    const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType));
+    const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType), { writtenBy: identity.login });
     await this.notify({ tenant, project, path });
     return { path: saved.path, etag: saved.etag, warnings: capFindings(warnings) };
   }
@@ -144,10 +145,12 @@ export class DocumentService {
     assertCanReadDocuments(identity, tenant, project);
     validateProjectName(project);
     validateDocumentPath(path);
-    if (!this.store.getVersion || (await this.store.versions?.(tenant, project, path)) === undefined) throw new VersionsUnavailable();
-    const doc = await this.store.getVersion(tenant, project, path, validVersionId(versionId));
-    if (!doc) throw new DocumentNotFound(`${path} (version '${versionId.slice(0, 80)}')`);
-    return doc;
+    validVersionId(versionId);
+    const doc = await this.store.getVersion?.(tenant, project, path, versionId);
+    if (doc) return doc;
+    // Only a miss asks whether the store keeps versions at all (a listing, on S3 one HeadObject per version too).
+    if ((await this.store.versions?.(tenant, project, path)) === undefined) throw new VersionsUnavailable();
+    throw new DocumentNotFound(`${path} (version '${versionId.slice(0, 80)}')`);
   }
 
   /**
@@ -194,9 +197,27 @@ export class DocumentService {
     if (recipeName !== undefined) {
       const parsed = parseRecipeDocument(recipeName, textOrInvalid(path, body), path);
       if (!parsed.recipe || parsed.problems.some((p) => p.severity === "error")) throw new InvalidDocument(path, parsed.problems);
-      return parsed.problems.map(toWarning);
+      return [...parsed.problems.map(toWarning), ...(await this.unservedPins(tenant, project, path, parsed.recipe.skillVersions))];
     }
     return [];
+  }
+
+  /**
+   * Pins this level cannot serve, as warnings: only a pinned skill whose SKILL.md lives at the
+   * recipe's own level can be checked on save (elsewhere the cascade decides per process); the
+   * spawn checks every pin and refuses with 422.
+   */
+  private async unservedPins(tenant: string, project: string, path: string, pins: Readonly<Record<string, string>> | undefined): Promise<DocumentWarning[]> {
+    if (pins === undefined || !this.store.getVersion) return [];
+    const warnings = await Promise.all(
+      Object.entries(pins).map(async ([name, versionId]): Promise<DocumentWarning | undefined> => {
+        const skillPath = `_vance/skills/${name}/SKILL.md`;
+        const [current, pinned] = await Promise.all([this.store.get(tenant, project, skillPath), this.store.getVersion?.(tenant, project, skillPath, versionId)]);
+        if (!current || pinned) return undefined;
+        return { path, message: `skillVersions.${name}: '${versionId.slice(0, 80)}' is not a version of ${skillPath} at this level: a spawn where '${name}' resolves from here is refused` };
+      }),
+    );
+    return warnings.filter((w): w is DocumentWarning => w !== undefined);
   }
 
   /** The saved skill's own evals (same level), run against its new triggers; an unreadable evals file is a warning too. */

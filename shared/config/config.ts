@@ -90,6 +90,11 @@ export const SETTINGS = {
   // Resources: the stack sets each for the functions granted the resource (infra/function-environment.ts).
   tableName: setting("SKILLS_TABLE_NAME", text, "The DynamoDB table (processes, requests, connections, catalogue versions, FOOT invocations)."),
   bucketName: setting("SKILLS_BUCKET_NAME", text, "The S3 documents bucket."),
+  historyBucketName: setting(
+    "SKILLS_HISTORY_BUCKET_NAME",
+    text,
+    "A bucket for the documents' version history, for a documents bucket without S3 versioning (the local stack sets it): every write is also copied there. Unset: versions are the bucket's own.",
+  ),
   laneQueueUrl: setting("SKILLS_LANE_QUEUE_URL", text, "The lane FIFO queue (turns and steering requests)."),
   laneDeadLetterQueueUrl: setting("SKILLS_LANE_DLQ_URL", text, "The lane's FIFO DLQ: the worker parks a poison message there at once instead of retrying it."),
   laneMaxReceiveCount: setting(

@@ -1,7 +1,8 @@
 /**
  * The DocumentStore port: documents of one tenant's project (`project` is a project id,
  * `_tenant` or `_user_<login>`), addressed by a path relative to that project.
- * Adapters: in-memory-document-store.ts (tests), s3-document-store.ts (AWS).
+ * Adapters: in-memory-document-store.ts (tests), s3-document-store.ts (AWS); the decorator
+ * history-keeping-document-store.ts adds versions to a store that keeps none (the local stack).
  * Paths reaching an adapter are already validated (document-path.ts); adapters assert it again.
  */
 export interface DocumentRef {
@@ -13,6 +14,8 @@ export interface DocumentRef {
 export interface StoredDocument extends DocumentRef {
   body: Uint8Array;
   contentType?: string | undefined;
+  /** The writer's login, where the store kept it (PutOptions.writtenBy). */
+  writtenBy?: string | undefined;
 }
 
 /** One stored version of a document (a versioned bucket; API.md "Author's loop"). */
@@ -21,7 +24,17 @@ export interface DocumentVersion {
   etag: string;
   lastModified: string;
   size: number;
+  /** Who wrote this version, where known (writes from outside the API carry no writer). */
+  writtenBy?: string;
 }
+
+export interface PutOptions {
+  /** The caller's login, kept with the version ("who wrote it"). */
+  writtenBy?: string | undefined;
+}
+
+/** At most this many versions of one document are listed (a year of hourly saves is far below it). */
+export const MAX_LISTED_VERSIONS = 1000;
 
 export interface DocumentStore {
   /**
@@ -32,7 +45,7 @@ export interface DocumentStore {
   /** One version's body; undefined for a version this document does not have. */
   getVersion?(tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument | undefined>;
   get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined>;
-  put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string): Promise<DocumentRef>;
+  put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string, options?: PutOptions): Promise<DocumentRef>;
   /** Returns false when there was nothing to delete. */
   delete(tenant: string, project: string, path: string): Promise<boolean>;
   /** Every document whose path starts with `prefix`, sorted by path. */

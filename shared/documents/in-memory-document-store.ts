@@ -1,10 +1,10 @@
-import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "./document-store.js";
+import type { DocumentRef, DocumentStore, DocumentVersion, PutOptions, StoredDocument } from "./document-store.js";
 import { md5Etag, toBytes } from "./document-body.js";
 import { documentKey, documentKeyPrefix, projectKeyPrefix } from "./document-path.js";
 
 /** DocumentStore for unit tests and the local stack without S3; same keys and ETags as the S3 adapter. */
 export class InMemoryDocumentStore implements DocumentStore {
-  private readonly documents = new Map<string, { body: Uint8Array; etag: string; contentType?: string | undefined }>();
+  private readonly documents = new Map<string, { body: Uint8Array; etag: string; contentType?: string | undefined; writtenBy?: string | undefined }>();
   /** Every write of a key, oldest first, as a versioned bucket keeps them (the local version store). */
   private readonly history = new Map<string, { version: DocumentVersion; body: Uint8Array; contentType?: string | undefined }[]>();
   private nextVersion = 0;
@@ -17,22 +17,29 @@ export class InMemoryDocumentStore implements DocumentStore {
 
   async getVersion(tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument | undefined> {
     const found = this.history.get(documentKey(tenant, project, path))?.find((h) => h.version.versionId === versionId);
-    return found && { path, etag: found.version.etag, size: found.body.byteLength, body: found.body.slice(), contentType: found.contentType };
+    return found && { path, etag: found.version.etag, size: found.body.byteLength, body: found.body.slice(), contentType: found.contentType, writtenBy: found.version.writtenBy };
   }
 
   async get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined> {
     const stored = this.documents.get(documentKey(tenant, project, path));
     if (!stored) return undefined;
     // A copy, so a caller mutating the bytes cannot change what the store holds.
-    return { path, etag: stored.etag, size: stored.body.byteLength, body: stored.body.slice(), contentType: stored.contentType };
+    return { path, etag: stored.etag, size: stored.body.byteLength, body: stored.body.slice(), contentType: stored.contentType, writtenBy: stored.writtenBy };
   }
 
-  async put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string): Promise<DocumentRef> {
+  async put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string, options: PutOptions = {}): Promise<DocumentRef> {
     const key = documentKey(tenant, project, path);
     const bytes = toBytes(body).slice();
     const etag = md5Etag(bytes);
-    this.documents.set(key, { body: bytes, etag, contentType });
-    const version = { versionId: `v${String(++this.nextVersion).padStart(8, "0")}`, etag, lastModified: this.clock().toISOString(), size: bytes.byteLength };
+    const { writtenBy } = options;
+    this.documents.set(key, { body: bytes, etag, contentType, writtenBy });
+    const version: DocumentVersion = {
+      versionId: `v${String(++this.nextVersion).padStart(8, "0")}`,
+      etag,
+      lastModified: this.clock().toISOString(),
+      size: bytes.byteLength,
+      ...(writtenBy ? { writtenBy } : {}),
+    };
     this.history.set(key, [...(this.history.get(key) ?? []), { version, body: bytes, contentType }]);
     return { path, etag, size: bytes.byteLength };
   }

@@ -7,7 +7,9 @@ import {
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "./document-store.js";
+import { mapWithConcurrency } from "./cascade-layers.js";
+import { MAX_LISTED_VERSIONS } from "./document-store.js";
+import type { DocumentRef, DocumentStore, DocumentVersion, PutOptions, StoredDocument } from "./document-store.js";
 import { bareEtag, toBytes } from "./document-body.js";
 import { documentKey, documentKeyPrefix, isValidDocumentPath, projectKeyPrefix } from "./document-path.js";
 
@@ -34,8 +36,29 @@ const isNoSuchVersion = (error: unknown): boolean => {
   return isNotFound(error) || e?.name === "NoSuchVersion" || e?.name === "InvalidArgument" || e?.$metadata?.httpStatusCode === 400;
 };
 
-/** At most this many versions of one document are listed (a year of hourly saves is far below it). */
-export const MAX_LISTED_VERSIONS = 1000;
+export { MAX_LISTED_VERSIONS } from "./document-store.js";
+
+/** User metadata `x-amz-meta-written-by`: the writer's login (PutOptions.writtenBy). */
+const WRITTEN_BY = "written-by";
+/** S3 caps a key's user metadata at 2 KB; a login is far shorter, this keeps any value inside it. */
+const MAX_WRITTEN_BY_CHARS = 256;
+/** HeadObject calls that fill `writtenBy` of listed versions, at most this many at a time. */
+const VERSION_HEAD_CONCURRENCY = 8;
+
+/** Metadata travels as an HTTP header, so only ASCII survives: anything else is percent-encoded. */
+const writtenByMetadata = (writtenBy: string | undefined): Record<string, string> | undefined =>
+  writtenBy ? { [WRITTEN_BY]: encodeURIComponent(writtenBy.slice(0, MAX_WRITTEN_BY_CHARS)) } : undefined;
+
+function writtenByOf(metadata: Record<string, string> | undefined): string | undefined {
+  const raw = metadata?.[WRITTEN_BY];
+  if (!raw) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    // Written by another tool without the encoding: shown as it is.
+    return raw;
+  }
+}
 
 /** DocumentStore on one S3 bucket; keys are `tenants/{tenant}/projects/{project}/{path}` (DESIGN.md "Data"). */
 export class S3DocumentStore implements DocumentStore {
@@ -56,18 +79,18 @@ export class S3DocumentStore implements DocumentStore {
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
       const body = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
-      return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType };
+      return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType, writtenBy: writtenByOf(out.Metadata) };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
     }
   }
 
-  async put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string): Promise<DocumentRef> {
+  async put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string, options: PutOptions = {}): Promise<DocumentRef> {
     const Key = documentKey(tenant, project, path);
     const bytes = toBytes(body);
     const out = await this.client.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key, Body: bytes, ContentLength: bytes.byteLength, ContentType: contentType }),
+      new PutObjectCommand({ Bucket: this.bucket, Key, Body: bytes, ContentLength: bytes.byteLength, ContentType: contentType, Metadata: writtenByMetadata(options.writtenBy) }),
     );
     return { path, etag: bareEtag(out.ETag), size: bytes.byteLength };
   }
@@ -109,8 +132,10 @@ export class S3DocumentStore implements DocumentStore {
 
   /**
    * ListObjectVersions under the key itself (a prefix; other keys that merely start with it are
-   * dropped), newest first. Needs a versioned bucket (the stack's is); the local stack's emulator
-   * does not implement the call, so the wiring there uses no versions (see decisions.md).
+   * dropped), newest first, each with its writer from a HeadObject of that version (ListObjectVersions
+   * carries no metadata). Needs a versioned bucket (the stack's is); the local stack's emulator
+   * does not implement the call, so the wiring there keeps versions with the history-keeping
+   * decorator instead (see decisions.md).
    */
   async versions(tenant: string, project: string, path: string): Promise<DocumentVersion[] | undefined> {
     if (!this.versioned) return undefined;
@@ -128,10 +153,25 @@ export class S3DocumentStore implements DocumentStore {
       KeyMarker = more ? page.NextKeyMarker : undefined;
       VersionIdMarker = more ? page.NextVersionIdMarker : undefined;
     } while (KeyMarker);
-    return versions
+    const listed = versions
       .sort((a, b) => (a.latest !== b.latest ? (a.latest ? -1 : 1) : a.lastModified < b.lastModified ? 1 : a.lastModified > b.lastModified ? -1 : 0))
       .slice(0, MAX_LISTED_VERSIONS)
       .map(({ latest: _latest, ...v }) => v);
+    return mapWithConcurrency(listed, VERSION_HEAD_CONCURRENCY, async (version) => {
+      const writtenBy = await this.writerOf(Key, version.versionId);
+      return writtenBy ? { ...version, writtenBy } : version;
+    });
+  }
+
+  /** A version that expired between the listing and the HeadObject has no known writer. */
+  private async writerOf(Key: string, VersionId: string): Promise<string | undefined> {
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key, VersionId }));
+      return writtenByOf(head.Metadata);
+    } catch (error) {
+      if (isNoSuchVersion(error)) return undefined;
+      throw error;
+    }
   }
 
   async getVersion(tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument | undefined> {
@@ -140,7 +180,7 @@ export class S3DocumentStore implements DocumentStore {
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, VersionId: versionId }));
       const body = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
-      return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType };
+      return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType, writtenBy: writtenByOf(out.Metadata) };
     } catch (error) {
       if (isNoSuchVersion(error)) return undefined;
       throw error;

@@ -1,7 +1,7 @@
-import { InvalidRequest, RecipeNotFound } from "../errors.js";
+import { InvalidDocument, InvalidRequest, RecipeNotFound, type DocumentProblem } from "../errors.js";
 import { validateLogin, validateProjectId, validateTenantId } from "../documents/document-path.js";
 import type { RecipeLoader } from "../recipes/recipe-loader.js";
-import { isRecipeName } from "../recipes/recipe-paths.js";
+import { isRecipeName, recipeDocumentPath } from "../recipes/recipe-paths.js";
 import type { Recipe } from "../recipes/recipe-schema.js";
 import type { SkillResolver } from "../skills/skill-resolver.js";
 import type { SkillScopeContext } from "../skills/skill-scope.js";
@@ -22,7 +22,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 export interface SpawnDeps {
   processes: ProcessStore;
   recipes: Pick<RecipeLoader, "load">;
-  skills: Pick<SkillResolver, "resolve">;
+  skills: Pick<SkillResolver, "resolve" | "checkPin">;
   now?: () => Date;
   ids?: { newProcessId(): string };
 }
@@ -109,6 +109,24 @@ async function recipeSkills(skills: SpawnDeps["skills"], scope: SkillScopeContex
 }
 
 /**
+ * The recipe's version pins, each checked against the level its skill resolves from in this scope:
+ * a pin to a version that level does not hold (missing, expired, another level's) or that no
+ * longer validates refuses the spawn with 422 INVALID_DOCUMENT naming the recipe, so no process
+ * starts on a pin it could never compose. The pins are then a snapshot like allowedSkills.
+ */
+async function checkedPins(skills: SpawnDeps["skills"], scope: SkillScopeContext, recipe: Recipe): Promise<Record<string, string> | undefined> {
+  const pins = recipe.skillVersions;
+  if (pins === undefined || Object.keys(pins).length === 0) return undefined;
+  const path = recipeDocumentPath(recipe.name);
+  const outcomes = await Promise.all(Object.entries(pins).map(async ([name, versionId]) => [name, await skills.checkPin(scope, name, versionId)] as const));
+  const problems: DocumentProblem[] = outcomes.flatMap(([name, outcome]) =>
+    "refusal" in outcome ? [{ path, message: `skillVersions.${name}: ${outcome.refusal}`, severity: "error" as const }] : [],
+  );
+  if (problems.length > 0) throw new InvalidDocument(path, problems);
+  return { ...pins };
+}
+
+/**
  * Creates a process for one recipe (ThinkProcessService.create of spec §7a): engine, lock and
  * skill whitelist come from the recipe as it resolves in the process scope right now — later
  * recipe edits do not reach a running process.
@@ -126,9 +144,12 @@ export async function spawnProcess(deps: SpawnDeps, req: SpawnRequest): Promise<
   const recipe = await deps.recipes.load(scope, req.recipe);
   if (!recipe) throw new RecipeNotFound(req.recipe);
 
+  const skillVersions = await checkedPins(deps.skills, scope, recipe);
+  const pinnedScope = skillVersions === undefined ? scope : { ...scope, skillVersions };
+
   const now = deps.now?.() ?? new Date();
   const processId = req.processId ?? deps.ids?.newProcessId() ?? newProcessId(now.getTime());
-  const activeSkills = await recipeSkills(deps.skills, scope, recipe, now.toISOString());
+  const activeSkills = await recipeSkills(deps.skills, pinnedScope, recipe, now.toISOString());
 
   const create = async (name: string): Promise<Process> => {
     const process = newProcess(
@@ -143,6 +164,7 @@ export async function spawnProcess(deps: SpawnDeps, req: SpawnRequest): Promise<
         ...(req.userId !== undefined ? { userId: req.userId } : {}),
         activeSkills,
         allowedSkillsOverride: recipe.allowedSkills === null ? null : [...recipe.allowedSkills],
+        ...(skillVersions !== undefined ? { skillVersions } : {}),
         locked: recipe.locked,
         parentProcessId: req.parentProcessId ?? null,
       },

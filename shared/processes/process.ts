@@ -92,6 +92,8 @@ export const Process = z.object({
   activeSkills: z.array(ActiveSkillRef),
   /** Snapshot of the recipe's `allowedSkills` (spec §7a): null = no restriction, [] = lockdown. */
   allowedSkillsOverride: z.array(z.string()).nullable(),
+  /** Snapshot of the recipe's `skillVersions` (issue 17): skill name → versionId of its SKILL.md. */
+  skillVersions: z.record(z.string(), z.string()).optional(),
   locked: z.boolean(),
   pending: z.array(PendingMessage),
   guard: GuardConfig.nullable(),
@@ -127,6 +129,8 @@ interface ApiProcess {
   projectId: string;
   activeSkills: ActiveSkillRef[];
   allowedSkillsOverride: string[] | null;
+  /** Only when the recipe pins skills: skill name → versionId. */
+  skillVersions?: Record<string, string>;
   locked: boolean;
   pending: PendingMessage[];
   guard: GuardConfig | null;
@@ -144,6 +148,7 @@ export const toApiProcess = (p: Process): ApiProcess => ({
   projectId: p.projectId,
   activeSkills: p.activeSkills.map((s) => ({ ...s })),
   allowedSkillsOverride: p.allowedSkillsOverride === null ? null : [...p.allowedSkillsOverride],
+  ...(p.skillVersions !== undefined ? { skillVersions: { ...p.skillVersions } } : {}),
   locked: p.locked,
   pending: p.pending.map((m) => ({ ...m })),
   guard: p.guard === null ? null : structuredClone(p.guard),

@@ -71,6 +71,14 @@ export function parseRecipeDocument(name: string, text: string, path: string): R
     });
   }
 
+  // A pin of a skill the whitelist forbids could never compose: refused like such a default.
+  if (allowed !== null && doc.skillVersions !== undefined) {
+    const permitted = new Set(allowed);
+    for (const skill of Object.keys(doc.skillVersions)) {
+      if (!permitted.has(skill)) at(["skillVersions", skill], "error", `'${skill}' is not in allowedSkills (a pinned skill must be an allowed skill)`);
+    }
+  }
+
   const manualPaths: string[] = [];
   doc.params.manualPaths?.forEach((raw, i) => {
     const checked = sanitizeManualPath(raw);

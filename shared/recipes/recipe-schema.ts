@@ -12,6 +12,10 @@ import type { SkillScope } from "../skills/skill-scope.js";
  */
 const skillName = z.string().regex(SKILL_DIRECTORY_NAME, "must be a skill name (letters, digits, '_' and '-'; a letter or digit at both ends; at most 64)");
 const toolName = z.string().min(1).max(128);
+/** A document version id as the versions API hands it out (S3 ids are 32 URL-safe characters). */
+export const VERSION_ID_PATTERN = /^[\x21-\x7e]{1,1024}$/;
+const versionId = z.string().regex(VERSION_ID_PATTERN, "must be a versionId (1 to 1024 printable ASCII characters)");
+export const MAX_SKILL_VERSION_PINS = 50;
 
 const RecipeParams = z
   .object({
@@ -43,6 +47,11 @@ export const RecipeDocument = z.strictObject({
     .optional()
     .describe("Characters of the skill catalog the model sees (default: the engine's, 8000); 0 = no catalog"),
   catalogPinned: z.array(skillName).max(50).optional().describe("Skills listed first in the catalog, in this order"),
+  skillVersions: z
+    .record(skillName, versionId)
+    .refine((pins) => Object.keys(pins).length <= MAX_SKILL_VERSION_PINS, `at most ${MAX_SKILL_VERSION_PINS} pinned skills`)
+    .optional()
+    .describe("Skills pinned to one version of their SKILL.md (a versionId of the level the skill resolves from)"),
   params: RecipeParams.default({}),
 });
 

@@ -54,6 +54,8 @@ export interface SkillLocation {
   /** Path of the skill directory relative to the project, e.g. `_vance/skills/code-review`. */
   directory: string;
   etag?: string | undefined;
+  /** Set when a recipe pin composed this version of SKILL.md instead of the newest (issue 17). */
+  versionId?: string | undefined;
 }
 
 export interface ResolvedReferenceDoc extends SkillReferenceDoc {

@@ -10,6 +10,7 @@ import { skillFilesFromLayer, skillFilesFromListing, skillFilesWarning } from ".
 import { isSkillName, skillDirectory, skillDirectoryNameOf, skillDocumentPath, skillFilePath, SKILLS_PREFIX } from "./skill-paths.js";
 import type { SkillScopeContext } from "./skill-scope.js";
 import { foldedSkillName, skillNameRefusal } from "./skill-name.js";
+import { PinnedSkillVersions, type PinOutcome } from "./pinned-skill-versions.js";
 
 /** INLINE reference docs go into every prompt; a bigger one is refused with a warning. */
 const MAX_REFERENCE_DOC_BYTES = 1024 * 1024;
@@ -57,19 +58,37 @@ export class SkillLoader {
   private readonly sources: CascadeSources;
   private readonly documents: CascadeDocuments<SkillDefinition, ResolvedSkill>;
   private readonly problemMemo = new WeakMap<readonly ResolvedSkill[], { problems: readonly unknown[]; all: SkillProblem[] }>();
+  private readonly pins: PinnedSkillVersions;
 
   constructor(options: SkillLoaderOptions) {
     this.sources = { store: options.store, bundled: options.bundled, catalogue: options.catalogue };
     this.documents = new CascadeDocuments(skillKind, this.sources);
+    this.pins = new PinnedSkillVersions(this.sources, materialize);
   }
 
-  load(scope: SkillScopeContext, name: string): Promise<ResolvedSkill | undefined> {
-    return this.documents.load(scope, name);
+  /** A skill the scope pins (a process's recipe `skillVersions`) is that version, or absent when the pin cannot be served. */
+  async load(scope: SkillScopeContext, name: string): Promise<ResolvedSkill | undefined> {
+    const current = await this.documents.load(scope, name);
+    const versionId = current && PinnedSkillVersions.pinOf(scope, current, name);
+    if (!current || versionId === undefined) return current;
+    const outcome = await this.pins.resolve(scope, current, versionId);
+    return "skill" in outcome ? outcome.skill : undefined;
   }
 
-  /** Union of all layers, deduplicated by name (inner wins), disabled and defective ones removed, by name. */
+  /**
+   * Whether `versionId` can be served as the pinned version of `name` in this scope: the spawn of a
+   * pinning recipe checks each pin with it, so a process never starts on a pin that cannot compose.
+   */
+  async checkPin(scope: SkillScopeContext, name: string, versionId: string): Promise<PinOutcome> {
+    const current = await this.documents.load(scope, name);
+    if (!current) return { refusal: `skill '${name}' does not resolve in this scope` };
+    return this.pins.resolve(scope, current, versionId);
+  }
+
+  /** Union of all layers, deduplicated by name (inner wins), disabled and defective ones removed, by name; pins applied. */
   async listAvailable(scope: SkillScopeContext): Promise<ResolvedSkill[]> {
-    return (await this.documents.scan(scope)).items;
+    const items = (await this.documents.scan(scope)).items;
+    return scope.skillVersions === undefined ? items : this.pins.applyToListing(scope, items);
   }
 
   /**

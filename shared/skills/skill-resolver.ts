@@ -2,6 +2,7 @@ import type { CascadeShadowed } from "../documents/cascade-resolver.js";
 import type { ResolvedSkill, SkillProblem } from "./resolved-skill.js";
 import type { SkillLoader } from "./skill-loader.js";
 import type { SkillScopeContext } from "./skill-scope.js";
+import type { PinOutcome } from "./pinned-skill-versions.js";
 
 /** What every other service calls (spec §10, §11); SkillLoader stays the only reader of skill documents. */
 export class SkillResolver {
@@ -16,6 +17,11 @@ export class SkillResolver {
     const distinct = [...new Set(names)];
     const skills = await Promise.all(distinct.map((name) => this.loader.load(ctx, name)));
     return skills.filter((skill): skill is ResolvedSkill => skill !== undefined);
+  }
+
+  /** Whether a recipe pin can be served in this scope (checked at spawn). */
+  checkPin(ctx: SkillScopeContext, name: string, versionId: string): Promise<PinOutcome> {
+    return this.loader.checkPin(ctx, name, versionId);
   }
 
   listAvailable(ctx: SkillScopeContext): Promise<ResolvedSkill[]> {

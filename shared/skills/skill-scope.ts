@@ -8,6 +8,11 @@ export interface SkillScopeContext {
   tenantId: string;
   userId?: string | undefined;
   projectId?: string | undefined;
+  /**
+   * A process's pinned skills (its recipe's `skillVersions`): such a skill resolves to that
+   * version of its SKILL.md, read from the level the skill resolves from (skill-loader.ts).
+   */
+  skillVersions?: Readonly<Record<string, string>> | undefined;
 }
 
 /** The document "project" that holds the tenant-wide layer. */

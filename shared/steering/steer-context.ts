@@ -41,10 +41,11 @@ export interface ClearResult {
 }
 
 /** The cascade is resolved against the process (spec §4a: tenant + project + user of the session). */
-export const scopeOf = (process: Pick<Process, "tenant" | "userId" | "projectId">): SkillScopeContext => ({
+export const scopeOf = (process: Pick<Process, "tenant" | "userId" | "projectId" | "skillVersions">): SkillScopeContext => ({
   tenantId: process.tenant,
   userId: process.userId,
   projectId: process.projectId,
+  ...(process.skillVersions !== undefined ? { skillVersions: process.skillVersions } : {}),
 });
 
 /**

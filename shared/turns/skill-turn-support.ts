@@ -13,6 +13,7 @@ import type { EngineConfig } from "../recipes/engines.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
 import type { SkillTriggerMatcher } from "../skills/triggers/skill-trigger-matcher.js";
 import type { SkillScopeContext } from "../skills/skill-scope.js";
+import type { PinOutcome } from "../skills/pinned-skill-versions.js";
 import type { TemplateRenderer } from "../templates/template-renderer.js";
 import { addTriggered } from "../steering/active-skill-rules.js";
 import type { LaneRequests } from "../steering/lane-requests.js";
@@ -41,6 +42,8 @@ import { composeSection } from "../skills/skill-prompt-composer.js";
 
 export interface TurnSkillSource extends SkillSource {
   listAvailable(ctx: SkillScopeContext): Promise<ResolvedSkill[]>;
+  /** Why a pinned skill cannot be served (SkillResolver.checkPin); optional for hand-built sources. */
+  checkPin?(ctx: SkillScopeContext, name: string, versionId: string): Promise<PinOutcome>;
 }
 
 export interface SkillTurnSupportDeps {
@@ -291,6 +294,8 @@ export class SkillTurnSupport {
       ? new Map(trial.activeSkills.map((s) => [s.name, availableByName.get(s.name)] as const))
       : await this.resolveAll(trial, trial.activeSkills);
 
+    warnings.push(...(await this.unservedPinWarnings(scope, trial, definitions)));
+
     const budgetChars = recipe?.catalogBudgetChars ?? engineBudget;
     const catalog =
       available && budgetChars > 0
@@ -354,6 +359,16 @@ export class SkillTurnSupport {
       return process;
     }
     return { ...next, activeSkills: addTriggered(next.activeSkills, skill.name, skill.source, at) };
+  }
+
+  /** An active pinned skill that did not resolve is left out; say why, so the author sees it was the pin. */
+  private async unservedPinWarnings(scope: SkillScopeContext, process: Process, definitions: ReadonlyMap<string, ResolvedSkill | undefined>): Promise<string[]> {
+    const pins = process.skillVersions;
+    const checkPin = this.deps.skills.checkPin?.bind(this.deps.skills);
+    if (pins === undefined || !checkPin) return [];
+    const unserved = process.activeSkills.filter((s) => Object.hasOwn(pins, s.name) && definitions.get(s.name) === undefined);
+    const outcomes = await Promise.all(unserved.map((s) => checkPin(scope, s.name, pins[s.name]!)));
+    return outcomes.flatMap((outcome, i) => ("refusal" in outcome ? [`Skill '${unserved[i]!.name}' is pinned by skillVersions to a version that cannot be served: ${outcome.refusal}`] : []));
   }
 
   private async resolveAll(process: Process, entries: readonly ActiveSkillRef[]): Promise<Map<string, ResolvedSkill | undefined>> {

@@ -7,6 +7,7 @@ import { DynamoDBConnectionStore } from "../connections/dynamodb-connection-stor
 import { createWebSocketProcessEvents } from "../connections/websocket-process-events.js";
 import { bundledDocuments } from "../documents/bundled-document-layer.js";
 import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
+import { HistoryKeepingDocumentStore } from "../documents/history-keeping-document-store.js";
 import { S3DocumentStore } from "../documents/s3-document-store.js";
 import { DynamoDBProcessVersionsReader } from "../catalogue/dynamodb-process-versions-reader.js";
 import { DynamoDBFootInvocationStore } from "../foot/dynamodb-foot-invocation-store.js";
@@ -70,13 +71,27 @@ export function runtimeFromEnv(env: ConfigEnvironment = process.env, options: Ru
     instrument: options.instrument,
     environment,
     clients,
-    documents: bucketName ? new S3DocumentStore({ client: clients.s3, bucket: bucketName, versioned: !readConfig(env, ["localMode"]).localMode }) : unconfigured("The document store", ENV.bucketName),
+    documents: bucketName ? documentStoreFromEnv(env, clients, bucketName) : unconfigured("The document store", ENV.bucketName),
     bundled: bundledDocuments(),
     processes: tableName ? new DynamoDBProcessStore(clients.dynamodb, tableName) : unconfigured("The process store", ENV.tableName),
     requests: tableName ? new DynamoDBRequestStore(clients.dynamodb, tableName) : unconfigured("The request store", ENV.tableName),
     lane: laneQueueUrl ? new SqsLane(clients.sqs, laneQueueUrl) : unconfigured("The lane", ENV.laneQueueUrl),
     limits: readConfig(env, LIMIT_SETTINGS),
   };
+}
+
+/**
+ * The deployed bucket is versioned: its own versions are the history. A bucket without versioning
+ * (the local stack's emulator) keeps a history only when given a history bucket; in local mode
+ * without one there are no versions (501), never the current body under any version id.
+ */
+function documentStoreFromEnv(env: ConfigEnvironment, clients: RuntimeResources["clients"], bucket: string): DocumentStore {
+  const { localMode, historyBucketName } = readConfig(env, ["localMode", "historyBucketName"]);
+  if (historyBucketName === undefined || historyBucketName === "") return new S3DocumentStore({ client: clients.s3, bucket, versioned: !localMode });
+  return new HistoryKeepingDocumentStore(
+    new S3DocumentStore({ client: clients.s3, bucket, versioned: false }),
+    new S3DocumentStore({ client: clients.s3, bucket: historyBucketName, versioned: false }),
+  );
 }
 
 /** For functions that never render: a template reaching it is a wiring bug, reported as such. */

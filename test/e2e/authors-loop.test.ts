@@ -3,7 +3,7 @@ import { ApiClient, LANE_WAIT_SECONDS, errorOf, skillMd } from "./support/api-cl
 import { startLocalStack } from "./support/local-stack.js";
 import type { LocalStack } from "./support/local-stack.js";
 
-/** API.md "Author's loop" over the local stack: usage counters after a mix of activations, trigger evals on save and on demand. */
+/** API.md "Author's loop" over the local stack: usage counters after a mix of activations, trigger evals on save and on demand, version history and restore. */
 
 const TENANT = "acme";
 const P1 = "p1";
@@ -94,22 +94,111 @@ describe("trigger evals over the local stack", () => {
 });
 
 describe("version history over the local stack", () => {
-  it("answers 501 VERSIONS_UNAVAILABLE (its S3 emulator keeps no versions) and leaves the document alone", async () => {
+  const HISTORIAN = "_vance/skills/historian/SKILL.md";
+  const documentUrl = (path: string, query = ""): string => `/brain/${TENANT}/projects/${P1}/documents/${path}${query}`;
+
+  interface VersionRow {
+    versionId: string;
+    etag: string;
+    lastModified: string;
+    size: number;
+    writtenBy?: string;
+  }
+
+  it("lists two PUTs newest first with who wrote them, and reads the older one", async () => {
     // Prepare
-    const path = "_vance/skills/helper/SKILL.md";
+    const first = skillMd("name: historian\ndescription: Keeps history.", "Historian body one.");
+    const second = skillMd("name: historian\ndescription: Keeps history.", "Historian body two.");
+    expect((await api.putDocument(TENANT, P1, HISTORIAN, first)).status).toBe(200);
+    const saved = await api.putDocument(TENANT, P1, HISTORIAN, second);
+    const admin = api.as(await stack.token({ tenant: TENANT, login: "root", roles: ["tenant-admin"] }));
 
     // Act
-    const versions = await api.send("GET", `/brain/${TENANT}/projects/${P1}/documents/${path}?versions`);
-    const restore = await api.send("POST", `/brain/${TENANT}/projects/${P1}/documents/${path}:restore`, { body: { versionId: "v1" } });
-    const badBody = await api.send("POST", `/brain/${TENANT}/projects/${P1}/documents/${path}:restore`, { body: { version: 1 } });
-    const current = await api.getDocument(TENANT, P1, path);
+    const listed = await admin.send<{ versions: VersionRow[] }>("GET", documentUrl(HISTORIAN, "?versions"));
+    const older = await api.send("GET", documentUrl(HISTORIAN, `?versionId=${encodeURIComponent(listed.json.versions[1]?.versionId ?? "")}`));
 
     // Assess
-    expect(versions.status).toBe(501);
-    expect(errorOf(versions)?.code).toBe("VERSIONS_UNAVAILABLE");
-    expect(restore.status).toBe(501);
+    expect(listed.status, listed.text).toBe(200);
+    const versions = listed.json.versions;
+    expect(versions.map((v) => ({ size: v.size, writtenBy: v.writtenBy }))).toEqual([
+      { size: Buffer.byteLength(second), writtenBy: "alice" },
+      { size: Buffer.byteLength(first), writtenBy: "alice" },
+    ]);
+    expect(versions[0]!.etag).toBe((saved.json as { etag: string }).etag);
+    expect(Date.parse(versions[0]!.lastModified)).toBeGreaterThanOrEqual(Date.parse(versions[1]!.lastModified));
+    expect(older.status, older.text).toBe(200);
+    expect(older.text).toBe(first);
+  });
+
+  it("restores an older SKILL.md as the newest version, and the next turn composes its old text", async () => {
+    // Prepare
+    const recipe = await api.putDocument(TENANT, P1, "_vance/recipes/history.yaml", "engine: ford\ndefaultActiveSkills: [historian]\n", "application/yaml");
+    expect(recipe.status, recipe.text).toBe(200);
+    const spawned = await api.spawn(TENANT, "history-session", { recipe: "history", projectId: P1 });
+    expect(spawned.status, spawned.text).toBe(201);
+    const processId = spawned.json.processId;
+    const before = await api.composition(TENANT, processId, "hello");
+    const [, older] = (await api.send<{ versions: VersionRow[] }>("GET", documentUrl(HISTORIAN, "?versions"))).json.versions;
+    const admin = api.as(await stack.token({ tenant: TENANT, login: "root", roles: ["tenant-admin"] }));
+
+    // Act
+    const restored = await admin.send<{ path: string; etag: string; warnings: unknown[] }>("POST", documentUrl(`${HISTORIAN}:restore`), { body: { versionId: older!.versionId } });
+    const turn = await api.compose(TENANT, processId, { message: "hello" }, LANE_WAIT_SECONDS);
+    const after = await api.send<{ versions: VersionRow[] }>("GET", documentUrl(HISTORIAN, "?versions"));
+
+    // Assess
+    expect(before.json.skillSection).toContain("Historian body two.");
+    expect(restored.status, restored.text).toBe(200);
+    expect(restored.json).toMatchObject({ path: HISTORIAN, etag: older!.etag, warnings: expect.any(Array) });
+    expect(turn.status, turn.text).toBe(200);
+    expect(turn.json.result?.skillSection).toContain("Historian body one.");
+    expect(turn.json.result?.skillSection).not.toContain("Historian body two.");
+    expect(after.json.versions).toHaveLength(3);
+    expect(after.json.versions[0]).toMatchObject({ etag: older!.etag, writtenBy: "root" });
+  });
+
+  it("refuses to restore a version that no longer validates (its name now collides), changing nothing", async () => {
+    // Prepare: `Lint` was valid when saved; once `lint` exists on the level, a restored `Lint` would collide with it.
+    const upper = "_vance/skills/Lint/SKILL.md";
+    const lower = "_vance/skills/lint/SKILL.md";
+    expect((await api.putDocument(TENANT, P1, upper, skillMd("description: Lints.", "Upper lint."))).status).toBe(200);
+    const [version] = (await api.send<{ versions: VersionRow[] }>("GET", documentUrl(upper, "?versions"))).json.versions;
+    expect((await api.deleteDocument(TENANT, P1, upper)).status).toBe(204);
+    expect((await api.putDocument(TENANT, P1, lower, skillMd("description: Lints.", "Lower lint."))).status).toBe(200);
+
+    // Act
+    const refused = await api.send("POST", documentUrl(`${upper}:restore`), { body: { versionId: version!.versionId } });
+    const upperNow = await api.getDocument(TENANT, P1, upper);
+    const lowerNow = await api.getDocument(TENANT, P1, lower);
+    const upperVersions = await api.send<{ versions: VersionRow[] }>("GET", documentUrl(upper, "?versions"));
+
+    // Assess
+    expect(refused.status, refused.text).toBe(422);
+    expect(errorOf(refused)?.code).toBe("INVALID_DOCUMENT");
+    expect(errorOf(refused)?.problems?.[0]?.message).toContain("collides with the skill 'lint'");
+    expect(upperNow.status).toBe(404);
+    expect(lowerNow.text).toContain("Lower lint.");
+    expect(upperVersions.json.versions).toHaveLength(1);
+  });
+
+  it("answers 404 DOCUMENT_NOT_FOUND for a version the document does not have and 400 for a malformed versionId", async () => {
+    // Act
+    const missing = await api.send("POST", documentUrl(`${HISTORIAN}:restore`), { body: { versionId: "9999999999999-0000-000000" } });
+    const missingRead = await api.send("GET", documentUrl(HISTORIAN, "?versionId=no-such-version"));
+    const malformed = await api.send("POST", documentUrl(`${HISTORIAN}:restore`), { body: { versionId: "bad id" } });
+    const malformedRead = await api.send("GET", documentUrl(HISTORIAN, "?versionId=bad%20id"));
+    const badBody = await api.send("POST", documentUrl(`${HISTORIAN}:restore`), { body: { version: 1 } });
+    const current = await api.getDocument(TENANT, P1, HISTORIAN);
+
+    // Assess
+    expect(missing.status, missing.text).toBe(404);
+    expect(errorOf(missing)?.code).toBe("DOCUMENT_NOT_FOUND");
+    expect(missingRead.status).toBe(404);
+    expect(errorOf(missingRead)?.code).toBe("DOCUMENT_NOT_FOUND");
+    expect(malformed.status).toBe(400);
+    expect(errorOf(malformed)?.code).toBe("INVALID_REQUEST");
+    expect(malformedRead.status).toBe(400);
     expect(badBody.status).toBe(400);
-    expect(current.status).toBe(200);
-    expect(current.text).toContain("Helper body.");
+    expect(current.text).toContain("Historian body one.");
   });
 });

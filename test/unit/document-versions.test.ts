@@ -1,5 +1,5 @@
 import type { S3Client } from "@aws-sdk/client-s3";
-import { GetObjectCommand, ListObjectVersionsCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, HeadObjectCommand, ListObjectVersionsCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
 import { DocumentService } from "../../shared/app/document-service.js";
 import { catalogueChangeNotifier } from "../../shared/catalogue/document-change-notifier.js";
@@ -83,7 +83,7 @@ describe("DocumentService: versions, one version, restore", () => {
 });
 
 describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator has no versioning)", () => {
-  it("lists only the key's own versions across pages, newest first, without delete markers, and reads one by VersionId", async () => {
+  it("lists only the key's own versions across pages, newest first, without delete markers, each with its writer, and reads one by VersionId", async () => {
     // Prepare
     const key = "tenants/acme/projects/_tenant/_vance/skills/reviewer/SKILL.md";
     const sent: unknown[] = [];
@@ -103,9 +103,10 @@ describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator 
       send: async (command: unknown) => {
         sent.push(command);
         if (command instanceof ListObjectVersionsCommand) return pages.shift();
+        if (command instanceof HeadObjectCommand) return { Metadata: command.input.VersionId === "v3" ? { "written-by": "bob%40example.com" } : {} };
         if (command instanceof GetObjectCommand) {
           if (command.input.VersionId !== "v1") throw Object.assign(new Error("no"), { name: "NoSuchVersion" });
-          return { ETag: '"e1"', Body: { transformToByteArray: async () => bytes("one") } };
+          return { ETag: '"e1"', Body: { transformToByteArray: async () => bytes("one") }, Metadata: { "written-by": "alice" } };
         }
         throw new Error("unexpected");
       },
@@ -119,12 +120,57 @@ describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator 
 
     // Assess
     expect(versions).toEqual([
-      { versionId: "v3", etag: "e3", lastModified: "2025-01-03T00:00:00.000Z", size: 3 },
+      { versionId: "v3", etag: "e3", lastModified: "2025-01-03T00:00:00.000Z", size: 3, writtenBy: "bob@example.com" },
       { versionId: "v1", etag: "e1", lastModified: "2025-01-01T00:00:00.000Z", size: 1 },
     ]);
     expect((sent[1] as ListObjectVersionsCommand).input).toMatchObject({ Bucket: "docs", Prefix: key, KeyMarker: key, VersionIdMarker: "v2" });
+    const heads = sent.filter((c): c is HeadObjectCommand => c instanceof HeadObjectCommand).map((c) => c.input);
+    expect(heads).toEqual([
+      { Bucket: "docs", Key: key, VersionId: "v3" },
+      { Bucket: "docs", Key: key, VersionId: "v1" },
+    ]);
     expect(text(one!.body)).toBe("one");
-    expect((sent[2] as GetObjectCommand).input).toMatchObject({ Bucket: "docs", Key: key, VersionId: "v1" });
+    expect(one!.writtenBy).toBe("alice");
+    expect(sent.find((c): c is GetObjectCommand => c instanceof GetObjectCommand)?.input).toMatchObject({ Bucket: "docs", Key: key, VersionId: "v1" });
     expect(none).toBeUndefined();
+  });
+
+  it("writes the writer as user metadata, percent-encoded and capped, and none when the writer is unknown", async () => {
+    // Prepare
+    const puts: PutObjectCommand[] = [];
+    const s3 = {
+      send: async (command: unknown) => {
+        if (command instanceof PutObjectCommand) puts.push(command);
+        return { ETag: '"e"' };
+      },
+    } as unknown as S3Client;
+    const store = new S3DocumentStore({ client: s3, bucket: "docs" });
+
+    // Act
+    await store.put("acme", "_tenant", SKILL, "a", undefined, { writtenBy: "jürgen@example.com" });
+    await store.put("acme", "_tenant", SKILL, "b", undefined, { writtenBy: "x".repeat(300) });
+    await store.put("acme", "_tenant", SKILL, "c");
+
+    // Assess
+    expect(puts.map((p) => p.input.Metadata)).toEqual([{ "written-by": "j%C3%BCrgen%40example.com" }, { "written-by": "x".repeat(256) }, undefined]);
+  });
+
+  it("leaves the writer out of a version that vanished between the listing and its HeadObject", async () => {
+    // Prepare
+    const key = "tenants/acme/projects/_tenant/_vance/skills/reviewer/SKILL.md";
+    const s3 = {
+      send: async (command: unknown) => {
+        if (command instanceof ListObjectVersionsCommand) return { Versions: [{ Key: key, VersionId: "v1", ETag: '"e1"', LastModified: new Date("2025-01-01"), Size: 1, IsLatest: true }] };
+        if (command instanceof HeadObjectCommand) throw Object.assign(new Error("gone"), { name: "NotFound", $metadata: { httpStatusCode: 404 } });
+        throw new Error("unexpected");
+      },
+    } as unknown as S3Client;
+    const store = new S3DocumentStore({ client: s3, bucket: "docs" });
+
+    // Act
+    const versions = await store.versions("acme", "_tenant", SKILL);
+
+    // Assess
+    expect(versions).toEqual([{ versionId: "v1", etag: "e1", lastModified: "2025-01-01T00:00:00.000Z", size: 1 }]);
   });
 });
