@@ -101,6 +101,8 @@ export interface DocumentVersion {
   etag: string;
   lastModified: string;
   size: number;
+  /** The writer's login, where the service kept it. */
+  writtenBy?: string;
 }
 
 /** Activations of one skill on one UTC day, by path, and refused ones. */

@@ -1,25 +1,15 @@
 import type { DocumentVersion } from "skills-service/client";
 
-/** S3 version ids are ~32 characters; the first 8 tell a document's versions apart in a list. */
+/**
+ * Characters of a version id shown in a list. The END is kept: S3's ids are random throughout,
+ * while the local stack's start with a millisecond timestamp that versions saved close together share.
+ */
 export const SHORT_VERSION_CHARS = 8;
 
-export const shortVersionId = (versionId: string): string => (versionId.length > SHORT_VERSION_CHARS + 1 ? `${versionId.slice(0, SHORT_VERSION_CHARS)}…` : versionId);
+export const shortVersionId = (versionId: string): string => (versionId.length > SHORT_VERSION_CHARS + 1 ? `…${versionId.slice(-SHORT_VERSION_CHARS)}` : versionId);
 
-/**
- * Who wrote a version, where the service knows it. Read loosely: older stacks send nothing, and
- * the field may be a login or an object naming one.
- */
-export function writtenByOf(version: DocumentVersion): string | undefined {
-  const value: unknown = (version as DocumentVersion & { writtenBy?: unknown }).writtenBy;
-  if (typeof value === "string") return value === "" ? undefined : value;
-  if (value === null || typeof value !== "object") return undefined;
-  const record = value as Record<string, unknown>;
-  for (const key of ["login", "user", "sub", "name"]) {
-    const field = record[key];
-    if (typeof field === "string" && field !== "") return field;
-  }
-  return undefined;
-}
+/** Who wrote a version; versions written before the service kept writers have none. */
+export const writtenByOf = (version: DocumentVersion): string | undefined => (version.writtenBy === undefined || version.writtenBy === "" ? undefined : version.writtenBy);
 
 /** A size as a reader wants it: bytes below 10 KiB, else KiB with one decimal. */
 export const formatSize = (bytes: number): string => (bytes < 10 * 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`);

@@ -11,12 +11,14 @@ import type { LocalStack } from "./support/local-stack.js";
  * The author's loop in the web console (issue 17) in headless Chromium against the local stack:
  * a skill activated a few ways through the API shows its counts per day and path in the usage
  * panel, an evals file written in the editor warns on save and runs on demand, and the history
- * panel reads the stack's versions. Screens go to docs/console/authors-loop-*.png.
+ * panel lists a SKILL.md's versions, diffs an older one against the editor and restores it.
+ * Screens go to docs/console/authors-loop-*.png.
  */
 
 const TENANT = "demo";
 const PROJECT = "demo";
 const DEPLOY = "_vance/skills/deploy/SKILL.md";
+const DEPLOY_V1 = skillMd("title: Deploy\nversion: 1.0.0\ndescription: Deploys the service.\ntriggers:\n  - type: KEYWORDS\n    keywords: [deploy]", "Deploy body.\n");
 const SCREENSHOTS = new URL("../../docs/console/", import.meta.url);
 
 let stack: LocalStack;
@@ -31,7 +33,7 @@ beforeAll(async () => {
   stack = await startLocalStack();
   api = new ApiClient(stack.httpUrl, stack.devToken);
   const seeded = [
-    await api.putDocument(TENANT, PROJECT, DEPLOY, skillMd("title: Deploy\nversion: 1.0.0\ndescription: Deploys the service.\ntriggers:\n  - type: KEYWORDS\n    keywords: [deploy]", "Deploy body.\n")),
+    await api.putDocument(TENANT, PROJECT, DEPLOY, DEPLOY_V1),
     await api.putDocument(TENANT, PROJECT, "_vance/skills/release/SKILL.md", skillMd("title: Release\nversion: 1.0.0\ndescription: Cuts a release.\ntriggers:\n  - type: KEYWORDS\n    keywords: [deploy, release]", "Release body.\n")),
     await api.putDocument(TENANT, PROJECT, "_vance/skills/quiet/SKILL.md", skillMd("title: Quiet\nversion: 1.0.0\ndescription: Never used.", "Quiet body.\n")),
     await api.putDocument(TENANT, PROJECT, "_vance/recipes/with-deploy.yaml", "engine: ford\ndefaultActiveSkills: [deploy]\n", "application/yaml"),
@@ -48,7 +50,7 @@ afterAll(async () => {
 });
 
 describe("the author's loop in the web console", () => {
-  it("shows the empty states of a skill nobody used, without evals, on a stack that keeps no versions", async () => {
+  it("shows the empty states of a skill nobody used and without evals, and its one version with its writer", async () => {
     // Act
     await page.goto(`${stack.httpUrl}/console/#token=${stack.devToken}&project=${PROJECT}`);
     await openInEditor("quiet");
@@ -56,13 +58,15 @@ describe("the author's loop in the web console", () => {
     await page.getByRole("button", { name: "Run evals" }).click();
     const missing = page.getByTestId("evals-missing");
     await missing.waitFor();
-    const unavailable = page.getByTestId("history-unavailable");
-    await unavailable.waitFor();
+    const versions = page.getByTestId("history-versions").locator("tbody tr");
+    await versions.first().waitFor();
 
     // Assess
     expect(await page.getByTestId("usage-empty").textContent()).toContain("No activation of quiet");
     expect(await missing.textContent()).toContain("no evals/triggers.yaml");
-    expect(await unavailable.textContent()).toContain("This stack keeps no versions");
+    expect(await versions.count()).toBe(1);
+    expect(await versions.first().textContent()).toContain("newest");
+    expect(await versions.first().textContent()).toContain("dev");
     expect(await page.getByRole("alert").count()).toBe(0);
   });
 
@@ -120,17 +124,40 @@ describe("the author's loop in the web console", () => {
     expect(await page.getByTestId("evals-confusion").textContent()).toContain("“deploy now” → release");
   });
 
-  it("shows that this stack keeps no versions in the history of SKILL.md, and makes no request outside its origin", async () => {
-    // Act
+  it("lists SKILL.md's versions newest first, diffs the older one against the editor, restores it after a confirmation, and the editor shows it", async () => {
+    // Prepare
+    const revised = DEPLOY_V1.replace("Deploy body.", "Deploy body, revised.");
     await page.getByRole("button", { name: "SKILL.md" }).click();
     await page.getByTestId("editor-status").filter({ hasText: `Opened ${DEPLOY}` }).waitFor();
-    await page.getByRole("heading", { name: /History of/ }).filter({ hasText: "SKILL.md" }).waitFor();
-    const unavailable = page.getByTestId("history-unavailable");
-    await unavailable.waitFor();
+    await replaceEditorText(revised);
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByTestId("editor-status").filter({ hasText: `Saved ${DEPLOY}` }).waitFor();
+    const versions = page.getByTestId("history-versions").locator("tbody tr");
+    await versions.nth(1).waitFor();
+
+    // Act
+    await versions.nth(1).getByRole("button", { name: /^View/ }).click();
+    const diff = page.getByTestId("version-diff");
+    await diff.waitFor();
+    const diffText = await diff.textContent();
+    await page.getByRole("button", { name: /^Restore …/ }).click();
+    const confirm = await page.getByRole("group", { name: "Confirm restore" }).textContent();
     await shot("history");
+    await page.getByRole("button", { name: "Yes, restore" }).click();
+    await page.getByTestId("editor-status").filter({ hasText: "Restored an older version" }).waitFor();
+    await versions.nth(2).waitFor();
+    const editorText = await page.locator(".cm-content").textContent();
+    const stored = await api.getDocument(TENANT, PROJECT, DEPLOY);
 
     // Assess
-    expect(await unavailable.textContent()).toContain("This stack keeps no versions");
+    expect(diffText).toContain("− Deploy body.");
+    expect(diffText).toContain("+ Deploy body, revised.");
+    expect(confirm).toContain("becomes the newest version");
+    expect(editorText).toContain("Deploy body.");
+    expect(editorText).not.toContain("revised");
+    expect(stored.text).toBe(DEPLOY_V1);
+    expect(await versions.count()).toBe(3);
+    expect(await page.getByTestId("history-unavailable").count()).toBe(0);
     expect(browser.foreignRequests).toEqual([]);
   });
 });
