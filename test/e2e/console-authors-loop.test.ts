@@ -158,6 +158,32 @@ describe("the author's loop in the web console", () => {
     expect(stored.text).toBe(DEPLOY_V1);
     expect(await versions.count()).toBe(3);
     expect(await page.getByTestId("history-unavailable").count()).toBe(0);
+  });
+
+  it("shows a refused restore's problems as a refused save's, and overwrites nothing", async () => {
+    // Prepare: `lint` was valid when saved; once it is deleted and `Lint` exists on the level, restoring it would collide.
+    const lower = "_vance/skills/lint/SKILL.md";
+    expect((await api.putDocument(TENANT, PROJECT, lower, skillMd("description: Lints.", "Lower lint.\n"))).status).toBe(200);
+    expect((await api.deleteDocument(TENANT, PROJECT, lower)).status).toBe(204);
+    expect((await api.putDocument(TENANT, PROJECT, "_vance/skills/Lint/SKILL.md", skillMd("description: Lints.", "Upper lint.\n"))).status).toBe(200);
+    await page.getByLabel("Skill name").fill("lint");
+    await page.getByRole("button", { name: "Open or create" }).click();
+    await page.getByTestId("editor-status").filter({ hasText: "does not exist" }).waitFor();
+
+    // Act
+    await page.getByTestId("history-versions").locator("tbody tr").first().getByRole("button", { name: /^View/ }).click();
+    await page.getByRole("button", { name: /^Restore …/ }).click();
+    await page.getByRole("button", { name: "Yes, restore" }).click();
+    const problems = page.getByTestId("server-problems");
+    await problems.waitFor();
+    const status = await page.getByTestId("editor-status").textContent();
+    const stored = await api.getDocument(TENANT, PROJECT, lower);
+
+    // Assess
+    expect(await problems.textContent()).toContain("collides with the skill 'Lint'");
+    expect(status).toContain("Not restored");
+    expect(status).toContain("nothing was overwritten");
+    expect(stored.status).toBe(404);
     expect(browser.foreignRequests).toEqual([]);
   });
 });
