@@ -294,8 +294,9 @@ export function EditorScreen({ client, session, project, target }: { client: Ski
       )}
       {openedName && (
         <div class="authors-loop">
-          <UsagePanel client={client} project={project} name={openedName} />
-          <EvalsPanel client={client} project={project} name={openedName} onCreate={() => void openDocument(evalsPath(openedName), evalsTemplate(openedName))} />
+          {/* Keyed by skill: a report of the skill opened before must not stay on screen. */}
+          <UsagePanel key={`usage:${openedName}`} client={client} project={project} name={openedName} />
+          <EvalsPanel key={`evals:${openedName}`} client={client} project={project} name={openedName} onCreate={() => void openDocument(evalsPath(openedName), evalsTemplate(openedName))} />
           {path && (
             <HistoryPanel
               client={client}

@@ -88,6 +88,7 @@ describe("the author's loop in the web console", () => {
     await row.waitFor();
     const total = (path: string) => page.locator(`[data-usage-total="${path}"]`).textContent();
     const totals = { explicit: await total("explicit"), trigger: await total("trigger"), model: await total("model"), recipe: await total("recipe"), spawn: await total("spawn"), refused: await total("refused"), all: await total("all") };
+    const staleEvals = await page.getByTestId("evals-missing").count();
     await shot("usage");
 
     // Assess
@@ -96,6 +97,7 @@ describe("the author's loop in the web console", () => {
     expect(errorOf(refused)?.code).toBe("SKILL_NOT_ALLOWED");
     expect(totals).toEqual({ explicit: "1", trigger: "1", model: "0", recipe: "1", spawn: "0", refused: "1", all: "4" });
     expect(await row.textContent()).toContain("PROJECT");
+    expect(staleEvals).toBe(0);
   });
 
   it("writes an evals file from the empty state, lists its warnings on save, and runs it: precision, recall, misses and the confusion", async () => {
