@@ -304,6 +304,7 @@ export function EditorScreen({ client, session, project, target }: { client: Ski
               levelLabel={levelLabel}
               path={path}
               currentText={text}
+              unsaved={text !== loadedText}
               revision={revision}
               onRestored={(body, saved) => restored(path, body, saved)}
               onRefused={showRefusal}

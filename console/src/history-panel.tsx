@@ -14,6 +14,8 @@ export interface HistoryPanelProps {
   path: string;
   /** The editor's text now: what a version is compared with. */
   currentText: string;
+  /** The editor holds edits not saved yet, which a restore replaces. */
+  unsaved: boolean;
   /** Bumped by the editor after each save, so a new version shows up. */
   revision: number;
   onRestored: (text: string, saved: SavedDocument) => void;
@@ -25,7 +27,7 @@ export interface HistoryPanelProps {
  * read-only beside a line diff against the editor's text, and restored after a confirmation. A
  * stack whose bucket keeps no versions (501 VERSIONS_UNAVAILABLE) is a state, not an error.
  */
-export function HistoryPanel({ client, level, levelLabel, path, currentText, revision, onRestored, onRefused }: HistoryPanelProps) {
+export function HistoryPanel({ client, level, levelLabel, path, currentText, unsaved, revision, onRestored, onRefused }: HistoryPanelProps) {
   const [versions, setVersions] = useState<Versions>({ kind: "loading" });
   const [viewed, setViewed] = useState<Viewed | undefined>();
   const [mode, setMode] = useState<"diff" | "text">("diff");
@@ -137,6 +139,7 @@ export function HistoryPanel({ client, level, levelLabel, path, currentText, rev
         <VersionView
           viewed={viewed}
           currentText={currentText}
+          unsaved={unsaved}
           mode={mode}
           onMode={setMode}
           confirming={confirming}
@@ -153,6 +156,7 @@ export function HistoryPanel({ client, level, levelLabel, path, currentText, rev
 interface VersionViewProps {
   viewed: Viewed;
   currentText: string;
+  unsaved: boolean;
   mode: "diff" | "text";
   onMode: (mode: "diff" | "text") => void;
   confirming: boolean;
@@ -162,7 +166,7 @@ interface VersionViewProps {
   levelLabel: string;
 }
 
-function VersionView({ viewed, currentText, mode, onMode, confirming, onConfirm, onRestore, path, levelLabel }: VersionViewProps) {
+function VersionView({ viewed, currentText, unsaved, mode, onMode, confirming, onConfirm, onRestore, path, levelLabel }: VersionViewProps) {
   const label = shortVersionId(viewed.version.versionId);
   const diff = useMemo(() => (viewed.text === undefined ? undefined : diffLines(viewed.text, currentText)), [viewed.text, currentText]);
   const changed = diff ? diff.lines.filter((line) => line.kind !== "same").length : 0;
@@ -211,6 +215,7 @@ function VersionView({ viewed, currentText, mode, onMode, confirming, onConfirm,
             ) : (
               <span role="group" aria-label="Confirm restore" class="confirm">
                 Restore {label} of {path} at {levelLabel}? It is validated like a save and becomes the newest version; the current one stays in the history.
+                {unsaved && " The editor's unsaved edits are replaced."}
                 <button type="button" onClick={onRestore}>
                   Yes, restore
                 </button>
