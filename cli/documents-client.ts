@@ -42,6 +42,7 @@ export interface RemoteVersion {
   etag: string;
   lastModified: string;
   size: number;
+  writtenBy?: string;
 }
 
 /** A non-2xx answer, with the service's error code and, for INVALID_DOCUMENT, its problems. */

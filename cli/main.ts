@@ -15,6 +15,7 @@ import { COMMAND_USAGE, isCommandName, USAGE } from "./usage.js";
 import type { CommandName } from "./usage.js";
 import { formatValidationLine, validateSkillReport, validationJson } from "./validate.js";
 import { LevelRootError, parseLevelRoots, validateLevelReport } from "./validate-levels.js";
+import { historyLines } from "./version-history.js";
 
 /** A mistake on the command line: the message and that command's usage, exit 2. */
 class UsageError extends Error {
@@ -173,7 +174,7 @@ async function history(rest: readonly string[]): Promise<number> {
   if (doc === undefined || extra.length > 0) throw new UsageError("history needs <tenant>/<level> and one skill name or document path", "history");
   const target = await remote("history", where, "<tenant>/<level>", values);
   const versions = (await httpDocumentsApi(target).versions?.(documentPathOf(doc))) ?? [];
-  for (const v of versions) console.log(`${v.versionId}  ${v.lastModified}  ${String(v.size).padStart(8)}  ${v.etag}`);
+  for (const line of historyLines(versions)) console.log(line);
   if (versions.length === 0) console.error("no versions");
   return 0;
 }

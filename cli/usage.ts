@@ -53,8 +53,8 @@ export const COMMAND_USAGE = {
   --days N             days back, today included (1-400, default 30)
   --name NAME          one skill only`,
   history: `usage: skills history <tenant>/<level> <skill-name|document-path> [--url URL] [--token T]
-  Lists a document's versions, newest first (versionId, lastModified, size, etag). A bare skill
-  name means _vance/skills/<name>/SKILL.md. Needs a versioned bucket (not the local stack).`,
+  Lists a document's versions, newest first (versionId, lastModified, size, etag, who wrote it:
+  '-' where unknown). A bare skill name means _vance/skills/<name>/SKILL.md.`,
   restore: `usage: skills restore <tenant>/<level> <skill-name|document-path> <versionId> [--url URL] [--token T]
   Writes that version back as the newest, validated like a push; a refused version changes nothing.`,
   eval: `usage: skills eval <skills-root> [name] [--min-recall R] [--min-precision P] [--format text|json]

@@ -125,7 +125,7 @@ export class SkillsClient {
       const response = await this.http.send("DELETE", this.documentPath(project, path));
       await response.body?.cancel();
     },
-    /** Newest first; a bucket without versioning (the local stack) answers 501 VERSIONS_UNAVAILABLE. */
+    /** Newest first, each with its writer where known; a deployment that keeps no versions answers 501 VERSIONS_UNAVAILABLE. */
     versions: async (project: string, path: string): Promise<DocumentVersion[]> => {
       const body = await this.http.json<{ versions: DocumentVersion[] }>("GET", this.documentPath(project, path), { query: { versions: "" } });
       return body.versions;

@@ -101,7 +101,7 @@ export interface DocumentVersion {
   etag: string;
   lastModified: string;
   size: number;
-  /** The writer's login, where the service kept it. */
+  /** The writer's login, where the service knows it. */
   writtenBy?: string;
 }
 

@@ -151,10 +151,13 @@ export class PayloadTooLarge extends SkillsError {
   }
 }
 
-/** Version history needs a versioned bucket; the local stack's emulator keeps none (decisions.md, issue 17). */
+/**
+ * Version history needs a versioned bucket or a history bucket (SKILLS_HISTORY_BUCKET_NAME, which
+ * the local stack sets); a store with neither keeps none (decisions.md, issue 17).
+ */
 export class VersionsUnavailable extends SkillsError {
   readonly code = "VERSIONS_UNAVAILABLE";
   constructor() {
-    super("This deployment keeps no document versions (a versioned S3 bucket is needed; the local stack's emulator has none)");
+    super("This deployment keeps no document versions (a versioned S3 bucket, or SKILLS_HISTORY_BUCKET_NAME for one without versioning, is needed)");
   }
 }

@@ -1,7 +1,7 @@
 import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
 import type { Node as YamlNode } from "yaml";
 import * as z from "zod";
-import schema from "../../schema/skill-frontmatter.schema.json";
+import schema from "../../schema/skill-frontmatter.schema.json" with { type: "json" };
 
 /** One finding for the editor: a 1-based line of the whole SKILL.md. */
 export interface LintProblem {

@@ -62,9 +62,13 @@ function successResponses(doc: RouteDoc): Record<number, ResponseConfig> {
     };
   }
   return Object.fromEntries(
-    Object.entries(doc.responses ?? {}).map(([status, { description, schema }]) => [
+    Object.entries(doc.responses ?? {}).map(([status, { description, schema, json }]) => [
       status,
-      schema === undefined ? { description } : schema === "raw" ? { description, content: { "*/*": { schema: z.string().meta({ format: "binary" }) } } } : { description, content: { "application/json": { schema } } },
+      schema === undefined
+        ? { description }
+        : schema === "raw"
+          ? { description, content: { "*/*": { schema: z.string().meta({ format: "binary" }) }, ...(json ? { "application/json": { schema: json } } : {}) } }
+          : { description, content: { "application/json": { schema } } },
     ]),
   );
 }

@@ -8,6 +8,7 @@ import {
   ActivateResultOut,
   CompleteResultOut,
   DocumentEntryOut,
+  DocumentVersionOut,
   ProcessOut,
   RequestRecordOut,
   SavedDocumentOut,
@@ -35,8 +36,11 @@ export interface RouteDoc {
   rawBody?: true;
   /** A lane call: `Prefer: wait=N`, 202 queued, 200 with this result. */
   lane?: z.ZodType;
-  /** The success answers other than a lane call's. `schema: "raw"` is a body of any type. */
-  responses?: Record<number, { description: string; schema?: z.ZodType | "raw" }>;
+  /**
+   * The success answers other than a lane call's. `schema: "raw"` is a body of any type; `json`
+   * is a JSON answer the same status may give instead (a query that asks for it).
+   */
+  responses?: Record<number, { description: string; schema?: z.ZodType | "raw"; json?: z.ZodType }>;
   /** Codes this route answers beyond the ones every authenticated route may (COMMON_ERRORS). */
   errors?: ErrorCode[];
 }
@@ -212,10 +216,13 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: "documents",
     summary: "A document's raw body, with its ETag; `?versions` lists its versions (newest first), `?versionId=V` reads one",
     query: z.object({
-      versions: z.string().optional().meta({ description: "Present: answer {versions:[{versionId, etag, lastModified, size}]} instead of the body" }),
+      versions: z.string().optional().meta({ description: "Present: answer {versions:[{versionId, etag, lastModified, size, writtenBy?}]} (newest first) instead of the body" }),
       versionId: z.string().optional().meta({ description: "Read this version's body" }),
     }),
-    responses: { 200: { description: "The file, or its versions", schema: "raw" }, 304: { description: "Not modified (If-None-Match)" } },
+    responses: {
+      200: { description: "The file, or with `?versions` its versions", schema: "raw", json: z.object({ versions: z.array(DocumentVersionOut) }) },
+      304: { description: "Not modified (If-None-Match)" },
+    },
     errors: ["DOCUMENT_NOT_FOUND", "VERSIONS_UNAVAILABLE"],
   },
   "POST /brain/{tenant}/projects/{project}/documents/{path+}": {

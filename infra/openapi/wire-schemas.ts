@@ -138,6 +138,16 @@ export const CompleteResultOut = z.looseObject({ activeSkills: z.array(ActiveSki
 
 export const DocumentEntryOut = z.object({ path: z.string(), etag: z.string(), size: z.number().int() }).meta({ id: "DocumentEntry" });
 
+export const DocumentVersionOut = z
+  .object({
+    versionId: z.string(),
+    etag: z.string(),
+    lastModified: z.string().meta({ description: "ISO 8601" }),
+    size: z.number().int(),
+    writtenBy: z.string().optional().meta({ description: "The writer's login, where known (writes from outside the API carry none)" }),
+  })
+  .meta({ id: "DocumentVersion" });
+
 export const SavedDocumentOut = z
   .looseObject({ path: z.string(), etag: z.string(), warnings: z.array(z.looseObject({ path: z.string().optional(), line: z.number().int().optional(), message: z.string() })) })
   .meta({ id: "SavedDocument" });

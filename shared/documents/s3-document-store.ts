@@ -20,7 +20,8 @@ interface S3DocumentStoreOptions {
   listPageSize?: number;
   /**
    * false: the bucket keeps no versions that can be trusted (the local stack's emulator ignores
-   * VersionId and lists none), so `versions` answers undefined and the API says so (501).
+   * VersionId and lists none), so `versions` answers undefined and the API says so (501), unless
+   * the wiring wraps the store in the history-keeping decorator.
    */
   versioned?: boolean;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, LANE_WAIT_SECONDS, errorOf, skillMd } from "./support/api-client.js";
 import { startLocalStack } from "./support/local-stack.js";
+import { runSkillsCli } from "./support/skills-cli.js";
 import type { LocalStack } from "./support/local-stack.js";
 
 /** API.md "Author's loop" over the local stack: usage counters after a mix of activations, trigger evals on save and on demand, version history and restore. */
@@ -200,5 +201,27 @@ describe("version history over the local stack", () => {
     expect(malformedRead.status).toBe(400);
     expect(badBody.status).toBe(400);
     expect(current.text).toContain("Historian body one.");
+  });
+
+  it("shows the history with its writers in `skills history`, and `skills restore` brings an older body back", async () => {
+    // Prepare
+    const token = await stack.token({ tenant: TENANT, login: "alice", projects: [P1], roles: [`project-admin:${P1}`] });
+    const server = { url: stack.httpUrl, token };
+    // Newest first: the restore by root (body one), then alice's body two, then alice's body one.
+    const [, second] = (await api.send<{ versions: VersionRow[] }>("GET", documentUrl(HISTORIAN, "?versions"))).json.versions;
+
+    // Act
+    const history = await runSkillsCli(["history", `${TENANT}/${P1}`, "historian"], server);
+    const restored = await runSkillsCli(["restore", `${TENANT}/${P1}`, "historian", second!.versionId], server);
+    const current = await api.getDocument(TENANT, P1, HISTORIAN);
+
+    // Assess
+    expect(history.status, history.stderr).toBe(0);
+    const lines = history.stdout.trim().split("\n");
+    expect(lines.map((line) => line.split(/\s+/).at(-1))).toEqual(["root", "alice", "alice"]);
+    expect(lines[1]).toContain(second!.versionId);
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(restored.stdout).toContain(`restored ${HISTORIAN} to ${second!.versionId}`);
+    expect(current.text).toContain("Historian body two.");
   });
 });

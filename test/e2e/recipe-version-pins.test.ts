@@ -1,3 +1,5 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, LANE_WAIT_SECONDS, errorOf, skillMd } from "./support/api-client.js";
 import { startLocalStack } from "./support/local-stack.js";
@@ -12,6 +14,7 @@ const PINNED = "_vance/skills/pinned/SKILL.md";
 let stack: LocalStack;
 let api: ApiClient;
 let tenantAdmin: ApiClient;
+let token: string;
 
 const documentUrl = (project: string, path: string, suffix = ""): string => `/brain/${TENANT}/projects/${project}/documents/${path}${suffix}`;
 
@@ -23,7 +26,8 @@ async function versionsOf(client: ApiClient, project: string, path: string): Pro
 
 beforeAll(async () => {
   stack = await startLocalStack();
-  api = new ApiClient(stack.httpUrl, await stack.token({ tenant: TENANT, login: "alice", projects: [P1], roles: [`project-admin:${P1}`] }));
+  token = await stack.token({ tenant: TENANT, login: "alice", projects: [P1], roles: [`project-admin:${P1}`] });
+  api = new ApiClient(stack.httpUrl, token);
   tenantAdmin = api.as(await stack.token({ tenant: TENANT, login: "root", roles: ["tenant-admin"] }));
 });
 
@@ -49,6 +53,11 @@ describe("recipe version pins over the local stack", () => {
     const preview = await api.composition(TENANT, spawned.json.processId, "hello");
     const turn = await api.compose(TENANT, spawned.json.processId, { message: "hello" }, LANE_WAIT_SECONDS);
     const newest = await api.composition(TENANT, unpinned.json.processId, "hello");
+    const mcp = new Client({ name: "pins-e2e", version: "1.0.0" });
+    const url = new URL(`/brain/${TENANT}/mcp?projectId=${P1}&processId=${spawned.json.processId}`, stack.httpUrl);
+    await mcp.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const prompt = await mcp.getPrompt({ name: "pinned" });
+    await mcp.close();
 
     // Assess
     expect(spawned.status, spawned.text).toBe(201);
@@ -59,6 +68,9 @@ describe("recipe version pins over the local stack", () => {
     expect(turn.status, turn.text).toBe(200);
     expect(turn.json.result?.skillSection).toContain("Pinned body one.");
     expect(newest.json.skillSection).toContain("Pinned body two.");
+    const promptText = prompt.messages[0]?.content.type === "text" ? prompt.messages[0].content.text : "";
+    expect(promptText).toContain("Pinned body one.");
+    expect(promptText).not.toContain("Pinned body two.");
   });
 
   it("refuses a spawn whose pin names a version that does not exist, or one of another level's document, with 422 naming each pin", async () => {

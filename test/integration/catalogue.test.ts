@@ -12,6 +12,7 @@ import { catalogueChangeNotifier } from "../../shared/catalogue/document-change-
 import { DynamoDBCatalogueVersions, levelVersionKey } from "../../shared/catalogue/dynamodb-catalogue-versions.js";
 import { BundledDocumentLayer } from "../../shared/documents/bundled-document-layer.js";
 import { S3DocumentStore } from "../../shared/documents/s3-document-store.js";
+import { HistoryKeepingDocumentStore } from "../../shared/documents/history-keeping-document-store.js";
 import { InMemoryLane } from "../../shared/lanes/in-memory-lane.js";
 import { DynamoDBProcessStore } from "../../shared/processes/dynamodb-process-store.js";
 import { InMemoryRequestStore } from "../../shared/processes/in-memory-request-store.js";
@@ -250,6 +251,44 @@ describe("lane turns over DynamoDB and S3", () => {
     // Assess
     expect(result.skillSection).toContain("Alpha body two.");
     expect(edited).toEqual({ "DynamoDB.BatchGetItem": 1, "DynamoDB.PutItem": 1, "S3.ListObjectsV2": 1, "S3.GetObject": 1 });
+  });
+
+  it("composes a steady turn of a process with a version pin at the same cost: the pinned version is read once, then never again", async () => {
+    // Prepare: a store that keeps versions (the local stack's history, on a second bucket).
+    const tenant = `pin-${randomUUID().slice(0, 8)}`;
+    const historyBucket = await createTestBucket(s3, "history");
+    const store = new HistoryKeepingDocumentStore(new S3DocumentStore({ client: s3, bucket }), new S3DocumentStore({ client: s3, bucket: historyBucket }));
+    const versions = new DynamoDBCatalogueVersions(dynamodb, tableName);
+    const app = createSkillsApp({
+      documents: store,
+      bundled: new EmptyLayer(),
+      processes: new DynamoDBProcessStore(dynamodb, tableName),
+      requests: new InMemoryRequestStore(),
+      lane: new InMemoryLane(),
+      renderer: new FakeRenderer(),
+      catalogueVersions: versions,
+      processVersions: new DynamoDBProcessVersionsReader(dynamodb, tableName),
+      logger: { warn: () => undefined },
+    });
+    await store.put(tenant, "web", skillPath("alpha"), skillMd({ title: "Alpha", body: "Alpha body one." }));
+    const [pinned] = (await store.versions(tenant, "web", skillPath("alpha")))!;
+    await store.put(tenant, "web", skillPath("alpha"), skillMd({ title: "Alpha", body: "Alpha body two." }));
+    await store.put(tenant, "_tenant", "_vance/recipes/pinning.yaml", `engine: ford\ndefaultActiveSkills: [alpha]\nskillVersions:\n  alpha: ${pinned!.versionId}\n`);
+    const process = await app.spawn(tenant, BOB, { sessionId: "s1", recipe: "pinning", projectId: "web" });
+    const compose = (requestId: string) =>
+      app.turns.compose({ tenant, processId: process.processId, requestId, user: BOB }, { turnId: `t-${requestId}`, message: "hello" });
+
+    // Act
+    await compose("cold");
+    counter.reset();
+    const { result } = await compose("steady");
+    const steady = counter.snapshot();
+
+    // Assess
+    expect(result.skillSection).toContain("Alpha body one.");
+    expect(result.skillSection).not.toContain("Alpha body two.");
+    expect(steady).toEqual({ "DynamoDB.BatchGetItem": 1, "DynamoDB.PutItem": 1 });
+    await deleteTestBucket(s3, historyBucket);
   });
 
   it("re-reads and re-applies when another writer changes the process between the turn's read and write", async () => {

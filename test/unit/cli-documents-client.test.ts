@@ -167,7 +167,7 @@ describe("the documents API client: history and restore (issue 17)", () => {
     // Prepare
     const { url, seen } = await serve((request, response) =>
       request.method === "GET"
-        ? json(response, 200, { versions: [{ versionId: "v2", etag: "e2", lastModified: "2025-01-02T00:00:00.000Z", size: 5 }] })
+        ? json(response, 200, { versions: [{ versionId: "v2", etag: "e2", lastModified: "2025-01-02T00:00:00.000Z", size: 5, writtenBy: "ada" }] })
         : json(response, 200, { path: "_vance/skills/x/SKILL.md", etag: "e1", warnings: [] }),
     );
 
@@ -176,7 +176,7 @@ describe("the documents API client: history and restore (issue 17)", () => {
     const saved = await api(url).restore!("_vance/skills/x/SKILL.md", "v1");
 
     // Assess
-    expect(versions.map((v) => v.versionId)).toEqual(["v2"]);
+    expect(versions.map((v) => [v.versionId, v.writtenBy])).toEqual([["v2", "ada"]]);
     expect(saved).toEqual({ path: "_vance/skills/x/SKILL.md", etag: "e1", warnings: [] });
     expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
       "GET /brain/acme/projects/_user_ada/documents/_vance/skills/x/SKILL.md?versions=",

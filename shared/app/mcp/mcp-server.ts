@@ -70,7 +70,11 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
 
   /** Enabled skills of the cascade, within the process's recipe when there is one. */
   const visible = async (): Promise<ResolvedSkill[]> => {
-    const skills = await deps.app.listEffective(identity.tenant, user, projectId);
+    // A process's recipe pins (skillVersions) apply to its prompts as to its turns.
+    const skills =
+      process?.skillVersions !== undefined
+        ? await loader.listAvailable({ ...scope, skillVersions: process.skillVersions })
+        : await deps.app.listEffective(identity.tenant, user, projectId);
     return process === undefined ? skills : skills.filter((s) => isAllowedByRecipe(process, s.name));
   };
   const prompts = async (): Promise<ResolvedSkill[]> => (await visible()).filter((s) => s.userInvocable);
