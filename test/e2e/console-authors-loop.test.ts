@@ -186,6 +186,26 @@ describe("the author's loop in the web console", () => {
     expect(status).toContain("Not restored");
     expect(status).toContain("nothing was overwritten");
     expect(stored.status).toBe(404);
+  });
+
+  it("fits the panels into a narrow window, and makes no request outside its origin", async () => {
+    // Prepare
+    const narrow = await browser.context.newPage();
+    await narrow.setViewportSize({ width: 420, height: 900 });
+
+    // Act
+    await narrow.goto(`${stack.httpUrl}/console/#token=${stack.devToken}&project=${PROJECT}`);
+    await narrow.getByRole("tab", { name: "Editor" }).click();
+    await narrow.getByLabel("Skill name").fill("deploy");
+    await narrow.getByRole("button", { name: "Open or create" }).click();
+    await narrow.getByTestId("usage-table").waitFor();
+    await narrow.getByTestId("history-versions").waitFor();
+    // A string: this file is type-checked without the DOM library.
+    const overflow = await narrow.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
+    await narrow.close();
+
+    // Assess
+    expect(overflow).toBeLessThanOrEqual(0);
     expect(browser.foreignRequests).toEqual([]);
   });
 });
