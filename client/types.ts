@@ -228,6 +228,8 @@ export interface ActivationEntry {
   activatedBy?: string;
   reason?: string;
   trigger?: { type: "KEYWORDS" | "PATTERN"; index: number; keywords?: string[]; match?: string };
+  /** The versionId an active skill composed at (its recipe's skillVersions). */
+  pinnedVersion?: string;
 }
 
 export interface Turn {

@@ -114,6 +114,7 @@ export const TurnOut = z
         activatedBy: z.string().optional(),
         reason: z.string().optional(),
         trigger: z.looseObject({ type: z.enum(["KEYWORDS", "PATTERN"]), index: z.number().int() }).optional(),
+        pinnedVersion: z.string().optional().describe("The versionId this active skill composed at (its recipe's skillVersions)"),
       }),
     ),
   })

@@ -94,13 +94,13 @@ export function pinnedLayer(scope: SkillScopeContext, sources: Pick<CascadeSourc
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight; results keep the input order. */
-export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const index = next++;
-      results[index] = await fn(items[index]!);
+      results[index] = await fn(items[index]!, index);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));

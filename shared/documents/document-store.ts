@@ -35,6 +35,12 @@ export interface PutOptions {
 
 /** At most this many versions of one document are listed (a year of hourly saves is far below it). */
 export const MAX_LISTED_VERSIONS = 1000;
+/**
+ * Versions, newest first, whose writer is looked up (one read each: a version listing carries no
+ * metadata). Older ones are listed without `writtenBy`, so a long history costs a bounded number
+ * of reads rather than one per version.
+ */
+export const MAX_WRITER_LOOKUPS = 100;
 
 export interface DocumentStore {
   /**

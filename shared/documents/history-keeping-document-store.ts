@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mapWithConcurrency } from "./cascade-layers.js";
-import { MAX_LISTED_VERSIONS } from "./document-store.js";
+import { MAX_LISTED_VERSIONS, MAX_WRITER_LOOKUPS } from "./document-store.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, PutOptions, StoredDocument } from "./document-store.js";
 
 /**
@@ -60,9 +60,9 @@ export class HistoryKeepingDocumentStore implements DocumentStore {
       .filter(({ versionId }) => VERSION_ID.test(versionId))
       .reverse()
       .slice(0, MAX_LISTED_VERSIONS);
-    return mapWithConcurrency(newestFirst, WRITER_READ_CONCURRENCY, async ({ ref, versionId }) => {
+    return mapWithConcurrency(newestFirst, WRITER_READ_CONCURRENCY, async ({ ref, versionId }, index) => {
       // The port lists no metadata: the writer is read from the copy itself.
-      const copy = await this.history.get(tenant, project, ref.path);
+      const copy = index < MAX_WRITER_LOOKUPS ? await this.history.get(tenant, project, ref.path) : undefined;
       const writtenBy = copy?.writtenBy;
       return { versionId, etag: ref.etag, lastModified: lastModifiedOf(versionId), size: ref.size, ...(writtenBy ? { writtenBy } : {}) };
     });

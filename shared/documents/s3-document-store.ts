@@ -8,7 +8,7 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { mapWithConcurrency } from "./cascade-layers.js";
-import { MAX_LISTED_VERSIONS } from "./document-store.js";
+import { MAX_LISTED_VERSIONS, MAX_WRITER_LOOKUPS } from "./document-store.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, PutOptions, StoredDocument } from "./document-store.js";
 import { bareEtag, toBytes } from "./document-body.js";
 import { documentKey, documentKeyPrefix, isValidDocumentPath, projectKeyPrefix } from "./document-path.js";
@@ -158,7 +158,8 @@ export class S3DocumentStore implements DocumentStore {
       .sort((a, b) => (a.latest !== b.latest ? (a.latest ? -1 : 1) : a.lastModified < b.lastModified ? 1 : a.lastModified > b.lastModified ? -1 : 0))
       .slice(0, MAX_LISTED_VERSIONS)
       .map(({ latest: _latest, ...v }) => v);
-    return mapWithConcurrency(listed, VERSION_HEAD_CONCURRENCY, async (version) => {
+    return mapWithConcurrency(listed, VERSION_HEAD_CONCURRENCY, async (version, index) => {
+      if (index >= MAX_WRITER_LOOKUPS) return version;
       const writtenBy = await this.writerOf(Key, version.versionId);
       return writtenBy ? { ...version, writtenBy } : version;
     });

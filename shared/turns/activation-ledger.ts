@@ -26,6 +26,8 @@ export interface ActivationEntry {
   activatedBy?: string;
   reason?: ActivationReason;
   trigger?: TriggerMatch;
+  /** An active skill composed at the version its recipe pins (skillVersions), not the newest. */
+  pinnedVersion?: string;
 }
 
 /** A matched trigger that did not activate its skill. */

@@ -322,7 +322,7 @@ export class SkillTurnSupport {
             ),
           )
         : blockedFacts;
-    const activation = activationLedger(trial.activeSkills, new Set(triggered.map((s) => s.name)), facts, warnings);
+    const activation = withPinnedVersions(activationLedger(trial.activeSkills, new Set(triggered.map((s) => s.name)), facts, warnings), definitions);
 
     const consumed = [...snapshot.pending];
     const messages: TurnMessage[] = [...consumed.map((m) => ({ ...m, role: "user" as const })), ...(userMessage ? [userMessage] : [])];
@@ -436,7 +436,13 @@ function ledgerAfterWrite(activeSkills: readonly ActiveSkillRef[], activated: re
   const lost: BlockedTrigger[] = prepared.triggered
     .filter((skill) => !now.has(skill.name) && !activeSkills.some((s) => s.name === skill.name))
     .map((skill) => ({ name: skill.name, reason: "activate-failed", trigger: prepared.facts.matches.get(skill.name) }));
-  return activationLedger(activeSkills, now, { ...prepared.facts, blocked: [...lost, ...prepared.facts.blocked] }, []);
+  const entries = activationLedger(activeSkills, now, { ...prepared.facts, blocked: [...lost, ...prepared.facts.blocked] }, []);
+  const pinned = new Map(prepared.turn.activation.flatMap((e) => (e.pinnedVersion !== undefined ? [[e.name, e.pinnedVersion] as const] : [])));
+  if (pinned.size === 0) return entries;
+  return entries.map((e) => {
+    const pinnedVersion = e.outcome === "active" || e.outcome === "activated" ? pinned.get(e.name) : undefined;
+    return pinnedVersion === undefined ? e : { ...e, pinnedVersion };
+  });
 }
 
 /** The oneShot skills the turn in flight carried and that are still oneShot (an explicit re-activation may have made one sticky). */
@@ -458,4 +464,12 @@ function overCapWarning(names: readonly string[]): string {
   const shown = names.slice(0, MAX_NAMED_SKIPPED).map((n) => `'${n}'`).join(", ");
   const more = names.length > MAX_NAMED_SKIPPED ? ` and ${names.length - MAX_NAMED_SKIPPED} more` : "";
   return `Pattern triggers over the per-skill or per-level cap are ignored: ${shown}${more} (keyword triggers still apply)`;
+}
+
+/** The ledger says which active skills composed a pinned version, so a stale-looking turn explains itself. */
+function withPinnedVersions(entries: ActivationEntry[], definitions: ReadonlyMap<string, ResolvedSkill | undefined>): ActivationEntry[] {
+  return entries.map((entry) => {
+    const versionId = entry.outcome === "blocked" || entry.outcome === "not-matched" ? undefined : definitions.get(entry.name)?.location.versionId;
+    return versionId === undefined ? entry : { ...entry, pinnedVersion: versionId };
+  });
 }

@@ -67,6 +67,7 @@ describe("recipe version pins over the local stack", () => {
     expect(preview.json.skillSection).not.toContain("Pinned body two.");
     expect(turn.status, turn.text).toBe(200);
     expect(turn.json.result?.skillSection).toContain("Pinned body one.");
+    expect(turn.json.result?.activation).toContainEqual({ name: "pinned", outcome: "active", activatedBy: "recipe", pinnedVersion: first });
     expect(newest.json.skillSection).toContain("Pinned body two.");
     const promptText = prompt.messages[0]?.content.type === "text" ? prompt.messages[0].content.text : "";
     expect(promptText).toContain("Pinned body one.");

@@ -6,6 +6,7 @@ import { catalogueChangeNotifier } from "../../shared/catalogue/document-change-
 import { InMemoryCatalogueVersions } from "../../shared/catalogue/in-memory-catalogue-versions.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { S3DocumentStore } from "../../shared/documents/s3-document-store.js";
+import { MAX_WRITER_LOOKUPS } from "../../shared/documents/document-store.js";
 import { DocumentNotFound, InvalidDocument, InvalidRequest, VersionsUnavailable } from "../../shared/errors.js";
 import { IDENTITIES } from "../fixtures/events/http-handler-event.js";
 import { skillMd } from "../support/skill-fixtures.js";
@@ -172,5 +173,36 @@ describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator 
 
     // Assess
     expect(versions).toEqual([{ versionId: "v1", etag: "e1", lastModified: "2025-01-01T00:00:00.000Z", size: 1 }]);
+  });
+  it("looks up the writer of the newest MAX_WRITER_LOOKUPS versions only, so a long history costs a bounded number of HeadObjects", async () => {
+    // Prepare
+    const key = "tenants/acme/projects/_tenant/_vance/skills/reviewer/SKILL.md";
+    const listed = Array.from({ length: MAX_WRITER_LOOKUPS + 50 }, (_, i) => ({
+      Key: key,
+      VersionId: `v${String(i).padStart(4, "0")}`,
+      ETag: `"e${i}"`,
+      LastModified: new Date(Date.UTC(2025, 0, 1, 0, 0, i)),
+      Size: 1,
+      IsLatest: i === MAX_WRITER_LOOKUPS + 49,
+    }));
+    let heads = 0;
+    const s3 = {
+      send: async (command: unknown) => {
+        if (command instanceof ListObjectVersionsCommand) return { Versions: listed };
+        if (command instanceof HeadObjectCommand) return (heads++, { Metadata: { "written-by": "alice" } });
+        throw new Error("unexpected");
+      },
+    } as unknown as S3Client;
+    const store = new S3DocumentStore({ client: s3, bucket: "docs" });
+
+    // Act
+    const versions = (await store.versions("acme", "_tenant", SKILL))!;
+
+    // Assess
+    expect(versions).toHaveLength(MAX_WRITER_LOOKUPS + 50);
+    expect(heads).toBe(MAX_WRITER_LOOKUPS);
+    expect(versions[0]).toMatchObject({ versionId: `v${String(MAX_WRITER_LOOKUPS + 49).padStart(4, "0")}`, writtenBy: "alice" });
+    expect(versions[MAX_WRITER_LOOKUPS - 1]!.writtenBy).toBe("alice");
+    expect(versions[MAX_WRITER_LOOKUPS]!.writtenBy).toBeUndefined();
   });
 });

@@ -48,6 +48,8 @@ describe("recipe version pins (skillVersions)", () => {
     expect(turn.skillSection).not.toContain("Newest body.");
     expect(other.skillSection).toContain("Newest body.");
     expect(q.skillVersions).toBeUndefined();
+    expect(turn.activation).toContainEqual({ name: "alpha", outcome: "active", activatedBy: "recipe", pinnedVersion: pinned });
+    expect(other.activation).toContainEqual({ name: "alpha", outcome: "active", activatedBy: "recipe" });
   });
 
   it("serves the pin to an explicit activation and to the catalog, and later recipe edits do not reach the running process", async () => {
