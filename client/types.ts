@@ -122,7 +122,8 @@ export interface SkillEvalsResult {
   name: string;
   precision: number;
   recall: number;
-  cases: { message: string; expected: boolean; fired: boolean }[];
+  /** `alsoFired`: the other skills whose triggers fire on the same message (the confusion list). */
+  cases: { message: string; expected: boolean; fired: boolean; alsoFired?: string[] }[];
 }
 
 export interface DocumentBody {

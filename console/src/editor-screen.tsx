@@ -1,12 +1,15 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { describeError } from "./api.js";
-import type { DocumentEntry, SkillsClient } from "./api.js";
+import type { DocumentEntry, DocumentProblem, SavedDocument, SkillsClient } from "./api.js";
 import { CodeEditor } from "./code-editor.js";
+import { EvalsPanel } from "./evals-panel.js";
 import { lintSkillMarkdown } from "./frontmatter-lint.js";
 import type { LintProblem } from "./frontmatter-lint.js";
+import { HistoryPanel } from "./history-panel.js";
 import { levelsOf } from "./session.js";
 import type { Session } from "./session.js";
-import { languageOf, skillFolder, skillPath, skillTemplate } from "./skill-template.js";
+import { evalsPath, evalsTemplate, languageOf, skillFolder, skillPath, skillTemplate } from "./skill-template.js";
+import { UsagePanel } from "./usage-panel.js";
 
 /** What the skills screen asks the editor to open. */
 export interface EditorTarget {
@@ -22,6 +25,8 @@ const SKILL_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
  * One level's SKILL.md (or a new one from a template) and the files alongside it, edited in
  * CodeMirror with the published schema checked while typing, saved with PUT (a 422's problems
  * land at their lines), deleted after a confirmation that says what the cascade falls back to.
+ * Below it, the author's loop (issue 17): the skill's usage, its trigger evals, and the open
+ * file's history with restore.
  */
 export function EditorScreen({ client, session, project, target }: { client: SkillsClient; session: Session; project: string; target?: EditorTarget }) {
   const levels = levelsOf(session, project);
@@ -39,6 +44,8 @@ export function EditorScreen({ client, session, project, target }: { client: Ski
   const [serverProblems, setServerProblems] = useState<LintProblem[]>([]);
   const [problemList, setProblemList] = useState<{ line?: number; message: string }[]>([]);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const [saveWarnings, setSaveWarnings] = useState<DocumentProblem[]>([]);
+  const [revision, setRevision] = useState(0);
 
   const levelLabel = levels.find((entry) => entry.id === level)?.label ?? level;
   const isSkillFile = path !== undefined && openedName !== undefined && path === skillPath(openedName);
@@ -52,6 +59,7 @@ export function EditorScreen({ client, session, project, target }: { client: Ski
   const openDocument = async (documentPath: string, fallback?: string): Promise<void> => {
     setServerProblems([]);
     setProblemList([]);
+    setSaveWarnings([]);
     setConfirmingDelete(false);
     try {
       const document = await client.documents.get(level, documentPath);
@@ -93,16 +101,31 @@ export function EditorScreen({ client, session, project, target }: { client: Ski
       setServerProblems([]);
       setProblemList([]);
       setLoadedText(text);
-      const warnings = saved.warnings.map((warning) => (typeof warning === "string" ? warning : JSON.stringify(warning)));
-      setStatus({ kind: "success", message: `Saved ${saved.path} at ${levelLabel}${warnings.length > 0 ? ` with warnings: ${warnings.join("; ")}` : ""}.` });
+      setSaveWarnings(saved.warnings);
+      setRevision((value) => value + 1);
+      const count = saved.warnings.length;
+      setStatus({ kind: "success", message: `Saved ${saved.path} at ${levelLabel}${count > 0 ? ` with ${count} warning(s), listed below` : ""}.` });
       await refreshFiles(openedName);
     } catch (error) {
       const failure = describeError(error);
-      const problems = failure.problems.map((problem) => ({ line: problem.line ?? 1, severity: "error" as const, message: problem.message }));
-      setServerProblems(problems);
-      setProblemList(failure.problems.map((problem) => ({ ...(problem.line === undefined ? {} : { line: problem.line }), message: problem.message })));
-      setStatus({ kind: "error", message: failure.code === "INVALID_DOCUMENT" ? `Not saved: the service refused it (${failure.problems.length} problem(s)).` : `Not saved: ${failure.message}` });
+      showRefusal(failure.problems, failure.code === "INVALID_DOCUMENT" ? `Not saved: the service refused it (${failure.problems.length} problem(s)).` : `Not saved: ${failure.message}`);
     }
+  };
+
+  // A refused save and a refused restore read the same: problems at their lines, nothing written.
+  const showRefusal = (problems: DocumentProblem[], message: string): void => {
+    setServerProblems(problems.map((problem) => ({ line: problem.line ?? 1, severity: "error" as const, message: problem.message })));
+    setProblemList(problems.map((problem) => ({ ...(problem.line === undefined ? {} : { line: problem.line }), message: problem.message })));
+    setStatus({ kind: "error", message });
+  };
+
+  const restored = (documentPath: string, body: string, saved: SavedDocument): void => {
+    show(documentPath, body);
+    setServerProblems([]);
+    setProblemList([]);
+    setSaveWarnings(saved.warnings);
+    setRevision((value) => value + 1);
+    setStatus({ kind: "success", message: `Restored an older version of ${documentPath} at ${levelLabel}: it is the newest now and the editor shows it.` });
   };
 
   const remove = async (): Promise<void> => {
@@ -239,6 +262,19 @@ export function EditorScreen({ client, session, project, target }: { client: Ski
                   )}
                 </section>
               )}
+              {saveWarnings.length > 0 && (
+                <section aria-labelledby="save-warnings-heading" class="checks">
+                  <h3 id="save-warnings-heading">Saved, with warnings</h3>
+                  <ul data-testid="save-warnings">
+                    {saveWarnings.map((warning, index) => (
+                      <li key={index}>
+                        {warning.line === undefined ? "" : `line ${warning.line}: `}
+                        {warning.message}
+                      </li>
+                    ))}
+                  </ul>
+                </section>
+              )}
               {problemList.length > 0 && (
                 <section aria-labelledby="server-problems-heading" class="checks">
                   <h3 id="server-problems-heading">The service refused it</h3>
@@ -253,6 +289,26 @@ export function EditorScreen({ client, session, project, target }: { client: Ski
                 </section>
               )}
             </section>
+          )}
+        </div>
+      )}
+      {openedName && (
+        <div class="authors-loop">
+          {/* Keyed by skill: a report of the skill opened before must not stay on screen. */}
+          <UsagePanel key={`usage:${openedName}`} client={client} project={project} name={openedName} />
+          <EvalsPanel key={`evals:${openedName}`} client={client} project={project} name={openedName} onCreate={() => void openDocument(evalsPath(openedName), evalsTemplate(openedName))} />
+          {path && (
+            <HistoryPanel
+              client={client}
+              level={level}
+              levelLabel={levelLabel}
+              path={path}
+              currentText={text}
+              unsaved={text !== loadedText}
+              revision={revision}
+              onRestored={(body, saved) => restored(path, body, saved)}
+              onRefused={showRefusal}
+            />
           )}
         </div>
       )}
