@@ -122,6 +122,8 @@ export interface SkillEvalsResult {
   name: string;
   precision: number;
   recall: number;
+  /** How many triggers the skill has: 0 means only `/skill` or the model can activate it. */
+  triggers?: number;
   /** `alsoFired`: the other skills whose triggers fire on the same message (the confusion list). */
   cases: { message: string; expected: boolean; fired: boolean; alsoFired?: string[] }[];
 }

@@ -82,6 +82,12 @@ function EvalsReport({ report }: { report: SkillEvalsResult }) {
         </dd>
       </dl>
       {report.cases.length === 0 && <p>The evals file lists no message.</p>}
+      {report.triggers === 0 && (
+        <p data-testid="evals-no-triggers">
+          {report.name} has no triggers: no message activates it by matching, so every should message is a miss. It is activated by <code>/skill {report.name}</code> or by the
+          model choosing it from the catalog (<code>skills eval</code> shows its catalog standing).
+        </p>
+      )}
       <CaseList title="Misses (should fire, did not)" testId="evals-misses" cases={misses} empty="None: every should message fires." />
       <CaseList title="False hits (should not fire, did)" testId="evals-false-hits" cases={falseHits} empty="None: no should-not message fires." />
       <h3>Confusion (other skills firing on the same message)</h3>

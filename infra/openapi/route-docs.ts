@@ -119,6 +119,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
           name: z.string(),
           precision: z.number(),
           recall: z.number(),
+          triggers: z.number().int().describe("How many triggers the skill has: 0 = only /skill or the model can activate it"),
           cases: z.array(z.looseObject({ message: z.string(), expected: z.boolean(), fired: z.boolean() })),
         }),
       },

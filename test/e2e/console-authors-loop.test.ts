@@ -124,6 +124,7 @@ describe("the author's loop in the web console", () => {
     expect(await page.getByTestId("evals-misses").textContent()).toContain("ship it");
     expect(await page.getByTestId("evals-false-hits").textContent()).toContain("None");
     expect(await page.getByTestId("evals-confusion").textContent()).toContain("“deploy now” → release");
+    expect(await page.getByTestId("evals-no-triggers").count()).toBe(0);
   });
 
   it("lists SKILL.md's versions newest first, diffs the older one against the editor, restores it after a confirmation, and the editor shows it", async () => {
@@ -186,6 +187,24 @@ describe("the author's loop in the web console", () => {
     expect(status).toContain("Not restored");
     expect(status).toContain("nothing was overwritten");
     expect(stored.status).toBe(404);
+  });
+
+  it("says why every should message of a skill without triggers is a miss: only /skill or the model activates it", async () => {
+    // Prepare
+    const manual = "_vance/skills/manual/SKILL.md";
+    expect((await api.putDocument(TENANT, PROJECT, manual, skillMd("title: Manual\nversion: 1.0.0\ndescription: Activated by hand.", "Manual body.\n"))).status).toBe(200);
+    expect((await api.putDocument(TENANT, PROJECT, "_vance/skills/manual/evals/triggers.yaml", "should:\n  - do it by hand\n", "application/yaml")).status).toBe(200);
+
+    // Act
+    await openInEditor("manual");
+    await page.getByRole("button", { name: "Run evals" }).click();
+    const note = page.getByTestId("evals-no-triggers");
+    await note.waitFor();
+
+    // Assess
+    expect(await page.getByTestId("evals-recall").textContent()).toBe("0%");
+    expect(await note.textContent()).toContain("manual has no triggers");
+    expect(await note.textContent()).toContain("/skill manual");
   });
 
   it("fits the panels into a narrow window, and makes no request outside its origin", async () => {

@@ -129,7 +129,7 @@ describe("GET …/skills/effective/{name}/evals (SkillsApp.skillEvals)", () => {
     const missing = await failure(h.app.skillEvals(TENANT, ALICE, PROJECT, "ops"));
 
     // Assess
-    expect(report).toEqual({ name: "deploy", precision: 1, recall: 1, cases: [{ message: "deploy it", expected: true, fired: true, alsoFired: ["ops"] }] });
+    expect(report).toEqual({ name: "deploy", precision: 1, recall: 1, triggers: 1, cases: [{ message: "deploy it", expected: true, fired: true, alsoFired: ["ops"] }] });
     expect(missing).toBeInstanceOf(DocumentNotFound);
   });
 });

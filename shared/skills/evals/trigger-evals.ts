@@ -59,6 +59,8 @@ export interface EvalReport {
   name: string;
   precision: number;
   recall: number;
+  /** How many triggers the skill has: 0 means no message can ever activate it, only `/skill` or the model can. */
+  triggers: number;
   cases: EvalCase[];
 }
 
@@ -82,6 +84,7 @@ export function runTriggerEvals(skill: TriggerCandidate, others: readonly Trigge
     name: skill.name,
     precision: firedCount === 0 ? 1 : truePositives / firedCount,
     recall: shouldCount === 0 ? 1 : truePositives / shouldCount,
+    triggers: skill.triggers.length,
     cases,
   };
 }
