@@ -12,10 +12,16 @@ export async function fetchUsage(target: RemoteTarget, days: number, name?: stri
 
 const COLUMNS = ["explicit", "trigger", "model", "recipe", "spawn", "refused"] as const;
 
-/** A fixed-width table, newest day first, as the service orders it. */
+/** `SKILL_NOT_ALLOWED:2,SKILL_NOT_FOUND:1`, or `-` for a row with no refusal. */
+const refusalCodes = (row: SkillUsageRow): string => {
+  const entries = Object.entries(row.refusedCodes ?? {});
+  return entries.length === 0 ? "-" : entries.map(([code, count]) => `${code}:${count}`).join(",");
+};
+
+/** A fixed-width table, newest day first, as the service orders it; the last column says why activations were refused. */
 export function formatUsage(rows: readonly SkillUsageRow[]): string[] {
-  const header = ["day", "name", "source", ...COLUMNS];
-  const body = rows.map((r) => [r.day, r.name, r.source ?? "-", ...COLUMNS.map((c) => String(r[c]))]);
+  const header = ["day", "name", "source", ...COLUMNS, "refused-by"];
+  const body = rows.map((r) => [r.day, r.name, r.source ?? "-", ...COLUMNS.map((c) => String(r[c])), refusalCodes(r)]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   return [header, ...body].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
 }

@@ -116,6 +116,8 @@ export interface SkillUsageRow {
   recipe: number;
   spawn: number;
   refused: number;
+  /** `refused` by the error code each refusal answered (`SKILL_NOT_ALLOWED`, …). */
+  refusedCodes?: Record<string, number>;
 }
 
 export interface SkillEvalsResult {

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import type { SkillsClient } from "./api.js";
-import { USAGE_DAY_CHOICES, USAGE_PATHS, summarizeUsage } from "./usage-summary.js";
+import { USAGE_DAY_CHOICES, USAGE_PATHS, describeCodes, summarizeUsage } from "./usage-summary.js";
 import { useLoad } from "./use-load.js";
 
 /** How often a skill was activated in the project, per UTC day and path, over the chosen days. */
@@ -48,7 +48,7 @@ export function UsagePanel({ client, project, name }: { client: SkillsClient; pr
                     {day.day} {day.sources.length > 0 && <span class="hint">{day.sources.join(", ")}</span>}
                   </td>
                   {USAGE_PATHS.map((path) => (
-                    <td key={path} class={day.counts[path] === 0 ? "zero" : ""}>
+                    <td key={path} class={day.counts[path] === 0 ? "zero" : ""} title={path === "refused" && day.counts.refused > 0 ? describeCodes(day.refusedCodes) : undefined}>
                       {day.counts[path]}
                     </td>
                   ))}
@@ -68,6 +68,11 @@ export function UsagePanel({ client, project, name }: { client: SkillsClient; pr
               </tr>
             </tfoot>
           </table>
+          {summary.refusedCodes.length > 0 && (
+            <p class="hint" data-testid="usage-refused-codes">
+              Refused with: {describeCodes(summary.refusedCodes)}
+            </p>
+          )}
         </div>
       )}
     </section>

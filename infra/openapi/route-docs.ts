@@ -82,7 +82,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   "GET /brain/{tenant}/skills/usage": {
     tag: "skills",
-    summary: "Activation counters of the project's skills per UTC day, skill, level and path (explicit, trigger, model, recipe, spawn) and refused activations",
+    summary: "Activation counters of the project's skills per UTC day, skill, level and path (explicit, trigger, model, recipe, spawn) and refused activations by error code",
     query: projectIdQuery.extend({
       days: z.string().optional().meta({ description: "Days back, today included: 1 to 400 (default 30)" }),
       name: z.string().optional().meta({ description: "One skill only" }),
@@ -102,6 +102,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
               recipe: z.number(),
               spawn: z.number(),
               refused: z.number(),
+              refusedCodes: z.record(z.string(), z.number()).meta({ description: "`refused` split by the error code each refusal answered, e.g. {\"SKILL_NOT_ALLOWED\": 2}" }),
             }),
           ),
         }),

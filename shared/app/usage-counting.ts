@@ -58,7 +58,7 @@ export async function countRefusal(deps: UsageCountingDeps, message: LaneMessage
     const process = await deps.processes.get(message.tenant, message.processId);
     if (!process) return;
     const source = process.activeSkills.find((s) => s.name === name)?.resolvedFromScope ?? null;
-    await countOne(deps, { tenant: message.tenant, projectId: process.projectId, name, source, counter: "refused", at: deps.clock() });
+    await countOne(deps, { tenant: message.tenant, projectId: process.projectId, name, source, counter: "refused", code, at: deps.clock() });
   } catch (error) {
     deps.logger.warn("Could not count skill usage", { name, counter: "refused", error });
   }

@@ -5,7 +5,7 @@ import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import type { TableKey } from "../aws/dynamodb-keys.js";
 import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
 import type { SkillScope } from "../skills/skill-scope.js";
-import { USAGE_COUNTERS, compareUsageRows, emptyRow, firstUsageDay, usageExpiry, utcDay } from "./skill-usage.js";
+import { USAGE_COUNTERS, compareUsageRows, emptyRow, firstUsageDay, refusalCodeOf, sortedCodes, usageExpiry, utcDay } from "./skill-usage.js";
 import type { SkillUsageStore, UsageEvent, UsageQuery, UsageRow } from "./skill-usage.js";
 
 /** URI-encoded parts, as every key of the table: `#` cannot forge another key. */
@@ -15,6 +15,9 @@ const part = (value: string): string => encodeURIComponent(value);
 export const usagePartition = (tenant: string, projectId: string): string => `T#${part(tenant)}#USAGE#${part(projectId)}`;
 
 const NO_SOURCE = "-";
+
+/** A refusal's code is its own top-level attribute (`refused:SKILL_NOT_ALLOWED`): ADD needs no map to exist first. */
+const REFUSED_CODE_PREFIX = "refused:";
 
 export const usageItemKey = (event: Pick<UsageEvent, "tenant" | "projectId" | "name" | "source" | "at">): TableKey => ({
   pk: usagePartition(event.tenant, event.projectId),
@@ -40,12 +43,14 @@ export class DynamoDBSkillUsageStore implements SkillUsageStore {
   }
 
   async count(event: UsageEvent): Promise<void> {
+    // A refusal adds to `refused` and to its code's counter in the same write: still one request.
+    const code = event.counter === "refused" ? { "#code": `${REFUSED_CODE_PREFIX}${refusalCodeOf(event.code)}` } : undefined;
     await this.documents.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: usageItemKey(event),
-        UpdateExpression: "ADD #counter :one SET #name = :name, #source = :source, #ttl = :ttl, #entity = :entity",
-        ExpressionAttributeNames: { "#counter": event.counter, "#name": "name", "#source": "source", "#ttl": TABLE_TTL_ATTRIBUTE, "#entity": "entity" },
+        UpdateExpression: `ADD #counter :one${code ? ", #code :one" : ""} SET #name = :name, #source = :source, #ttl = :ttl, #entity = :entity`,
+        ExpressionAttributeNames: { "#counter": event.counter, ...code, "#name": "name", "#source": "source", "#ttl": TABLE_TTL_ATTRIBUTE, "#entity": "entity" },
         ExpressionAttributeValues: { ":one": 1, ":name": event.name, ":source": event.source ?? NO_SOURCE, ":ttl": usageExpiry(event.at), ":entity": "skillUsage" },
       }),
     );
@@ -75,5 +80,10 @@ function rowOf(item: UsageItem): UsageRow {
   const source = item.source === undefined || item.source === NO_SOURCE ? null : (item.source as SkillScope);
   const row = emptyRow(item.name, source, item.sk.slice(0, 10));
   for (const counter of USAGE_COUNTERS) row[counter] = typeof item[counter] === "number" ? item[counter] : 0;
+  const codes: Record<string, number> = {};
+  for (const [attribute, value] of Object.entries(item)) {
+    if (attribute.startsWith(REFUSED_CODE_PREFIX) && typeof value === "number") codes[attribute.slice(REFUSED_CODE_PREFIX.length)] = value;
+  }
+  row.refusedCodes = sortedCodes(codes);
   return row;
 }

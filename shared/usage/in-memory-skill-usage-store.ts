@@ -1,4 +1,4 @@
-import { emptyRow, compareUsageRows, firstUsageDay, utcDay } from "./skill-usage.js";
+import { emptyRow, compareUsageRows, firstUsageDay, refusalCodeOf, sortedCodes, utcDay } from "./skill-usage.js";
 import type { SkillUsageStore, UsageEvent, UsageQuery, UsageRow } from "./skill-usage.js";
 
 /** Usage counters in one process's memory (unit tests, the in-memory app). */
@@ -10,6 +10,10 @@ export class InMemorySkillUsageStore implements SkillUsageStore {
     const key = JSON.stringify([event.tenant, event.projectId, day, event.name, event.source]);
     const entry = this.rows.get(key) ?? { tenant: event.tenant, projectId: event.projectId, row: emptyRow(event.name, event.source, day) };
     entry.row[event.counter] += 1;
+    if (event.counter === "refused") {
+      const code = refusalCodeOf(event.code);
+      entry.row.refusedCodes = sortedCodes({ ...entry.row.refusedCodes, [code]: (entry.row.refusedCodes[code] ?? 0) + 1 });
+    }
     this.rows.set(key, entry);
   }
 
@@ -18,7 +22,7 @@ export class InMemorySkillUsageStore implements SkillUsageStore {
     return [...this.rows.values()]
       .filter((e) => e.tenant === query.tenant && e.projectId === query.projectId && e.row.day >= from)
       .filter((e) => query.name === undefined || e.row.name === query.name)
-      .map((e) => ({ ...e.row }))
+      .map((e) => ({ ...e.row, refusedCodes: { ...e.row.refusedCodes } }))
       .sort(compareUsageRows);
   }
 }

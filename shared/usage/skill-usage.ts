@@ -16,6 +16,8 @@ export interface UsageEvent {
   /** The level the skill resolved from; null for a refusal before it resolved (e.g. SKILL_NOT_FOUND). */
   source: SkillScope | null;
   counter: UsageCounterName;
+  /** With `refused`: the error code the activation was refused with (counted per code as well). */
+  code?: string | undefined;
   at: Date;
 }
 
@@ -30,6 +32,8 @@ export interface UsageRow {
   recipe: number;
   spawn: number;
   refused: number;
+  /** `refused` split by the error code each refusal answered (`SKILL_NOT_ALLOWED`, …), keys sorted. */
+  refusedCodes: Record<string, number>;
 }
 
 export interface UsageQuery {
@@ -78,7 +82,19 @@ export const emptyRow = (name: string, source: SkillScope | null, day: string): 
   recipe: 0,
   spawn: 0,
   refused: 0,
+  refusedCodes: {},
 });
+
+/**
+ * The code a refusal is counted under. Codes are the service's own (`SKILL_NOT_ALLOWED`); anything
+ * else is folded into one bucket so a counter item can never grow an attribute per odd string.
+ */
+export const OTHER_REFUSAL_CODE = "OTHER";
+export const refusalCodeOf = (code: string | undefined): string => (code !== undefined && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? code : OTHER_REFUSAL_CODE);
+
+/** Keys in code-point order, so the same counts always serialize to the same bytes. */
+export const sortedCodes = (codes: Record<string, number>): Record<string, number> =>
+  Object.fromEntries(Object.entries(codes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 /** Newest day first, then by name (code points) and level. */
 export const compareUsageRows = (a: UsageRow, b: UsageRow): number =>

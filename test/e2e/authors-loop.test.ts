@@ -16,6 +16,7 @@ interface UsageRow {
   trigger: number;
   recipe: number;
   refused: number;
+  refusedCodes: Record<string, number>;
 }
 
 let stack: LocalStack;
@@ -64,6 +65,8 @@ describe("usage counters over the local stack", () => {
     expect(pick("helper")).toEqual({ source: "PROJECT", explicit: 1, trigger: 0, recipe: 1, refused: 0 });
     expect(pick("deploy")).toEqual({ source: "PROJECT", explicit: 0, trigger: 1, recipe: 0, refused: 0 });
     expect(pick("outsider")).toEqual({ source: null, explicit: 0, trigger: 0, recipe: 0, refused: 1 });
+    expect(usage.json.usage.find((r) => r.name === "outsider")?.refusedCodes).toEqual({ SKILL_NOT_ALLOWED: 1 });
+    expect(usage.json.usage.find((r) => r.name === "helper")?.refusedCodes).toEqual({});
     expect(badDays.status).toBe(400);
     expect(errorOf(badDays)?.code).toBe("INVALID_REQUEST");
     expect(stranger.status).toBe(403);

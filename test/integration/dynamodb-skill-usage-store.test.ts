@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe("DynamoDBSkillUsageStore: atomic day counters on the table", () => {
-  it("adds concurrent activations into one item per skill, level and day, and reads them back by range and name", async () => {
+  it("adds concurrent activations (and refusals per code) into one item per skill, level and day, and reads them back by range and name", async () => {
     // Prepare
     const store = new DynamoDBSkillUsageStore(client, tableName);
     const at = new Date("2025-06-02T10:00:00Z");
@@ -31,7 +31,12 @@ describe("DynamoDBSkillUsageStore: atomic day counters on the table", () => {
 
     // Act
     await Promise.all(Array.from({ length: 5 }, () => store.count({ ...base, name: "deploy", counter: "trigger" })));
-    await store.count({ ...base, name: "deploy", counter: "refused" });
+    await Promise.all([
+      store.count({ ...base, name: "deploy", counter: "refused", code: "SKILL_NOT_ALLOWED" }),
+      store.count({ ...base, name: "deploy", counter: "refused", code: "SKILL_NOT_ALLOWED" }),
+      store.count({ ...base, name: "deploy", counter: "refused", code: "SKILL_LOCKED" }),
+      store.count({ ...base, name: "deploy", counter: "refused", code: "not a code: #x" }),
+    ]);
     await store.count({ ...base, name: "review", source: null, counter: "explicit", at: new Date("2025-05-20T10:00:00Z") });
     const all = await store.read({ tenant: "acme", projectId: "p1", days: 30, now: at });
     const recent = await store.read({ tenant: "acme", projectId: "p1", days: 3, now: at });
@@ -39,8 +44,8 @@ describe("DynamoDBSkillUsageStore: atomic day counters on the table", () => {
 
     // Assess
     expect(all).toEqual([
-      { name: "deploy", source: "PROJECT", day: "2025-06-02", explicit: 0, trigger: 5, model: 0, recipe: 0, spawn: 0, refused: 1 },
-      { name: "review", source: null, day: "2025-05-20", explicit: 1, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0 },
+      { name: "deploy", source: "PROJECT", day: "2025-06-02", explicit: 0, trigger: 5, model: 0, recipe: 0, spawn: 0, refused: 4, refusedCodes: { OTHER: 1, SKILL_LOCKED: 1, SKILL_NOT_ALLOWED: 2 } },
+      { name: "review", source: null, day: "2025-05-20", explicit: 1, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0, refusedCodes: {} },
     ]);
     expect(recent.map((r) => r.name)).toEqual(["deploy"]);
     expect(named.map((r) => r.name)).toEqual(["review"]);

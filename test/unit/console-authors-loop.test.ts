@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SkillUsageRow } from "skills-service/client";
 import { diffLines } from "../../console/src/line-diff.js";
-import { summarizeUsage } from "../../console/src/usage-summary.js";
+import { describeCodes, summarizeUsage } from "../../console/src/usage-summary.js";
 import { formatSize, shortVersionId, writtenByOf } from "../../console/src/version-label.js";
 
 const row = (day: string, counts: Partial<SkillUsageRow>, name = "deploy", source: string | null = "PROJECT"): SkillUsageRow => ({
@@ -24,8 +24,9 @@ describe("the console's usage summary", () => {
       row("2026-12-01", { explicit: 2, trigger: 1 }),
       row("2026-12-03", { model: 1 }, "deploy", "USER"),
       row("2026-12-03", { recipe: 1, spawn: 2 }),
-      row("2026-12-03", { refused: 4 }, "deploy", null),
-      row("2026-12-03", { explicit: 9 }, "other"),
+      row("2026-12-03", { refused: 4, refusedCodes: { SKILL_NOT_ALLOWED: 1, SKILL_NOT_FOUND: 3 } }, "deploy", null),
+      row("2026-12-01", { refused: 1, refusedCodes: { SKILL_NOT_ALLOWED: 1 } }, "deploy", "PROJECT"),
+      row("2026-12-03", { explicit: 9, refused: 5, refusedCodes: { SKILL_LOCKED: 5 } }, "other"),
     ];
 
     // Act
@@ -34,11 +35,16 @@ describe("the console's usage summary", () => {
     // Assess
     expect(summary.days.map((day) => [day.day, day.total, day.sources])).toEqual([
       ["2026-12-03", 8, ["USER", "PROJECT"]],
-      ["2026-12-01", 3, ["PROJECT"]],
+      ["2026-12-01", 4, ["PROJECT"]],
     ]);
     expect(summary.days[0]?.counts).toEqual({ explicit: 0, trigger: 0, model: 1, recipe: 1, spawn: 2, refused: 4 });
-    expect(summary.totals).toEqual({ explicit: 2, trigger: 1, model: 1, recipe: 1, spawn: 2, refused: 4 });
-    expect(summary.total).toBe(11);
+    expect(summary.totals).toEqual({ explicit: 2, trigger: 1, model: 1, recipe: 1, spawn: 2, refused: 5 });
+    expect(summary.total).toBe(12);
+    expect(summary.days.map((day) => describeCodes(day.refusedCodes))).toEqual(["SKILL_NOT_ALLOWED 1, SKILL_NOT_FOUND 3", "SKILL_NOT_ALLOWED 1"]);
+    expect(summary.refusedCodes).toEqual([
+      ["SKILL_NOT_FOUND", 3],
+      ["SKILL_NOT_ALLOWED", 2],
+    ]);
   });
 
   it("is empty when nothing of that skill was counted", () => {
@@ -46,7 +52,7 @@ describe("the console's usage summary", () => {
     const summary = summarizeUsage([row("2026-12-03", { explicit: 1 }, "other"), row("2026-12-02", {})], "deploy");
 
     // Assess
-    expect(summary).toEqual({ days: [], totals: { explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0 }, total: 0 });
+    expect(summary).toEqual({ days: [], totals: { explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0 }, refusedCodes: [], total: 0 });
   });
 });
 

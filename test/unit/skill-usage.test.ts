@@ -3,7 +3,7 @@ import { InvalidRequest } from "../../shared/errors.js";
 import { InMemorySkillUsageStore } from "../../shared/usage/in-memory-skill-usage-store.js";
 import { parseUsageDays } from "../../shared/usage/skill-usage.js";
 import type { SkillUsageStore, UsageEvent, UsageQuery, UsageRow } from "../../shared/usage/skill-usage.js";
-import { PROJECT, steeringHarness, TENANT } from "../support/steering-harness.js";
+import { ALICE, PROJECT, steeringHarness, TENANT } from "../support/steering-harness.js";
 
 const KEYWORDS = (...words: string[]): string => `triggers:\n  - type: KEYWORDS\n    keywords: [${words.join(", ")}]`;
 
@@ -43,12 +43,40 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
     expect(refused.status).toBe("FAILED");
     const day = rows[0]!.day;
     expect(rows).toEqual([
-      { name: "alpha", source: "VANCE", day, explicit: 0, trigger: 0, model: 0, recipe: 1, spawn: 0, refused: 0 },
-      { name: "beta", source: "PROJECT", day, explicit: 1, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0 },
-      { name: "delta", source: null, day, explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 1 },
-      { name: "gamma", source: "VANCE", day, explicit: 0, trigger: 1, model: 0, recipe: 0, spawn: 0, refused: 0 },
+      { name: "alpha", source: "VANCE", day, explicit: 0, trigger: 0, model: 0, recipe: 1, spawn: 0, refused: 0, refusedCodes: {} },
+      { name: "beta", source: "PROJECT", day, explicit: 1, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0, refusedCodes: {} },
+      { name: "delta", source: null, day, explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 1, refusedCodes: { SKILL_NOT_ALLOWED: 1 } },
+      { name: "gamma", source: "VANCE", day, explicit: 0, trigger: 1, model: 0, recipe: 0, spawn: 0, refused: 0, refusedCodes: {} },
     ]);
     expect(usage.events).toHaveLength(4);
+  });
+
+  it("counts the model's skill_activate as model, a worker's first activation as spawn, and each refusal under its code", async () => {
+    // Prepare
+    const usage = new CountingUsageStore();
+    const h = await steeringHarness({ usage });
+    await h.putSkill("beta");
+    await h.putSkill("spawner", { extra: "run:\n  target: spawn\n  recipe: reader\naction: Go." });
+    await h.putSkill("user-only", { extra: "disable-model-invocation: true" });
+    const p = await h.spawn("open");
+
+    // Act
+    await h.app.enqueue(TENANT, p.processId, ALICE, "skill.activate", { skillName: "beta", activatedBy: "model" });
+    await h.app.enqueue(TENANT, p.processId, ALICE, "skill.activate", { skillName: "user-only", activatedBy: "model" });
+    await h.drain();
+    const spawned = await h.activate(p.processId, "spawner");
+    await h.drain();
+    const missing = await h.activate(p.processId, "no-such-skill");
+    const rows = await h.app.skillUsage(TENANT, PROJECT, 1);
+
+    // Assess
+    expect(spawned.status).toBe("DONE");
+    expect(missing.error?.code).toBe("SKILL_NOT_FOUND");
+    const pick = (name: string) => rows.filter((r) => r.name === name).map(({ explicit, trigger, model, recipe, spawn, refused, refusedCodes }) => ({ explicit, trigger, model, recipe, spawn, refused, refusedCodes }));
+    expect(pick("beta")).toEqual([{ explicit: 0, trigger: 0, model: 1, recipe: 0, spawn: 0, refused: 0, refusedCodes: {} }]);
+    expect(pick("spawner")).toEqual([{ explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 1, refused: 0, refusedCodes: {} }]);
+    expect(pick("user-only")).toEqual([{ explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 1, refusedCodes: { SKILL_NOT_ALLOWED: 1 } }]);
+    expect(pick("no-such-skill")).toEqual([{ explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 1, refusedCodes: { SKILL_NOT_FOUND: 1 } }]);
   });
 
   it("writes nothing for a turn that activates nothing", async () => {
