@@ -296,9 +296,9 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
 
   const enqueue: SkillsApp["enqueue"] = async (tenant, processId, user, kind, payload, requestId) => {
     // Unknown (or another tenant's) process: answered now, not as a FAILED request later.
-    await getProcess(tenant, processId);
+    const { projectId } = await getProcess(tenant, processId);
     const id = requestIdOf(requestId);
-    const record = await laneRequests.enqueue({ tenant, processId, user, kind, payload, requestId: id });
+    const record = await laneRequests.enqueue({ tenant, processId, projectId, user, kind, payload, requestId: id });
     return { requestId: id, status: record.status };
   };
 

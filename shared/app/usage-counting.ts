@@ -40,9 +40,9 @@ export async function countUsage(deps: UsageCountingDeps, process: Process, acti
 const ACTIVATING_KINDS: ReadonlySet<string> = new Set(["skill.activate", "process.spawnActivate"]);
 
 /**
- * A refused ACTIVATE (or a worker's first activation) counts as `refused` for its project. The
- * lane message does not carry the project, so this reads the process: only on a refusal, never
- * on a turn.
+ * A refused ACTIVATE (or a worker's first activation) counts as `refused`, under its code, for its
+ * project. The level is null: the skill was not applied, so no level served it. Producers put the
+ * project on the lane message; only a message from before that field reads the process for it.
  */
 export async function countRefusal(deps: UsageCountingDeps, message: LaneMessage, code: string): Promise<void> {
   if (!ACTIVATING_KINDS.has(message.kind)) return;
@@ -55,10 +55,9 @@ export async function countRefusal(deps: UsageCountingDeps, message: LaneMessage
   }
   if (!deps.usage) return;
   try {
-    const process = await deps.processes.get(message.tenant, message.processId);
-    if (!process) return;
-    const source = process.activeSkills.find((s) => s.name === name)?.resolvedFromScope ?? null;
-    await countOne(deps, { tenant: message.tenant, projectId: process.projectId, name, source, counter: "refused", code, at: deps.clock() });
+    const projectId = message.projectId ?? (await deps.processes.get(message.tenant, message.processId))?.projectId;
+    if (projectId === undefined) return;
+    await countOne(deps, { tenant: message.tenant, projectId, name, source: null, counter: "refused", code, at: deps.clock() });
   } catch (error) {
     deps.logger.warn("Could not count skill usage", { name, counter: "refused", error });
   }

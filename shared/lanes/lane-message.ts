@@ -32,6 +32,8 @@ export const laneMessageSchema = z.object({
   requestId: z.string().min(1).max(512),
   processId: z.string().min(1).max(256),
   tenant: z.string().min(1).max(256),
+  /** The process's project, as the producer read it: a refusal is counted for it without reading the process again. */
+  projectId: z.string().min(1).max(256).optional(),
   user: laneUserSchema.nullable(),
   kind: laneMessageKindSchema,
   payload: z.unknown().optional(),

@@ -9,6 +9,8 @@ import type { RequestRecord, RequestStore } from "../processes/request-store.js"
 export interface LaneRequest<K extends LaneMessageKind> {
   tenant: string;
   processId: string;
+  /** The process's project where the producer knows it (usage counting of a refusal needs it). */
+  projectId?: string | undefined;
   user: LaneUser | null;
   kind: K;
   payload: LanePayloads[K];
@@ -38,6 +40,7 @@ export class LaneRequests {
       requestId: request.requestId,
       processId: request.processId,
       tenant: request.tenant,
+      ...(request.projectId !== undefined ? { projectId: request.projectId } : {}),
       user: request.user,
       kind: request.kind,
       payload,

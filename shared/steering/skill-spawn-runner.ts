@@ -70,6 +70,7 @@ export class SkillSpawnRunner {
     await this.deps.requests.enqueue({
       tenant: parent.tenant,
       processId: child.processId,
+      projectId: parent.projectId,
       user: input.user,
       kind: "process.spawnActivate",
       payload: { skillName: skill.name, args: input.args, parentProcessId: parent.processId, parentRequestId: requestId },

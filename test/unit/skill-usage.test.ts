@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { countRefusal } from "../../shared/app/usage-counting.js";
 import { InvalidRequest } from "../../shared/errors.js";
+import type { LaneMessage } from "../../shared/lanes/lane-message.js";
+import type { Process } from "../../shared/processes/process.js";
 import { InMemorySkillUsageStore } from "../../shared/usage/in-memory-skill-usage-store.js";
 import { parseUsageDays } from "../../shared/usage/skill-usage.js";
 import type { SkillUsageStore, UsageEvent, UsageQuery, UsageRow } from "../../shared/usage/skill-usage.js";
@@ -77,6 +80,55 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
     expect(pick("spawner")).toEqual([{ explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 1, refused: 0, refusedCodes: {} }]);
     expect(pick("user-only")).toEqual([{ explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 1, refusedCodes: { SKILL_NOT_ALLOWED: 1 } }]);
     expect(pick("no-such-skill")).toEqual([{ explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 1, refusedCodes: { SKILL_NOT_FOUND: 1 } }]);
+  });
+
+  it("counts a refusal for the project the lane message names without reading the process; an older message without it reads the process once", async () => {
+    // Prepare
+    const usage = new CountingUsageStore();
+    const reads: string[] = [];
+    const processes = { get: async (_tenant: string, processId: string) => (reads.push(processId), { projectId: "from-store" } as Process) };
+    const deps = { usage, activations: undefined, processes, clock: () => new Date("2026-12-04T10:00:00Z"), logger: { warn: () => {} } };
+    const message = (extra: Partial<LaneMessage>): LaneMessage => ({
+      requestId: "r1",
+      processId: "p1",
+      tenant: TENANT,
+      user: ALICE,
+      kind: "skill.activate",
+      payload: { skillName: "deploy" },
+      enqueuedAt: "2026-12-04T10:00:00Z",
+      ...extra,
+    });
+
+    // Act
+    await countRefusal(deps, message({ projectId: PROJECT }), "SKILL_NOT_ALLOWED");
+    const readsWithProject = reads.length;
+    await countRefusal(deps, message({}), "SKILL_NOT_FOUND");
+    await countRefusal(deps, message({ kind: "skill.clear", projectId: PROJECT }), "SKILL_LOCKED");
+
+    // Assess
+    expect(readsWithProject).toBe(0);
+    expect(reads).toEqual(["p1"]);
+    expect(usage.events.map((e) => [e.projectId, e.name, e.source, e.counter, e.code])).toEqual([
+      [PROJECT, "deploy", null, "refused", "SKILL_NOT_ALLOWED"],
+      ["from-store", "deploy", null, "refused", "SKILL_NOT_FOUND"],
+    ]);
+  });
+
+  it("puts the process's project on every lane message the app enqueues", async () => {
+    // Prepare
+    const h = await steeringHarness();
+    await h.putSkill("spawner", { extra: "run:\n  target: spawn\n  recipe: reader\naction: Go." });
+    const p = await h.spawn("open");
+
+    // Act
+    await h.activate(p.processId, "spawner");
+    await h.drain();
+    await h.compose(p.processId, "hello");
+
+    // Assess
+    const kinds = h.applied.map((a) => [a.message.kind, a.message.projectId]);
+    expect(kinds).toEqual(expect.arrayContaining([["skill.activate", PROJECT], ["process.spawnActivate", PROJECT], ["turn.compose", PROJECT]]));
+    expect(h.applied.every((a) => a.message.projectId === PROJECT || a.message.kind === "process.report")).toBe(true);
   });
 
   it("writes nothing for a turn that activates nothing", async () => {
