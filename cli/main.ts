@@ -158,9 +158,10 @@ async function usage(rest: readonly string[]): Promise<number> {
   const days = values.days === undefined ? 30 : Number(values.days);
   if (!Number.isInteger(days) || days < 1 || days > 400) throw new UsageError(`--days must be an integer from 1 to 400, got '${values.days}'`, "usage");
   const target = await remote("usage", where, "<tenant>/<project>", values);
-  const rows = await fetchUsage(target, days, values.name);
-  if (values.format === "json") console.log(JSON.stringify({ usage: rows }, null, 2));
+  const { usage: rows, truncated } = await fetchUsage(target, days, values.name);
+  if (values.format === "json") console.log(JSON.stringify({ usage: rows, ...(truncated ? { truncated } : {}) }, null, 2));
   else for (const line of formatUsage(rows)) console.log(line);
+  if (truncated) console.error(`skills usage: the service cut the answer at ${rows.length} rows; the oldest days are left out (ask for fewer --days or one --name)`);
   return 0;
 }
 

@@ -4,10 +4,10 @@ import { translated } from "./documents-client.js";
 import type { RemoteTarget } from "./remote-target.js";
 
 /** Reads a project's usage counters through the typed client; `target.level` is the project id. */
-export async function fetchUsage(target: RemoteTarget, days: number, name?: string): Promise<SkillUsageRow[]> {
+export async function fetchUsage(target: RemoteTarget, days: number, name?: string): Promise<{ usage: SkillUsageRow[]; truncated: boolean }> {
   const base = target.baseUrl.href.replace(/\/+$/, "");
   const client = new SkillsClient({ baseUrl: base, tenant: target.tenant, token: target.token });
-  return translated(() => client.skills.usage({ projectId: target.level, days, ...(name === undefined ? {} : { name }) }), base);
+  return translated(() => client.skills.usageReport({ projectId: target.level, days, ...(name === undefined ? {} : { name }) }), base);
 }
 
 const COLUMNS = ["explicit", "trigger", "model", "recipe", "spawn", "refused"] as const;

@@ -152,9 +152,11 @@ export class SkillsClient {
       const body = await this.http.json<{ problems: SkillProblem[] }>("GET", `${this.t}/skills/problems`, { query: { projectId: options.projectId } });
       return body.problems;
     },
-    usage: async (options: { projectId?: string; days?: number; name?: string } = {}): Promise<SkillUsageRow[]> => {
-      const body = await this.http.json<{ usage: SkillUsageRow[] }>("GET", `${this.t}/skills/usage`, { query: options });
-      return body.usage;
+    usage: async (options: { projectId?: string; days?: number; name?: string } = {}): Promise<SkillUsageRow[]> => (await this.skills.usageReport(options)).usage,
+    /** The rows and whether the service cut them (at 10 000 rows, the oldest days are left out). */
+    usageReport: async (options: { projectId?: string; days?: number; name?: string } = {}): Promise<{ usage: SkillUsageRow[]; truncated: boolean }> => {
+      const body = await this.http.json<{ usage: SkillUsageRow[]; truncated?: boolean }>("GET", `${this.t}/skills/usage`, { query: options });
+      return { usage: body.usage, truncated: body.truncated === true };
     },
     evals: async (name: string, options: { projectId?: string } = {}): Promise<SkillEvalsResult> =>
       this.http.json("GET", `${this.t}/skills/effective/${segment(name)}/evals`, { query: { projectId: options.projectId } }),

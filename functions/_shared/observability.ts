@@ -1,4 +1,4 @@
-import type { SkillActivationPath, SkillActivationSink } from "../../shared/steering/skill-activations.js";
+import type { ActivationWhere, SkillActivationPath, SkillActivationSink } from "../../shared/steering/skill-activations.js";
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { powertoolsTracing } from "./tracing.js";
@@ -23,17 +23,27 @@ export const SKILL_ACTIVATION_REFUSALS_METRIC = "SkillActivationRefusals";
 export class PowertoolsActivationMetrics implements SkillActivationSink {
   constructor(private readonly metrics: Metrics = new Metrics()) {}
 
-  skillActivated(name: string, path: SkillActivationPath): void {
+  skillActivated(name: string, path: SkillActivationPath, where?: ActivationWhere): void {
     const single = this.metrics.singleMetric();
     single.addDimensions({ skill: name, path });
+    addWhere(single, where);
     single.addMetric(SKILL_ACTIVATIONS_METRIC, MetricUnit.Count, 1);
   }
 
-  skillRefused(name: string, code: string): void {
+  skillRefused(name: string, code: string, where?: ActivationWhere): void {
     const single = this.metrics.singleMetric();
     single.addDimensions({ skill: name, code });
+    addWhere(single, where);
     single.addMetric(SKILL_ACTIVATION_REFUSALS_METRIC, MetricUnit.Count, 1);
   }
+}
+
+/** Tenant, project and level as EMF metadata: searchable in Logs Insights, no extra time series. */
+function addWhere(metrics: Metrics, where: ActivationWhere | undefined): void {
+  if (!where) return;
+  metrics.addMetadata("tenant", where.tenant);
+  if (where.projectId !== undefined) metrics.addMetadata("projectId", where.projectId);
+  if (where.source !== undefined) metrics.addMetadata("level", where.source ?? "none");
 }
 
 export interface Observability {

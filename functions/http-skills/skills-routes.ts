@@ -1,6 +1,7 @@
 import type { SkillsApp } from "../../shared/app/skills-app.js";
 import { assertProjectAccess } from "../../shared/auth/authorization.js";
 import { InvalidRequest } from "../../shared/errors.js";
+import { validateProjectId } from "../../shared/documents/document-path.js";
 import { jsonResponse } from "../../shared/http/response.js";
 import { toSkillDetail } from "../../shared/skills/skill-detail.js";
 import { toSkillSummary } from "../../shared/skills/skill-summary.js";
@@ -76,12 +77,13 @@ export function skillsRoutes({ app }: SkillsRoutesDeps): HttpRoute[] {
 
     route("GET", "/brain/{tenant}/skills/usage", async (request) => {
       // Readable by whoever may list that project's skills.
-      const projectId = requiredQuery(request, "projectId");
+      const projectId = validateProjectId(requiredQuery(request, "projectId"));
       assertProjectAccess(request.identity, projectId);
       const days = parseUsageDays(optionalQuery(request, "days"));
       const name = optionalQuery(request, "name");
       if (name !== undefined && (name.length === 0 || name.length > 128)) throw new InvalidRequest("Query parameter 'name' must be a skill name of 1 to 128 characters");
-      return jsonResponse(200, { usage: await app.skillUsage(request.identity.tenant, projectId, days, name) });
+      const answer = await app.skillUsage(request.identity.tenant, projectId, days, request.identity.login, name);
+      return jsonResponse(200, { usage: answer.usage, ...(answer.truncated ? { truncated: true } : {}) });
     }),
 
     route("GET", "/brain/{tenant}/skills/active", async (request) => {

@@ -85,7 +85,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: "Activation counters of the project's skills per UTC day, skill, level and path (explicit, trigger, model, recipe, spawn) and refused activations by error code",
     query: projectIdQuery.extend({
       days: z.string().optional().meta({ description: "Days back, today included: 1 to 400 (default 30)" }),
-      name: z.string().optional().meta({ description: "One skill only" }),
+      name: z.string().optional().meta({ description: "One skill only. Rows of USER skills are their owner's alone" }),
     }),
     responses: {
       200: {
@@ -105,6 +105,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
               refusedCodes: z.record(z.string(), z.number()).meta({ description: "`refused` split by the error code each refusal answered, e.g. {\"SKILL_NOT_ALLOWED\": 2}" }),
             }),
           ),
+          truncated: z.literal(true).optional().meta({ description: "Present when more than 10 000 rows were counted: the oldest days are left out" }),
         }),
       },
     },

@@ -2,7 +2,7 @@ import { requestFingerprint } from "../steering/lane-requests.js";
 import { withSandboxTenant } from "../sandbox/sandbox-fairness.js";
 import { reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
-import { countRefusal, countUsage } from "./usage-counting.js";
+import { countRefusal, countRefusals, countUsage } from "./usage-counting.js";
 import type { SkillUsageStore } from "../usage/skill-usage.js";
 import { SkillsError } from "../errors.js";
 import { hasApplied } from "../processes/applied-requests.js";
@@ -151,8 +151,8 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
     const record = await deps.requests.complete(tenant, processId, requestId, outcome);
     deps.onApplied?.(message, record);
     if (record.status === "DONE") {
-      reportActivations(deps.activations, steered?.activated, (error) => logger.warn("Could not record activation metrics", { requestId, error }));
-      if (steered) await countUsage(usageDeps, steered.process, steered.activated);
+      reportActivations(deps.activations, steered?.activated, (error) => logger.warn("Could not record activation metrics", { requestId, error }), steered && { tenant, projectId: steered.process.projectId });
+      if (steered) await Promise.all([countUsage(usageDeps, steered.process, steered.activated), countRefusals(usageDeps, steered.process, steered.refused)]);
     } else if (record.error) {
       await countRefusal(usageDeps, message, record.error.code);
     }

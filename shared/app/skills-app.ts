@@ -5,7 +5,7 @@ import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.j
 import { recipeActivations, reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { InMemorySkillUsageStore } from "../usage/in-memory-skill-usage-store.js";
-import type { SkillUsageStore, UsageRow } from "../usage/skill-usage.js";
+import type { SkillUsageStore, UsageAnswer } from "../usage/skill-usage.js";
 import { countUsage } from "./usage-counting.js";
 import { TRIGGER_EVALS_FILE, parseTriggerEvals, runTriggerEvals } from "../skills/evals/trigger-evals.js";
 import type { EvalReport } from "../skills/evals/trigger-evals.js";
@@ -205,7 +205,8 @@ export interface SkillsApp {
   resolveEffective(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<ResolvedSkill>;
   skillProblems(tenant: string, user: LaneUser | null, projectId?: string): Promise<SkillProblem[]>;
   /** API.md "Author's loop": usage counters of a project, newest day first. Authorization is the caller's. */
-  skillUsage(tenant: string, projectId: string, days: number, name?: string): Promise<UsageRow[]>;
+  /** `viewer`: the caller's login; other members' USER rows are left out. */
+  skillUsage(tenant: string, projectId: string, days: number, viewer: string, name?: string): Promise<UsageAnswer>;
   /** A skill's `evals/triggers.yaml` from its own level, run against it and the other visible skills; DOCUMENT_NOT_FOUND without one. */
   skillEvals(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<EvalReport>;
 }
@@ -377,7 +378,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
           recipe: input.recipe,
           name: input.name,
         });
-        reportActivations(deps.activations, recipeActivations(process.activeSkills));
+        reportActivations(deps.activations, recipeActivations(process.activeSkills), undefined, { tenant, projectId: process.projectId });
         await countUsage({ usage, activations: deps.activations, processes: deps.processes, clock, logger: deps.logger ?? console }, process, recipeActivations(process.activeSkills));
         return process;
       } finally {
@@ -409,6 +410,6 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       const evals = parseTriggerEvals(textOf(doc), path);
       return runTriggerEvals(skill, await skills.listAvailable(at), evals);
     },
-    skillUsage: (tenant, projectId, days, name) => usage.read({ tenant, projectId, days, name, now: clock() }),
+    skillUsage: (tenant, projectId, days, viewer, name) => usage.read({ tenant, projectId, days, name, viewer, now: clock() }),
   };
 }

@@ -1,7 +1,7 @@
 import type { LaneMessage } from "../lanes/lane-message.js";
 import type { Process } from "../processes/process.js";
 import type { ProcessStore } from "../processes/process-store.js";
-import type { SkillActivation, SkillActivationSink } from "../steering/skill-activations.js";
+import type { SkillActivation, SkillActivationSink, SkillRefusal } from "../steering/skill-activations.js";
 import type { SkillUsageStore, UsageEvent } from "../usage/skill-usage.js";
 
 export interface UsageCountingDeps {
@@ -32,7 +32,27 @@ export async function countUsage(deps: UsageCountingDeps, process: Process, acti
   await Promise.all(
     activated.map((a) => {
       const source = a.source ?? process.activeSkills.find((s) => s.name === a.name)?.resolvedFromScope ?? null;
-      return countOne(deps, { tenant: process.tenant, projectId: process.projectId, name: a.name, source, counter: a.path, at });
+      // A USER skill of this process came from its owner's `_user_` level.
+      return countOne(deps, { tenant: process.tenant, projectId: process.projectId, name: a.name, source, owner: source === "USER" ? process.userId : undefined, counter: a.path, at });
+    }),
+  );
+}
+
+/**
+ * Activations a successful request tried and could not apply (a trigger whose `activate:` failed):
+ * one `refused` ADD each, under its code, for the written process's project.
+ */
+export async function countRefusals(deps: UsageCountingDeps, process: Process, refused: readonly SkillRefusal[] | undefined): Promise<void> {
+  if (!refused || refused.length === 0) return;
+  const at = deps.clock();
+  await Promise.all(
+    refused.map(async ({ name, code }) => {
+      try {
+        deps.activations?.skillRefused?.(name, code, { tenant: process.tenant, projectId: process.projectId, source: null });
+      } catch (error) {
+        deps.logger.warn("Could not record activation metrics", { name, error });
+      }
+      await countOne(deps, { tenant: process.tenant, projectId: process.projectId, name, source: null, counter: "refused", code, at });
     }),
   );
 }
@@ -49,7 +69,7 @@ export async function countRefusal(deps: UsageCountingDeps, message: LaneMessage
   const name = (message.payload as { skillName?: unknown } | undefined)?.skillName;
   if (typeof name !== "string") return;
   try {
-    deps.activations?.skillRefused?.(name, code);
+    deps.activations?.skillRefused?.(name, code, { tenant: message.tenant, projectId: message.projectId, source: null });
   } catch (error) {
     deps.logger.warn("Could not record activation metrics", { name, error });
   }

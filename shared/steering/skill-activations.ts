@@ -11,15 +11,32 @@ export interface SkillActivation {
   readonly source?: SkillScope | undefined;
 }
 
+/** An activation a request tried and could not apply, with the domain error code that refused it. */
+export interface SkillRefusal {
+  readonly name: string;
+  readonly path: SkillActivationPath;
+  readonly code: string;
+}
+
 /**
  * Where activations are counted (Powertools Metrics on Lambda). Told once per applied request,
  * after its write is stored; never for a redelivery answered from the stored state. Must not
  * throw — callers guard it anyway, since metrics never fail a request.
  */
 export interface SkillActivationSink {
-  skillActivated(name: string, path: SkillActivationPath): void;
+  skillActivated(name: string, path: SkillActivationPath, where?: ActivationWhere): void;
   /** An activation refused with a domain error code (SKILL_NOT_ALLOWED, SKILL_NOT_FOUND, …). */
-  skillRefused?(name: string, code: string): void;
+  skillRefused?(name: string, code: string, where?: ActivationWhere): void;
+}
+
+/**
+ * Where an activation happened: not metric dimensions (one time series per tenant and project
+ * would multiply the cost of every metric) but searchable fields of the same EMF line.
+ */
+export interface ActivationWhere {
+  readonly tenant: string;
+  readonly projectId?: string | undefined;
+  readonly source?: SkillScope | null | undefined;
 }
 
 export const NO_ACTIVATION_METRICS: SkillActivationSink = { skillActivated: () => undefined };
@@ -33,11 +50,12 @@ export function reportActivations(
   sink: SkillActivationSink | undefined,
   activations: readonly SkillActivation[] | undefined,
   onError?: (error: unknown) => void,
+  where?: { tenant: string; projectId?: string | undefined },
 ): void {
   if (!sink || !activations) return;
-  for (const { name, path } of activations) {
+  for (const { name, path, source } of activations) {
     try {
-      sink.skillActivated(name, path);
+      sink.skillActivated(name, path, where && { ...where, source });
     } catch (error) {
       onError?.(error);
     }

@@ -1,4 +1,4 @@
-import type { SkillActivation } from "./skill-activations.js";
+import type { SkillActivation, SkillRefusal } from "./skill-activations.js";
 import { createHash } from "node:crypto";
 import type { LaneUser } from "../lanes/lane-message.js";
 import type { ActiveSkillRef, PendingMessage, Process } from "../processes/process.js";
@@ -23,6 +23,8 @@ export interface SteerOutcome<R> {
   scheduled?: { reason: TurnScheduledReason; pending: PendingMessage[] } | undefined;
   /** Skills this request made active, reported once its write is stored (absent on a replay). */
   activated?: readonly SkillActivation[] | undefined;
+  /** Activations the request tried inside a request that itself succeeded (a trigger whose `activate:` failed). */
+  refused?: readonly SkillRefusal[] | undefined;
 }
 
 /** API.md: result of ACTIVATE. */

@@ -1,6 +1,6 @@
 import { assertNotEnded } from "../processes/process-lifecycle.js";
 import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
-import type { SkillActivation } from "../steering/skill-activations.js";
+import type { SkillActivation, SkillRefusal } from "../steering/skill-activations.js";
 import { InvalidRequest, SkillsError } from "../errors.js";
 import type { TurnComposePayload, TurnCompletePayload, TurnContext } from "../lanes/lane-payloads.js";
 import type { LaneUser } from "../lanes/lane-message.js";
@@ -89,6 +89,8 @@ interface PreparedTurn {
   consumed: PendingMessage[];
   /** What the activation ledger says, to be rebuilt on the active set the write ends with. */
   facts: ActivationFacts;
+  /** Trigger activations whose `activate:` failed: counted as refused once the turn is stored. */
+  refused: SkillRefusal[];
 }
 
 /** Composition preview options (API.md `&explain=all`). */
@@ -177,6 +179,7 @@ export class SkillTurnSupport {
               },
               process,
               ...(activated.length > 0 ? { activated } : {}),
+              ...(prepared.refused.length > 0 ? { refused: prepared.refused } : {}),
             });
             next = { ...next, pending: next.pending.filter((m) => !consumedIds.has(m.id)) };
             next = { ...next, turn: { turnId: payload.turnId, oneShotSkills: next.activeSkills.filter((s) => s.oneShot).map((s) => s.name), ...(task !== "" ? { task } : {}) } };
@@ -278,6 +281,7 @@ export class SkillTurnSupport {
     let trial = snapshot;
     const triggered: ResolvedSkill[] = [];
     const failed: BlockedTrigger[] = [];
+    const refused: SkillRefusal[] = [];
     for (const skill of triggerable) {
       try {
         trial = this.activateTriggered(trial, skill, at, true);
@@ -286,6 +290,7 @@ export class SkillTurnSupport {
         if (!(error instanceof SkillsError)) throw error;
         warnings.push(`Triggered skill '${skill.name}' not activated: ${error.message}`);
         failed.push({ name: skill.name, reason: "activate-failed", trigger: matched?.facts.matches.get(skill.name) });
+        refused.push({ name: skill.name, path: "trigger", code: error.code });
       }
     }
 
@@ -341,7 +346,7 @@ export class SkillTurnSupport {
       },
       { renderer: this.deps.renderer, toolSpecs: this.deps.toolSpecs },
     );
-    return { turn, triggered, consumed, facts };
+    return { turn, triggered, consumed, facts, refused };
   }
 
   /**

@@ -5,8 +5,8 @@ import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import type { TableKey } from "../aws/dynamodb-keys.js";
 import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
 import type { SkillScope } from "../skills/skill-scope.js";
-import { USAGE_COUNTERS, compareUsageRows, emptyRow, firstUsageDay, refusalCodeOf, sortedCodes, usageExpiry, utcDay } from "./skill-usage.js";
-import type { SkillUsageStore, UsageEvent, UsageQuery, UsageRow } from "./skill-usage.js";
+import { MAX_USAGE_ROWS, USAGE_COUNTERS, compareUsageRows, emptyRow, firstUsageDay, refusalCodeOf, sortedCodes, usageExpiry, utcDay } from "./skill-usage.js";
+import type { SkillUsageStore, UsageAnswer, UsageEvent, UsageQuery, UsageRow } from "./skill-usage.js";
 
 /** URI-encoded parts, as every key of the table: `#` cannot forge another key. */
 const part = (value: string): string => encodeURIComponent(value);
@@ -19,10 +19,16 @@ const NO_SOURCE = "-";
 /** A refusal's code is its own top-level attribute (`refused:SKILL_NOT_ALLOWED`): ADD needs no map to exist first. */
 const REFUSED_CODE_PREFIX = "refused:";
 
-export const usageItemKey = (event: Pick<UsageEvent, "tenant" | "projectId" | "name" | "source" | "at">): TableKey => ({
-  pk: usagePartition(event.tenant, event.projectId),
-  sk: `${utcDay(event.at)}#${part(event.name)}#${event.source ?? NO_SOURCE}`,
-});
+/** A USER skill's item is its owner's: two members' `_user_` skills of one name never share a counter. */
+const ownerOf = (event: Pick<UsageEvent, "source" | "owner">): string | undefined => (event.source === "USER" ? event.owner : undefined);
+
+export const usageItemKey = (event: Pick<UsageEvent, "tenant" | "projectId" | "name" | "source" | "owner" | "at">): TableKey => {
+  const owner = ownerOf(event);
+  return {
+    pk: usagePartition(event.tenant, event.projectId),
+    sk: `${utcDay(event.at)}#${part(event.name)}#${event.source ?? NO_SOURCE}${owner !== undefined ? `#${part(owner)}` : ""}`,
+  };
+};
 
 interface UsageItem {
   sk: string;
@@ -38,41 +44,57 @@ interface UsageItem {
 export class DynamoDBSkillUsageStore implements SkillUsageStore {
   private readonly documents: DynamoDBDocumentClient;
 
-  constructor(client: DynamoDBClientLike, private readonly tableName: string) {
+  constructor(
+    client: DynamoDBClientLike,
+    private readonly tableName: string,
+    private readonly maxRows: number = MAX_USAGE_ROWS,
+  ) {
     this.documents = documentClientOf(client);
   }
 
   async count(event: UsageEvent): Promise<void> {
     // A refusal adds to `refused` and to its code's counter in the same write: still one request.
     const code = event.counter === "refused" ? { "#code": `${REFUSED_CODE_PREFIX}${refusalCodeOf(event.code)}` } : undefined;
+    const owner = ownerOf(event);
     await this.documents.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: usageItemKey(event),
-        UpdateExpression: `ADD #counter :one${code ? ", #code :one" : ""} SET #name = :name, #source = :source, #ttl = :ttl, #entity = :entity`,
-        ExpressionAttributeNames: { "#counter": event.counter, ...code, "#name": "name", "#source": "source", "#ttl": TABLE_TTL_ATTRIBUTE, "#entity": "entity" },
-        ExpressionAttributeValues: { ":one": 1, ":name": event.name, ":source": event.source ?? NO_SOURCE, ":ttl": usageExpiry(event.at), ":entity": "skillUsage" },
+        UpdateExpression: `ADD #counter :one${code ? ", #code :one" : ""} SET #name = :name, #source = :source, #ttl = :ttl, #entity = :entity${owner !== undefined ? ", #owner = :owner" : ""}`,
+        ExpressionAttributeNames: { "#counter": event.counter, ...code, "#name": "name", "#source": "source", "#ttl": TABLE_TTL_ATTRIBUTE, "#entity": "entity", ...(owner !== undefined ? { "#owner": "owner" } : {}) },
+        ExpressionAttributeValues: { ":one": 1, ":name": event.name, ":source": event.source ?? NO_SOURCE, ":ttl": usageExpiry(event.at), ":entity": "skillUsage", ...(owner !== undefined ? { ":owner": owner } : {}) },
       }),
     );
   }
 
-  async read(query: UsageQuery): Promise<UsageRow[]> {
+  async read(query: UsageQuery): Promise<UsageAnswer> {
     const rows: UsageRow[] = [];
+    const filters = ["(#source <> :user OR #owner = :viewer)", ...(query.name !== undefined ? ["#name = :name"] : [])];
     let startKey: Record<string, unknown> | undefined;
+    // Newest days first, so a cut at MAX_USAGE_ROWS leaves out the oldest days, never today.
     do {
       const page = await this.documents.send(
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: "pk = :pk AND sk >= :from",
-          ...(query.name !== undefined ? { FilterExpression: "#name = :name", ExpressionAttributeNames: { "#name": "name" } } : {}),
-          ExpressionAttributeValues: { ":pk": usagePartition(query.tenant, query.projectId), ":from": firstUsageDay(query.now, query.days), ...(query.name !== undefined ? { ":name": query.name } : {}) },
+          FilterExpression: filters.join(" AND "),
+          ExpressionAttributeNames: { "#source": "source", "#owner": "owner", ...(query.name !== undefined ? { "#name": "name" } : {}) },
+          ExpressionAttributeValues: {
+            ":pk": usagePartition(query.tenant, query.projectId),
+            ":from": firstUsageDay(query.now, query.days),
+            ":user": "USER",
+            ":viewer": query.viewer,
+            ...(query.name !== undefined ? { ":name": query.name } : {}),
+          },
+          ScanIndexForward: false,
           ExclusiveStartKey: startKey,
         }),
       );
       for (const item of (page.Items ?? []) as UsageItem[]) rows.push(rowOf(item));
       startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return rows.sort(compareUsageRows);
+    } while (startKey && rows.length <= this.maxRows);
+    const truncated = rows.length > this.maxRows;
+    return { usage: rows.sort(compareUsageRows).slice(0, this.maxRows), truncated };
   }
 }
 

@@ -13,8 +13,10 @@ export interface UsageEvent {
   /** The process's project: usage is read per project (`?projectId=P`). */
   projectId: string;
   name: string;
-  /** The level the skill resolved from; null for a refusal before it resolved (e.g. SKILL_NOT_FOUND). */
+  /** The level the skill resolved from; null for a refusal (no level served it). */
   source: SkillScope | null;
+  /** With a USER skill: whose `_user_<login>` level it came from. Its row is that user's alone. */
+  owner?: string | undefined;
   counter: UsageCounterName;
   /** With `refused`: the error code the activation was refused with (counted per code as well). */
   code?: string | undefined;
@@ -42,13 +44,27 @@ export interface UsageQuery {
   /** UTC days back from today, today included. */
   days: number;
   name?: string | undefined;
+  /** Who reads: USER rows of other members are left out (API.md: a `_user_U` document reaches no one but U). */
+  viewer: string;
   now: Date;
 }
+
+/** At most this many rows per answer (about 2 MB of JSON, well inside a Lambda response), newest days first. */
+export const MAX_USAGE_ROWS = 10_000;
+
+export interface UsageAnswer {
+  usage: UsageRow[];
+  /** More rows were counted than MAX_USAGE_ROWS: the oldest days are left out. */
+  truncated: boolean;
+}
+
+/** A USER row belongs to its owner: nobody else learns even the names of their skills. */
+export const visibleTo = (viewer: string, source: SkillScope | null, owner: string | undefined): boolean => source !== "USER" || owner === viewer;
 
 /** Where usage is counted and read. `count` is one write; a failure to count is the caller's to swallow. */
 export interface SkillUsageStore {
   count(event: UsageEvent): Promise<void>;
-  read(query: UsageQuery): Promise<UsageRow[]>;
+  read(query: UsageQuery): Promise<UsageAnswer>;
 }
 
 /** Counters live as long as a year of history plus a margin for year-on-year comparisons. */

@@ -53,6 +53,8 @@ describe("usage counters over the local stack", () => {
     const refused = await api.steer(TENANT, processId, { command: "ACTIVATE", skillName: "outsider" }, LANE_WAIT_SECONDS);
     const usage = await api.send<{ usage: UsageRow[] }>("GET", `/brain/${TENANT}/skills/usage?projectId=${P1}&days=7`);
     const badDays = await api.send("GET", `/brain/${TENANT}/skills/usage?projectId=${P1}&days=9999`);
+    const admin = api.as(await stack.token({ tenant: TENANT, login: "root", roles: ["tenant-admin"] }));
+    const badProject = await admin.send("GET", `/brain/${TENANT}/skills/usage?projectId=${"%2F".repeat(700)}`);
     const stranger = await api.as(await stack.token({ tenant: TENANT, login: "eve", projects: ["other"] })).send("GET", `/brain/${TENANT}/skills/usage?projectId=${P1}`);
 
     // Assess
@@ -70,6 +72,8 @@ describe("usage counters over the local stack", () => {
     expect(badDays.status).toBe(400);
     expect(errorOf(badDays)?.code).toBe("INVALID_REQUEST");
     expect(stranger.status).toBe(403);
+    expect(badProject.status, badProject.text).toBe(400);
+    expect(errorOf(badProject)?.code).toBe("INVALID_REQUEST");
   });
 });
 

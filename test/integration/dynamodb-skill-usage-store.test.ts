@@ -22,6 +22,11 @@ afterAll(async () => {
   client.destroy();
 });
 
+/** 16 writes in flight: enough to fill the table quickly without starving the emulator. */
+async function writeInBatches(writes: (() => Promise<void>)[]): Promise<void> {
+  for (let i = 0; i < writes.length; i += 16) await Promise.all(writes.slice(i, i + 16).map((write) => write()));
+}
+
 describe("DynamoDBSkillUsageStore: atomic day counters on the table", () => {
   it("adds concurrent activations (and refusals per code) into one item per skill, level and day, and reads them back by range and name", async () => {
     // Prepare
@@ -38,17 +43,74 @@ describe("DynamoDBSkillUsageStore: atomic day counters on the table", () => {
       store.count({ ...base, name: "deploy", counter: "refused", code: "not a code: #x" }),
     ]);
     await store.count({ ...base, name: "review", source: null, counter: "explicit", at: new Date("2025-05-20T10:00:00Z") });
-    const all = await store.read({ tenant: "acme", projectId: "p1", days: 30, now: at });
-    const recent = await store.read({ tenant: "acme", projectId: "p1", days: 3, now: at });
-    const named = await store.read({ tenant: "acme", projectId: "p1", days: 30, name: "review", now: at });
+    const { usage: all, truncated } = await store.read({ tenant: "acme", projectId: "p1", days: 30, viewer: "alice", now: at });
+    const { usage: recent } = await store.read({ tenant: "acme", projectId: "p1", days: 3, viewer: "alice", now: at });
+    const { usage: named } = await store.read({ tenant: "acme", projectId: "p1", days: 30, name: "review", viewer: "alice", now: at });
 
     // Assess
     expect(all).toEqual([
       { name: "deploy", source: "PROJECT", day: "2025-06-02", explicit: 0, trigger: 5, model: 0, recipe: 0, spawn: 0, refused: 4, refusedCodes: { OTHER: 1, SKILL_LOCKED: 1, SKILL_NOT_ALLOWED: 2 } },
       { name: "review", source: null, day: "2025-05-20", explicit: 1, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0, refusedCodes: {} },
     ]);
+    expect(truncated).toBe(false);
     expect(recent.map((r) => r.name)).toEqual(["deploy"]);
     expect(named.map((r) => r.name)).toEqual(["review"]);
+  });
+
+  it("keeps each member's USER skills in rows of their own that only that member reads; PROJECT rows are everyone's", async () => {
+    // Prepare
+    const store = new DynamoDBSkillUsageStore(client, tableName);
+    const at = new Date("2025-06-02T10:00:00Z");
+    const base = { tenant: "acme", projectId: "p3", at };
+
+    // Act
+    await store.count({ ...base, name: "notes", source: "USER", owner: "alice", counter: "explicit" });
+    await store.count({ ...base, name: "notes", source: "USER", owner: "bob", counter: "explicit" });
+    await store.count({ ...base, name: "notes", source: "USER", owner: "bob", counter: "model" });
+    await store.count({ ...base, name: "bob-secret", source: "USER", owner: "bob", counter: "trigger" });
+    await store.count({ ...base, name: "shared", source: "PROJECT", counter: "trigger" });
+    const asAlice = await store.read({ tenant: "acme", projectId: "p3", days: 1, viewer: "alice", now: at });
+    const asBob = await store.read({ tenant: "acme", projectId: "p3", days: 1, viewer: "bob", now: at });
+    const asCarol = await store.read({ tenant: "acme", projectId: "p3", days: 1, name: "notes", viewer: "carol", now: at });
+
+    // Assess
+    expect(asAlice.usage.map((r) => [r.name, r.source, r.explicit, r.model, r.trigger])).toEqual([
+      ["notes", "USER", 1, 0, 0],
+      ["shared", "PROJECT", 0, 0, 1],
+    ]);
+    expect(asBob.usage.map((r) => [r.name, r.source, r.explicit, r.model, r.trigger])).toEqual([
+      ["bob-secret", "USER", 0, 0, 1],
+      ["notes", "USER", 1, 1, 0],
+      ["shared", "PROJECT", 0, 0, 1],
+    ]);
+    expect(asCarol.usage).toEqual([]);
+  });
+
+  it("cuts an answer at its row cap, keeping the newest days, and says so", async () => {
+    // Prepare
+    const maxRows = 40;
+    const store = new DynamoDBSkillUsageStore(client, tableName, maxRows);
+    const now = new Date("2025-06-30T10:00:00Z");
+    const days = 3;
+    const perDay = maxRows / 2 + 5;
+    const writes = Array.from({ length: days * perDay }, (_, i) => ({
+      tenant: "acme",
+      projectId: "p-many",
+      name: `s${String(i % perDay).padStart(5, "0")}`,
+      source: "PROJECT" as const,
+      counter: "explicit" as const,
+      at: new Date(now.getTime() - Math.floor(i / perDay) * 86_400_000),
+    }));
+    await writeInBatches(writes.map((event) => () => store.count(event)));
+
+    // Act
+    const answer = await store.read({ tenant: "acme", projectId: "p-many", days, viewer: "alice", now });
+
+    // Assess
+    expect(answer.truncated).toBe(true);
+    expect(answer.usage).toHaveLength(maxRows);
+    expect(answer.usage.filter((r) => r.day === "2025-06-30")).toHaveLength(perDay);
+    expect(new Set(answer.usage.map((r) => r.day))).toEqual(new Set(["2025-06-30", "2025-06-29"]));
   });
 
   it("gives each counter item an expiry 400 days out, in the table's TTL attribute", async () => {

@@ -5,7 +5,7 @@ import type { LaneMessage } from "../../shared/lanes/lane-message.js";
 import type { Process } from "../../shared/processes/process.js";
 import { InMemorySkillUsageStore } from "../../shared/usage/in-memory-skill-usage-store.js";
 import { parseUsageDays } from "../../shared/usage/skill-usage.js";
-import type { SkillUsageStore, UsageEvent, UsageQuery, UsageRow } from "../../shared/usage/skill-usage.js";
+import type { SkillUsageStore, UsageAnswer, UsageEvent, UsageQuery } from "../../shared/usage/skill-usage.js";
 import { ALICE, PROJECT, steeringHarness, TENANT } from "../support/steering-harness.js";
 
 const KEYWORDS = (...words: string[]): string => `triggers:\n  - type: KEYWORDS\n    keywords: [${words.join(", ")}]`;
@@ -20,7 +20,7 @@ class CountingUsageStore implements SkillUsageStore {
     if (this.failing) throw new Error("throttled");
     await this.inner.count(event);
   }
-  read(query: UsageQuery): Promise<UsageRow[]> {
+  read(query: UsageQuery): Promise<UsageAnswer> {
     return this.inner.read(query);
   }
 }
@@ -40,7 +40,7 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
     await h.activate(p.processId, "beta");
     await h.compose(p.processId, "please deploy");
     const refused = await h.activate(p.processId, "delta");
-    const rows = await h.app.skillUsage(TENANT, PROJECT, 7);
+    const rows = (await h.app.skillUsage(TENANT, PROJECT, 7, ALICE.login)).usage;
 
     // Assess
     expect(refused.status).toBe("FAILED");
@@ -70,7 +70,7 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
     const spawned = await h.activate(p.processId, "spawner");
     await h.drain();
     const missing = await h.activate(p.processId, "no-such-skill");
-    const rows = await h.app.skillUsage(TENANT, PROJECT, 1);
+    const rows = (await h.app.skillUsage(TENANT, PROJECT, 1, ALICE.login)).usage;
 
     // Assess
     expect(spawned.status).toBe("DONE");
@@ -131,6 +131,49 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
     expect(h.applied.every((a) => a.message.projectId === PROJECT || a.message.kind === "process.report")).toBe(true);
   });
 
+  it("counts a triggered skill whose activate: fails as refused under its code, and a turn that only matches a blocked trigger not at all", async () => {
+    // Prepare
+    const usage = new CountingUsageStore();
+    const h = await steeringHarness({ usage });
+    await h.putSkill("rocket", { extra: `${KEYWORDS("launch")}\nactivate:\n  - launch rockets` });
+    await h.putSkill("needy", { extra: `${KEYWORDS("deploy")}\narguments:\n  - name: env\n    required: true` });
+    const p = await h.spawn("open");
+
+    // Act
+    const launched = await h.compose(p.processId, "launch");
+    const blockedOnly = usage.events.length;
+    await h.compose(p.processId, "deploy");
+
+    // Assess
+    expect(launched.status).toBe("DONE");
+    expect(usage.events.map((e) => [e.name, e.counter, e.code, e.source])).toEqual([["rocket", "refused", "INVALID_REQUEST", null]]);
+    expect(blockedOnly).toBe(1);
+    const [row] = (await h.app.skillUsage(TENANT, PROJECT, 1, ALICE.login, "rocket")).usage;
+    expect(row?.refused).toBe(1);
+    expect(row?.refusedCodes).toEqual({ INVALID_REQUEST: 1 });
+  });
+
+  it("counts a USER skill as its owner's: other members of the project, tenant-admins included, do not see its row", async () => {
+    // Prepare
+    const h = await steeringHarness({ usage: new InMemorySkillUsageStore() });
+    await h.putSkill("diary", {}, "_user_alice");
+    await h.putSkill("team", {}, PROJECT);
+    const p = await h.spawn("open");
+
+    // Act
+    await h.activate(p.processId, "diary");
+    await h.activate(p.processId, "team");
+    const asAlice = (await h.app.skillUsage(TENANT, PROJECT, 1, "alice")).usage;
+    const asBob = (await h.app.skillUsage(TENANT, PROJECT, 1, "bob")).usage;
+
+    // Assess
+    expect(asAlice.map((r) => [r.name, r.source, r.explicit])).toEqual([
+      ["diary", "USER", 1],
+      ["team", "PROJECT", 1],
+    ]);
+    expect(asBob.map((r) => [r.name, r.source])).toEqual([["team", "PROJECT"]]);
+  });
+
   it("writes nothing for a turn that activates nothing", async () => {
     // Prepare
     const usage = new CountingUsageStore();
@@ -175,8 +218,8 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
     await store.count({ tenant: TENANT, projectId: "other", name: "a", source: "VANCE", counter: "explicit", at: at("2025-03-10T03:00:00Z") });
 
     // Act
-    const twoDays = await store.read({ tenant: TENANT, projectId: PROJECT, days: 2, name: "a", now });
-    const threeDays = await store.read({ tenant: TENANT, projectId: PROJECT, days: 3, name: "a", now });
+    const twoDays = (await store.read({ tenant: TENANT, projectId: PROJECT, days: 2, name: "a", viewer: "alice", now })).usage;
+    const threeDays = (await store.read({ tenant: TENANT, projectId: PROJECT, days: 3, name: "a", viewer: "alice", now })).usage;
 
     // Assess
     expect(twoDays.map((r) => [r.day, r.explicit, r.model])).toEqual([["2025-03-10", 2, 0]]);
