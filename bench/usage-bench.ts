@@ -3,6 +3,8 @@ import type { SkillsApp } from "../shared/app/skills-app.js";
 import { S3DocumentStore } from "../shared/documents/s3-document-store.js";
 import type { LaneMessage } from "../shared/lanes/lane-message.js";
 import { DynamoDBRequestStore } from "../shared/processes/dynamodb-request-store.js";
+import { DynamoDBSkillUsageStore } from "../shared/usage/dynamodb-skill-usage-store.js";
+import { USAGE_COUNTERS } from "../shared/usage/skill-usage.js";
 import { AwsRequestCounter } from "../test/support/aws-request-counter.js";
 import { startEmulators } from "../infra/local/local-emulators.js";
 import { createLocalResources, localClients } from "../infra/local/local-resources.js";
@@ -36,7 +38,7 @@ export async function benchUsage(): Promise<BenchRow[]> {
     const counter = new AwsRequestCounter();
     counter.instrument(clients.dynamodb);
     counter.instrument(clients.s3);
-    return { counter, requests: new DynamoDBRequestStore(clients.dynamodb, resources.tableName), shipped: shippedLaneWorker({ emulators, resources, region: "us-east-1", credentials, counter }) };
+    return { counter, requests: new DynamoDBRequestStore(clients.dynamodb, resources.tableName), usage: new DynamoDBSkillUsageStore(clients.dynamodb, resources.tableName), shipped: shippedLaneWorker({ emulators, resources, region: "us-east-1", credentials, counter }) };
   })();
   try {
     const app: SkillsApp = worker.shipped.app;
@@ -55,12 +57,20 @@ export async function benchUsage(): Promise<BenchRow[]> {
     const add = (into: Record<string, number>, from: Record<string, number>): void => {
       for (const [op, n] of Object.entries(from)) into[op] = (into[op] ?? 0) + n;
     };
+    // What the counters themselves say, read back from the table: the sum of every counter of the project today.
+    const counted = async (): Promise<number> =>
+      (await worker.usage.read({ tenant: TENANT, projectId: PROJECT, days: 1, viewer: USER.login, now: new Date() })).usage.reduce((sum, row) => sum + USAGE_COUNTERS.reduce((n, c) => n + row[c], 0), 0);
+    const beforeQuiet = await counted();
     for (let i = 0; i < TURNS; i++) add(quiet, await turn(quietProcess, "nothing to trigger here"));
+    const quietCounted = (await counted()) - beforeQuiet;
     // A fresh process per activating turn: a trigger activation is one-shot and stays until completion.
+    let activatingCounted = 0;
     for (let i = 0; i < TURNS; i++) {
       const processId = await spawn();
       await turn(processId, "warm up");
+      const before = await counted();
       add(activating, await turn(processId, "please deploy"));
+      activatingCounted += (await counted()) - before;
     }
     const per = (ops: Record<string, number>, op: string): number => (ops[`DynamoDB.${op}`] ?? 0) / TURNS;
     const dynamo = (ops: Record<string, number>): number => Object.entries(ops).reduce((s, [op, n]) => (op.startsWith("DynamoDB.") ? s + n : s), 0) / TURNS;
@@ -69,6 +79,8 @@ export async function benchUsage(): Promise<BenchRow[]> {
       { metric: "turn_lane_apply_updateitem_quiet_turn", ours: per(quiet, "UpdateItem"), baseline: null, unit: "req", note: `goal 1: the request record's completion only, no usage counter; lane apply: ${breakdown(quiet)}` },
       { metric: "turn_lane_apply_updateitem_one_trigger_turn", ours: per(activating, "UpdateItem"), baseline: per(quiet, "UpdateItem"), unit: "req", note: `baseline = the quiet turn; +1 = the one ADD of the trigger activation; lane apply: ${breakdown(activating)}` },
       { metric: "turn_lane_apply_dynamodb_requests_quiet_with_usage", ours: dynamo(quiet), baseline: null, unit: "req", note: "the shipped lane worker, usage store wired" },
+      { metric: "usage_counts_written_per_quiet_turn", ours: quietCounted / TURNS, baseline: null, unit: "count", note: "goal 0: the counters read back from the table after the quiet turns" },
+      { metric: "usage_counts_written_per_one_trigger_turn", ours: activatingCounted / TURNS, baseline: null, unit: "count", note: "goal 1: the trigger activation's count, read back from the table" },
     ];
   } finally {
     worker.shipped.restore();
