@@ -14,6 +14,7 @@ interface UsageRow {
   source: string | null;
   explicit: number;
   trigger: number;
+  model: number;
   recipe: number;
   refused: number;
   refusedCodes: Record<string, number>;
@@ -39,7 +40,7 @@ afterAll(async () => {
 });
 
 describe("usage counters over the local stack", () => {
-  it("counts recipe, trigger, explicit and refused activations per skill, and nothing for a quiet turn", async () => {
+  it("counts recipe, trigger, explicit, model and refused activations per skill, and nothing for a quiet turn", async () => {
     // Prepare
     const spawned = await api.spawn(TENANT, "usage-session", { recipe: "mix", projectId: P1 });
     expect(spawned.status, spawned.text).toBe(201);
@@ -50,6 +51,8 @@ describe("usage counters over the local stack", () => {
     await api.compose(TENANT, processId, { message: "please deploy" }, LANE_WAIT_SECONDS);
     await api.steer(TENANT, processId, { command: "CLEAR", skillName: "helper" }, LANE_WAIT_SECONDS);
     await api.steer(TENANT, processId, { command: "ACTIVATE", skillName: "helper" }, LANE_WAIT_SECONDS);
+    await api.steer(TENANT, processId, { command: "CLEAR", skillName: "deploy" }, LANE_WAIT_SECONDS);
+    const byModel = await api.tool(TENANT, processId, "skill_activate", { name: "deploy" });
     const refused = await api.steer(TENANT, processId, { command: "ACTIVATE", skillName: "outsider" }, LANE_WAIT_SECONDS);
     const usage = await api.send<{ usage: UsageRow[] }>("GET", `/brain/${TENANT}/skills/usage?projectId=${P1}&days=7`);
     const badDays = await api.send("GET", `/brain/${TENANT}/skills/usage?projectId=${P1}&days=9999`);
@@ -58,15 +61,16 @@ describe("usage counters over the local stack", () => {
     const stranger = await api.as(await stack.token({ tenant: TENANT, login: "eve", projects: ["other"] })).send("GET", `/brain/${TENANT}/skills/usage?projectId=${P1}`);
 
     // Assess
+    expect(byModel.status, byModel.text).toBe(200);
     expect(errorOf(refused)?.code).toBe("SKILL_NOT_ALLOWED");
     expect(usage.status, usage.text).toBe(200);
     const pick = (name: string) => {
       const row = usage.json.usage.find((r) => r.name === name);
-      return row && { source: row.source, explicit: row.explicit, trigger: row.trigger, recipe: row.recipe, refused: row.refused };
+      return row && { source: row.source, explicit: row.explicit, trigger: row.trigger, model: row.model, recipe: row.recipe, refused: row.refused };
     };
-    expect(pick("helper")).toEqual({ source: "PROJECT", explicit: 1, trigger: 0, recipe: 1, refused: 0 });
-    expect(pick("deploy")).toEqual({ source: "PROJECT", explicit: 0, trigger: 1, recipe: 0, refused: 0 });
-    expect(pick("outsider")).toEqual({ source: null, explicit: 0, trigger: 0, recipe: 0, refused: 1 });
+    expect(pick("helper")).toEqual({ source: "PROJECT", explicit: 1, trigger: 0, model: 0, recipe: 1, refused: 0 });
+    expect(pick("deploy")).toEqual({ source: "PROJECT", explicit: 0, trigger: 1, model: 1, recipe: 0, refused: 0 });
+    expect(pick("outsider")).toEqual({ source: null, explicit: 0, trigger: 0, model: 0, recipe: 0, refused: 1 });
     expect(usage.json.usage.find((r) => r.name === "outsider")?.refusedCodes).toEqual({ SKILL_NOT_ALLOWED: 1 });
     expect(usage.json.usage.find((r) => r.name === "helper")?.refusedCodes).toEqual({});
     expect(badDays.status).toBe(400);
