@@ -3,10 +3,10 @@ import { join } from "node:path";
 import { InvalidDocument } from "../shared/errors.js";
 import { TRIGGER_EVALS_FILE, parseTriggerEvals, runTriggerEvals } from "../shared/skills/evals/trigger-evals.js";
 import type { EvalReport } from "../shared/skills/evals/trigger-evals.js";
+import { EvalTimeBudget, OFFLINE_EVALS_TIME_BUDGET_MS } from "../shared/skills/evals/eval-time-budget.js";
 import type { ResolvedSkill } from "../shared/skills/resolved-skill.js";
 import { buildCatalog, DEFAULT_CATALOG_BUDGET_CHARS } from "../shared/skills/skill-catalog.js";
 import { parseSkillDocument } from "../shared/skills/skill-document-parser.js";
-import type { TriggerCandidate } from "../shared/skills/triggers/skill-trigger-index.js";
 import { SKILL_DOCUMENT, scanSkillTree } from "./skill-tree.js";
 
 /**
@@ -23,14 +23,14 @@ export interface EvalRun {
 
 /**
  * `skills eval <root> [name]`: every skill below `root` that has `evals/triggers.yaml` (or only
- * `name`), run offline through the service's own trigger matcher against all skills of the root,
- * so the confusion list names the neighbours that fire on the same message.
+ * `name`), run offline through the turn's own trigger rule against all skills of the root, so
+ * the confusion list names the neighbours that fire on the same message. Offline there is no
+ * process and so no recipe whitelist, and no time budget: the author waits for the whole suite.
  */
 export async function runEvals(root: string, name?: string): Promise<EvalRun> {
   const tree = await scanSkillTree(root);
-  const candidates: TriggerCandidate[] = [];
   const listing: ResolvedSkill[] = [];
-  const withEvals: { skill: TriggerCandidate; text: string; path: string }[] = [];
+  const withEvals: { skill: ResolvedSkill; text: string; path: string }[] = [];
   const failures: EvalRun["failures"] = [];
   for (const local of tree.skills) {
     const skillPath = join(local.directory, SKILL_DOCUMENT);
@@ -39,10 +39,9 @@ export async function runEvals(root: string, name?: string): Promise<EvalRun> {
       if (name === undefined || name === local.name) failures.push({ name: local.name, message: "SKILL.md does not parse (skills validate says why)" });
       continue;
     }
-    const skill = { name: local.name, triggers: parsed.definition.triggers };
-    candidates.push(skill);
     const location = { source: "PROJECT" as const, project: "local", directory: local.directory };
-    listing.push({ ...parsed.definition, source: "PROJECT", location, referenceDocs: [], warnings: [] });
+    const skill: ResolvedSkill = { ...parsed.definition, source: "PROJECT", location, referenceDocs: [], warnings: [] };
+    listing.push(skill);
     if (name !== undefined && name !== local.name) continue;
     const evalsPath = join(local.directory, TRIGGER_EVALS_FILE);
     const text = await readFile(evalsPath, "utf8").catch(() => undefined);
@@ -56,7 +55,7 @@ export async function runEvals(root: string, name?: string): Promise<EvalRun> {
   const reports: EvalRun["reports"] = [];
   for (const { skill, text, path } of withEvals) {
     try {
-      reports.push({ ...runTriggerEvals(skill, candidates, parseTriggerEvals(text, path)), catalog: standing(skill.name) });
+      reports.push({ ...runTriggerEvals(skill, listing, parseTriggerEvals(text, path), new EvalTimeBudget(OFFLINE_EVALS_TIME_BUDGET_MS)), catalog: standing(skill.name) });
     } catch (error) {
       if (!(error instanceof InvalidDocument)) throw error;
       failures.push({ name: skill.name, message: error.problems.map((p) => `${p.line !== undefined ? `line ${p.line}: ` : ""}${p.message}`).join("; ") });
@@ -73,7 +72,8 @@ export function formatEvalReport(report: EvalReport & { catalog?: CatalogStandin
   const catalog = report.catalog === undefined ? "" : `; catalog: ${report.catalog}`;
   const lines = [`${report.name}: precision ${pct(report.precision)}, recall ${pct(report.recall)} (${report.cases.length} case(s))${catalog}`];
   for (const c of report.cases) {
-    if (c.expected !== c.fired) lines.push(`  ${c.expected ? "missed" : "false positive"}: ${JSON.stringify(c.message.slice(0, 120))}`);
+    const blocked = c.blocked === undefined ? "" : ` (matches, but a turn would not activate it: ${c.blocked})`;
+    if (c.expected !== c.fired) lines.push(`  ${c.expected ? "missed" : "false positive"}: ${JSON.stringify(c.message.slice(0, 120))}${blocked}`);
     if (c.alsoFired.length > 0) lines.push(`  confusion: ${JSON.stringify(c.message.slice(0, 120))} also fires ${c.alsoFired.join(", ")}`);
   }
   return lines;

@@ -126,8 +126,17 @@ export interface SkillEvalsResult {
   recall: number;
   /** How many triggers the skill has: 0 means only `/skill` or the model can activate it. */
   triggers?: number;
-  /** `alsoFired`: the other skills whose triggers fire on the same message (the confusion list). */
-  cases: { message: string; expected: boolean; fired: boolean; alsoFired?: string[] }[];
+  /**
+   * `fired`: a turn would activate the skill on the message. `blocked`: its trigger matches but a
+   * turn would not activate it, in the activation ledger's words (`spawn-only`, `shot`,
+   * `disabled`, `argument-missing`). `alsoFired`: the other skills a turn would activate on the
+   * same message (the confusion list).
+   */
+  cases: { message: string; expected: boolean; fired: boolean; blocked?: string; alsoFired?: string[] }[];
+  /** Cases in the evals file; `cases` holds fewer when `incomplete`. */
+  totalCases?: number;
+  /** The run's time budget ran out: only the first cases ran, and precision and recall are theirs. */
+  incomplete?: boolean;
 }
 
 export interface DocumentBody {

@@ -32,7 +32,10 @@ export function EvalsPanel({ client, project, name, onCreate }: { client: Skills
   return (
     <section class="evals-panel" aria-labelledby="evals-heading">
       <h2 id="evals-heading">Trigger evals of {name}</h2>
-      <p class="hint">Runs the effective skill's evals/triggers.yaml against the real trigger matcher, with every other skill of {project} as a rival.</p>
+      <p class="hint">
+        Runs the effective skill's evals/triggers.yaml through the turn's trigger rule, with every other skill of {project} as a rival: a message counts as fired when a turn would
+        activate the skill (no recipe whitelist applies here).
+      </p>
       <button type="button" onClick={() => void run()} disabled={state.kind === "running"}>
         Run evals
       </button>
@@ -81,7 +84,13 @@ function EvalsReport({ report }: { report: SkillEvalsResult }) {
           {report.cases.length} ({should} should, {report.cases.length - should} should not)
         </dd>
       </dl>
-      {report.cases.length === 0 && <p>The evals file lists no message.</p>}
+      {report.incomplete === true && (
+        <p role="status" data-testid="evals-incomplete">
+          Cut short by the time budget: {report.cases.length} of {report.totalCases ?? "?"} cases ran; precision and recall are theirs. <code>skills eval</code> runs the whole suite
+          offline.
+        </p>
+      )}
+      {report.cases.length === 0 && report.incomplete !== true && <p>The evals file lists no message.</p>}
       {report.triggers === 0 && (
         <p data-testid="evals-no-triggers">
           {report.name} has no triggers: no message activates it by matching, so every should message is a miss. It is activated by <code>/skill {report.name}</code> or by the
@@ -115,7 +124,9 @@ function CaseList({ title, testId, cases, empty }: { title: string; testId: stri
       ) : (
         <ul data-testid={testId}>
           {cases.map((c, index) => (
-            <li key={index}>“{c.message}”</li>
+            <li key={index}>
+              “{c.message}”{c.blocked !== undefined && <span class="hint"> — matches, but a turn would not activate it: {c.blocked}</span>}
+            </li>
           ))}
         </ul>
       )}

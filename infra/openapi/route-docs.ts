@@ -112,7 +112,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   "GET /brain/{tenant}/skills/effective/{name}/evals": {
     tag: "skills",
-    summary: "Runs the skill's evals/triggers.yaml through the trigger matcher: precision, recall and every case",
+    summary: "Runs the skill's evals/triggers.yaml through the turn's trigger rule (no process: no recipe whitelist) under a 5 s budget: precision, recall and every case",
     query: projectIdQuery,
     responses: {
       200: {
@@ -122,7 +122,17 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
           precision: z.number(),
           recall: z.number(),
           triggers: z.number().int().describe("How many triggers the skill has: 0 = only /skill or the model can activate it"),
-          cases: z.array(z.looseObject({ message: z.string(), expected: z.boolean(), fired: z.boolean() })),
+          cases: z.array(
+            z.looseObject({
+              message: z.string(),
+              expected: z.boolean(),
+              fired: z.boolean().describe("A turn would activate the skill on this message"),
+              blocked: z.string().optional().describe("The trigger matches but a turn would not activate the skill, in the activation ledger's words: spawn-only, shot, disabled, argument-missing"),
+              alsoFired: z.array(z.string()).describe("The other skills a turn would activate on the same message (the confusion list)"),
+            }),
+          ),
+          totalCases: z.number().int().describe("Cases in the evals file"),
+          incomplete: z.boolean().describe("The time budget ran out: `cases` holds the first ones only, and precision and recall are theirs"),
         }),
       },
     },

@@ -1,4 +1,6 @@
 import { TRIGGER_EVALS_FILE, evalWarnings, evalsSkillNameOf, parseTriggerEvals, runTriggerEvals } from "../skills/evals/trigger-evals.js";
+import type { EvalReport, TriggerEvals } from "../skills/evals/trigger-evals.js";
+import { EvalTimeBudget, SAVE_EVALS_TIME_BUDGET_MS } from "../skills/evals/eval-time-budget.js";
 import { mapWithConcurrency } from "../documents/cascade-layers.js";
 import type { SkillScope } from "../skills/skill-scope.js";
 import { MAX_PATTERN_TRIGGERS_PER_LEVEL, patternCount } from "../skills/triggers/trigger-caps.js";
@@ -27,6 +29,13 @@ const LEVEL_SCAN_CONCURRENCY = 16;
 
 const levelOf = (project: string): SkillScope =>
   project === TENANT_PROJECT_NAME ? "VANCE" : project.startsWith(USER_PROJECT_PREFIX) ? "USER" : "PROJECT";
+
+/**
+ * Save-time evals run the skill alone (no cascade scan on a PUT) through the turn's rule, with
+ * its level for the pattern caps, under a budget that keeps the PUT fast.
+ */
+const runSaveTimeEvals = (skill: SkillDefinition & { source: SkillScope }, evals: TriggerEvals): EvalReport =>
+  runTriggerEvals(skill, [skill], evals, new EvalTimeBudget(SAVE_EVALS_TIME_BUDGET_MS));
 
 /** A finding that did not stop the save (API.md `warnings`), in the shape of an INVALID_DOCUMENT problem. */
 interface DocumentWarning {
@@ -191,7 +200,7 @@ export class DocumentService {
       const skillDoc = await this.store.get(tenant, project, `_vance/skills/${evalsOf}/SKILL.md`);
       const skillText = skillDoc && strictUtf8(skillDoc.body);
       const definition = skillText === undefined ? undefined : parseSkillDocument(evalsOf, skillText, path).definition;
-      return definition ? evalWarnings(runTriggerEvals({ name: evalsOf, triggers: definition.triggers }, [], evals), path) : [];
+      return definition ? evalWarnings(runSaveTimeEvals({ ...definition, source: levelOf(project) }, evals), path) : [];
     }
     const recipeName = recipeNameOf(path);
     if (recipeName !== undefined) {
@@ -227,7 +236,7 @@ export class DocumentService {
     const text = doc && strictUtf8(doc.body);
     if (text === undefined) return [];
     try {
-      return evalWarnings(runTriggerEvals({ name: skillName, triggers: skill.triggers }, [], parseTriggerEvals(text, path)), path);
+      return evalWarnings(runSaveTimeEvals({ ...skill, source: levelOf(project) }, parseTriggerEvals(text, path)), path);
     } catch (error) {
       if (error instanceof InvalidDocument) return error.problems.map(toWarning);
       throw error;

@@ -9,6 +9,7 @@ import type { SkillUsageStore, UsageAnswer } from "../usage/skill-usage.js";
 import { countUsage } from "./usage-counting.js";
 import { TRIGGER_EVALS_FILE, parseTriggerEvals, runTriggerEvals } from "../skills/evals/trigger-evals.js";
 import type { EvalReport } from "../skills/evals/trigger-evals.js";
+import { EvalTimeBudget, ROUTE_EVALS_TIME_BUDGET_MS } from "../skills/evals/eval-time-budget.js";
 import { pinnedLayer } from "../documents/cascade-layers.js";
 import { textOf } from "../documents/document-store.js";
 import { DocumentNotFound } from "../errors.js";
@@ -103,6 +104,8 @@ export interface SkillsAppDeps {
   onApplied?: (message: LaneMessage, record: RequestRecord) => void;
   /** A fresh time budget per message for regex triggers (tests inject a clock; default: real time). */
   triggerBudget?: () => TriggerTimeBudget;
+  /** The time budget of one `GET …/evals` run (tests inject a clock; default: ROUTE_EVALS_TIME_BUDGET_MS of real time). */
+  evalsBudget?: () => EvalTimeBudget;
   /** Per-identity `Prefer: wait` slots (default: this container's count, InMemoryWaitSlots). */
   waitSlots?: WaitSlots;
   /** Spawns in flight per identity (default: this container's count, DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY). */
@@ -408,7 +411,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       const doc = await pinnedLayer(at, sources, skill.location).layer.read(path);
       if (!doc) throw new DocumentNotFound(path);
       const evals = parseTriggerEvals(textOf(doc), path);
-      return runTriggerEvals(skill, await skills.listAvailable(at), evals);
+      return runTriggerEvals(skill, await skills.listAvailable(at), evals, deps.evalsBudget?.() ?? new EvalTimeBudget(ROUTE_EVALS_TIME_BUDGET_MS));
     },
     skillUsage: (tenant, projectId, days, viewer, name) => usage.read({ tenant, projectId, days, name, viewer, now: clock() }),
   };

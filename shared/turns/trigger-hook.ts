@@ -1,12 +1,11 @@
-import { capPatternTriggers } from "../skills/triggers/trigger-caps.js";
 import type { Process } from "../processes/process.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
-import { bindArguments } from "../skills/skill-argument-binder.js";
-import type { BlockCause, SkillTriggerMatcher, TriggeredSkills } from "../skills/triggers/skill-trigger-matcher.js";
+import type { SkillTriggerMatcher, TriggeredSkills } from "../skills/triggers/skill-trigger-matcher.js";
+import { matchTriggersForTurn } from "../skills/triggers/trigger-activation.js";
 import { TriggerMatchExplainer } from "../skills/triggers/trigger-match-detail.js";
 import type { TriggerMatch } from "../skills/triggers/trigger-match-detail.js";
 import { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
-import type { ActivationFacts, ActivationReason, BlockedTrigger } from "./activation-ledger.js";
+import type { ActivationFacts, BlockedTrigger } from "./activation-ledger.js";
 
 /** How much of the activation a turn explains: matches only (every turn), or every skill with triggers (`explain=all` preview). */
 export type TriggerExplain = "matched" | "all";
@@ -22,11 +21,8 @@ export type TriggerHookResult = TriggeredSkills<ResolvedSkill> & {
  * The pre-turn hook of spec §4a: which of the listed skills does this user message activate
  * (oneShot)? Candidates are enabled, have triggers, are not active already (so an explicit
  * activation is never downgraded, §4c) and are inside the recipe whitelist (§7b). On top of the
- * spec's filter:
- * - `run.target: spawn` skills never trigger: only the explicit path spawns (§2c);
- * - `lifecycle: shot` skills never trigger: a shot cannot be "active for one turn", it is a
- *   command, and firing a command on a keyword would be as surprising as spawning;
- * - a skill with a required argument cannot be triggered (a trigger brings no arguments).
+ * spec's filter, spawn and shot skills and skills with a required argument never trigger
+ * (`isTriggerable` in trigger-activation.ts, shared with the trigger evals).
  *
  * The skills the filter kept out whose triggers matched anyway are reported with the reason
  * (`facts.blocked`), and every match with the trigger that made it (`facts.matches`).
@@ -43,13 +39,14 @@ export function triggeredSkills(
   // per-listing part of the filter is cached with it, so a turn only looks at its active skills
   // and whitelist, never at every listed skill.
   // Over-cap levels lose their patterns here (a document written past the API); the turn says so.
-  const capped = capPatternTriggers(available);
-  const matched = matcher.triggered(capped.listing, message, {
-    activeNames: process.activeSkills.map((s) => s.name),
-    allowedSkills: process.allowedSkillsOverride,
-    eligible: isTriggerable,
+  const { capped, matched, blocked: keptOut } = matchTriggersForTurn(
+    available,
+    message,
+    matcher,
+    { activeNames: process.activeSkills.map((s) => s.name), allowedSkills: process.allowedSkillsOverride },
+    budget,
     explain,
-  }, budget);
+  );
 
   // Built on the first match only: a message that matches nothing pays nothing for explanations.
   let explainer: TriggerMatchExplainer | undefined;
@@ -67,32 +64,9 @@ export function triggeredSkills(
   };
   for (const skill of matched.fired) describe(skill);
   const blocked: BlockedTrigger[] = [
-    ...(matched.blocked ?? []).map(({ candidate, cause }) => ({ name: candidate.name, reason: reasonOf(candidate, cause), trigger: describe(candidate) })),
+    ...keptOut.map(({ candidate, reason }) => ({ name: candidate.name, reason, trigger: describe(candidate) })),
     ...matched.skipped.map((skill) => ({ name: skill.name, reason: "time-budget" as const })),
   ];
   const notMatched = (matched.notMatched ?? []).map(({ candidate, evaluated }) => ({ name: candidate.name, ...(evaluated ? {} : { reason: "time-budget" }) }));
   return { ...matched, budgetMs: budget.ms, overCap: capped.dropped, facts: { matches, blocked, notMatched } };
-}
-
-/** The hook's own conditions, in the order a skill author would look for them. */
-function reasonOf(skill: ResolvedSkill, cause: BlockCause): ActivationReason {
-  if (cause === "active") return "already-active";
-  if (cause !== "ineligible") return cause;
-  if (skill.run.target === "spawn") return "spawn-only";
-  if (skill.lifecycle === "shot") return "shot";
-  return "argument-missing";
-}
-
-/** Not spawn, not shot, binds without arguments: depends on the skill only. */
-function isTriggerable(skill: ResolvedSkill): boolean {
-  return skill.run.target !== "spawn" && skill.lifecycle !== "shot" && bindsWithoutArguments(skill);
-}
-
-function bindsWithoutArguments(skill: ResolvedSkill): boolean {
-  try {
-    bindArguments(skill.name, skill.arguments, undefined);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -98,7 +98,7 @@ describe("trigger evals over the local stack", () => {
     expect(malformed.status).toBe(422);
     expect(errorOf(malformed)?.code).toBe("INVALID_DOCUMENT");
     expect(report.status, report.text).toBe(200);
-    expect(report.json).toMatchObject({ name: "deploy", precision: 1, recall: 0.5 });
+    expect(report.json).toMatchObject({ name: "deploy", precision: 1, recall: 0.5, totalCases: 3, incomplete: false });
     expect(report.json.cases).toHaveLength(3);
     expect(none.status).toBe(404);
     expect(errorOf(none)?.code).toBe("DOCUMENT_NOT_FOUND");

@@ -62,7 +62,7 @@ export const RECIPES: Record<string, string> = {
   narrow: "engine: ford\nallowedSkills: [alpha]\n",
 };
 
-export interface HarnessOptions extends Partial<Pick<SkillsAppDeps, "guard" | "dispatcher" | "toolSpecs" | "triggerBudget" | "usage">> {
+export interface HarnessOptions extends Partial<Pick<SkillsAppDeps, "guard" | "dispatcher" | "toolSpecs" | "triggerBudget" | "evalsBudget" | "usage">> {
   renderer?: TemplateRenderer;
   /** Wraps the in-memory request store (e.g. to fail a call on purpose). */
   wrapRequests?: (store: RequestStore) => RequestStore;
@@ -96,6 +96,7 @@ export async function steeringHarness(options: HarnessOptions = {}) {
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     ...(options.toolSpecs ? { toolSpecs: options.toolSpecs } : {}),
     ...(options.triggerBudget ? { triggerBudget: options.triggerBudget } : {}),
+    ...(options.evalsBudget ? { evalsBudget: options.evalsBudget } : {}),
     ...(options.usage ? { usage: options.usage } : {}),
   });
   for (const [name, yaml] of Object.entries(RECIPES)) await documents.put(TENANT, "_tenant", `_vance/recipes/${name}.yaml`, yaml);

@@ -60,6 +60,26 @@ describe("skills eval: offline trigger evals over a skills folder", () => {
     expect(Object.fromEntries(run.reports.map((r) => [r.name, r.catalog]))).toEqual({ deploy: "listed", hidden: "not a candidate" });
   });
 
+  it("counts a matching message a turn would block as a miss, says why, and leaves the blocked skill out of the confusion list", async () => {
+    // Prepare
+    const root = await tree({
+      macro: { extra: `${KEYWORDS("deploy")}\nlifecycle: shot`, evals: "should: [deploy now]\n" },
+      deploy: { extra: KEYWORDS("deploy"), evals: "should: [deploy now]\n" },
+    });
+
+    // Act
+    const run = await runEvals(root);
+
+    // Assess
+    const byName = Object.fromEntries(run.reports.map((r) => [r.name, formatEvalReport(r)]));
+    expect(byName.macro).toEqual([
+      "macro: precision 100.0%, recall 0.0% (1 case(s)); catalog: listed",
+      '  missed: "deploy now" (matches, but a turn would not activate it: shot)',
+      '  confusion: "deploy now" also fires deploy',
+    ]);
+    expect(byName.deploy).toEqual(["deploy: precision 100.0%, recall 100.0% (1 case(s)); catalog: listed"]);
+  });
+
   it("reports an invalid evals file and a missing skill as failures (exit 1)", async () => {
     // Prepare
     const root = await tree({ deploy: { extra: KEYWORDS("deploy"), evals: "should: nope\n" } });

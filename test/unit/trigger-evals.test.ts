@@ -2,16 +2,37 @@ import { describe, expect, it } from "vitest";
 import { DocumentService } from "../../shared/app/document-service.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { DocumentNotFound, InvalidDocument } from "../../shared/errors.js";
-import { MAX_EVAL_MESSAGES, parseTriggerEvals, runTriggerEvals } from "../../shared/skills/evals/trigger-evals.js";
+import { EvalTimeBudget, OFFLINE_EVALS_TIME_BUDGET_MS } from "../../shared/skills/evals/eval-time-budget.js";
+import { MAX_EVAL_MESSAGES, evalWarnings, parseTriggerEvals, runTriggerEvals } from "../../shared/skills/evals/trigger-evals.js";
+import type { ResolvedSkill } from "../../shared/skills/resolved-skill.js";
 import type { SkillTrigger } from "../../shared/skills/skill-frontmatter.js";
+import { parseSkillDocument } from "../../shared/skills/skill-document-parser.js";
 import { IDENTITIES } from "../fixtures/events/http-handler-event.js";
-import { skillMd } from "../support/skill-fixtures.js";
+import { skillMd, skillPath } from "../support/skill-fixtures.js";
 import { ALICE, PROJECT, steeringHarness, TENANT } from "../support/steering-harness.js";
 
 const KEYWORDS = (...words: string[]): string => `triggers:\n  - type: KEYWORDS\n    keywords: [${words.join(", ")}]`;
-const keywords = (...words: string[]): SkillTrigger[] => [{ type: "KEYWORDS", keywords: words } as SkillTrigger];
+const SPAWN = "run:\n  target: spawn\n  recipe: open\naction: Go.";
+const SHOT = "lifecycle: shot";
+const DISABLED = "enabled: false";
+const REQUIRED_ARGUMENT = "arguments:\n  - name: target\n    required: true";
+const NO_LIMIT = (): EvalTimeBudget => new EvalTimeBudget(OFFLINE_EVALS_TIME_BUDGET_MS);
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const EVALS = "_vance/skills/deploy/evals/triggers.yaml";
+
+/** A skill as the turn sees it: a parsed SKILL.md at the PROJECT level. */
+type EvalSkill = Pick<ResolvedSkill, "name" | "triggers" | "enabled" | "source" | "run" | "lifecycle" | "arguments">;
+function skill(name: string, ...extra: string[]): EvalSkill {
+  const { definition } = parseSkillDocument(name, skillMd({ extra: extra.join("\n") }), skillPath(name));
+  if (!definition) throw new Error(`fixture ${name} does not parse`);
+  return { ...definition, source: "PROJECT" };
+}
+
+/** A clock that stands still for its first `reads` reads, then jumps far ahead: a budget that expires after N checks. */
+function clockExpiringAfter(reads: number): () => number {
+  let read = 0;
+  return () => (read++ < reads ? 0 : 1_000_000);
+}
 
 const failure = async (promise: Promise<unknown>): Promise<unknown> =>
   promise.then(
@@ -61,12 +82,12 @@ describe("trigger evals: parsing and bounds", () => {
 describe("trigger evals: precision, recall and confusion through the real matcher", () => {
   it("scores the skill and names the other skills that fire on the same message", () => {
     // Prepare
-    const deploy = { name: "deploy", triggers: keywords("deploy", "release") };
-    const release = { name: "release-notes", triggers: keywords("release") };
+    const deploy = skill("deploy", KEYWORDS("deploy", "release"));
+    const release = skill("release-notes", KEYWORDS("release"));
     const evals = { should: ["deploy the app", "cut a release", "ship it"], shouldNot: ["release notes please", "hello"] };
 
     // Act
-    const report = runTriggerEvals(deploy, [deploy, release], evals);
+    const report = runTriggerEvals(deploy, [deploy, release], evals, NO_LIMIT());
 
     // Assess
     expect(report.recall).toBeCloseTo(2 / 3);
@@ -78,6 +99,117 @@ describe("trigger evals: precision, recall and confusion through the real matche
       { message: "release notes please", expected: false, fired: true, alsoFired: ["release-notes"] },
       { message: "hello", expected: false, fired: false, alsoFired: [] },
     ]);
+  });
+});
+
+describe("trigger evals say what a turn would do", () => {
+  it.each([
+    ["a spawn-target skill", "spawn-only", SPAWN],
+    ["a shot skill", "shot", SHOT],
+    ["a disabled skill", "disabled", DISABLED],
+    ["a skill with a required argument", "argument-missing", REQUIRED_ARGUMENT],
+  ])("%s whose trigger matches has not fired, and the case says why (%s)", (_label, reason, extra) => {
+    // Prepare
+    const blocked = skill("deploy", KEYWORDS("deploy"), extra);
+    const ops = skill("ops", KEYWORDS("deploy"));
+    const evals = { should: ["deploy now"], shouldNot: ["deploy nothing"] };
+
+    // Act
+    const report = runTriggerEvals(blocked, [blocked, ops], evals, NO_LIMIT());
+
+    // Assess
+    expect(report.recall).toBe(0);
+    expect(report.precision).toBe(1);
+    expect(report.cases).toEqual([
+      { message: "deploy now", expected: true, fired: false, blocked: reason, alsoFired: ["ops"] },
+      { message: "deploy nothing", expected: false, fired: false, blocked: reason, alsoFired: ["ops"] },
+    ]);
+  });
+
+  it("leaves skills a turn would not activate out of the confusion list", () => {
+    // Prepare
+    const deploy = skill("deploy", KEYWORDS("deploy"));
+    const listing = [
+      deploy,
+      skill("spawner", KEYWORDS("deploy"), SPAWN),
+      skill("macro", KEYWORDS("deploy"), SHOT),
+      skill("off", KEYWORDS("deploy"), DISABLED),
+      skill("needs-arg", KEYWORDS("deploy"), REQUIRED_ARGUMENT),
+      skill("ops", KEYWORDS("deploy")),
+    ];
+
+    // Act
+    const report = runTriggerEvals(deploy, listing, { should: ["deploy now"], shouldNot: [] }, NO_LIMIT());
+
+    // Assess
+    expect(report.cases).toEqual([{ message: "deploy now", expected: true, fired: true, alsoFired: ["ops"] }]);
+  });
+
+  it("drops the patterns of a skill over the pattern cap, as a turn does", () => {
+    // Prepare
+    const patterns = Array.from({ length: 21 }, (_, i): SkillTrigger => ({ type: "PATTERN", pattern: `deploy${i}` }) as SkillTrigger);
+    const overCap = { ...skill("deploy"), triggers: patterns };
+
+    // Act
+    const report = runTriggerEvals(overCap, [overCap], { should: ["deploy0 now"], shouldNot: [] }, NO_LIMIT());
+
+    // Assess
+    expect(report.cases).toEqual([{ message: "deploy0 now", expected: true, fired: false, alsoFired: [] }]);
+  });
+});
+
+describe("trigger evals under a time budget", () => {
+  it("stops when the budget is spent and reports the run incomplete, counting only the cases that ran", () => {
+    // Prepare
+    const deploy = skill("deploy", KEYWORDS("deploy"));
+    const should = Array.from({ length: 10 }, (_, i) => `deploy ${i}`);
+    const budget = new EvalTimeBudget(1_000, clockExpiringAfter(7));
+
+    // Act
+    const report = runTriggerEvals(deploy, [deploy], { should, shouldNot: ["ship it"] }, budget);
+
+    // Assess
+    expect(report.incomplete).toBe(true);
+    expect(report.totalCases).toBe(11);
+    expect(report.cases.length).toBeGreaterThan(0);
+    expect(report.cases.length).toBeLessThan(11);
+    expect(report.cases.map((c) => c.message)).toEqual(should.slice(0, report.cases.length));
+    expect(report.recall).toBe(1);
+  });
+
+  it("does not count a message whose patterns the budget cut", () => {
+    // Prepare
+    const deploy = { ...skill("deploy"), triggers: [{ type: "PATTERN", pattern: "dep.oy" } as SkillTrigger] };
+    const budget = new EvalTimeBudget(1_000, clockExpiringAfter(4));
+
+    // Act
+    const report = runTriggerEvals(deploy, [deploy], { should: ["deploy now"], shouldNot: [] }, budget);
+
+    // Assess
+    expect(report).toMatchObject({ incomplete: true, totalCases: 1, cases: [], recall: 1 });
+  });
+
+  it("runs every case within the budget, and says the run is complete", () => {
+    // Prepare
+    const deploy = skill("deploy", KEYWORDS("deploy"));
+
+    // Act
+    const report = runTriggerEvals(deploy, [deploy], { should: ["deploy now"], shouldNot: ["hello"] }, new EvalTimeBudget(1_000, () => 0));
+
+    // Assess
+    expect(report).toMatchObject({ incomplete: false, totalCases: 2, precision: 1, recall: 1 });
+  });
+
+  it("says in the save-time warnings that the evals were cut short", () => {
+    // Prepare
+    const deploy = skill("deploy", KEYWORDS("deploy"));
+    const report = runTriggerEvals(deploy, [deploy], { should: ["deploy 1", "deploy 2", "deploy 3"], shouldNot: [] }, new EvalTimeBudget(1_000, clockExpiringAfter(4)));
+
+    // Act
+    const warnings = evalWarnings(report, EVALS);
+
+    // Assess
+    expect(warnings.map((w) => w.message)).toEqual([`trigger evals of 'deploy' were cut short by their time budget: ${report.cases.length} of 3 cases ran (skills eval runs the whole suite offline)`]);
   });
 });
 
@@ -99,6 +231,24 @@ describe("trigger evals on save: warnings, never a refusal on evals alone", () =
     ]);
   });
 
+  it("says on save that a matching should message would not activate a spawn-only skill", async () => {
+    // Prepare
+    const store = new InMemoryDocumentStore();
+    const service = new DocumentService(store);
+    await store.put(TENANT, "_tenant", EVALS, "should: [please deploy]\n");
+
+    // Act
+    const saved = await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/deploy/SKILL.md", bytes(skillMd({ extra: `${KEYWORDS("deploy")}\n${SPAWN}` })));
+
+    // Assess
+    expect(saved.warnings.map((w) => w.message)).toEqual(
+      expect.arrayContaining([
+        "trigger evals of 'deploy': precision 100%, recall 0% (1 of 1 cases wrong)",
+        "should fire but did not: 'please deploy' (its trigger matches, but a turn would not activate it: spawn-only)",
+      ]),
+    );
+  });
+
   it("runs a saved evals file against the skill of its level, and refuses a malformed one with nothing saved", async () => {
     // Prepare
     const store = new InMemoryDocumentStore();
@@ -117,19 +267,44 @@ describe("trigger evals on save: warnings, never a refusal on evals alone", () =
 });
 
 describe("GET …/skills/effective/{name}/evals (SkillsApp.skillEvals)", () => {
-  it("runs the evals from the skill's own level against every visible skill", async () => {
+  it("runs the evals from the skill's own level against every visible skill a turn would activate", async () => {
     // Prepare
     const h = await steeringHarness();
     await h.putSkill("deploy", { extra: KEYWORDS("deploy") }, PROJECT);
     await h.putSkill("ops", { extra: KEYWORDS("deploy") });
+    await h.putSkill("spawner", { extra: `${KEYWORDS("deploy")}\n${SPAWN}` });
     await h.putFile("_vance/skills/deploy/evals/triggers.yaml", "should: [deploy it]\n", PROJECT);
+    await h.putFile("_vance/skills/spawner/evals/triggers.yaml", "should: [deploy it]\n");
 
     // Act
     const report = await h.app.skillEvals(TENANT, ALICE, PROJECT, "deploy");
+    const spawner = await h.app.skillEvals(TENANT, ALICE, PROJECT, "spawner");
     const missing = await failure(h.app.skillEvals(TENANT, ALICE, PROJECT, "ops"));
 
     // Assess
-    expect(report).toEqual({ name: "deploy", precision: 1, recall: 1, triggers: 1, cases: [{ message: "deploy it", expected: true, fired: true, alsoFired: ["ops"] }] });
+    expect(report).toEqual({
+      name: "deploy",
+      precision: 1,
+      recall: 1,
+      triggers: 1,
+      cases: [{ message: "deploy it", expected: true, fired: true, alsoFired: ["ops"] }],
+      totalCases: 1,
+      incomplete: false,
+    });
+    expect(spawner.cases).toEqual([{ message: "deploy it", expected: true, fired: false, blocked: "spawn-only", alsoFired: ["deploy", "ops"] }]);
     expect(missing).toBeInstanceOf(DocumentNotFound);
+  });
+
+  it("answers a run its time budget cut short as incomplete, not as an error", async () => {
+    // Prepare
+    const h = await steeringHarness({ evalsBudget: () => new EvalTimeBudget(1_000, clockExpiringAfter(1)) });
+    await h.putSkill("deploy", { extra: KEYWORDS("deploy") }, PROJECT);
+    await h.putFile("_vance/skills/deploy/evals/triggers.yaml", "should: [deploy it, deploy that]\n", PROJECT);
+
+    // Act
+    const report = await h.app.skillEvals(TENANT, ALICE, PROJECT, "deploy");
+
+    // Assess
+    expect(report).toMatchObject({ name: "deploy", incomplete: true, totalCases: 2, cases: [] });
   });
 });

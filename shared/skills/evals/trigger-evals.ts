@@ -3,7 +3,9 @@ import { InvalidDocument } from "../../errors.js";
 import type { DocumentProblem } from "../../errors.js";
 import { parseSafeYaml } from "../../yaml/yaml-safety.js";
 import { SkillTriggerMatcher } from "../triggers/skill-trigger-matcher.js";
-import type { TriggerCandidate } from "../triggers/skill-trigger-index.js";
+import { matchTriggersForTurn } from "../triggers/trigger-activation.js";
+import type { TriggerActivatable, TriggerBlockReason, TriggerProcessFilter } from "../triggers/trigger-activation.js";
+import type { EvalTimeBudget } from "./eval-time-budget.js";
 
 /** A skill's trigger evals, a sibling of its SKILL.md (issue 17). */
 export const TRIGGER_EVALS_FILE = "evals/triggers.yaml";
@@ -49,8 +51,11 @@ export function parseTriggerEvals(text: string, path: string): TriggerEvals {
 export interface EvalCase {
   message: string;
   expected: boolean;
+  /** Whether a turn would activate the skill on this message. */
   fired: boolean;
-  /** The other skills whose triggers fire on the same message (the confusion list). */
+  /** The skill's trigger matches, but a turn would not activate it, and why (the activation ledger's reason). */
+  blocked?: TriggerBlockReason;
+  /** The other skills a turn would activate on the same message (the confusion list). */
   alsoFired: string[];
 }
 
@@ -61,22 +66,42 @@ export interface EvalReport {
   recall: number;
   /** How many triggers the skill has: 0 means no message can ever activate it, only `/skill` or the model can. */
   triggers: number;
+  /** The cases that ran, in file order (`should` first); all of them unless `incomplete`. */
   cases: EvalCase[];
+  /** Cases in the evals file. */
+  totalCases: number;
+  /** The time budget ran out: only the first `cases.length` of `totalCases` ran, and precision and recall are theirs. */
+  incomplete: boolean;
 }
 
 const matcher = new SkillTriggerMatcher();
+/** Evals run outside any process: nothing is active, and no recipe whitelist applies. */
+const NO_PROCESS: TriggerProcessFilter = Object.freeze({ activeNames: [], allowedSkills: null });
 
 /**
- * Runs a skill's evals through the real trigger matcher, against the skill and the other
- * candidates (to name which of them fire too). Precision and recall are 1 when nothing could be
- * measured (no message fired, no `should` message): there is no evidence against the skill.
+ * Runs a skill's evals through the turn's trigger rule (matchTriggersForTurn: pattern caps,
+ * `enabled`, spawn/shot/required arguments), against the listing the skill is part of, so an
+ * eval says what a turn would do: a message whose trigger matches a skill a turn would not
+ * activate has not fired, and its case says why (`blocked`); the confusion list names only
+ * skills a turn would activate. Precision and recall are 1 when nothing could be measured (no
+ * message fired, no `should` message): there is no evidence against the skill. The run stops
+ * when `budget` is spent, and says so; a message whose matching the budget cut is not counted.
  */
-export function runTriggerEvals(skill: TriggerCandidate, others: readonly TriggerCandidate[], evals: TriggerEvals): EvalReport {
-  const candidates = [skill, ...others.filter((o) => o.name !== skill.name && o.triggers.length > 0)];
-  const cases = [...evals.should.map((m) => [m, true] as const), ...evals.shouldNot.map((m) => [m, false] as const)].map(([text, expected]): EvalCase => {
-    const matched = matcher.match(candidates, text);
-    return { message: text, expected, fired: matched.includes(skill.name), alsoFired: matched.filter((n) => n !== skill.name) };
-  });
+export function runTriggerEvals<T extends TriggerActivatable>(skill: T, listing: readonly T[], evals: TriggerEvals, budget: EvalTimeBudget): EvalReport {
+  const at = listing.findIndex((s) => s.name === skill.name);
+  // The listing itself where it holds this very skill: its trigger index is cached already.
+  const candidates = listing[at] === skill ? listing : at >= 0 ? listing.map((s, i) => (i === at ? skill : s)) : [...listing, skill];
+  const planned = [...evals.should.map((m) => [m, true] as const), ...evals.shouldNot.map((m) => [m, false] as const)];
+  const cases: EvalCase[] = [];
+  for (const [text, expected] of planned) {
+    if (budget.spent()) break;
+    const messageBudget = budget.forMessage();
+    const { matched, blocked } = matchTriggersForTurn(candidates, text, matcher, NO_PROCESS, messageBudget, "matched");
+    if (messageBudget.skipped.size > 0) break;
+    const fired = matched.fired.some((s) => s.name === skill.name);
+    const reason = blocked.find((b) => b.candidate.name === skill.name)?.reason;
+    cases.push({ message: text, expected, fired, ...(reason !== undefined ? { blocked: reason } : {}), alsoFired: matched.fired.filter((s) => s.name !== skill.name).map((s) => s.name) });
+  }
   const truePositives = cases.filter((c) => c.expected && c.fired).length;
   const firedCount = cases.filter((c) => c.fired).length;
   const shouldCount = cases.filter((c) => c.expected).length;
@@ -86,16 +111,24 @@ export function runTriggerEvals(skill: TriggerCandidate, others: readonly Trigge
     recall: shouldCount === 0 ? 1 : truePositives / shouldCount,
     triggers: skill.triggers.length,
     cases,
+    totalCases: planned.length,
+    incomplete: cases.length < planned.length,
   };
 }
 
-/** A report as save-time warnings: one summary line, then the first misses (never a refusal). */
+/** A report as save-time warnings: one summary line, whether the run was cut short, then the first misses (never a refusal). */
 export function evalWarnings(report: EvalReport, path: string, maxMisses = 5): { path: string; message: string }[] {
   const misses = report.cases.filter((c) => c.expected !== c.fired);
-  if (misses.length === 0) return [];
   const pct = (n: number): string => `${Math.round(n * 100)}%`;
+  const cut = report.incomplete
+    ? [{ path, message: `trigger evals of '${report.name}' were cut short by their time budget: ${report.cases.length} of ${report.totalCases} cases ran (skills eval runs the whole suite offline)` }]
+    : [];
+  if (misses.length === 0) return cut;
   return [
     { path, message: `trigger evals of '${report.name}': precision ${pct(report.precision)}, recall ${pct(report.recall)} (${misses.length} of ${report.cases.length} cases wrong)` },
-    ...misses.slice(0, maxMisses).map((c) => ({ path, message: `${c.expected ? "should fire but did not" : "should not fire but did"}: '${c.message.slice(0, 80)}'` })),
+    ...cut,
+    ...misses.slice(0, maxMisses).map((c) => ({ path, message: `${c.expected ? "should fire but did not" : "should not fire but did"}: '${c.message.slice(0, 80)}'${blockedNote(c)}` })),
   ];
 }
+
+const blockedNote = (c: EvalCase): string => (c.blocked === undefined ? "" : ` (its trigger matches, but a turn would not activate it: ${c.blocked})`);
