@@ -135,22 +135,25 @@ export class DocumentService {
   async versions(identity: Identity, tenant: string, project: string, path: string): Promise<DocumentVersion[]> {
     assertCanReadDocuments(identity, tenant, project);
     validateProjectName(project);
-    const versions = await this.store.versions?.(tenant, project, validateDocumentPath(path));
+    validateDocumentPath(path);
+    const versions = this.store.keepsVersions ? await this.store.versions?.(tenant, project, path) : undefined;
     if (versions === undefined) throw new VersionsUnavailable();
     return versions;
   }
 
-  /** One version's body; DOCUMENT_NOT_FOUND for a version the document does not have. */
+  /**
+   * One version's body; DOCUMENT_NOT_FOUND for a version the document does not have. The store says
+   * up front whether it keeps versions, so a hit and a miss each cost one read (no listing).
+   */
   async getVersion(identity: Identity, tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument> {
     assertCanReadDocuments(identity, tenant, project);
     validateProjectName(project);
     validateDocumentPath(path);
     validVersionId(versionId);
-    const doc = await this.store.getVersion?.(tenant, project, path, versionId);
-    if (doc) return doc;
-    // Only a miss asks whether the store keeps versions at all (a listing, on S3 one HeadObject per version too).
-    if ((await this.store.versions?.(tenant, project, path)) === undefined) throw new VersionsUnavailable();
-    throw new DocumentNotFound(`${path} (version '${versionId.slice(0, 80)}')`);
+    if (!this.store.keepsVersions || !this.store.getVersion) throw new VersionsUnavailable();
+    const doc = await this.store.getVersion(tenant, project, path, versionId);
+    if (!doc) throw new DocumentNotFound(`${path} (version '${versionId.slice(0, 80)}')`);
+    return doc;
   }
 
   /**
@@ -208,7 +211,7 @@ export class DocumentService {
    * spawn checks every pin and refuses with 422.
    */
   private async unservedPins(tenant: string, project: string, path: string, pins: Readonly<Record<string, string>> | undefined): Promise<DocumentWarning[]> {
-    if (pins === undefined || !this.store.getVersion) return [];
+    if (pins === undefined || !this.store.keepsVersions || !this.store.getVersion) return [];
     const warnings = await Promise.all(
       Object.entries(pins).map(async ([name, versionId]): Promise<DocumentWarning | undefined> => {
         const skillPath = `_vance/skills/${name}/SKILL.md`;
