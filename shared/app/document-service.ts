@@ -16,11 +16,11 @@ import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf, skillFilePath } fr
 import { foldedSkillName } from "../skills/skill-name.js";
 import { templateVariableWarnings } from "../skills/skill-template-lint.js";
 import { linkedSiblingPaths } from "../skills/skill-body-links.js";
-import { strictUtf8 } from "../documents/document-body.js";
+import { strictUtf8, textOrInvalid } from "../documents/document-body.js";
 import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
 import { capFindings } from "../support/capped-list.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../documents/document-store.js";
-import { assertWithinDocumentLimits, DEFAULT_DOCUMENT_LIMITS } from "./document-limits.js";
+import { assertWithinDocumentLimits, DEFAULT_DOCUMENT_LIMITS, MAX_DOCUMENT_BYTES } from "./document-limits.js";
 import type { DocumentLimits } from "./document-limits.js";
 
 const LEVEL_SCAN_CONCURRENCY = 16;
@@ -80,10 +80,13 @@ const toWarning = (problem: DocumentProblem): DocumentWarning => ({
   message: problem.message,
 });
 
-function textOrInvalid(path: string, body: Uint8Array): string {
-  const text = strictUtf8(body);
-  if (text === undefined) throw new InvalidDocument(path, [{ path, message: "is not UTF-8 text (invalid byte sequence or binary content)", severity: "error" }]);
-  return text;
+/**
+ * The route refuses a larger PUT body before decoding it (same cap, same 400); this catches what
+ * reaches `put` another way — a restored version that was written around the API.
+ */
+function assertDocumentSize(path: string, body: Uint8Array): void {
+  if (body.byteLength <= MAX_DOCUMENT_BYTES) return;
+  throw new InvalidRequest(`Document body is larger than ${MAX_DOCUMENT_BYTES} bytes (${path}: ${body.byteLength} bytes)`);
 }
 
 /**
@@ -107,6 +110,7 @@ export class DocumentService {
     assertCanWriteDocuments(identity, tenant, project);
     validateProjectName(project);
     validateDocumentPath(path);
+    assertDocumentSize(path, body);
     const level = await this.store.list(tenant, project, "");
     const warnings = [...(await this.validate(tenant, project, path, body, level)), ...strayPathWarnings(path)];
     assertWithinDocumentLimits(this.limits, project, path, body.byteLength, level);
@@ -157,8 +161,9 @@ export class DocumentService {
   }
 
   /**
-   * Writes a version back as the newest: validated and counted like any PUT (so a version that no
-   * longer validates is 422 and nothing is written), catalogue bumped through put's notify.
+   * Writes a version back as the newest: validated, size-capped and counted like any PUT (so a
+   * version that no longer validates is 422, one larger than a PUT may be is 400, and nothing is
+   * written), catalogue bumped through put's notify.
    */
   async restore(identity: Identity, tenant: string, project: string, path: string, versionId: string): Promise<DocumentSaved> {
     assertCanWriteDocuments(identity, tenant, project);

@@ -10,7 +10,7 @@ import { countUsage } from "./usage-counting.js";
 import { TRIGGER_EVALS_FILE, parseTriggerEvals, runTriggerEvals } from "../skills/evals/trigger-evals.js";
 import type { EvalReport } from "../skills/evals/trigger-evals.js";
 import { pinnedLayer } from "../documents/cascade-layers.js";
-import { textOf } from "../documents/document-store.js";
+import { textOrInvalid } from "../documents/document-body.js";
 import { DocumentNotFound } from "../errors.js";
 import { randomUUID } from "node:crypto";
 import { InvalidRequest } from "../errors.js";
@@ -406,7 +406,8 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       const path = `${skill.location.directory}/${TRIGGER_EVALS_FILE}`;
       const doc = await pinnedLayer(at, sources, skill.location).layer.read(path);
       if (!doc) throw new DocumentNotFound(path);
-      const evals = parseTriggerEvals(textOf(doc), path);
+      // Strict: a lossy decode would report a binary file's replacement characters as a YAML error.
+      const evals = parseTriggerEvals(textOrInvalid(path, doc.body), path);
       return runTriggerEvals(skill, await skills.listAvailable(at), evals);
     },
     skillUsage: (tenant, projectId, days, name) => usage.read({ tenant, projectId, days, name, now: clock() }),

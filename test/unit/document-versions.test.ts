@@ -7,6 +7,7 @@ import { InMemoryCatalogueVersions } from "../../shared/catalogue/in-memory-cata
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { S3DocumentStore } from "../../shared/documents/s3-document-store.js";
 import { MAX_WRITER_LOOKUPS } from "../../shared/documents/document-store.js";
+import { MAX_DOCUMENT_BYTES } from "../../shared/app/document-limits.js";
 import { DocumentStoreAccessDenied } from "../../shared/documents/document-store-errors.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../../shared/documents/document-store.js";
 import { DocumentNotFound, InvalidDocument, InvalidRequest, VersionsUnavailable } from "../../shared/errors.js";
@@ -166,6 +167,45 @@ describe("DocumentService: what a version that is not there costs", () => {
     expect(missing).toBeInstanceOf(DocumentNotFound);
     expect(sent).toHaveLength(1);
     expect(sent[0]).toBeInstanceOf(GetObjectCommand);
+  });
+});
+
+describe("DocumentService: restore keeps the documents API's size cap", () => {
+  it("refuses a version larger than a PUT may be, as a too-large PUT is refused (400), writing nothing", async () => {
+    // Prepare
+    const store = new InMemoryDocumentStore();
+    const service = new DocumentService(store);
+    const path = "notes/big.txt";
+    await store.put(TENANT, "_tenant", path, new Uint8Array(MAX_DOCUMENT_BYTES + 1));
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", path, bytes("small"));
+    const [, big] = (await store.versions(TENANT, "_tenant", path))!;
+
+    // Act
+    const refused = await failure(service.restore(IDENTITIES.admin, TENANT, "_tenant", path, big!.versionId));
+
+    // Assess
+    expect(refused).toBeInstanceOf(InvalidRequest);
+    expect(errorResponse(refused).statusCode).toBe(400);
+    expect((refused as Error).message).toContain(String(MAX_DOCUMENT_BYTES));
+    expect(text((await store.get(TENANT, "_tenant", path))!.body)).toBe("small");
+    expect(await store.versions(TENANT, "_tenant", path)).toHaveLength(2);
+  });
+
+  it("restores a version of exactly the cap", async () => {
+    // Prepare
+    const store = new InMemoryDocumentStore();
+    const service = new DocumentService(store);
+    const path = "notes/big.txt";
+    await store.put(TENANT, "_tenant", path, new Uint8Array(MAX_DOCUMENT_BYTES));
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", path, bytes("small"));
+    const [, big] = (await store.versions(TENANT, "_tenant", path))!;
+
+    // Act
+    const restored = await service.restore(IDENTITIES.admin, TENANT, "_tenant", path, big!.versionId);
+
+    // Assess
+    expect(restored.etag).toBe(big!.etag);
+    expect((await store.get(TENANT, "_tenant", path))!.size).toBe(MAX_DOCUMENT_BYTES);
   });
 });
 
