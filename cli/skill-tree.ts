@@ -2,7 +2,7 @@ import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import { basename, join, relative, resolve, sep } from "node:path";
 import { validateDocumentPath } from "../shared/documents/document-path.js";
 import { SKILLS_PREFIX } from "../shared/skills/skill-paths.js";
-import { MAX_DOCUMENT_BYTES } from "../functions/http-documents/documents-routes.js";
+import { MAX_DOCUMENT_BYTES } from "../shared/app/document-limits.js";
 
 /**
  * The skills of a folder on disk, as `skills push` uploads them (docs/decisions.md, "skills push

@@ -119,29 +119,36 @@ export class SkillsStack extends Stack {
     documents.grantRead(functions["http-skills"]);
     table.grantReadItems(functions["http-skills"]);
 
-    documents.grantRead(functions["http-processes"]);
+    // Spawn checks a recipe's skillVersions pins; the composition preview composes a pinned process.
+    documents.grantReadVersion(functions["http-processes"]);
     table.grantItemActions(functions["http-processes"], "GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem");
 
     lane.grantSendMessages(functions["http-steer"]);
     table.grantItemActions(functions["http-steer"], "GetItem", "PutItem", "UpdateItem");
 
     documents.grantReadWrite(functions["http-documents"]);
+    // The versions API (issue 17): list, read and restore versions; recipe saves check their pins.
+    documents.grantReadHistory(functions["http-documents"]);
     // Catalogue version bumps, so warm Lambdas notice a changed level.
     table.grantItemActions(functions["http-documents"], "UpdateItem");
 
     // Skill scripts read and write the project's workspace (vance.workspace.*) and wait for FOOT
     // answers stored in the table by the WebSocket router.
     documents.grantReadWrite(functions["http-tools"]);
+    // Tools resolve skills in the process's scope, so a pinned skill's version.
+    documents.grantReadVersion(functions["http-tools"]);
     table.grantReadWriteItems(functions["http-tools"]);
     // skill_activate enqueues an ACTIVATE on the process lane (and waits for it in the table).
     lane.grantSendMessages(functions["http-tools"]);
 
     // MCP tools/call is the tools route by another protocol: the same grants as http-tools.
     documents.grantReadWrite(functions["http-mcp"]);
+    documents.grantReadVersion(functions["http-mcp"]);
     table.grantReadWriteItems(functions["http-mcp"]);
     lane.grantSendMessages(functions["http-mcp"]);
 
-    documents.grantRead(functions["lane-worker"]);
+    // Every turn and activation of a pinned process reads its pinned SKILL.md version.
+    documents.grantReadVersion(functions["lane-worker"]);
     table.grantReadWriteItems(functions["lane-worker"]);
     // Spawn enqueues `process.spawnActivate` on the child's lane.
     lane.grantSendMessages(functions["lane-worker"]);
@@ -154,6 +161,7 @@ export class SkillsStack extends Stack {
     // Disconnect removes the connection and its subscriptions with batch deletes.
     table.grantItemActions(functions["ws-disconnect"], "Query", "DeleteItem", "BatchWriteItem");
 
+    // Frames only enqueue or list a project's current skills: no pinned version is read here.
     documents.grantRead(functions["ws-default"]);
     table.grantReadWriteItems(functions["ws-default"]);
     lane.grantSendMessages(functions["ws-default"]);

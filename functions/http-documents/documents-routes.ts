@@ -1,5 +1,6 @@
 import type { DocumentService } from "../../shared/app/document-service.js";
 import { contentTypeOf } from "../../shared/app/document-service.js";
+import { MAX_DOCUMENT_BYTES } from "../../shared/app/document-limits.js";
 import * as z from "zod";
 import { InvalidRequest } from "../../shared/errors.js";
 import { parseJsonBody, readBody } from "../../shared/http/request.js";
@@ -11,12 +12,6 @@ import type { HttpReply, HttpRoute } from "../_shared/http-route.js";
 interface DocumentsRoutesDeps {
   documents: Pick<DocumentService, "put" | "get" | "delete" | "list" | "versions" | "getVersion" | "restore">;
 }
-
-/**
- * A raw upload arrives whole in one Lambda event (6 MB, base64 for binary types), so documents
- * are capped below that; SKILL.md and recipes have their own, smaller parser limits.
- */
-export const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
 
 const DOCUMENT = "/brain/{tenant}/projects/{project}/documents/{path+}";
 const RESTORE_SUFFIX = ":restore";

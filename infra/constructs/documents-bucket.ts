@@ -64,6 +64,24 @@ export class DocumentsBucket extends Construct {
     return Grant.addToPrincipal({ grantee: user, actions: ["s3:PutObject", "s3:DeleteObject"], resourceArns: [this.documentsArn()] });
   }
 
+  /**
+   * s3:GetObjectVersion on documents: GetObject and HeadObject with a `VersionId` need it on top
+   * of s3:GetObject. For every function that can serve a recipe's pinned skill version (issue 17).
+   */
+  grantReadVersion(user: ResourceUser): Grant {
+    this.grantRead(user);
+    return Grant.addToPrincipal({ grantee: user, actions: ["s3:GetObjectVersion"], resourceArns: [this.documentsArn()] });
+  }
+
+  /**
+   * One version plus s3:ListBucketVersions on the bucket (ListObjectVersions): the versions API
+   * (`?versions`, `?versionId=`, `:restore`) only. Pins are read by id and never list.
+   */
+  grantReadHistory(user: ResourceUser): Grant {
+    this.grantReadVersion(user);
+    return Grant.addToPrincipal({ grantee: user, actions: ["s3:ListBucketVersions"], resourceArns: [this.bucket.bucketArn] });
+  }
+
   private documentsArn(): string {
     return this.bucket.arnForObjects(`${DocumentsBucket.KEY_PREFIX}*`);
   }

@@ -2,6 +2,14 @@ import { InvalidDocument } from "../errors.js";
 import type { DocumentRef } from "../documents/document-store.js";
 
 /**
+ * Bytes one document may hold, on every write of the documents API: a PUT body (the route refuses
+ * it before decoding) and a restored version (which may have been written around the API). A raw
+ * upload arrives whole in one Lambda event (6 MB, base64 for binary types), so documents are
+ * capped below that; SKILL.md and recipes have their own, smaller parser limits.
+ */
+export const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
+
+/**
  * Per-project-level caps on what the documents API stores (docs/decisions.md, hardening):
  * without them one member could fill a level with millions of objects, and every listing,
  * catalogue load and cap check of that level would pay for it.

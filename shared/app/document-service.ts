@@ -18,11 +18,11 @@ import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf, skillFilePath } fr
 import { foldedSkillName } from "../skills/skill-name.js";
 import { templateVariableWarnings } from "../skills/skill-template-lint.js";
 import { linkedSiblingPaths } from "../skills/skill-body-links.js";
-import { strictUtf8 } from "../documents/document-body.js";
+import { strictUtf8, textOrInvalid } from "../documents/document-body.js";
 import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
 import { capFindings } from "../support/capped-list.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../documents/document-store.js";
-import { assertWithinDocumentLimits, DEFAULT_DOCUMENT_LIMITS } from "./document-limits.js";
+import { assertWithinDocumentLimits, DEFAULT_DOCUMENT_LIMITS, MAX_DOCUMENT_BYTES } from "./document-limits.js";
 import type { DocumentLimits } from "./document-limits.js";
 
 const LEVEL_SCAN_CONCURRENCY = 16;
@@ -89,10 +89,13 @@ const toWarning = (problem: DocumentProblem): DocumentWarning => ({
   message: problem.message,
 });
 
-function textOrInvalid(path: string, body: Uint8Array): string {
-  const text = strictUtf8(body);
-  if (text === undefined) throw new InvalidDocument(path, [{ path, message: "is not UTF-8 text (invalid byte sequence or binary content)", severity: "error" }]);
-  return text;
+/**
+ * The route refuses a larger PUT body before decoding it (same cap, same 400); this catches what
+ * reaches `put` another way — a restored version that was written around the API.
+ */
+function assertDocumentSize(path: string, body: Uint8Array): void {
+  if (body.byteLength <= MAX_DOCUMENT_BYTES) return;
+  throw new InvalidRequest(`Document body is larger than ${MAX_DOCUMENT_BYTES} bytes (${path}: ${body.byteLength} bytes)`);
 }
 
 /**
@@ -116,6 +119,7 @@ export class DocumentService {
     assertCanWriteDocuments(identity, tenant, project);
     validateProjectName(project);
     validateDocumentPath(path);
+    assertDocumentSize(path, body);
     const level = await this.store.list(tenant, project, "");
     const warnings = [...(await this.validate(tenant, project, path, body, level)), ...strayPathWarnings(path)];
     assertWithinDocumentLimits(this.limits, project, path, body.byteLength, level);
@@ -144,27 +148,31 @@ export class DocumentService {
   async versions(identity: Identity, tenant: string, project: string, path: string): Promise<DocumentVersion[]> {
     assertCanReadDocuments(identity, tenant, project);
     validateProjectName(project);
-    const versions = await this.store.versions?.(tenant, project, validateDocumentPath(path));
+    validateDocumentPath(path);
+    const versions = this.store.keepsVersions ? await this.store.versions?.(tenant, project, path) : undefined;
     if (versions === undefined) throw new VersionsUnavailable();
     return versions;
   }
 
-  /** One version's body; DOCUMENT_NOT_FOUND for a version the document does not have. */
+  /**
+   * One version's body; DOCUMENT_NOT_FOUND for a version the document does not have. The store says
+   * up front whether it keeps versions, so a hit and a miss each cost one read (no listing).
+   */
   async getVersion(identity: Identity, tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument> {
     assertCanReadDocuments(identity, tenant, project);
     validateProjectName(project);
     validateDocumentPath(path);
     validVersionId(versionId);
-    const doc = await this.store.getVersion?.(tenant, project, path, versionId);
-    if (doc) return doc;
-    // Only a miss asks whether the store keeps versions at all (a listing, on S3 one HeadObject per version too).
-    if ((await this.store.versions?.(tenant, project, path)) === undefined) throw new VersionsUnavailable();
-    throw new DocumentNotFound(`${path} (version '${versionId.slice(0, 80)}')`);
+    if (!this.store.keepsVersions || !this.store.getVersion) throw new VersionsUnavailable();
+    const doc = await this.store.getVersion(tenant, project, path, versionId);
+    if (!doc) throw new DocumentNotFound(`${path} (version '${versionId.slice(0, 80)}')`);
+    return doc;
   }
 
   /**
-   * Writes a version back as the newest: validated and counted like any PUT (so a version that no
-   * longer validates is 422 and nothing is written), catalogue bumped through put's notify.
+   * Writes a version back as the newest: validated, size-capped and counted like any PUT (so a
+   * version that no longer validates is 422, one larger than a PUT may be is 400, and nothing is
+   * written), catalogue bumped through put's notify.
    */
   async restore(identity: Identity, tenant: string, project: string, path: string, versionId: string): Promise<DocumentSaved> {
     assertCanWriteDocuments(identity, tenant, project);
@@ -217,7 +225,7 @@ export class DocumentService {
    * spawn checks every pin and refuses with 422.
    */
   private async unservedPins(tenant: string, project: string, path: string, pins: Readonly<Record<string, string>> | undefined): Promise<DocumentWarning[]> {
-    if (pins === undefined || !this.store.getVersion) return [];
+    if (pins === undefined || !this.store.keepsVersions || !this.store.getVersion) return [];
     const warnings = await Promise.all(
       Object.entries(pins).map(async ([name, versionId]): Promise<DocumentWarning | undefined> => {
         const skillPath = `_vance/skills/${name}/SKILL.md`;

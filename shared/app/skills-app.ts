@@ -11,7 +11,7 @@ import { TRIGGER_EVALS_FILE, parseTriggerEvals, runTriggerEvals } from "../skill
 import type { EvalReport } from "../skills/evals/trigger-evals.js";
 import { EvalTimeBudget, ROUTE_EVALS_TIME_BUDGET_MS } from "../skills/evals/eval-time-budget.js";
 import { pinnedLayer } from "../documents/cascade-layers.js";
-import { textOf } from "../documents/document-store.js";
+import { textOrInvalid } from "../documents/document-body.js";
 import { DocumentNotFound } from "../errors.js";
 import { randomUUID } from "node:crypto";
 import { InvalidRequest } from "../errors.js";
@@ -410,7 +410,8 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       const path = `${skill.location.directory}/${TRIGGER_EVALS_FILE}`;
       const doc = await pinnedLayer(at, sources, skill.location).layer.read(path);
       if (!doc) throw new DocumentNotFound(path);
-      const evals = parseTriggerEvals(textOf(doc), path);
+      // Strict: a lossy decode would report a binary file's replacement characters as a YAML error.
+      const evals = parseTriggerEvals(textOrInvalid(path, doc.body), path);
       return runTriggerEvals(skill, await skills.listAvailable(at), evals, deps.evalsBudget?.() ?? new EvalTimeBudget(ROUTE_EVALS_TIME_BUDGET_MS));
     },
     skillUsage: (tenant, projectId, days, viewer, name) => usage.read({ tenant, projectId, days, name, viewer, now: clock() }),

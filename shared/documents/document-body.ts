@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { InvalidDocument } from "../errors.js";
 
 /** Bodies are bytes everywhere below the API; strings are UTF-8 encoded once, here. */
 export const toBytes = (body: Uint8Array | string): Uint8Array =>
@@ -22,4 +23,11 @@ export function strictUtf8(bytes: Uint8Array): string | undefined {
     return undefined;
   }
   return text.includes("\u0000") ? undefined : text;
+}
+
+/** The text of a document that must be text (a SKILL.md, recipe, evals file); 422 with that reason otherwise. */
+export function textOrInvalid(path: string, body: Uint8Array): string {
+  const text = strictUtf8(body);
+  if (text === undefined) throw new InvalidDocument(path, [{ path, message: "is not UTF-8 text (invalid byte sequence or binary content)", severity: "error" }]);
+  return text;
 }

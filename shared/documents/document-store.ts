@@ -44,6 +44,11 @@ export const MAX_WRITER_LOOKUPS = 100;
 
 export interface DocumentStore {
   /**
+   * Whether `versions` and `getVersion` answer from a real history. Known without a request, so a
+   * caller can tell "no such version" (404) from "no versions kept" (501) without listing any.
+   */
+  readonly keepsVersions: boolean;
+  /**
    * A document's versions, newest first (delete markers left out); undefined when the store keeps
    * no versions. Optional: only versioned stores implement it.
    */

@@ -26,6 +26,7 @@ const historyFolder = (path: string): string => createHash("sha256").update(path
 export class HistoryKeepingDocumentStore implements DocumentStore {
   private lastMs = 0;
   private counter = 0;
+  readonly keepsVersions = true;
 
   constructor(
     private readonly inner: DocumentStore,

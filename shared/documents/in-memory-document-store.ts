@@ -8,6 +8,7 @@ export class InMemoryDocumentStore implements DocumentStore {
   /** Every write of a key, oldest first, as a versioned bucket keeps them (the local version store). */
   private readonly history = new Map<string, { version: DocumentVersion; body: Uint8Array; contentType?: string | undefined }[]>();
   private nextVersion = 0;
+  readonly keepsVersions = true;
 
   constructor(private readonly clock: () => Date = () => new Date()) {}
 

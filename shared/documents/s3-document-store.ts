@@ -5,12 +5,14 @@ import {
   ListObjectsV2Command,
   ListObjectVersionsCommand,
   PutObjectCommand,
+  type ListObjectVersionsCommandOutput,
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { mapWithConcurrency } from "./cascade-layers.js";
 import { MAX_LISTED_VERSIONS, MAX_WRITER_LOOKUPS } from "./document-store.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, PutOptions, StoredDocument } from "./document-store.js";
 import { bareEtag, toBytes } from "./document-body.js";
+import { DocumentStoreAccessDenied } from "./document-store-errors.js";
 import { documentKey, documentKeyPrefix, isValidDocumentPath, projectKeyPrefix } from "./document-path.js";
 
 interface S3DocumentStoreOptions {
@@ -31,11 +33,28 @@ const isNotFound = (error: unknown): boolean => {
   return e?.name === "NoSuchKey" || e?.name === "NotFound" || e?.$metadata?.httpStatusCode === 404;
 };
 
-/** S3 answers a versionId that is not one of this key's with NoSuchVersion, or 400 for a malformed one. */
+/**
+ * S3 answers a versionId that is not one of this key's with NoSuchVersion, 400 for a malformed one,
+ * and 405 MethodNotAllowed for the id of a delete marker (a version with no body): none is a version.
+ */
 const isNoSuchVersion = (error: unknown): boolean => {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
-  return isNotFound(error) || e?.name === "NoSuchVersion" || e?.name === "InvalidArgument" || e?.$metadata?.httpStatusCode === 400;
+  const status = e?.$metadata?.httpStatusCode;
+  return isNotFound(error) || e?.name === "NoSuchVersion" || e?.name === "InvalidArgument" || e?.name === "MethodNotAllowed" || status === 400 || status === 405;
 };
+
+/** HeadObject's 403 carries no body, so the SDK names it `Forbidden` rather than `AccessDenied`. */
+const isAccessDenied = (error: unknown): boolean => {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  return e?.name === "AccessDenied" || e?.name === "Forbidden" || e?.$metadata?.httpStatusCode === 403;
+};
+
+/**
+ * The version calls need permissions of their own (s3:ListBucketVersions, s3:GetObjectVersion) that
+ * a role granted only s3:GetObject lacks: a 403 says which one, anything else passes unchanged.
+ */
+const deniedAs = (error: unknown, action: string, resource: string): unknown =>
+  isAccessDenied(error) ? new DocumentStoreAccessDenied(action, resource, { cause: error }) : error;
 
 export { MAX_LISTED_VERSIONS } from "./document-store.js";
 
@@ -66,13 +85,13 @@ export class S3DocumentStore implements DocumentStore {
   private readonly client: S3Client;
   private readonly bucket: string;
   private readonly listPageSize: number | undefined;
-  private readonly versioned: boolean;
+  readonly keepsVersions: boolean;
 
   constructor(options: S3DocumentStoreOptions) {
     this.client = options.client;
     this.bucket = options.bucket;
     this.listPageSize = options.listPageSize;
-    this.versioned = options.versioned ?? true;
+    this.keepsVersions = options.versioned ?? true;
   }
 
   async get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined> {
@@ -133,24 +152,28 @@ export class S3DocumentStore implements DocumentStore {
 
   /**
    * ListObjectVersions under the key itself (a prefix; other keys that merely start with it are
-   * dropped), newest first, each with its writer from a HeadObject of that version (ListObjectVersions
+   * dropped, and the paging stops at the first of them), newest first, each with its writer from a HeadObject of that version (ListObjectVersions
    * carries no metadata). Needs a versioned bucket (the stack's is); the local stack's emulator
    * does not implement the call, so the wiring there keeps versions with the history-keeping
    * decorator instead (see decisions.md).
    */
   async versions(tenant: string, project: string, path: string): Promise<DocumentVersion[] | undefined> {
-    if (!this.versioned) return undefined;
+    if (!this.keepsVersions) return undefined;
     const Key = documentKey(tenant, project, path);
     const versions: (DocumentVersion & { latest: boolean })[] = [];
     let KeyMarker: string | undefined;
     let VersionIdMarker: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: Key, KeyMarker, VersionIdMarker }));
+      const page = await this.listVersionsPage(Key, KeyMarker, VersionIdMarker);
       for (const v of page.Versions ?? []) {
         if (v.Key !== Key || !v.VersionId || v.VersionId === "null") continue;
         versions.push({ versionId: v.VersionId, etag: bareEtag(v.ETag), lastModified: (v.LastModified ?? new Date(0)).toISOString(), size: v.Size ?? 0, latest: v.IsLatest === true });
       }
-      const more = page.IsTruncated === true && versions.length < MAX_LISTED_VERSIONS;
+      // Keys come in byte order and the key sorts first under its own prefix: once a page or its
+      // marker reaches another key, no later page holds a version of this one (a document `notes`
+      // next to a large `notes/` folder costs one page, not the folder's every version).
+      const pastKey = page.NextKeyMarker !== Key || [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])].some((v) => v.Key !== Key);
+      const more = page.IsTruncated === true && !pastKey && versions.length < MAX_LISTED_VERSIONS;
       KeyMarker = more ? page.NextKeyMarker : undefined;
       VersionIdMarker = more ? page.NextVersionIdMarker : undefined;
     } while (KeyMarker);
@@ -165,6 +188,14 @@ export class S3DocumentStore implements DocumentStore {
     });
   }
 
+  private async listVersionsPage(Key: string, KeyMarker: string | undefined, VersionIdMarker: string | undefined): Promise<ListObjectVersionsCommandOutput> {
+    try {
+      return await this.client.send(new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: Key, KeyMarker, VersionIdMarker }));
+    } catch (error) {
+      throw deniedAs(error, "s3:ListBucketVersions", `bucket ${this.bucket}`);
+    }
+  }
+
   /** A version that expired between the listing and the HeadObject has no known writer. */
   private async writerOf(Key: string, VersionId: string): Promise<string | undefined> {
     try {
@@ -172,12 +203,12 @@ export class S3DocumentStore implements DocumentStore {
       return writtenByOf(head.Metadata);
     } catch (error) {
       if (isNoSuchVersion(error)) return undefined;
-      throw error;
+      throw deniedAs(error, "s3:GetObjectVersion", `${this.bucket}/${Key}`);
     }
   }
 
   async getVersion(tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument | undefined> {
-    if (!this.versioned) return undefined;
+    if (!this.keepsVersions) return undefined;
     const Key = documentKey(tenant, project, path);
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, VersionId: versionId }));
@@ -185,7 +216,7 @@ export class S3DocumentStore implements DocumentStore {
       return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType, writtenBy: writtenByOf(out.Metadata) };
     } catch (error) {
       if (isNoSuchVersion(error)) return undefined;
-      throw error;
+      throw deniedAs(error, "s3:GetObjectVersion", `${this.bucket}/${Key}`);
     }
   }
 }

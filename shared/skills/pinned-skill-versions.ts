@@ -89,6 +89,7 @@ export class PinnedSkillVersions {
     const path = skillDocumentPath(name);
     const where = `the ${current.source} level ('${location.project}') that '${name}' resolves from`;
     if (current.source === "RESOURCE") return { refusal: `'${name}' resolves from the bundled RESOURCE level, which keeps no versions` };
+    if (!this.sources.store.keepsVersions) return { refusal: "this deployment keeps no document versions (a versioned bucket or a history bucket is needed)" };
     const doc = await this.sources.store.getVersion?.(scope.tenantId, location.project, path, versionId);
     if (!doc) return { refusal: `version '${versionId.slice(0, 80)}' of ${path} does not exist at ${where}` };
     const text = strictUtf8(doc.body);

@@ -17,6 +17,10 @@ const synth = synthesizeSkillsStack();
 
 const LOGS = ["logs:CreateLogStream", "logs:PutLogEvents"];
 const S3_READ = ["s3:GetObject", "s3:ListBucket"];
+/** GetObject/HeadObject with a VersionId: a recipe's pinned skill version (issue 17). */
+const S3_READ_VERSION = [...S3_READ, "s3:GetObjectVersion"];
+/** ListObjectVersions too: the versions API of http-documents. */
+const S3_READ_HISTORY = [...S3_READ_VERSION, "s3:ListBucketVersions"];
 const SQS_CONSUME = ["sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"];
 const ddb = (...actions: string[]): string[] => actions.map((action) => `dynamodb:${action}`);
 /** Active tracing: every function writes X-Ray segments. X-Ray has no resource-level permissions, so these are the one grant on "*". */
@@ -26,12 +30,12 @@ const isXRayStatement = (statement: PolicyStatement): boolean => JSON.stringify(
 /** Everything each function may do; anything more is a least-privilege regression. */
 const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
   "http-skills": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query", "BatchGetItem")],
-  "http-processes": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem")],
+  "http-processes": [...LOGS, ...S3_READ_VERSION, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem")],
   "http-steer": [...LOGS, "sqs:SendMessage", ...ddb("GetItem", "PutItem", "UpdateItem")],
-  "http-documents": [...LOGS, ...S3_READ, "s3:PutObject", "s3:DeleteObject", ...ddb("UpdateItem")],
+  "http-documents": [...LOGS, ...S3_READ_HISTORY, "s3:PutObject", "s3:DeleteObject", ...ddb("UpdateItem")],
   "http-tools": [
     ...LOGS,
-    ...S3_READ,
+    ...S3_READ_VERSION,
     "s3:PutObject",
     "s3:DeleteObject",
     "sqs:SendMessage",
@@ -40,7 +44,7 @@ const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
   ],
   "http-mcp": [
     ...LOGS,
-    ...S3_READ,
+    ...S3_READ_VERSION,
     "s3:PutObject",
     "s3:DeleteObject",
     "sqs:SendMessage",
@@ -49,7 +53,7 @@ const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
   ],
   "lane-worker": [
     ...LOGS,
-    ...S3_READ,
+    ...S3_READ_VERSION,
     ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"),
     "sqs:SendMessage",
     ...SQS_CONSUME,
@@ -144,6 +148,29 @@ describe("least-privilege IAM", () => {
     // Assess
     expect(new Set(objectResources.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ "Fn::Join": ["", [bucketArn, "/tenants/*"]] })]));
     expect(listResources).toEqual([bucketArn]);
+  });
+
+  it("lets only the functions that can serve a pinned skill read a version by id, and only the documents API list versions", () => {
+    // Prepare
+    const bucketArn = getAtt(logicalIdOf(synth.stack, synth.stack.documents.bucket), "Arn");
+    const documentsArn = JSON.stringify({ "Fn::Join": ["", [bucketArn, "/tenants/*"]] });
+    const grantedTo = (action: string): FunctionName[] => FUNCTION_NAMES.filter((name) => statementsWith(statementsOf(synth, name), action).length > 0);
+
+    // Act
+    const versionReaders = grantedTo("s3:GetObjectVersion");
+    const versionListers = grantedTo("s3:ListBucketVersions");
+    const readResources = versionReaders.flatMap((name) => resourcesOf(statementsWith(statementsOf(synth, name), "s3:GetObjectVersion")));
+    const listResources = resourcesOf(statementsWith(statementsOf(synth, "http-documents"), "s3:ListBucketVersions"));
+
+    // Assess
+    // Pins are resolved wherever a skill is resolved in a process's scope: spawn and preview, tools, MCP, the lane's turns.
+    expect([...versionReaders].sort()).toEqual(["http-documents", "http-mcp", "http-processes", "http-tools", "lane-worker"]);
+    expect(versionListers).toEqual(["http-documents"]);
+    expect(new Set(readResources.map((r) => JSON.stringify(r)))).toEqual(new Set([documentsArn]));
+    expect(listResources).toEqual([bucketArn]);
+    for (const name of ["authorizer", "http-skills", "ws-default", "http-steer", "s3-events"] as const) {
+      expect(actionsOf(statementsOf(synth, name)).filter((action) => action.includes("Version"))).toEqual([]);
+    }
   });
 
   it("limits table access to the one table and lane sends to the lane queue", () => {

@@ -7,7 +7,11 @@ import { InMemoryCatalogueVersions } from "../../shared/catalogue/in-memory-cata
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { S3DocumentStore } from "../../shared/documents/s3-document-store.js";
 import { MAX_WRITER_LOOKUPS } from "../../shared/documents/document-store.js";
+import { MAX_DOCUMENT_BYTES } from "../../shared/app/document-limits.js";
+import { DocumentStoreAccessDenied } from "../../shared/documents/document-store-errors.js";
+import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../../shared/documents/document-store.js";
 import { DocumentNotFound, InvalidDocument, InvalidRequest, VersionsUnavailable } from "../../shared/errors.js";
+import { errorResponse } from "../../shared/http/error-response.js";
 import { IDENTITIES } from "../fixtures/events/http-handler-event.js";
 import { skillMd } from "../support/skill-fixtures.js";
 
@@ -15,6 +19,38 @@ const TENANT = "acme";
 const SKILL = "_vance/skills/reviewer/SKILL.md";
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const text = (body: Uint8Array): string => new TextDecoder().decode(body);
+const KEY = `tenants/${TENANT}/projects/_tenant/${SKILL}`;
+const s3Error = (name: string, httpStatusCode: number): Error => Object.assign(new Error(name), { name, $metadata: { httpStatusCode } });
+
+/** Counts the version calls the service makes, over an in-memory store. */
+class CountingStore implements DocumentStore {
+  readonly calls = { versions: 0, getVersion: 0 };
+  constructor(
+    readonly inner: InMemoryDocumentStore,
+    readonly keepsVersions = true,
+  ) {}
+  versions(tenant: string, project: string, path: string): Promise<DocumentVersion[] | undefined> {
+    this.calls.versions++;
+    return this.inner.versions(tenant, project, path);
+  }
+  getVersion(tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument | undefined> {
+    this.calls.getVersion++;
+    return this.inner.getVersion(tenant, project, path, versionId);
+  }
+  get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined> {
+    return this.inner.get(tenant, project, path);
+  }
+  put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string): Promise<DocumentRef> {
+    return this.inner.put(tenant, project, path, body, contentType);
+  }
+  delete(tenant: string, project: string, path: string): Promise<boolean> {
+    return this.inner.delete(tenant, project, path);
+  }
+  list(tenant: string, project: string, prefix: string): Promise<DocumentRef[]> {
+    return this.inner.list(tenant, project, prefix);
+  }
+}
+
 const failure = async (promise: Promise<unknown>): Promise<unknown> =>
   promise.then(
     () => undefined,
@@ -83,22 +119,221 @@ describe("DocumentService: versions, one version, restore", () => {
   });
 });
 
+describe("DocumentService: what a version that is not there costs", () => {
+  it("answers an unknown versionId with one read and no listing", async () => {
+    // Prepare
+    const store = new CountingStore(new InMemoryDocumentStore());
+    const service = new DocumentService(store);
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, bytes(skillMd({ body: "One." })));
+
+    // Act
+    const missing = await failure(service.getVersion(IDENTITIES.admin, TENANT, "_tenant", SKILL, "v99999999"));
+
+    // Assess
+    expect(missing).toBeInstanceOf(DocumentNotFound);
+    expect(store.calls).toEqual({ versions: 0, getVersion: 1 });
+  });
+
+  it("answers VERSIONS_UNAVAILABLE from a store that keeps none without asking it anything", async () => {
+    // Prepare
+    const store = new CountingStore(new InMemoryDocumentStore(), false);
+    const service = new DocumentService(store);
+
+    // Act
+    const one = await failure(service.getVersion(IDENTITIES.admin, TENANT, "_tenant", SKILL, "v1"));
+    const listed = await failure(service.versions(IDENTITIES.admin, TENANT, "_tenant", SKILL));
+
+    // Assess
+    expect(one).toBeInstanceOf(VersionsUnavailable);
+    expect(listed).toBeInstanceOf(VersionsUnavailable);
+    expect(store.calls).toEqual({ versions: 0, getVersion: 0 });
+  });
+
+  it("on a versioned bucket, a miss is one failed GetObject", async () => {
+    // Prepare
+    const sent: unknown[] = [];
+    const s3 = {
+      send: async (command: unknown) => {
+        sent.push(command);
+        throw s3Error("NoSuchVersion", 404);
+      },
+    } as unknown as S3Client;
+    const service = new DocumentService(new S3DocumentStore({ client: s3, bucket: "docs" }));
+
+    // Act
+    const missing = await failure(service.getVersion(IDENTITIES.admin, TENANT, "_tenant", SKILL, "v9"));
+
+    // Assess
+    expect(missing).toBeInstanceOf(DocumentNotFound);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toBeInstanceOf(GetObjectCommand);
+  });
+});
+
+describe("DocumentService: restore keeps the documents API's size cap", () => {
+  it("refuses a version larger than a PUT may be, as a too-large PUT is refused (400), writing nothing", async () => {
+    // Prepare
+    const store = new InMemoryDocumentStore();
+    const service = new DocumentService(store);
+    const path = "notes/big.txt";
+    await store.put(TENANT, "_tenant", path, new Uint8Array(MAX_DOCUMENT_BYTES + 1));
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", path, bytes("small"));
+    const [, big] = (await store.versions(TENANT, "_tenant", path))!;
+
+    // Act
+    const refused = await failure(service.restore(IDENTITIES.admin, TENANT, "_tenant", path, big!.versionId));
+
+    // Assess
+    expect(refused).toBeInstanceOf(InvalidRequest);
+    expect(errorResponse(refused).statusCode).toBe(400);
+    expect((refused as Error).message).toContain(String(MAX_DOCUMENT_BYTES));
+    expect(text((await store.get(TENANT, "_tenant", path))!.body)).toBe("small");
+    expect(await store.versions(TENANT, "_tenant", path)).toHaveLength(2);
+  });
+
+  it("restores a version of exactly the cap", async () => {
+    // Prepare
+    const store = new InMemoryDocumentStore();
+    const service = new DocumentService(store);
+    const path = "notes/big.txt";
+    await store.put(TENANT, "_tenant", path, new Uint8Array(MAX_DOCUMENT_BYTES));
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", path, bytes("small"));
+    const [, big] = (await store.versions(TENANT, "_tenant", path))!;
+
+    // Act
+    const restored = await service.restore(IDENTITIES.admin, TENANT, "_tenant", path, big!.versionId);
+
+    // Assess
+    expect(restored.etag).toBe(big!.etag);
+    expect((await store.get(TENANT, "_tenant", path))!.size).toBe(MAX_DOCUMENT_BYTES);
+  });
+});
+
 describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator has no versioning)", () => {
+  it("stops listing at the first key past the document's own (a document next to a large folder of the same name)", async () => {
+    // Prepare
+    const key = "tenants/acme/projects/_tenant/notes";
+    const sent: ListObjectVersionsCommand[] = [];
+    const s3 = {
+      send: async (command: unknown) => {
+        if (command instanceof HeadObjectCommand) return { Metadata: {} };
+        if (!(command instanceof ListObjectVersionsCommand)) throw new Error("unexpected");
+        sent.push(command);
+        return {
+          IsTruncated: true,
+          NextKeyMarker: `${key}/b.md`,
+          NextVersionIdMarker: "f2",
+          Versions: [
+            { Key: key, VersionId: "n1", ETag: '"n"', LastModified: new Date("2025-01-01"), Size: 1, IsLatest: true },
+            { Key: `${key}/a.md`, VersionId: "f1", ETag: '"f"', LastModified: new Date("2025-01-02"), Size: 1, IsLatest: true },
+            { Key: `${key}/b.md`, VersionId: "f2", ETag: '"f"', LastModified: new Date("2025-01-02"), Size: 1, IsLatest: true },
+          ],
+        };
+      },
+    } as unknown as S3Client;
+    const store = new S3DocumentStore({ client: s3, bucket: "docs" });
+
+    // Act
+    const versions = await store.versions("acme", "_tenant", "notes");
+
+    // Assess
+    expect(versions!.map((v) => v.versionId)).toEqual(["n1"]);
+    expect(sent).toHaveLength(1);
+  });
+
+  it("stops after the page whose marker left the key, when the key's last version ended the page before", async () => {
+    // Prepare
+    const key = "tenants/acme/projects/_tenant/notes";
+    const pages = [
+      { IsTruncated: true, NextKeyMarker: key, NextVersionIdMarker: "n1", Versions: [{ Key: key, VersionId: "n1", LastModified: new Date("2025-01-01"), IsLatest: true }] },
+      { IsTruncated: true, NextKeyMarker: `${key}/z.md`, NextVersionIdMarker: "z1", Versions: [{ Key: `${key}/a.md`, VersionId: "a1" }, { Key: `${key}/z.md`, VersionId: "z1" }] },
+      { IsTruncated: false, Versions: [{ Key: `${key}/zz.md`, VersionId: "zz1" }] },
+    ];
+    let lists = 0;
+    const s3 = {
+      send: async (command: unknown) => {
+        if (command instanceof ListObjectVersionsCommand) return (lists++, pages.shift());
+        if (command instanceof HeadObjectCommand) return { Metadata: {} };
+        throw new Error("unexpected");
+      },
+    } as unknown as S3Client;
+    const store = new S3DocumentStore({ client: s3, bucket: "docs" });
+
+    // Act
+    const versions = await store.versions("acme", "_tenant", "notes");
+
+    // Assess
+    expect(versions!.map((v) => v.versionId)).toEqual(["n1"]);
+    expect(lists).toBe(2);
+  });
+
+  it("treats the id of a delete marker (S3 answers 405 MethodNotAllowed) as no such version: 404 from the API", async () => {
+    // Prepare
+    const s3 = {
+      send: async () => {
+        throw s3Error("MethodNotAllowed", 405);
+      },
+    } as unknown as S3Client;
+    const store = new S3DocumentStore({ client: s3, bucket: "docs" });
+    const service = new DocumentService(store);
+
+    // Act
+    const direct = await store.getVersion("acme", "_tenant", SKILL, "marker1");
+    const viaApi = await failure(service.getVersion(IDENTITIES.admin, TENANT, "_tenant", SKILL, "marker1"));
+
+    // Assess
+    expect(direct).toBeUndefined();
+    expect(viaApi).toBeInstanceOf(DocumentNotFound);
+    expect(errorResponse(viaApi)).toMatchObject({ statusCode: 404, body: { error: { code: "DOCUMENT_NOT_FOUND" } } });
+  });
+
+  it.each([
+    ["GetObject of a version", "getVersion", "AccessDenied", "s3:GetObjectVersion", `docs/${KEY}`],
+    ["ListObjectVersions", "versions", "AccessDenied", "s3:ListBucketVersions", "bucket docs"],
+    ["HeadObject of a listed version (no body: named Forbidden)", "versions-head", "Forbidden", "s3:GetObjectVersion", `docs/${KEY}`],
+  ])("names the missing permission when S3 denies %s, as a 500 and never a 404", async (_what, call, name, action, resource) => {
+    // Prepare
+    const s3 = {
+      send: async (command: unknown) => {
+        if (call === "versions-head" && command instanceof ListObjectVersionsCommand) {
+          return { Versions: [{ Key: KEY, VersionId: "v1", LastModified: new Date("2025-01-01"), IsLatest: true }] };
+        }
+        throw s3Error(name, 403);
+      },
+    } as unknown as S3Client;
+    const store = new S3DocumentStore({ client: s3, bucket: "docs" });
+
+    // Act
+    const error = await failure(call === "getVersion" ? store.getVersion(TENANT, "_tenant", SKILL, "v1") : store.versions(TENANT, "_tenant", SKILL));
+
+    // Assess
+    expect(error).toBeInstanceOf(DocumentStoreAccessDenied);
+    expect(error).toMatchObject({ action, resource });
+    expect((error as Error).message).toContain(action);
+    expect(errorResponse(error)).toMatchObject({ statusCode: 500, body: { error: { code: "INTERNAL" } } });
+  });
+
+
   it("lists only the key's own versions across pages, newest first, without delete markers, each with its writer, and reads one by VersionId", async () => {
     // Prepare
     const key = "tenants/acme/projects/_tenant/_vance/skills/reviewer/SKILL.md";
     const sent: unknown[] = [];
+    // S3 lists keys in byte order, each key's versions newest first: the key's own come before `….bak`.
     const pages = [
       {
         IsTruncated: true,
         NextKeyMarker: key,
-        NextVersionIdMarker: "v2",
+        NextVersionIdMarker: "v3",
+        Versions: [{ Key: key, VersionId: "v3", ETag: '"e3"', LastModified: new Date("2025-01-03"), Size: 3, IsLatest: true }],
+      },
+      {
+        IsTruncated: false,
         Versions: [
-          { Key: key, VersionId: "v3", ETag: '"e3"', LastModified: new Date("2025-01-03"), Size: 3, IsLatest: true },
+          { Key: key, VersionId: "v1", ETag: '"e1"', LastModified: new Date("2025-01-01"), Size: 1, IsLatest: false },
           { Key: `${key}.bak`, VersionId: "x1", ETag: '"ex"', LastModified: new Date("2025-01-04"), Size: 9, IsLatest: true },
         ],
+        DeleteMarkers: [{ Key: key, VersionId: "d1" }],
       },
-      { IsTruncated: false, Versions: [{ Key: key, VersionId: "v1", ETag: '"e1"', LastModified: new Date("2025-01-01"), Size: 1, IsLatest: false }], DeleteMarkers: [{ Key: key, VersionId: "d1" }] },
     ];
     const s3 = {
       send: async (command: unknown) => {
@@ -124,7 +359,7 @@ describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator 
       { versionId: "v3", etag: "e3", lastModified: "2025-01-03T00:00:00.000Z", size: 3, writtenBy: "bob@example.com" },
       { versionId: "v1", etag: "e1", lastModified: "2025-01-01T00:00:00.000Z", size: 1 },
     ]);
-    expect((sent[1] as ListObjectVersionsCommand).input).toMatchObject({ Bucket: "docs", Prefix: key, KeyMarker: key, VersionIdMarker: "v2" });
+    expect((sent[1] as ListObjectVersionsCommand).input).toMatchObject({ Bucket: "docs", Prefix: key, KeyMarker: key, VersionIdMarker: "v3" });
     const heads = sent.filter((c): c is HeadObjectCommand => c instanceof HeadObjectCommand).map((c) => c.input);
     expect(heads).toEqual([
       { Bucket: "docs", Key: key, VersionId: "v3" },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_DOCUMENT_BYTES } from "../../functions/http-documents/documents-routes.js";
+import { MAX_DOCUMENT_BYTES } from "../../shared/app/document-limits.js";
 import { IDENTITIES } from "../fixtures/events/http-handler-event.js";
 import { handlerHarness, PROJECT, TENANT } from "../support/handler-harness.js";
 import { skillMd } from "../support/skill-fixtures.js";
@@ -86,6 +86,24 @@ describe("PUT …/documents/{path}", () => {
     // Assess
     expect(reply.status).toBe(400);
     expect(await h.documents.get(TENANT, "_user_alice", "big.txt")).toBeUndefined();
+  });
+
+  it("answers a restore of a version above the document limit (written around the API) as it answers such a PUT: 400, nothing written", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    await h.documents.put(TENANT, "_user_alice", "big.txt", "x".repeat(MAX_DOCUMENT_BYTES + 1));
+    await h.documents.put(TENANT, "_user_alice", "big.txt", "small");
+    const [, big] = (await h.documents.versions(TENANT, "_user_alice", "big.txt"))!;
+
+    // Act
+    const put = await h.call("documents", { method: "PUT", path: docs("_user_alice", "big.txt"), body: "x".repeat(MAX_DOCUMENT_BYTES + 1) });
+    const restore = await h.call("documents", { method: "POST", path: docs("_user_alice", "big.txt:restore"), body: JSON.stringify({ versionId: big!.versionId }) });
+
+    // Assess
+    expect(restore.status).toBe(put.status);
+    expect(restore.json.error.code).toBe(put.json.error.code);
+    expect(restore.json.error.code).toBe("INVALID_REQUEST");
+    expect(new TextDecoder().decode((await h.documents.get(TENANT, "_user_alice", "big.txt"))!.body)).toBe("small");
   });
 });
 

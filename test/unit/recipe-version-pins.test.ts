@@ -97,6 +97,23 @@ describe("recipe version pins (skillVersions)", () => {
     expect(sameName.name).toBe("worker");
   });
 
+  it("refuses a pin where the deployment keeps no versions, saying so rather than 'does not exist'", async () => {
+    // Prepare
+    const h = await steeringHarness();
+    await h.putSkill("alpha");
+    const pinned = await newestVersion(h, "alpha");
+    await putRecipe(h, "pinning", `engine: ford\nskillVersions:\n  alpha: ${pinned}\n`);
+    // As the S3 store built with `versioned: false` (the local stack without a history bucket).
+    Object.assign(h.documents, { keepsVersions: false });
+
+    // Act
+    const error = (await failure(h.spawn("pinning"))) as InvalidDocument;
+
+    // Assess
+    expect(error).toBeInstanceOf(InvalidDocument);
+    expect(error.problems.map((p) => p.message)).toEqual(["skillVersions.alpha: this deployment keeps no document versions (a versioned bucket or a history bucket is needed)"]);
+  });
+
   it("refuses a pin to a version of another level: the project level's skill does not have the tenant level's version", async () => {
     // Prepare
     const h = await steeringHarness();

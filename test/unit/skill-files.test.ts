@@ -20,6 +20,7 @@ const SCOPE = { tenantId: TENANT, projectId: "web" };
 /** Counts the store calls a lookup makes. */
 class CountingStore implements DocumentStore {
   calls = 0;
+  readonly keepsVersions = false;
   constructor(private readonly inner: DocumentStore) {}
   get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined> {
     this.calls++;

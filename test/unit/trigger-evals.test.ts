@@ -307,4 +307,18 @@ describe("GET …/skills/effective/{name}/evals (SkillsApp.skillEvals)", () => {
     // Assess
     expect(report).toMatchObject({ name: "deploy", incomplete: true, totalCases: 2, cases: [] });
   });
+
+  it("says an evals file that is not UTF-8 (written around the API) is not text, rather than a YAML error", async () => {
+    // Prepare
+    const h = await steeringHarness();
+    await h.putSkill("deploy", { extra: KEYWORDS("deploy") }, PROJECT);
+    await h.documents.put(TENANT, PROJECT, EVALS, new Uint8Array([0x73, 0x68, 0x6f, 0x75, 0x6c, 0x64, 0x3a, 0x20, 0xff, 0xfe]));
+
+    // Act
+    const error = await failure(h.app.skillEvals(TENANT, ALICE, PROJECT, "deploy"));
+
+    // Assess
+    expect(error).toBeInstanceOf(InvalidDocument);
+    expect((error as InvalidDocument).problems).toEqual([{ path: EVALS, message: "is not UTF-8 text (invalid byte sequence or binary content)", severity: "error" }]);
+  });
 });
