@@ -32,8 +32,8 @@ export async function countUsage(deps: UsageCountingDeps, process: Process, acti
   await Promise.all(
     activated.map((a) => {
       const source = a.source ?? process.activeSkills.find((s) => s.name === a.name)?.resolvedFromScope ?? null;
-      // A USER skill of this process came from its owner's `_user_` level.
-      return countOne(deps, { tenant: process.tenant, projectId: process.projectId, name: a.name, source, owner: source === "USER" ? process.userId : undefined, counter: a.path, at });
+      // A USER skill of this process came from its owner's `_user_` level (the store keeps an owner for private rows only).
+      return countOne(deps, { tenant: process.tenant, projectId: process.projectId, name: a.name, source, owner: process.userId, counter: a.path, at });
     }),
   );
 }
@@ -46,13 +46,14 @@ export async function countRefusals(deps: UsageCountingDeps, process: Process, r
   if (!refused || refused.length === 0) return;
   const at = deps.clock();
   await Promise.all(
-    refused.map(async ({ name, code }) => {
+    refused.map(async ({ name, code, source }) => {
       try {
-        deps.activations?.skillRefused?.(name, code, { tenant: process.tenant, projectId: process.projectId, source: null });
+        deps.activations?.skillRefused?.(name, code, { tenant: process.tenant, projectId: process.projectId, source: source ?? null });
       } catch (error) {
         deps.logger.warn("Could not record activation metrics", { name, error });
       }
-      await countOne(deps, { tenant: process.tenant, projectId: process.projectId, name, source: null, counter: "refused", code, at });
+      // A USER skill's refusal is its owner's row, like its activations.
+      await countOne(deps, { tenant: process.tenant, projectId: process.projectId, name, source: source ?? null, owner: process.userId, counter: "refused", code, at });
     }),
   );
 }
@@ -61,8 +62,9 @@ const ACTIVATING_KINDS: ReadonlySet<string> = new Set(["skill.activate", "proces
 
 /**
  * A refused ACTIVATE (or a worker's first activation) counts as `refused`, under its code, for its
- * project. The level is null: the skill was not applied, so no level served it. Producers put the
- * project on the lane message; only a message from before that field reads the process for it.
+ * project. Its level is unknown (null): the refusal came before or instead of applying the skill,
+ * so the row is the asking user's alone (the name may be their private skill). Producers put the
+ * project and the user on the lane message; only a message without them reads the process.
  */
 export async function countRefusal(deps: UsageCountingDeps, message: LaneMessage, code: string): Promise<void> {
   if (!ACTIVATING_KINDS.has(message.kind)) return;
@@ -75,9 +77,9 @@ export async function countRefusal(deps: UsageCountingDeps, message: LaneMessage
   }
   if (!deps.usage) return;
   try {
-    const projectId = message.projectId ?? (await deps.processes.get(message.tenant, message.processId))?.projectId;
-    if (projectId === undefined) return;
-    await countOne(deps, { tenant: message.tenant, projectId, name, source: null, counter: "refused", code, at: deps.clock() });
+    const known = message.projectId !== undefined && message.user ? { projectId: message.projectId, userId: message.user.login } : await deps.processes.get(message.tenant, message.processId);
+    if (!known) return;
+    await countOne(deps, { tenant: message.tenant, projectId: known.projectId, name, source: null, owner: known.userId, counter: "refused", code, at: deps.clock() });
   } catch (error) {
     deps.logger.warn("Could not count skill usage", { name, counter: "refused", error });
   }

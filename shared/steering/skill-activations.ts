@@ -16,6 +16,8 @@ export interface SkillRefusal {
   readonly name: string;
   readonly path: SkillActivationPath;
   readonly code: string;
+  /** The level of the refused skill where the refusing code resolved it. */
+  readonly source?: SkillScope | undefined;
 }
 
 /**

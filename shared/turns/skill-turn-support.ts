@@ -290,7 +290,7 @@ export class SkillTurnSupport {
         if (!(error instanceof SkillsError)) throw error;
         warnings.push(`Triggered skill '${skill.name}' not activated: ${error.message}`);
         failed.push({ name: skill.name, reason: "activate-failed", trigger: matched?.facts.matches.get(skill.name) });
-        refused.push({ name: skill.name, path: "trigger", code: error.code });
+        refused.push({ name: skill.name, path: "trigger", code: error.code, source: skill.source });
       }
     }
 

@@ -5,7 +5,7 @@ import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import type { TableKey } from "../aws/dynamodb-keys.js";
 import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
 import type { SkillScope } from "../skills/skill-scope.js";
-import { MAX_USAGE_ROWS, USAGE_COUNTERS, compareUsageRows, emptyRow, firstUsageDay, refusalCodeOf, sortedCodes, usageExpiry, utcDay } from "./skill-usage.js";
+import { MAX_USAGE_ROWS, USAGE_COUNTERS, capUsageRows, emptyRow, firstUsageDay, refusalCodeOf, rowOwner, sortedCodes, usageExpiry, utcDay } from "./skill-usage.js";
 import type { SkillUsageStore, UsageAnswer, UsageEvent, UsageQuery, UsageRow } from "./skill-usage.js";
 
 /** URI-encoded parts, as every key of the table: `#` cannot forge another key. */
@@ -19,8 +19,8 @@ const NO_SOURCE = "-";
 /** A refusal's code is its own top-level attribute (`refused:SKILL_NOT_ALLOWED`): ADD needs no map to exist first. */
 const REFUSED_CODE_PREFIX = "refused:";
 
-/** A USER skill's item is its owner's: two members' `_user_` skills of one name never share a counter. */
-const ownerOf = (event: Pick<UsageEvent, "source" | "owner">): string | undefined => (event.source === "USER" ? event.owner : undefined);
+/** A private row's item is its owner's: two members' `_user_` skills of one name never share a counter. */
+const ownerOf = rowOwner;
 
 export const usageItemKey = (event: Pick<UsageEvent, "tenant" | "projectId" | "name" | "source" | "owner" | "at">): TableKey => {
   const owner = ownerOf(event);
@@ -69,9 +69,10 @@ export class DynamoDBSkillUsageStore implements SkillUsageStore {
 
   async read(query: UsageQuery): Promise<UsageAnswer> {
     const rows: UsageRow[] = [];
-    const filters = ["(#source <> :user OR #owner = :viewer)", ...(query.name !== undefined ? ["#name = :name"] : [])];
+    // Private rows (USER skills, refusals of unknown level) only for their owner; items written before owners were kept have none and stay hidden.
+    const filters = ["(NOT (#source IN (:user, :none)) OR #owner = :viewer)", ...(query.name !== undefined ? ["#name = :name"] : [])];
     let startKey: Record<string, unknown> | undefined;
-    // Newest days first, so a cut at MAX_USAGE_ROWS leaves out the oldest days, never today.
+    // Newest days first (the sort key starts with the day), so a cut leaves out the oldest days, never today.
     do {
       const page = await this.documents.send(
         new QueryCommand({
@@ -83,6 +84,7 @@ export class DynamoDBSkillUsageStore implements SkillUsageStore {
             ":pk": usagePartition(query.tenant, query.projectId),
             ":from": firstUsageDay(query.now, query.days),
             ":user": "USER",
+            ":none": NO_SOURCE,
             ":viewer": query.viewer,
             ...(query.name !== undefined ? { ":name": query.name } : {}),
           },
@@ -93,8 +95,7 @@ export class DynamoDBSkillUsageStore implements SkillUsageStore {
       for (const item of (page.Items ?? []) as UsageItem[]) rows.push(rowOf(item));
       startKey = page.LastEvaluatedKey;
     } while (startKey && rows.length <= this.maxRows);
-    const truncated = rows.length > this.maxRows;
-    return { usage: rows.sort(compareUsageRows).slice(0, this.maxRows), truncated };
+    return capUsageRows(rows, this.maxRows);
   }
 }
 

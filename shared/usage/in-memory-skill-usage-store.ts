@@ -1,4 +1,4 @@
-import { MAX_USAGE_ROWS, emptyRow, compareUsageRows, firstUsageDay, refusalCodeOf, sortedCodes, utcDay, visibleTo } from "./skill-usage.js";
+import { MAX_USAGE_ROWS, capUsageRows, emptyRow, compareUsageRows, firstUsageDay, refusalCodeOf, rowOwner, sortedCodes, utcDay, visibleTo } from "./skill-usage.js";
 import type { SkillUsageStore, UsageAnswer, UsageEvent, UsageQuery, UsageRow } from "./skill-usage.js";
 
 /** Usage counters in one process's memory (unit tests, the in-memory app). */
@@ -7,7 +7,7 @@ export class InMemorySkillUsageStore implements SkillUsageStore {
 
   async count(event: UsageEvent): Promise<void> {
     const day = utcDay(event.at);
-    const owner = event.source === "USER" ? event.owner : undefined;
+    const owner = rowOwner(event);
     const key = JSON.stringify([event.tenant, event.projectId, day, event.name, event.source, owner]);
     const entry = this.rows.get(key) ?? { tenant: event.tenant, projectId: event.projectId, owner, row: emptyRow(event.name, event.source, day) };
     entry.row[event.counter] += 1;
@@ -25,6 +25,6 @@ export class InMemorySkillUsageStore implements SkillUsageStore {
       .filter((e) => (query.name === undefined || e.row.name === query.name) && visibleTo(query.viewer, e.row.source, e.owner))
       .map((e) => ({ ...e.row, refusedCodes: { ...e.row.refusedCodes } }))
       .sort(compareUsageRows);
-    return { usage: rows.slice(0, MAX_USAGE_ROWS), truncated: rows.length > MAX_USAGE_ROWS };
+    return capUsageRows(rows, MAX_USAGE_ROWS);
   }
 }

@@ -15,7 +15,10 @@ export interface UsageEvent {
   name: string;
   /** The level the skill resolved from; null for a refusal (no level served it). */
   source: SkillScope | null;
-  /** With a USER skill: whose `_user_<login>` level it came from. Its row is that user's alone. */
+  /**
+   * Whose row it is when the row is private (see `isPrivateSource`): the user whose `_user_` level
+   * served a USER skill, or the user whose process refused an activation of unknown level.
+   */
   owner?: string | undefined;
   counter: UsageCounterName;
   /** With `refused`: the error code the activation was refused with (counted per code as well). */
@@ -58,8 +61,18 @@ export interface UsageAnswer {
   truncated: boolean;
 }
 
-/** A USER row belongs to its owner: nobody else learns even the names of their skills. */
-export const visibleTo = (viewer: string, source: SkillScope | null, owner: string | undefined): boolean => source !== "USER" || owner === viewer;
+/**
+ * Rows that belong to one user. A USER skill's, because nobody else may learn even the names of
+ * someone's private skills; a refusal whose level is unknown (null), because the name asked for
+ * may be the asker's private skill (a USER skill the recipe does not allow is refused before any
+ * level is known).
+ */
+export const isPrivateSource = (source: SkillScope | null): boolean => source === "USER" || source === null;
+
+/** The owner a row is kept under: only private rows have one. */
+export const rowOwner = (event: Pick<UsageEvent, "source" | "owner">): string | undefined => (isPrivateSource(event.source) ? event.owner : undefined);
+
+export const visibleTo = (viewer: string, source: SkillScope | null, owner: string | undefined): boolean => !isPrivateSource(source) || owner === viewer;
 
 /** Where usage is counted and read. `count` is one write; a failure to count is the caller's to swallow. */
 export interface SkillUsageStore {
@@ -115,3 +128,16 @@ export const sortedCodes = (codes: Record<string, number>): Record<string, numbe
 /** Newest day first, then by name (code points) and level. */
 export const compareUsageRows = (a: UsageRow, b: UsageRow): number =>
   a.day !== b.day ? (a.day < b.day ? 1 : -1) : a.name !== b.name ? (a.name < b.name ? -1 : 1) : String(a.source) < String(b.source) ? -1 : String(a.source) > String(b.source) ? 1 : 0;
+
+/**
+ * At most `cap` rows from rows read newest day first. A cut falls between days: the day that
+ * does not fit is left out whole, so every day shown is complete (a page boundary inside a day
+ * would otherwise keep an arbitrary band of its names). Only a single day of more than `cap`
+ * rows is cut within itself.
+ */
+export function capUsageRows(newestFirst: readonly UsageRow[], cap: number): UsageAnswer {
+  if (newestFirst.length <= cap) return { usage: [...newestFirst].sort(compareUsageRows), truncated: false };
+  const firstLeftOut = newestFirst[cap]!.day;
+  const wholeDays = newestFirst.filter((row) => row.day > firstLeftOut);
+  return { usage: (wholeDays.length > 0 ? wholeDays : newestFirst.slice(0, cap)).sort(compareUsageRows), truncated: true };
+}

@@ -42,7 +42,7 @@ describe("DynamoDBSkillUsageStore: atomic day counters on the table", () => {
       store.count({ ...base, name: "deploy", counter: "refused", code: "SKILL_LOCKED" }),
       store.count({ ...base, name: "deploy", counter: "refused", code: "not a code: #x" }),
     ]);
-    await store.count({ ...base, name: "review", source: null, counter: "explicit", at: new Date("2025-05-20T10:00:00Z") });
+    await store.count({ ...base, name: "review", source: "VANCE", counter: "explicit", at: new Date("2025-05-20T10:00:00Z") });
     const { usage: all, truncated } = await store.read({ tenant: "acme", projectId: "p1", days: 30, viewer: "alice", now: at });
     const { usage: recent } = await store.read({ tenant: "acme", projectId: "p1", days: 3, viewer: "alice", now: at });
     const { usage: named } = await store.read({ tenant: "acme", projectId: "p1", days: 30, name: "review", viewer: "alice", now: at });
@@ -50,14 +50,14 @@ describe("DynamoDBSkillUsageStore: atomic day counters on the table", () => {
     // Assess
     expect(all).toEqual([
       { name: "deploy", source: "PROJECT", day: "2025-06-02", explicit: 0, trigger: 5, model: 0, recipe: 0, spawn: 0, refused: 4, refusedCodes: { OTHER: 1, SKILL_LOCKED: 1, SKILL_NOT_ALLOWED: 2 } },
-      { name: "review", source: null, day: "2025-05-20", explicit: 1, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0, refusedCodes: {} },
+      { name: "review", source: "VANCE", day: "2025-05-20", explicit: 1, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0, refusedCodes: {} },
     ]);
     expect(truncated).toBe(false);
     expect(recent.map((r) => r.name)).toEqual(["deploy"]);
     expect(named.map((r) => r.name)).toEqual(["review"]);
   });
 
-  it("keeps each member's USER skills in rows of their own that only that member reads; PROJECT rows are everyone's", async () => {
+  it("keeps each member's USER skills and refusals of unknown level in rows of their own that only that member reads; PROJECT rows are everyone's", async () => {
     // Prepare
     const store = new DynamoDBSkillUsageStore(client, tableName);
     const at = new Date("2025-06-02T10:00:00Z");
@@ -69,6 +69,7 @@ describe("DynamoDBSkillUsageStore: atomic day counters on the table", () => {
     await store.count({ ...base, name: "notes", source: "USER", owner: "bob", counter: "model" });
     await store.count({ ...base, name: "bob-secret", source: "USER", owner: "bob", counter: "trigger" });
     await store.count({ ...base, name: "shared", source: "PROJECT", counter: "trigger" });
+    await store.count({ ...base, name: "asked-by-bob", source: null, owner: "bob", counter: "refused", code: "SKILL_NOT_ALLOWED" });
     const asAlice = await store.read({ tenant: "acme", projectId: "p3", days: 1, viewer: "alice", now: at });
     const asBob = await store.read({ tenant: "acme", projectId: "p3", days: 1, viewer: "bob", now: at });
     const asCarol = await store.read({ tenant: "acme", projectId: "p3", days: 1, name: "notes", viewer: "carol", now: at });
@@ -79,6 +80,7 @@ describe("DynamoDBSkillUsageStore: atomic day counters on the table", () => {
       ["shared", "PROJECT", 0, 0, 1],
     ]);
     expect(asBob.usage.map((r) => [r.name, r.source, r.explicit, r.model, r.trigger])).toEqual([
+      ["asked-by-bob", null, 0, 0, 0],
       ["bob-secret", "USER", 0, 0, 1],
       ["notes", "USER", 1, 1, 0],
       ["shared", "PROJECT", 0, 0, 1],
@@ -86,7 +88,7 @@ describe("DynamoDBSkillUsageStore: atomic day counters on the table", () => {
     expect(asCarol.usage).toEqual([]);
   });
 
-  it("cuts an answer at its row cap, keeping the newest days, and says so", async () => {
+  it("cuts an answer at its row cap between days, keeping the newest whole days, and says so", async () => {
     // Prepare
     const maxRows = 40;
     const store = new DynamoDBSkillUsageStore(client, tableName, maxRows);
@@ -108,9 +110,8 @@ describe("DynamoDBSkillUsageStore: atomic day counters on the table", () => {
 
     // Assess
     expect(answer.truncated).toBe(true);
-    expect(answer.usage).toHaveLength(maxRows);
-    expect(answer.usage.filter((r) => r.day === "2025-06-30")).toHaveLength(perDay);
-    expect(new Set(answer.usage.map((r) => r.day))).toEqual(new Set(["2025-06-30", "2025-06-29"]));
+    expect(answer.usage).toHaveLength(perDay);
+    expect(new Set(answer.usage.map((r) => r.day))).toEqual(new Set(["2025-06-30"]));
   });
 
   it("gives each counter item an expiry 400 days out, in the table's TTL attribute", async () => {

@@ -4,7 +4,7 @@ import { InvalidRequest } from "../../shared/errors.js";
 import type { LaneMessage } from "../../shared/lanes/lane-message.js";
 import type { Process } from "../../shared/processes/process.js";
 import { InMemorySkillUsageStore } from "../../shared/usage/in-memory-skill-usage-store.js";
-import { parseUsageDays } from "../../shared/usage/skill-usage.js";
+import { capUsageRows, emptyRow, parseUsageDays } from "../../shared/usage/skill-usage.js";
 import type { SkillUsageStore, UsageAnswer, UsageEvent, UsageQuery } from "../../shared/usage/skill-usage.js";
 import { ALICE, PROJECT, steeringHarness, TENANT } from "../support/steering-harness.js";
 
@@ -86,7 +86,7 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
     // Prepare
     const usage = new CountingUsageStore();
     const reads: string[] = [];
-    const processes = { get: async (_tenant: string, processId: string) => (reads.push(processId), { projectId: "from-store" } as Process) };
+    const processes = { get: async (_tenant: string, processId: string) => (reads.push(processId), { projectId: "from-store", userId: "owner-from-store" } as Process) };
     const deps = { usage, activations: undefined, processes, clock: () => new Date("2026-12-04T10:00:00Z"), logger: { warn: () => {} } };
     const message = (extra: Partial<LaneMessage>): LaneMessage => ({
       requestId: "r1",
@@ -102,15 +102,15 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
     // Act
     await countRefusal(deps, message({ projectId: PROJECT }), "SKILL_NOT_ALLOWED");
     const readsWithProject = reads.length;
-    await countRefusal(deps, message({}), "SKILL_NOT_FOUND");
+    await countRefusal(deps, message({ user: null }), "SKILL_NOT_FOUND");
     await countRefusal(deps, message({ kind: "skill.clear", projectId: PROJECT }), "SKILL_LOCKED");
 
     // Assess
     expect(readsWithProject).toBe(0);
     expect(reads).toEqual(["p1"]);
-    expect(usage.events.map((e) => [e.projectId, e.name, e.source, e.counter, e.code])).toEqual([
-      [PROJECT, "deploy", null, "refused", "SKILL_NOT_ALLOWED"],
-      ["from-store", "deploy", null, "refused", "SKILL_NOT_FOUND"],
+    expect(usage.events.map((e) => [e.projectId, e.name, e.source, e.owner, e.counter, e.code])).toEqual([
+      [PROJECT, "deploy", null, ALICE.login, "refused", "SKILL_NOT_ALLOWED"],
+      ["from-store", "deploy", null, "owner-from-store", "refused", "SKILL_NOT_FOUND"],
     ]);
   });
 
@@ -146,7 +146,7 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
 
     // Assess
     expect(launched.status).toBe("DONE");
-    expect(usage.events.map((e) => [e.name, e.counter, e.code, e.source])).toEqual([["rocket", "refused", "INVALID_REQUEST", null]]);
+    expect(usage.events.map((e) => [e.name, e.counter, e.code, e.source])).toEqual([["rocket", "refused", "INVALID_REQUEST", "VANCE"]]);
     expect(blockedOnly).toBe(1);
     const [row] = (await h.app.skillUsage(TENANT, PROJECT, 1, ALICE.login, "rocket")).usage;
     expect(row?.refused).toBe(1);
@@ -172,6 +172,31 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
       ["team", "PROJECT", 1],
     ]);
     expect(asBob.map((r) => [r.name, r.source])).toEqual([["team", "PROJECT"]]);
+  });
+
+  it("keeps refusals that could name a private skill for the asker alone: a refusal of unknown level, and a USER skill's failed trigger", async () => {
+    // Prepare
+    const h = await steeringHarness({ usage: new InMemorySkillUsageStore() });
+    await h.putSkill("diary", {}, "_user_alice");
+    await h.putSkill("secret-rocket", { extra: `${KEYWORDS("launch")}\nactivate:\n  - launch rockets` }, "_user_alice");
+    await h.putSkill("team-rocket", { extra: `${KEYWORDS("launch")}\nactivate:\n  - launch rockets` }, PROJECT);
+    const narrow = await h.spawn("narrow");
+    const open = await h.spawn("open");
+
+    // Act
+    const refused = await h.activate(narrow.processId, "diary");
+    await h.compose(open.processId, "launch");
+    const asAlice = (await h.app.skillUsage(TENANT, PROJECT, 1, "alice")).usage;
+    const asBob = (await h.app.skillUsage(TENANT, PROJECT, 1, "bob")).usage;
+
+    // Assess
+    expect(refused.error?.code).toBe("SKILL_NOT_ALLOWED");
+    expect(asAlice.map((r) => [r.name, r.source, r.refused])).toEqual([
+      ["diary", null, 1],
+      ["secret-rocket", "USER", 1],
+      ["team-rocket", "PROJECT", 1],
+    ]);
+    expect(asBob.map((r) => [r.name, r.source, r.refused])).toEqual([["team-rocket", "PROJECT", 1]]);
   });
 
   it("writes nothing for a turn that activates nothing", async () => {
@@ -227,6 +252,23 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
       ["2025-03-10", 2, 0],
       ["2025-03-08", 0, 1],
     ]);
+  });
+
+  it("cuts a long answer between days: a day that does not fit whole is left out, and only a single overlong day is cut inside", () => {
+    // Prepare: read newest day first, names of a day in the order a descending page holds them
+    const row = (day: string, name: string) => emptyRow(name, "PROJECT", day);
+    const read = [row("2025-03-10", "y"), row("2025-03-10", "x"), row("2025-03-09", "d"), row("2025-03-09", "c"), row("2025-03-09", "b"), row("2025-03-09", "a")];
+
+    // Act
+    const cutInsideSecondDay = capUsageRows(read.slice(0, 4), 3);
+    const fits = capUsageRows(read, 6);
+    const oneLongDay = capUsageRows(read.slice(2), 3);
+
+    // Assess
+    expect(cutInsideSecondDay).toEqual({ usage: [row("2025-03-10", "x"), row("2025-03-10", "y")], truncated: true });
+    expect(fits.truncated).toBe(false);
+    expect(fits.usage.map((r) => r.name)).toEqual(["x", "y", "a", "b", "c", "d"]);
+    expect(oneLongDay).toEqual({ usage: [row("2025-03-09", "b"), row("2025-03-09", "c"), row("2025-03-09", "d")], truncated: true });
   });
 
   it("accepts 1..400 days and refuses anything else as INVALID_REQUEST", () => {
