@@ -13,7 +13,8 @@ import { parseRecipeDocument } from "../recipes/recipe-document-parser.js";
 import { recipeNameOf } from "../recipes/recipe-paths.js";
 import { VERSION_ID_PATTERN } from "../recipes/recipe-schema.js";
 import type { SkillDefinition } from "../skills/resolved-skill.js";
-import { parseSkillDocument } from "../skills/skill-document-parser.js";
+import { MAX_SKILL_TEXT_BYTES, parseSkillDocument } from "../skills/skill-document-parser.js";
+import { DocumentTooLargeToRead } from "../documents/document-store-errors.js";
 import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
 import { foldedSkillName } from "../skills/skill-name.js";
 import { templateVariableWarnings } from "../skills/skill-template-lint.js";
@@ -164,7 +165,8 @@ export class DocumentService {
     validateDocumentPath(path);
     validVersionId(versionId);
     if (!this.store.keepsVersions || !this.store.getVersion) throw new VersionsUnavailable();
-    const doc = await this.store.getVersion(tenant, project, path, versionId);
+    // Capped like a PUT: a version written around the API may be larger than a function can hold or answer.
+    const doc = await this.store.getVersion(tenant, project, path, versionId, { maxBytes: MAX_DOCUMENT_BYTES });
     if (!doc) throw new DocumentNotFound(`${path} (version '${versionId.slice(0, 80)}')`);
     return doc;
   }
@@ -229,8 +231,14 @@ export class DocumentService {
     const warnings = await Promise.all(
       Object.entries(pins).map(async ([name, versionId]): Promise<DocumentWarning | undefined> => {
         const skillPath = `_vance/skills/${name}/SKILL.md`;
-        const [current, pinned] = await Promise.all([this.store.get(tenant, project, skillPath), this.store.getVersion?.(tenant, project, skillPath, versionId)]);
-        if (!current || pinned) return undefined;
+        // Whether the version exists is all a warning needs: a huge one is refused before its body is read.
+        const pinned = this.store.getVersion?.(tenant, project, skillPath, versionId, { maxBytes: MAX_SKILL_TEXT_BYTES }).catch((error: unknown) => {
+          if (error instanceof DocumentTooLargeToRead) return "too-large" as const;
+          throw error;
+        });
+        const [current, found] = await Promise.all([this.store.get(tenant, project, skillPath), pinned]);
+        if (found === "too-large") return current ? { path, message: `skillVersions.${name}: '${versionId.slice(0, 80)}' of ${skillPath} is larger than a SKILL.md may be: a spawn where '${name}' resolves from here is refused` } : undefined;
+        if (!current || found) return undefined;
         return { path, message: `skillVersions.${name}: '${versionId.slice(0, 80)}' is not a version of ${skillPath} at this level: a spawn where '${name}' resolves from here is refused` };
       }),
     );

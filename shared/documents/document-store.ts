@@ -42,6 +42,10 @@ export const MAX_LISTED_VERSIONS = 1000;
  */
 export const MAX_WRITER_LOOKUPS = 100;
 
+export interface GetVersionOptions {
+  maxBytes?: number | undefined;
+}
+
 export interface DocumentStore {
   /**
    * Whether `versions` and `getVersion` answer from a real history. Known without a request, so a
@@ -53,8 +57,11 @@ export interface DocumentStore {
    * no versions. Optional: only versioned stores implement it.
    */
   versions?(tenant: string, project: string, path: string): Promise<DocumentVersion[] | undefined>;
-  /** One version's body; undefined for a version this document does not have. */
-  getVersion?(tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument | undefined>;
+  /**
+   * One version's body; undefined for a version this document does not have. With `maxBytes`, a
+   * larger version is DocumentTooLargeToRead, refused before its body is read where the store can.
+   */
+  getVersion?(tenant: string, project: string, path: string, versionId: string, options?: GetVersionOptions): Promise<StoredDocument | undefined>;
   get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined>;
   put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string, options?: PutOptions): Promise<DocumentRef>;
   /** Returns false when there was nothing to delete. */

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mapWithConcurrency } from "./cascade-layers.js";
 import { MAX_LISTED_VERSIONS, MAX_WRITER_LOOKUPS } from "./document-store.js";
-import type { DocumentRef, DocumentStore, DocumentVersion, PutOptions, StoredDocument } from "./document-store.js";
+import type { DocumentRef, DocumentStore, DocumentVersion, GetVersionOptions, PutOptions, StoredDocument } from "./document-store.js";
+import { assertReadableSize } from "./document-store-errors.js";
 
 /**
  * Version history for a store whose bucket keeps none (the local stack: fauxqs has no S3
@@ -69,10 +70,12 @@ export class HistoryKeepingDocumentStore implements DocumentStore {
     });
   }
 
-  async getVersion(tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument | undefined> {
+  async getVersion(tenant: string, project: string, path: string, versionId: string, options: GetVersionOptions = {}): Promise<StoredDocument | undefined> {
     // Anything else cannot be one of ours, and must not become a path in the history store.
     if (!VERSION_ID.test(versionId)) return undefined;
+    // Copies are made on writes through this store (capped by the API): checked after the read.
     const copy = await this.history.get(tenant, project, `${historyFolder(path)}/${versionId}`);
+    if (copy) assertReadableSize(path, copy.size, options.maxBytes);
     return copy && { ...copy, path };
   }
 

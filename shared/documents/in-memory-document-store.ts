@@ -1,4 +1,5 @@
-import type { DocumentRef, DocumentStore, DocumentVersion, PutOptions, StoredDocument } from "./document-store.js";
+import type { DocumentRef, DocumentStore, DocumentVersion, GetVersionOptions, PutOptions, StoredDocument } from "./document-store.js";
+import { assertReadableSize } from "./document-store-errors.js";
 import { md5Etag, toBytes } from "./document-body.js";
 import { documentKey, documentKeyPrefix, projectKeyPrefix } from "./document-path.js";
 
@@ -16,8 +17,9 @@ export class InMemoryDocumentStore implements DocumentStore {
     return (this.history.get(documentKey(tenant, project, path)) ?? []).map((h) => ({ ...h.version })).reverse();
   }
 
-  async getVersion(tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument | undefined> {
+  async getVersion(tenant: string, project: string, path: string, versionId: string, options: GetVersionOptions = {}): Promise<StoredDocument | undefined> {
     const found = this.history.get(documentKey(tenant, project, path))?.find((h) => h.version.versionId === versionId);
+    if (found) assertReadableSize(path, found.body.byteLength, options.maxBytes);
     return found && { path, etag: found.version.etag, size: found.body.byteLength, body: found.body.slice(), contentType: found.contentType, writtenBy: found.version.writtenBy };
   }
 

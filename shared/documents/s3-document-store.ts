@@ -10,9 +10,9 @@ import {
 } from "@aws-sdk/client-s3";
 import { mapWithConcurrency } from "./cascade-layers.js";
 import { MAX_LISTED_VERSIONS, MAX_WRITER_LOOKUPS } from "./document-store.js";
-import type { DocumentRef, DocumentStore, DocumentVersion, PutOptions, StoredDocument } from "./document-store.js";
+import type { DocumentRef, DocumentStore, DocumentVersion, GetVersionOptions, PutOptions, StoredDocument } from "./document-store.js";
 import { bareEtag, toBytes } from "./document-body.js";
-import { DocumentStoreAccessDenied } from "./document-store-errors.js";
+import { DocumentStoreAccessDenied, assertReadableSize } from "./document-store-errors.js";
 import { documentKey, documentKeyPrefix, isValidDocumentPath, projectKeyPrefix } from "./document-path.js";
 
 interface S3DocumentStoreOptions {
@@ -207,12 +207,18 @@ export class S3DocumentStore implements DocumentStore {
     }
   }
 
-  async getVersion(tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument | undefined> {
+  async getVersion(tenant: string, project: string, path: string, versionId: string, options: GetVersionOptions = {}): Promise<StoredDocument | undefined> {
     if (!this.keepsVersions) return undefined;
     const Key = documentKey(tenant, project, path);
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, VersionId: versionId }));
+      if (options.maxBytes !== undefined && out.ContentLength !== undefined && out.ContentLength > options.maxBytes) {
+        // The body is a socket stream: closing it stops the download instead of buffering it.
+        (out.Body as { destroy?: () => void } | undefined)?.destroy?.();
+        assertReadableSize(path, out.ContentLength, options.maxBytes);
+      }
       const body = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
+      assertReadableSize(path, body.byteLength, options.maxBytes);
       return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType, writtenBy: writtenByOf(out.Metadata) };
     } catch (error) {
       if (isNoSuchVersion(error)) return undefined;

@@ -1,8 +1,10 @@
 import { strictUtf8 } from "../documents/document-body.js";
 import { pinnedLayer, type CascadeSources } from "../documents/cascade-layers.js";
 import type { FoundDocument } from "../documents/cascade-resolver.js";
+import type { StoredDocument } from "../documents/document-store.js";
+import { DocumentTooLargeToRead } from "../documents/document-store-errors.js";
 import type { ResolvedSkill, SkillDefinition } from "./resolved-skill.js";
-import { parseSkillDocument } from "./skill-document-parser.js";
+import { MAX_SKILL_TEXT_BYTES, parseSkillDocument } from "./skill-document-parser.js";
 import { skillDocumentPath } from "./skill-paths.js";
 import type { SkillScopeContext } from "./skill-scope.js";
 
@@ -90,7 +92,14 @@ export class PinnedSkillVersions {
     const where = `the ${current.source} level ('${location.project}') that '${name}' resolves from`;
     if (current.source === "RESOURCE") return { refusal: `'${name}' resolves from the bundled RESOURCE level, which keeps no versions` };
     if (!this.sources.store.keepsVersions) return { refusal: "this deployment keeps no document versions (a versioned bucket or a history bucket is needed)" };
-    const doc = await this.sources.store.getVersion?.(scope.tenantId, location.project, path, versionId);
+    let doc: StoredDocument | undefined;
+    try {
+      // A SKILL.md larger than the parser reads could never compose: refused before its bytes are read.
+      doc = await this.sources.store.getVersion?.(scope.tenantId, location.project, path, versionId, { maxBytes: MAX_SKILL_TEXT_BYTES });
+    } catch (error) {
+      if (error instanceof DocumentTooLargeToRead) return { refusal: `version '${versionId.slice(0, 80)}' of ${path} at ${where} is ${error.size} bytes, more than a SKILL.md may be (${MAX_SKILL_TEXT_BYTES})` };
+      throw error;
+    }
     if (!doc) return { refusal: `version '${versionId.slice(0, 80)}' of ${path} does not exist at ${where}` };
     const text = strictUtf8(doc.body);
     const parsed = text === undefined ? undefined : parseSkillDocument(name, text, path);

@@ -8,7 +8,7 @@ import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document
 import { S3DocumentStore } from "../../shared/documents/s3-document-store.js";
 import { MAX_WRITER_LOOKUPS } from "../../shared/documents/document-store.js";
 import { MAX_DOCUMENT_BYTES } from "../../shared/app/document-limits.js";
-import { DocumentStoreAccessDenied } from "../../shared/documents/document-store-errors.js";
+import { DocumentStoreAccessDenied, DocumentTooLargeToRead } from "../../shared/documents/document-store-errors.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../../shared/documents/document-store.js";
 import { DocumentNotFound, InvalidDocument, InvalidRequest, VersionsUnavailable } from "../../shared/errors.js";
 import { errorResponse } from "../../shared/http/error-response.js";
@@ -285,6 +285,31 @@ describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator 
     expect(direct).toBeUndefined();
     expect(viaApi).toBeInstanceOf(DocumentNotFound);
     expect(errorResponse(viaApi)).toMatchObject({ statusCode: 404, body: { error: { code: "DOCUMENT_NOT_FOUND" } } });
+  });
+
+  it("refuses a version larger than the cap from its ContentLength, closing the body unread; without a cap it reads", async () => {
+    // Prepare
+    let destroyed = false;
+    let read = false;
+    const body = {
+      destroy: () => (destroyed = true),
+      transformToByteArray: async () => ((read = true), new Uint8Array(0)),
+    };
+    const s3 = { send: async () => ({ ContentLength: MAX_DOCUMENT_BYTES * 1000, Body: body, ETag: '"e"' }) } as unknown as S3Client;
+    const store = new S3DocumentStore({ client: s3, bucket: "docs" });
+    const service = new DocumentService(store);
+
+    // Act
+    const viaApi = await failure(service.getVersion(IDENTITIES.admin, TENANT, "_tenant", SKILL, "huge1"));
+    const readWhenRefused = read;
+    const unbounded = await store.getVersion("acme", "_tenant", SKILL, "huge1");
+
+    // Assess
+    expect(viaApi).toBeInstanceOf(DocumentTooLargeToRead);
+    expect(errorResponse(viaApi)).toMatchObject({ statusCode: 400, body: { error: { code: "INVALID_REQUEST" } } });
+    expect(destroyed).toBe(true);
+    expect(readWhenRefused).toBe(false);
+    expect(unbounded?.size).toBe(0);
   });
 
   it.each([

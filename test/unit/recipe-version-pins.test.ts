@@ -3,6 +3,7 @@ import { DocumentService } from "../../shared/app/document-service.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { InvalidDocument } from "../../shared/errors.js";
 import { parseRecipeDocument } from "../../shared/recipes/recipe-document-parser.js";
+import { MAX_SKILL_TEXT_BYTES } from "../../shared/skills/skill-document-parser.js";
 import type { Turn } from "../../shared/turns/turn.js";
 import { IDENTITIES } from "../fixtures/events/http-handler-event.js";
 import { skillMd } from "../support/skill-fixtures.js";
@@ -149,6 +150,24 @@ describe("recipe version pins (skillVersions)", () => {
     expect(messages[1]).toBe("skillVersions.nobody: skill 'nobody' does not resolve in this scope");
   });
 
+  it("refuses a pin to a version larger than a SKILL.md may be, before reading it", async () => {
+    // Prepare
+    const h = await steeringHarness();
+    await h.documents.put(TENANT, "_tenant", SKILL("alpha"), new Uint8Array(MAX_SKILL_TEXT_BYTES + 1));
+    const huge = await newestVersion(h, "alpha");
+    await h.putSkill("alpha");
+    await putRecipe(h, "huge", `engine: ford\nskillVersions:\n  alpha: ${huge}\n`);
+
+    // Act
+    const error = (await failure(h.spawn("huge"))) as InvalidDocument;
+
+    // Assess
+    expect(error).toBeInstanceOf(InvalidDocument);
+    expect(error.problems.map((p) => p.message)).toEqual([
+      `skillVersions.alpha: version '${huge}' of _vance/skills/alpha/SKILL.md at the VANCE level ('_tenant') that 'alpha' resolves from is ${MAX_SKILL_TEXT_BYTES + 1} bytes, more than a SKILL.md may be (${MAX_SKILL_TEXT_BYTES})`,
+    ]);
+  });
+
   it("drops a pinned skill whose version is gone after the spawn from the turn, with a warning, instead of composing another version", async () => {
     // Prepare
     const h = await steeringHarness();
@@ -219,6 +238,26 @@ describe("recipe save: pins the recipe's own level cannot serve", () => {
       {
         path: "_vance/recipes/stale.yaml",
         message: "skillVersions.alpha: 'gone' is not a version of _vance/skills/alpha/SKILL.md at this level: a spawn where 'alpha' resolves from here is refused",
+      },
+    ]);
+  });
+
+  it("warns on save for a pin to a version larger than a SKILL.md may be", async () => {
+    // Prepare
+    const store = new InMemoryDocumentStore();
+    const service = new DocumentService(store);
+    await store.put(TENANT, "_tenant", SKILL("alpha"), new Uint8Array(MAX_SKILL_TEXT_BYTES + 1));
+    const huge = (await store.versions(TENANT, "_tenant", SKILL("alpha")))![0]!.versionId;
+    await store.put(TENANT, "_tenant", SKILL("alpha"), skillMd({ body: "Alpha." }));
+
+    // Act
+    const saved = await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/recipes/huge.yaml", new TextEncoder().encode(`engine: ford\nskillVersions:\n  alpha: ${huge}\n`));
+
+    // Assess
+    expect(saved.warnings).toEqual([
+      {
+        path: "_vance/recipes/huge.yaml",
+        message: `skillVersions.alpha: '${huge}' of _vance/skills/alpha/SKILL.md is larger than a SKILL.md may be: a spawn where 'alpha' resolves from here is refused`,
       },
     ]);
   });
