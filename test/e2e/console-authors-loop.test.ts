@@ -70,7 +70,7 @@ describe("the author's loop in the web console", () => {
     expect(await page.getByRole("alert").count()).toBe(0);
   });
 
-  it("counts recipe, trigger, explicit and refused activations of a skill per day and path, with totals", async () => {
+  it("counts recipe, trigger, explicit and refused activations of a skill per day and path, with totals and the refusals' codes", async () => {
     // Prepare
     const withDeploy = await api.spawn(TENANT, "loop-session", { recipe: "with-deploy", projectId: PROJECT });
     const plain = await api.spawn(TENANT, "loop-session", { recipe: "default", projectId: PROJECT });
@@ -89,6 +89,7 @@ describe("the author's loop in the web console", () => {
     const total = (path: string) => page.locator(`[data-usage-total="${path}"]`).textContent();
     const totals = { explicit: await total("explicit"), trigger: await total("trigger"), model: await total("model"), recipe: await total("recipe"), spawn: await total("spawn"), refused: await total("refused"), all: await total("all") };
     const staleEvals = await page.getByTestId("evals-missing").count();
+    const refusedWith = await page.getByTestId("usage-refused-codes").textContent();
     await shot("usage");
 
     // Assess
@@ -96,6 +97,7 @@ describe("the author's loop in the web console", () => {
     expect(explicit.status, explicit.text).toBe(200);
     expect(errorOf(refused)?.code).toBe("SKILL_NOT_ALLOWED");
     expect(totals).toEqual({ explicit: "1", trigger: "1", model: "0", recipe: "1", spawn: "0", refused: "1", all: "4" });
+    expect(refusedWith).toBe("Refused with: SKILL_NOT_ALLOWED 1");
     expect(await row.textContent()).toContain("PROJECT");
     expect(staleEvals).toBe(0);
   });
