@@ -1,21 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { SkillUsageRow } from "skills-service/client";
+import { usageRow } from "../support/usage-row.js";
 import { diffLines } from "../../console/src/line-diff.js";
 import { describeCodes, summarizeUsage } from "../../console/src/usage-summary.js";
 import { formatSize, shortVersionId, writtenByOf } from "../../console/src/version-label.js";
 
-const row = (day: string, counts: Partial<SkillUsageRow>, name = "deploy", source: string | null = "PROJECT"): SkillUsageRow => ({
-  name,
-  source,
-  day,
-  explicit: 0,
-  trigger: 0,
-  model: 0,
-  recipe: 0,
-  spawn: 0,
-  refused: 0,
-  ...counts,
-});
+const row = usageRow;
 
 describe("the console's usage summary", () => {
   it("sums one skill's rows per day over its sources, newest day first, with totals per path", () => {
