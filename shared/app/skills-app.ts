@@ -207,8 +207,10 @@ export interface SkillsApp {
   /** SkillNotFound when no visible, enabled skill has that name. */
   resolveEffective(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<ResolvedSkill>;
   skillProblems(tenant: string, user: LaneUser | null, projectId?: string): Promise<SkillProblem[]>;
-  /** API.md "Author's loop": usage counters of a project, newest day first. Authorization is the caller's. */
-  /** `viewer`: the caller's login; other members' USER rows are left out. */
+  /**
+   * API.md "Author's loop": usage counters of a project, newest day first. Authorization is the
+   * caller's; `viewer` is the caller's login, and other members' private rows are left out.
+   */
   skillUsage(tenant: string, projectId: string, days: number, viewer: string, name?: string): Promise<UsageAnswer>;
   /** A skill's `evals/triggers.yaml` from its own level, run against it and the other visible skills; DOCUMENT_NOT_FOUND without one. */
   skillEvals(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<EvalReport>;

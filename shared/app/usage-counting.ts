@@ -38,6 +38,26 @@ export async function countUsage(deps: UsageCountingDeps, process: Process, acti
   );
 }
 
+/** Whose refusal it is: the project it is counted for and the user whose process asked. */
+interface RefusalWhere {
+  tenant: string;
+  projectId: string | undefined;
+  userId: string | undefined;
+}
+
+/** One refusal: the EMF line, then (with a project) one `refused` ADD under its code. Neither fails the request. */
+async function countOneRefusal(deps: UsageCountingDeps, where: RefusalWhere, refusal: Pick<SkillRefusal, "name" | "code" | "source">, at: Date): Promise<void> {
+  const { name, code } = refusal;
+  const source = refusal.source ?? null;
+  try {
+    deps.activations?.skillRefused?.(name, code, { tenant: where.tenant, projectId: where.projectId, source });
+  } catch (error) {
+    deps.logger.warn("Could not record activation metrics", { name, error });
+  }
+  // A private row (a USER skill's, or one of unknown level) is the asking user's.
+  if (where.projectId !== undefined) await countOne(deps, { tenant: where.tenant, projectId: where.projectId, name, source, owner: where.userId, counter: "refused", code, at });
+}
+
 /**
  * Activations a successful request tried and could not apply (a trigger whose `activate:` failed):
  * one `refused` ADD each, under its code, for the written process's project.
@@ -45,17 +65,7 @@ export async function countUsage(deps: UsageCountingDeps, process: Process, acti
 export async function countRefusals(deps: UsageCountingDeps, process: Process, refused: readonly SkillRefusal[] | undefined): Promise<void> {
   if (!refused || refused.length === 0) return;
   const at = deps.clock();
-  await Promise.all(
-    refused.map(async ({ name, code, source }) => {
-      try {
-        deps.activations?.skillRefused?.(name, code, { tenant: process.tenant, projectId: process.projectId, source: source ?? null });
-      } catch (error) {
-        deps.logger.warn("Could not record activation metrics", { name, error });
-      }
-      // A USER skill's refusal is its owner's row, like its activations.
-      await countOne(deps, { tenant: process.tenant, projectId: process.projectId, name, source: source ?? null, owner: process.userId, counter: "refused", code, at });
-    }),
-  );
+  await Promise.all(refused.map((refusal) => countOneRefusal(deps, { tenant: process.tenant, projectId: process.projectId, userId: process.userId }, refusal, at)));
 }
 
 const ACTIVATING_KINDS: ReadonlySet<string> = new Set(["skill.activate", "process.spawnActivate"]);
@@ -64,22 +74,18 @@ const ACTIVATING_KINDS: ReadonlySet<string> = new Set(["skill.activate", "proces
  * A refused ACTIVATE (or a worker's first activation) counts as `refused`, under its code, for its
  * project. Its level is unknown (null): the refusal came before or instead of applying the skill,
  * so the row is the asking user's alone (the name may be their private skill). Producers put the
- * project and the user on the lane message; only a message without them reads the process.
+ * project and the user on the lane message; only a message without them reads the process, and
+ * only when there is a store to count in.
  */
 export async function countRefusal(deps: UsageCountingDeps, message: LaneMessage, code: string): Promise<void> {
   if (!ACTIVATING_KINDS.has(message.kind)) return;
   const name = (message.payload as { skillName?: unknown } | undefined)?.skillName;
   if (typeof name !== "string") return;
   try {
-    deps.activations?.skillRefused?.(name, code, { tenant: message.tenant, projectId: message.projectId, source: null });
-  } catch (error) {
-    deps.logger.warn("Could not record activation metrics", { name, error });
-  }
-  if (!deps.usage) return;
-  try {
-    const known = message.projectId !== undefined && message.user ? { projectId: message.projectId, userId: message.user.login } : await deps.processes.get(message.tenant, message.processId);
-    if (!known) return;
-    await countOne(deps, { tenant: message.tenant, projectId: known.projectId, name, source: null, owner: known.userId, counter: "refused", code, at: deps.clock() });
+    const known = message.projectId !== undefined && message.user ? { projectId: message.projectId, userId: message.user.login } : undefined;
+    const process = known || !deps.usage ? undefined : await deps.processes.get(message.tenant, message.processId);
+    const where = { tenant: message.tenant, projectId: known?.projectId ?? process?.projectId ?? message.projectId, userId: known?.userId ?? process?.userId };
+    await countOneRefusal(deps, where, { name, code }, deps.clock());
   } catch (error) {
     deps.logger.warn("Could not count skill usage", { name, counter: "refused", error });
   }

@@ -212,11 +212,9 @@ export class S3DocumentStore implements DocumentStore {
     const Key = documentKey(tenant, project, path);
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, VersionId: versionId }));
-      if (options.maxBytes !== undefined && out.ContentLength !== undefined && out.ContentLength > options.maxBytes) {
-        // The body is a socket stream: closing it stops the download instead of buffering it.
-        (out.Body as { destroy?: () => void } | undefined)?.destroy?.();
-        assertReadableSize(path, out.ContentLength, options.maxBytes);
-      }
+      // The body is a socket stream: closing it stops the download instead of buffering it.
+      if (options.maxBytes !== undefined && (out.ContentLength ?? 0) > options.maxBytes) (out.Body as { destroy?: () => void } | undefined)?.destroy?.();
+      assertReadableSize(path, out.ContentLength, options.maxBytes);
       const body = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
       assertReadableSize(path, body.byteLength, options.maxBytes);
       return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType, writtenBy: writtenByOf(out.Metadata) };

@@ -20,10 +20,8 @@ const NO_SOURCE = "-";
 const REFUSED_CODE_PREFIX = "refused:";
 
 /** A private row's item is its owner's: two members' `_user_` skills of one name never share a counter. */
-const ownerOf = rowOwner;
-
 export const usageItemKey = (event: Pick<UsageEvent, "tenant" | "projectId" | "name" | "source" | "owner" | "at">): TableKey => {
-  const owner = ownerOf(event);
+  const owner = rowOwner(event);
   return {
     pk: usagePartition(event.tenant, event.projectId),
     sk: `${utcDay(event.at)}#${part(event.name)}#${event.source ?? NO_SOURCE}${owner !== undefined ? `#${part(owner)}` : ""}`,
@@ -55,7 +53,7 @@ export class DynamoDBSkillUsageStore implements SkillUsageStore {
   async count(event: UsageEvent): Promise<void> {
     // A refusal adds to `refused` and to its code's counter in the same write: still one request.
     const code = event.counter === "refused" ? { "#code": `${REFUSED_CODE_PREFIX}${refusalCodeOf(event.code)}` } : undefined;
-    const owner = ownerOf(event);
+    const owner = rowOwner(event);
     await this.documents.send(
       new UpdateCommand({
         TableName: this.tableName,

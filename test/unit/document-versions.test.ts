@@ -9,7 +9,8 @@ import { S3DocumentStore } from "../../shared/documents/s3-document-store.js";
 import { MAX_WRITER_LOOKUPS } from "../../shared/documents/document-store.js";
 import { MAX_DOCUMENT_BYTES } from "../../shared/app/document-limits.js";
 import { DocumentStoreAccessDenied, DocumentTooLargeToRead } from "../../shared/documents/document-store-errors.js";
-import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../../shared/documents/document-store.js";
+import type { DocumentVersion, GetVersionOptions, StoredDocument } from "../../shared/documents/document-store.js";
+import { DelegatingDocumentStore } from "../support/delegating-document-store.js";
 import { DocumentNotFound, InvalidDocument, InvalidRequest, VersionsUnavailable } from "../../shared/errors.js";
 import { errorResponse } from "../../shared/http/error-response.js";
 import { IDENTITIES } from "../fixtures/events/http-handler-event.js";
@@ -23,31 +24,15 @@ const KEY = `tenants/${TENANT}/projects/_tenant/${SKILL}`;
 const s3Error = (name: string, httpStatusCode: number): Error => Object.assign(new Error(name), { name, $metadata: { httpStatusCode } });
 
 /** Counts the version calls the service makes, over an in-memory store. */
-class CountingStore implements DocumentStore {
+class CountingStore extends DelegatingDocumentStore {
   readonly calls = { versions: 0, getVersion: 0 };
-  constructor(
-    readonly inner: InMemoryDocumentStore,
-    readonly keepsVersions = true,
-  ) {}
-  versions(tenant: string, project: string, path: string): Promise<DocumentVersion[] | undefined> {
+  override versions(tenant: string, project: string, path: string): Promise<DocumentVersion[] | undefined> {
     this.calls.versions++;
-    return this.inner.versions(tenant, project, path);
+    return super.versions(tenant, project, path);
   }
-  getVersion(tenant: string, project: string, path: string, versionId: string): Promise<StoredDocument | undefined> {
+  override getVersion(tenant: string, project: string, path: string, versionId: string, options?: GetVersionOptions): Promise<StoredDocument | undefined> {
     this.calls.getVersion++;
-    return this.inner.getVersion(tenant, project, path, versionId);
-  }
-  get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined> {
-    return this.inner.get(tenant, project, path);
-  }
-  put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string): Promise<DocumentRef> {
-    return this.inner.put(tenant, project, path, body, contentType);
-  }
-  delete(tenant: string, project: string, path: string): Promise<boolean> {
-    return this.inner.delete(tenant, project, path);
-  }
-  list(tenant: string, project: string, prefix: string): Promise<DocumentRef[]> {
-    return this.inner.list(tenant, project, prefix);
+    return super.getVersion(tenant, project, path, versionId, options);
   }
 }
 

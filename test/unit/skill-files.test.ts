@@ -3,6 +3,7 @@ import { resolvedSkill } from "../../bench/compose-bench-helpers.js";
 import { DocumentCatalogue } from "../../shared/catalogue/document-catalogue.js";
 import { InMemoryCatalogueVersions } from "../../shared/catalogue/in-memory-catalogue-versions.js";
 import type { DocumentRef, DocumentStore, StoredDocument } from "../../shared/documents/document-store.js";
+import { DelegatingDocumentStore } from "../support/delegating-document-store.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { toSkillDetail } from "../../shared/skills/skill-detail.js";
 import { matchSkillFile, MAX_SKILL_FILES, type SkillFile } from "../../shared/skills/skill-files.js";
@@ -18,23 +19,15 @@ const TENANT = "acme";
 const SCOPE = { tenantId: TENANT, projectId: "web" };
 
 /** Counts the store calls a lookup makes. */
-class CountingStore implements DocumentStore {
+class CountingStore extends DelegatingDocumentStore {
   calls = 0;
-  readonly keepsVersions = false;
-  constructor(private readonly inner: DocumentStore) {}
-  get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined> {
+  override get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined> {
     this.calls++;
-    return this.inner.get(tenant, project, path);
+    return super.get(tenant, project, path);
   }
-  put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string): Promise<DocumentRef> {
-    return this.inner.put(tenant, project, path, body, contentType);
-  }
-  delete(tenant: string, project: string, path: string): Promise<boolean> {
-    return this.inner.delete(tenant, project, path);
-  }
-  list(tenant: string, project: string, prefix: string): Promise<DocumentRef[]> {
+  override list(tenant: string, project: string, prefix: string): Promise<DocumentRef[]> {
     this.calls++;
-    return this.inner.list(tenant, project, prefix);
+    return super.list(tenant, project, prefix);
   }
 }
 
@@ -84,7 +77,7 @@ describe("skill files: the listing", () => {
 
   it("lists the same files through the warm catalogue, from memory on a steady lookup", async () => {
     // Prepare
-    const documents = new CountingStore(await store());
+    const documents = new CountingStore(await store(), false);
     const loader = catalogued(documents);
     const cold = await loader.load(SCOPE, "forms");
     await loader.listAvailable(SCOPE);
