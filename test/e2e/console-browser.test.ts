@@ -249,6 +249,8 @@ describe("the web console in Chromium", () => {
     const openGroups = await page.locator(".problem-group > details[open]").count();
     const titleGroup = page.locator('.problem-group[data-rule="title: is absent"]');
     await titleGroup.locator("summary").click();
+    // The entries are built once the group reports itself open: wait for the first.
+    await titleGroup.locator("li").first().waitFor();
     const titleEntries = await titleGroup.locator("li").count();
 
     // Act: a skill at the top of a long list, then the last one, with a long problems group open
