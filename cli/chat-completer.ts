@@ -16,8 +16,29 @@ const startingWith = (prefix: string, words: readonly string[]): string[] => wor
  * node:readline's completer for `skills chat`: command names, skill names after `/skill`
  * (user-invocable ones), active skills after `/skill clear`, `--once`, and the declared values of
  * the argument the cursor is at (its `enum`, else a boolean's true/false). Returns [candidates, the word they replace].
+ * A single candidate that is a whole word ends with a space, as a shell completes: the next word
+ * can be typed at once (readline inserts a lone candidate as it is).
  */
 export function completeChatLine(line: string, state: CompletionState): [string[], string] {
+  const [candidates, word] = candidatesFor(line, state);
+  return [candidates.length === 1 && !candidates[0]?.endsWith(" ") ? [`${candidates[0]} `] : candidates, word];
+}
+
+/**
+ * True when the line names a skill the completion state does not know: `/skill <prefix>` with no
+ * candidate, or `/skill <name> …` of an unknown name. The chat then reloads the names (a skill may
+ * have been pushed since) and completes again.
+ */
+export function missesSkillName(line: string, state: CompletionState): boolean {
+  const words = line.split(/\s+/);
+  if (words[0] !== "/skill" || words.length < 2) return false;
+  const name = words[1] ?? "";
+  if (name === "list" || name === "clear") return false;
+  const names = state.skills.map((s) => s.name);
+  return words.length === 2 ? !names.some((n) => n.startsWith(name)) : !names.includes(name);
+}
+
+function candidatesFor(line: string, state: CompletionState): [string[], string] {
   if (!line.startsWith("/")) return [[], line];
   const words = line.split(/\s+/);
   const current = words.at(-1) ?? "";

@@ -4,15 +4,17 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Interface } from "node:readline";
 import { ConflictError, SkillsApiError, SkillsClient } from "../client/index.js";
-import type { ActiveSkillRef, Process, SkillSummary, SubscriptionFrame } from "../client/index.js";
+import type { ActiveSkillRef, Process, SubscriptionFrame } from "../client/index.js";
 import { ENV } from "../shared/config/config.js";
 import { FootFileSystem } from "../shared/foot/foot-fs.js";
 import { footScriptAnswer, parseScriptExecuteFrame } from "../shared/foot/foot-client.js";
 import type { LlmConfig } from "../shared/llm/llm-config.js";
-import { completeChatLine } from "./chat-completer.js";
+import { completeChatLine, missesSkillName } from "./chat-completer.js";
 import { CHAT_HELP, parseChatLine } from "./chat-line.js";
 import type { ChatLine } from "./chat-line.js";
 import { runModelTurn } from "./chat-model.js";
+import { SkillNames } from "./chat-skill-names.js";
+import { didYouMean } from "./chat-suggest.js";
 import { formatScheduled, formatSkillList, formatTurn, parseShow, promptLine } from "./chat-view.js";
 import type { ShowPart } from "./chat-view.js";
 
@@ -88,7 +90,7 @@ async function openProcess(client: SkillsClient, options: ChatOptions): Promise<
 const messageOf = (error: unknown): string => (error instanceof SkillsApiError ? `${error.code}: ${error.message.replace(/^\d+ [A-Z_]+: /, "")}` : error instanceof Error ? error.message : String(error));
 
 class ChatSession {
-  private skills: SkillSummary[] = [];
+  private readonly names: SkillNames;
   private active: ActiveSkillRef[];
   private show: ShowPart[];
   private rl: Interface | undefined;
@@ -103,6 +105,7 @@ class ChatSession {
   ) {
     this.active = process.activeSkills;
     this.show = options.show;
+    this.names = new SkillNames(() => client.skills.list({ projectId: process.projectId }));
   }
 
   /** A line above the prompt, the prompt redrawn below it with what was typed so far. */
@@ -118,7 +121,14 @@ class ChatSession {
   }
 
   async refreshSkills(): Promise<void> {
-    this.skills = await this.client.skills.list({ projectId: this.process.projectId });
+    await this.names.refresh();
+  }
+
+  /** readline's completer, callback form: a name it does not know reloads the names once, then completes. */
+  private complete(line: string, done: (error: null, result: [string[], string]) => void): void {
+    const state = () => ({ skills: this.names.skills, active: this.active });
+    if (!missesSkillName(line, state())) return done(null, completeChatLine(line, state()));
+    void this.names.refreshAfterMiss().then(() => done(null, completeChatLine(line, state())));
   }
 
   private setActive(active: ActiveSkillRef[]): void {
@@ -132,7 +142,7 @@ class ChatSession {
       output: this.output,
       terminal: true,
       historySize: 200,
-      completer: (line: string) => completeChatLine(line, { skills: this.skills, active: this.active }),
+      completer: (line: string, done: (error: null, result: [string[], string]) => void) => this.complete(line, done),
     });
     this.rl = rl;
     rl.setPrompt(promptLine(this.process.name, this.active));
@@ -210,21 +220,40 @@ class ChatSession {
       }
       case "list": {
         const [skills, active] = await Promise.all([this.client.skills.list({ projectId: this.process.projectId }), this.client.skills.active(processId)]);
-        this.skills = skills;
+        this.names.set(skills);
         this.setActive(active);
         return this.print(formatSkillList(skills, active));
       }
       case "activate": {
-        const result = await this.client.steering.activate(processId, line.name, { ...(line.args === undefined ? {} : { args: line.args }), oneShot: line.once, ...wait });
+        const result = await this.client.steering.activate(processId, line.name, { ...(line.args === undefined ? {} : { args: line.args }), oneShot: line.once, ...wait }).catch(async (error: unknown) => {
+          if (!(error instanceof SkillsApiError && error.code === "SKILL_NOT_FOUND")) throw error;
+          // A typo, or a skill pushed since the names were read: reload them, then suggest.
+          const skills = await this.names.refresh().catch(() => this.names.skills);
+          const invocable = skills.filter((s) => s.userInvocable !== false).map((s) => s.name);
+          throw new Error(`no skill ${line.name} in project ${this.process.projectId}${didYouMean(line.name, invocable) || "; /skill list shows them"}`);
+        });
         this.setActive(result.activeSkills);
         this.print(`activated ${line.name}${line.once ? " for one turn" : ""}${result.turnScheduled ? "; a turn is scheduled" : ""}`);
         if (result.spawned) this.print(`spawned ${result.spawned.name} (${result.spawned.processId})`);
         return;
       }
       case "clear": {
-        const result = line.name === undefined ? await this.client.steering.clearAll(processId, wait) : await this.client.steering.clear(processId, line.name, wait);
+        if (line.name === undefined) {
+          const result = await this.client.steering.clearAll(processId, wait);
+          this.setActive(result.activeSkills);
+          return this.print("cleared every skill not held by a locked recipe");
+        }
+        // The service clears an inactive skill as a no-op success: read the active skills first,
+        // so a typo is not reported as "cleared".
+        const before = await this.client.skills.active(processId);
+        if (!before.some((s) => s.name === line.name)) {
+          this.setActive(before);
+          const names = before.map((s) => s.name);
+          return this.print(`${line.name} is not active, nothing cleared${didYouMean(line.name, names) || (names.length === 0 ? "; no skill is active" : `; active: ${names.join(", ")}`)}`);
+        }
+        const result = await this.client.steering.clear(processId, line.name, wait);
         this.setActive(result.activeSkills);
-        return this.print(line.name === undefined ? "cleared every skill not held by a locked recipe" : `cleared ${line.name}`);
+        return this.print(result.activeSkills.some((s) => s.name === line.name) ? `${line.name} stays active` : `cleared ${line.name}`);
       }
       case "turn":
       case "message":

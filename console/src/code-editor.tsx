@@ -1,5 +1,5 @@
 import { markdown } from "@codemirror/lang-markdown";
-import { yaml } from "@codemirror/lang-yaml";
+import { yaml, yamlFrontmatter } from "@codemirror/lang-yaml";
 import { linter, lintGutter, setDiagnostics } from "@codemirror/lint";
 import type { Diagnostic } from "@codemirror/lint";
 import { EditorView, basicSetup } from "codemirror";
@@ -27,7 +27,7 @@ function diagnosticsOf(view: EditorView, problems: LintProblem[]): Diagnostic[] 
   });
 }
 
-/** CodeMirror 6 with YAML or Markdown highlighting, a lint gutter and the problems at their lines. */
+/** CodeMirror 6 with YAML, or Markdown with a YAML frontmatter, highlighting, a lint gutter and the problems at their lines. */
 export function CodeEditor(props: CodeEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -36,7 +36,9 @@ export function CodeEditor(props: CodeEditorProps) {
 
   useEffect(() => {
     if (!host.current) return;
-    const languageExtension = props.language === "markdown" ? [markdown(), yaml()] : props.language === "yaml" ? [yaml()] : [];
+    // A SKILL.md: YAML between the `---` fences, Markdown after. Markdown alone reads the
+    // frontmatter's last line before `---` as a setext heading (bold, underlined).
+    const languageExtension = props.language === "markdown" ? [yamlFrontmatter({ content: markdown() })] : props.language === "yaml" ? [yaml()] : [];
     const lintExtension = props.lint ? [linter((v) => diagnosticsOf(v, latest.current.lint?.(v.state.doc.toString()) ?? []), { delay: 300 })] : [];
     const created = new EditorView({
       parent: host.current,

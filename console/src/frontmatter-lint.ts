@@ -31,7 +31,7 @@ export function lintSkillMarkdown(text: string): LintProblem[] {
   // +1: the opening fence is line 1 of the file, the YAML's line 1 is the file's line 2.
   const lineAt = (offset: number | undefined): number => (offset === undefined ? 1 : counter.linePos(offset).line + 1);
   if (document.errors.length > 0) {
-    return document.errors.map((error) => ({ line: lineAt(error.pos[0]), severity: "error", message: error.message.split("\n")[0] ?? error.message }));
+    return document.errors.map((error) => ({ line: lineAt(causeOffset(yamlText, error.message, error.pos[0])), severity: "error", message: error.message.split("\n")[0] ?? error.message }));
   }
   const checked = frontmatter.safeParse(document.toJS());
   if (checked.success) return [];
@@ -43,6 +43,27 @@ export function lintSkillMarkdown(text: string): LintProblem[] {
     const where = path.length === 0 ? "frontmatter" : path.join(".");
     return { line: lineAt(node?.range?.[0]), severity: "error" as const, message: `${where}: ${(detail ?? issue).message}` };
   });
+}
+
+/**
+ * Where an error's cause is. The parser reports an unclosed flow collection (`tags: [a, b` with no
+ * `]`) where it notices it, at the next line; the author must look at the bracket that opened it:
+ * the last `[` (or `{`) before that point not closed before it.
+ */
+function causeOffset(text: string, message: string, offset: number): number {
+  const flow = /^Flow (sequence|map)\b/.exec(message);
+  if (!flow) return offset;
+  const [open, close] = flow[1] === "sequence" ? ["[", "]"] : ["{", "}"];
+  let depth = 0;
+  for (let index = Math.min(offset, text.length) - 1; index >= 0; index -= 1) {
+    const char = text[index];
+    if (char === close) depth += 1;
+    else if (char === open) {
+      if (depth === 0) return index;
+      depth -= 1;
+    }
+  }
+  return offset;
 }
 
 /** The YAML node an issue's path names (the deepest that exists), so the error lands on its line. */

@@ -6,7 +6,8 @@ import type { ConsoleConfig } from "./console-config.js";
 import { EditorScreen } from "./editor-screen.js";
 import type { EditorTarget } from "./editor-screen.js";
 import { PlaygroundScreen } from "./playground-screen.js";
-import { forgetToken, rememberedToken, rememberToken, sessionOf, takeHashParameters } from "./session.js";
+import { ProjectPicker } from "./project-picker.js";
+import { forgetToken, openToken, projectHash, rememberedToken, rememberToken, takeHashParameters } from "./session.js";
 import type { Session } from "./session.js";
 import { SignIn } from "./sign-in.js";
 import { SkillsScreen } from "./skills-screen.js";
@@ -20,15 +21,11 @@ const SCREENS: { id: Screen; label: string }[] = [
   { id: "playground", label: "Playground" },
 ];
 
-function App({ config, initialToken, initialProject }: { config: ConsoleConfig; initialToken?: string; initialProject?: string }) {
-  const [session, setSession] = useState<Session | undefined>(() => {
-    if (!initialToken) return undefined;
-    try {
-      return sessionOf(initialToken);
-    } catch {
-      return undefined;
-    }
-  });
+type Opened = ReturnType<typeof openToken>;
+
+function App({ config, opened, initialProject }: { config: ConsoleConfig; opened?: Opened; initialProject?: string }) {
+  const [session, setSession] = useState<Session | undefined>(opened && "session" in opened ? opened.session : undefined);
+  const [refusal, setRefusal] = useState<string | undefined>(opened && "refusal" in opened ? opened.refusal : undefined);
   const [project, setProject] = useState<string>(initialProject ?? session?.projects[0] ?? "");
   const [screen, setScreen] = useState<Screen>("skills");
   const [editorTarget, setEditorTarget] = useState<EditorTarget | undefined>();
@@ -38,19 +35,46 @@ function App({ config, initialToken, initialProject }: { config: ConsoleConfig; 
     if (session) rememberToken(session.token);
   }, [session]);
 
+  // The hash is followed live: a new #project= (or a new #token= link) applies without a reload.
+  useEffect(() => {
+    const follow = (): void => {
+      const next = takeHashParameters();
+      if (next.token !== undefined) {
+        const reopened = openToken(next.token, "link");
+        if ("session" in reopened) {
+          setSession(reopened.session);
+          setRefusal(undefined);
+        } else {
+          forgetToken();
+          setSession(undefined);
+          setRefusal(reopened.refusal);
+        }
+      }
+      if (next.project !== undefined) setProject(next.project);
+    };
+    window.addEventListener("hashchange", follow);
+    return () => window.removeEventListener("hashchange", follow);
+  }, []);
+
+  // …and it says the project in use, so a reload or a shared link opens the same one.
+  useEffect(() => {
+    if (session && project !== "" && location.hash !== projectHash(project)) history.replaceState(null, "", location.pathname + location.search + projectHash(project));
+  }, [session, project]);
+
   if (!session || !client) {
     return (
       <SignIn
         {...(config.devToken ? { devToken: config.devToken } : {})}
+        {...(refusal ? { refusal } : {})}
         onSignIn={(signedIn, chosenProject) => {
           setSession(signedIn);
-          setProject(chosenProject ?? signedIn.projects[0] ?? "");
+          setRefusal(undefined);
+          setProject(chosenProject ?? takeHashParameters().project ?? signedIn.projects[0] ?? "");
         }}
       />
     );
   }
 
-  const projectChoices = session.projects.includes(project) || project === "" ? session.projects : [project, ...session.projects];
   return (
     <div class="shell">
       <header class="topbar">
@@ -63,16 +87,7 @@ function App({ config, initialToken, initialProject }: { config: ConsoleConfig; 
           <dt>Roles</dt>
           <dd data-testid="identity-roles">{session.roles.length > 0 ? session.roles.join(", ") : "none"}</dd>
         </dl>
-        <label class="project-picker">
-          Project
-          <select value={project} onChange={(event) => setProject(event.currentTarget.value)}>
-            {projectChoices.map((id) => (
-              <option key={id} value={id}>
-                {id}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ProjectPicker session={session} project={project} onChange={setProject} />
         <button
           type="button"
           class="secondary"
@@ -111,6 +126,8 @@ function App({ config, initialToken, initialProject }: { config: ConsoleConfig; 
 
 const config = await loadConsoleConfig();
 const fromHash = takeHashParameters();
-const token = fromHash.token ?? rememberedToken();
+const remembered = rememberedToken();
+const opened = fromHash.token !== undefined ? openToken(fromHash.token, "link") : remembered !== undefined ? openToken(remembered, "tab") : undefined;
+if (opened && "refusal" in opened) forgetToken();
 const root = document.getElementById("app");
-if (root) render(<App config={config} {...(token ? { initialToken: token } : {})} {...(fromHash.project ? { initialProject: fromHash.project } : {})} />, root);
+if (root) render(<App config={config} {...(opened ? { opened } : {})} {...(fromHash.project ? { initialProject: fromHash.project } : {})} />, root);

@@ -30,13 +30,34 @@ export function sessionOf(token: string): Session {
   return { token: trimmed, tenant, login: claims.sub, projects: list(claims["projects"]), roles: list(claims["roles"]), ...(expiresAt ? { expiresAt } : {}) };
 }
 
-/** `#token=<jwt>&project=<id>`: the link `npm start` prints. The token leaves the URL at once. */
+/**
+ * `#token=<jwt>&project=<id>`: the link `npm start` prints. The token leaves the URL at once; the
+ * project stays (a reload keeps it, and the console follows it when it changes).
+ */
 export function takeHashParameters(): { token?: string; project?: string } {
   const parameters = new URLSearchParams(location.hash.replace(/^#/, ""));
   const token = parameters.get("token") ?? undefined;
   const project = parameters.get("project") ?? undefined;
-  if (token !== undefined) history.replaceState(null, "", location.pathname + location.search);
+  if (token !== undefined) history.replaceState(null, "", location.pathname + location.search + (project ? projectHash(project) : ""));
   return { ...(token ? { token } : {}), ...(project ? { project } : {}) };
+}
+
+export const projectHash = (project: string): string => `#project=${encodeURIComponent(project)}`;
+
+/** A tenant-admin may open any project of the tenant, not only those the token lists. */
+export const mayOpenAnyProject = (session: Session): boolean => session.roles.includes("tenant-admin");
+
+/**
+ * A token from the link or from this tab's last sign-in, read as a session or refused with the
+ * reason: a refused token is said, never silently replaced by the dev token the form pre-fills.
+ */
+export function openToken(token: string, from: "link" | "tab"): { session: Session } | { refusal: string } {
+  try {
+    return { session: sessionOf(token) };
+  } catch (failure) {
+    const reason = failure instanceof Error ? failure.message : String(failure);
+    return { refusal: `The token ${from === "link" ? "in the link (#token=…)" : "of this tab's last sign-in"} was refused: ${reason} Sign in with another token.` };
+  }
 }
 
 // sessionStorage, not localStorage: a bearer token should not outlive the tab.

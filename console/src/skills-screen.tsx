@@ -1,6 +1,7 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { ShadowedSkill, SkillDetail, SkillProblem, SkillsClient, SkillSummary } from "./api.js";
 import type { EditorTarget } from "./editor-screen.js";
+import { ProblemsPanel } from "./problems-panel.js";
 import { SourceBadge } from "./source-badge.js";
 import { useLoad } from "./use-load.js";
 
@@ -85,41 +86,23 @@ export function SkillsScreen({ client, project, onEdit }: { client: SkillsClient
           </>
         )}
       </section>
-      <ProblemsPanel problems={problems} />
-      {selected && <SkillDetailPanel key={selected} client={client} project={project} name={selected} onEdit={onEdit} />}
+      {/* Beside the list, above the problems: the detail opens where the click was, not below a long problems list. */}
+      <div class="skills-side">
+        {selected && <SkillDetailPanel key={selected} client={client} project={project} name={selected} onEdit={onEdit} />}
+        <ProblemsPanel problems={problems} />
+      </div>
     </div>
-  );
-}
-
-function ProblemsPanel({ problems }: { problems: SkillProblem[] }) {
-  return (
-    <section class="problems" aria-labelledby="problems-heading">
-      <h2 id="problems-heading">Problems ({problems.length})</h2>
-      {problems.length === 0 ? (
-        <p>Every skill document loads cleanly.</p>
-      ) : (
-        <ul aria-label="Problems">
-          {problems.map((problem, index) => (
-            <li key={index} class={`problem severity-${problem.severity ?? "error"}`}>
-              <span class="severity">{problem.severity ?? "error"}</span> <strong>{problem.name}</strong> <SourceBadge source={problem.source} />{" "}
-              <code class="path">
-                {problem.path}
-                {problem.line === undefined ? "" : `:${problem.line}`}
-              </code>{" "}
-              {problem.message}
-            </li>
-          ))}
-        </ul>
-      )}
-    </section>
   );
 }
 
 function SkillDetailPanel({ client, project, name, onEdit }: { client: SkillsClient; project: string; name: string; onEdit: (target: EditorTarget) => void }) {
   const detail = useLoad<SkillDetail>(() => client.skills.get(name, { projectId: project }), [client, project, name]);
   const skill = detail.value;
+  const panel = useRef<HTMLElement>(null);
+  // One column (a narrow window): the detail follows the whole list, so bring it into view.
+  useEffect(() => panel.current?.scrollIntoView({ block: "nearest" }), []);
   return (
-    <section class="skill-detail" aria-labelledby="detail-heading">
+    <section class="skill-detail" aria-labelledby="detail-heading" ref={panel}>
       <h2 id="detail-heading">
         {name} {skill && <SourceBadge source={skill.source} />}
       </h2>

@@ -1,6 +1,8 @@
+import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { ensureConsoleBuilt } from "../../infra/local/console-build.js";
+import { localClients } from "../../infra/local/local-resources.js";
 import { ApiClient, skillMd } from "./support/api-client.js";
 import { launchBrowser } from "./support/browser.js";
 import type { Browser } from "./support/browser.js";
@@ -11,13 +13,20 @@ import type { LocalStack } from "./support/local-stack.js";
  * The web console (issue 18) in headless Chromium against the local stack, as an author uses it:
  * sign in with the pre-filled dev token, find a skill and the one it shadows, edit a SKILL.md
  * (refused at its line, then fixed), spawn a process, activate with the argument form, preview
- * and compose a turn and read its ledger, clear a badge. Each screen is saved to docs/console/.
- * The steps share one page, in order, as a user would take them.
+ * and compose a turn and read its ledger, clear a badge. Issue 30: the page links its icon (no
+ * 404), the frontmatter is highlighted as YAML with an unclosed bracket marked at its own line, a
+ * tenant-admin types any project and the hash is followed live, the problems list is grouped by
+ * rule and starts collapsed without errors, a skill's detail opens beside the list (in view), and
+ * a refused #token= is said. Each screen is saved to docs/console/. The steps share one page, in
+ * order, as a user would take them.
  */
 
 const TENANT = "demo";
 const PROJECT = "demo";
 const SHADOWED = "_vance/skills/house-style/SKILL.md";
+/** A project the dev token does not list (a tenant-admin may open it) with many Agent Skills documents: two warnings each. */
+const CROWDED = "crowded";
+const CROWDED_SKILLS = 30;
 const SCREENSHOTS = new URL("../../docs/console/", import.meta.url);
 
 let stack: LocalStack;
@@ -43,6 +52,10 @@ beforeAll(async () => {
       ),
     ),
   ];
+  for (let index = 1; index <= CROWDED_SKILLS; index += 1) {
+    const name = `skill-${String(index).padStart(2, "0")}`;
+    seeded.push(await admin.putDocument(TENANT, CROWDED, `_vance/skills/${name}/SKILL.md`, skillMd(`name: ${name}\ndescription: Agent Skills document number ${index}.`, "Body.\n")));
+  }
   for (const response of seeded) expect(response.status, response.text).toBe(200);
   browser = await launchBrowser(stack.httpUrl);
   page = await browser.context.newPage();
@@ -55,16 +68,26 @@ afterAll(async () => {
 
 describe("the web console in Chromium", () => {
   it("pre-fills the local dev token and signs in, showing tenant, user and roles", async () => {
+    // Prepare
+    const failed: string[] = [];
+    page.on("response", (response) => void (response.status() >= 400 && failed.push(`${response.status()} ${response.url()}`)));
+
     // Act
     await page.goto(`${stack.httpUrl}/console/`);
     const token = page.getByLabel("Bearer token (JWT)");
     await token.waitFor();
     const prefilled = await token.inputValue();
+    // A string: this file is type-checked without the DOM library.
+    const iconUrl = await page.evaluate<string | null>("document.querySelector('link[rel~=icon]')?.href ?? null");
+    const icon = iconUrl === null ? undefined : await fetch(iconUrl);
     await shot("sign-in");
     await page.getByRole("button", { name: "Sign in" }).click();
 
     // Assess
     expect(prefilled).toBe(stack.devToken);
+    expect(icon?.status).toBe(200);
+    expect(icon?.headers.get("content-type")).toBe("image/svg+xml");
+    expect(failed).toEqual([]);
     expect(await page.getByTestId("identity-tenant").textContent()).toBe(TENANT);
     expect(await page.getByTestId("identity-user").textContent()).toBe("dev");
     expect(await page.getByTestId("identity-roles").textContent()).toBe("tenant-admin");
@@ -80,6 +103,10 @@ describe("the web console in Chromium", () => {
     await row.click();
     await page.getByRole("heading", { name: /house-style/ }).waitFor();
     await page.getByText("Project body.").waitFor();
+    // Nothing is an error: the problems list starts collapsed, one summary line.
+    const collapsedLists = await page.getByRole("list", { name: "Problems" }).count();
+    const summary = await page.getByTestId("problems-summary").textContent();
+    await page.getByTestId("problems-summary").click();
     await shot("skills");
 
     // Assess
@@ -87,6 +114,8 @@ describe("the web console in Chromium", () => {
     expect(await page.locator('[data-skill="greet"]').count()).toBe(0);
     expect(await shadowed.textContent()).toContain("VANCE");
     expect(await shadowed.textContent()).toContain("hidden by PROJECT");
+    expect(collapsedLists).toBe(0);
+    expect(summary).toMatch(/^1 info in 1 rule$/);
     expect(await page.getByRole("list", { name: "Problems" }).textContent()).toContain("shadowed by the PROJECT level");
   });
 
@@ -97,7 +126,22 @@ describe("the web console in Chromium", () => {
     const invalid = "---\ntitle: House style\nversion: 1.0.0\ndescription: The project's house style.\nlifecycle: forever\n---\nProject body.\n";
     const fixed = "---\ntitle: House style\nversion: 1.0.1\ndescription: The project's house style, revised.\n---\nProject body, revised.\n";
 
-    // Act
+    const unclosed = "---\ntitle: House style\nversion: 1.0.0\ntags: [style, tone\ndescription: The project's house style.\n---\nProject body.\n";
+
+    // Act: the frontmatter is YAML (its keys highlighted, its last line no Markdown heading); an unclosed [ is marked at its line
+    await replaceEditorText(unclosed);
+    await page.getByTestId("live-problems").filter({ hasText: "Flow sequence" }).waitFor();
+    await page.locator(".cm-lint-marker-error").first().waitFor();
+    const unclosedLive = await page.getByTestId("live-problems").textContent();
+    const markerTop = (await page.locator(".cm-lint-marker-error").first().boundingBox())?.y ?? -1;
+    const lineBoxes = await Promise.all([3, 4].map(async (index) => (await page.locator(".cm-line").nth(index).boundingBox()) ?? { y: -1, height: 0 }));
+    const frontmatterLines = page.locator(".cm-line").filter({ hasText: /^(title|version|tags|description):/ });
+    const keySpans = await frontmatterLines.first().locator("span").allTextContents();
+    const headingStyled = await page.evaluate<boolean>(
+      "[...document.querySelectorAll('.cm-line')].slice(0, 6).some((line) => [...line.querySelectorAll('span')].some((span) => { const style = getComputedStyle(span); return style.textDecorationLine.includes('underline') || Number(style.fontWeight) >= 600; }))",
+    );
+
+    // Act: a schema problem, refused by the service at its line
     await replaceEditorText(invalid);
     await page.getByRole("button", { name: "Save" }).click();
     const refused = page.getByTestId("server-problems");
@@ -114,6 +158,12 @@ describe("the web console in Chromium", () => {
     const saved = await new ApiClient(stack.httpUrl, stack.devToken).getDocument(TENANT, PROJECT, SHADOWED);
 
     // Assess
+    expect(unclosedLive).toMatch(/line 4: Flow sequence/);
+    const [line4, line5] = lineBoxes as [{ y: number; height: number }, { y: number; height: number }];
+    expect(markerTop).toBeGreaterThanOrEqual(line4.y - 2);
+    expect(markerTop).toBeLessThan(line5.y);
+    expect(keySpans).toContain("title");
+    expect(headingStyled).toBe(false);
     expect(refusal).toMatch(/line 5: .*lifecycle/);
     expect(live).toMatch(/line 5: lifecycle/);
     expect(marked).toBeGreaterThan(0);
@@ -166,6 +216,92 @@ describe("the web console in Chromium", () => {
     expect(await page.locator('[data-active="house-style"]').count()).toBe(1);
   });
 
+  it("lets a tenant-admin type any project, follows the hash live, groups problems by rule and opens a skill's detail beside the list", async () => {
+    // Act: a project the token does not list, typed; then the hash changed by hand
+    await page.getByRole("tab", { name: "Skills" }).click();
+    const picker = page.getByRole("combobox", { name: "Project" });
+    await picker.fill(CROWDED);
+    await picker.press("Enter");
+    await page.getByRole("heading", { name: `Effective skills in ${CROWDED}` }).waitFor();
+    const hashAfterTyping = new URL(page.url()).hash;
+    await page.evaluate(`location.hash = "#project=${PROJECT}"`);
+    await page.getByRole("heading", { name: `Effective skills in ${PROJECT}` }).waitFor();
+    const pickerFollowed = await picker.inputValue();
+    await page.evaluate(`location.hash = "#project=${CROWDED}"`);
+    await page.getByRole("heading", { name: `Effective skills in ${CROWDED}` }).waitFor();
+    await page.locator(`[data-skill="skill-${CROWDED_SKILLS}"]`).waitFor();
+    const warningsOnly = await page.getByTestId("problems-summary").textContent();
+    const collapsed = await page.getByRole("list", { name: "Problems" }).count();
+
+    // Act: an error appears; the list opens with its group, the warnings' groups stay one line each
+    // PUT refuses a defective SKILL.md: written straight into the bucket, as a bulk import would leave it.
+    const clients = localClients(stack.endpoints, stack.region, stack.credentials);
+    try {
+      await clients.s3.send(new PutObjectCommand({ Bucket: stack.resources.bucketName, Key: `tenants/${TENANT}/projects/${CROWDED}/_vance/skills/broken/SKILL.md`, Body: "no frontmatter at all\n" }));
+    } finally {
+      clients.destroy();
+    }
+    // A PUT through the API moves the level's version on, so the next listing reads the bucket again.
+    const bumped = await new ApiClient(stack.httpUrl, stack.devToken).putDocument(TENANT, CROWDED, "_vance/skills/skill-01/SKILL.md", skillMd("name: skill-01\ndescription: Agent Skills document number 1, again.", "Body.\n"));
+    await page.getByRole("button", { name: "Reload" }).click();
+    await page.getByRole("list", { name: "Problems" }).waitFor();
+    const groups = await page.locator(".problem-group").count();
+    const openGroups = await page.locator(".problem-group > details[open]").count();
+    const titleGroup = page.locator('.problem-group[data-rule="title: is absent"]');
+    await titleGroup.locator("summary").click();
+    // The entries are built once the group reports itself open: wait for the first.
+    await titleGroup.locator("li").first().waitFor();
+    const titleEntries = await titleGroup.locator("li").count();
+
+    // Act: a skill at the top of a long list, then the last one, with a long problems group open
+    const viewport = page.viewportSize() ?? { width: 0, height: 0 };
+    const placements: { row: { x: number; width: number } | null; heading: { x: number; y: number; height: number } | null }[] = [];
+    for (const name of ["skill-01", `skill-${CROWDED_SKILLS}`]) {
+      const row = page.locator(`[data-skill="${name}"]`);
+      await row.click();
+      const heading = page.getByRole("heading", { name: new RegExp(`^${name}`) });
+      await heading.waitFor();
+      placements.push({ row: await row.boundingBox(), heading: await heading.boundingBox() });
+    }
+    await shot("skills-problems");
+
+    // Assess
+    expect(hashAfterTyping).toBe(`#project=${CROWDED}`);
+    expect(pickerFollowed).toBe(PROJECT);
+    expect(warningsOnly).toMatch(new RegExp(`^${CROWDED_SKILLS * 2} (warning|info)s in 2 rules$`));
+    expect(collapsed).toBe(0);
+    expect(bumped.status, bumped.text).toBe(200);
+    expect(groups).toBeGreaterThanOrEqual(2);
+    expect(openGroups).toBe(groups - 2);
+    expect(titleEntries).toBe(CROWDED_SKILLS);
+    for (const { row, heading } of placements) {
+      expect(row).not.toBeNull();
+      expect(heading).not.toBeNull();
+      expect(heading!.y).toBeGreaterThanOrEqual(0);
+      expect(heading!.y + heading!.height).toBeLessThanOrEqual(viewport.height);
+      expect(heading!.x).toBeGreaterThan(row!.x + row!.width / 2);
+    }
+  });
+
+  it("says a #token= link was refused instead of silently pre-filling the dev token", async () => {
+    // Prepare
+    const refused = await browser.context.newPage();
+
+    // Act
+    await refused.goto(`${stack.httpUrl}/console/#token=not-a-token&project=${PROJECT}`);
+    const alert = refused.getByTestId("token-refused");
+    await alert.waitFor();
+    const said = await alert.textContent();
+    const prefilled = await refused.getByLabel("Bearer token (JWT)").inputValue();
+    const url = refused.url();
+    await refused.close();
+
+    // Assess
+    expect(said).toContain("The token in the link (#token=…) was refused: That is not a JWT");
+    expect(prefilled).toBe(stack.devToken);
+    expect(url).not.toContain("not-a-token");
+  });
+
   it("opens a project straight from a #token=…&project=… link and fits a narrow window", async () => {
     // Prepare
     const narrow = await browser.context.newPage();
@@ -175,6 +311,10 @@ describe("the web console in Chromium", () => {
     await narrow.goto(`${stack.httpUrl}/console/#token=${stack.devToken}&project=${PROJECT}`);
     await narrow.locator('[data-skill="house-style"]').waitFor();
     const url = narrow.url();
+    // One column: the detail follows the list and is brought into view.
+    await narrow.locator('[data-skill="house-style"]').click();
+    await narrow.getByText("Project body, revised.").waitFor();
+    const detailBox = await narrow.getByRole("heading", { name: /^house-style/ }).boundingBox();
     // A string: this file is type-checked without the DOM library.
     const overflow = await narrow.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
     await narrow.screenshot({ path: new URL("narrow.png", SCREENSHOTS).pathname, fullPage: true });
@@ -182,6 +322,9 @@ describe("the web console in Chromium", () => {
 
     // Assess
     expect(url).not.toContain("token=");
+    expect(url).toContain(`#project=${PROJECT}`);
+    expect(detailBox!.y).toBeGreaterThanOrEqual(0);
+    expect(detailBox!.y + detailBox!.height).toBeLessThanOrEqual(900);
     expect(overflow).toBeLessThanOrEqual(0);
     expect(browser.foreignRequests).toEqual([]);
   });

@@ -13,8 +13,10 @@ import { TmuxTerminal } from "./support/tmux.js";
 
 /**
  * `skills chat` in a real terminal (tmux) against the local stack: spawn, `/skill` with tab
- * completion of names and argument values, list, clear, a turn, a scheduled turn showing up, a
- * FOOT script run in the chat's working directory, Ctrl-C and a clean exit on Ctrl-D.
+ * completion of names (a trailing space after a whole one) and argument values, a mistyped name
+ * answered with "did you mean", a skill pushed after the chat started completed without
+ * `/skill list`, list, clear (and a clear of an inactive skill that says so), a turn, a scheduled
+ * turn showing up, a FOOT script run in the chat's working directory, Ctrl-C and a clean exit on Ctrl-D.
  */
 
 const TENANT = "acme";
@@ -72,10 +74,10 @@ describe("skills chat in a terminal", () => {
     const banner = await terminal.waitFor(/main>$/m, { timeoutMs: 30_000 });
     const processId = /process main \(([^)]+)\)/.exec(banner)?.[1] ?? "";
 
-    // Act: completion of a skill name, then of a declared boolean argument's values
+    // Act: completion of a skill name, then (no space typed: the completion added it) of a declared boolean argument's values
     await terminal.type("/skill fo", "Tab");
     const completedName = await terminal.waitFor(/main> \/skill forms$/m);
-    await terminal.type(" ", "Tab", "Tab");
+    await terminal.keys("Tab", "Tab");
     const candidates = await terminal.waitFor(/--once\s+true\s+false/);
     await terminal.type("tr", "Tab");
     await terminal.waitFor(/\/skill forms\s+true$/m);
@@ -96,7 +98,18 @@ describe("skills chat in a terminal", () => {
     const note = await client.tools.call<{ written: string }>(processId, "skill_local-files__note", { text: "from the e2e test" });
     const footRan = await terminal.waitFor("» FOOT script local-files/note done");
 
-    // Act: clear one, clear all, Ctrl-C, Ctrl-D
+    // Act: a typo, then a skill pushed while the chat runs, completed without /skill list
+    await terminal.type("/skill frms", "Enter");
+    const typo = await terminal.waitFor(/error: no skill frms .*/);
+    await client.documents.put(PROJECT, "_vance/skills/late-arrival/SKILL.md", skillMd("title: Late arrival\ndescription: Pushed after the chat started\nversion: 1.0.0"));
+    await terminal.type("/skill late", "Tab");
+    const lateCompleted = await terminal.waitFor(/main> \/skill late-arrival$/m);
+    await terminal.keys("Enter");
+    await terminal.waitFor("activated late-arrival");
+
+    // Act: clear an inactive skill, clear one, clear all, Ctrl-C, Ctrl-D
+    await terminal.type("/skill clear nonexistent", "Enter");
+    const notActive = await terminal.waitFor("nonexistent is not active");
     await terminal.type("/skill clear forms", "Enter");
     const clearedOne = await terminal.waitFor("cleared forms");
     await terminal.type("/skill clear", "Enter");
@@ -124,6 +137,10 @@ describe("skills chat in a terminal", () => {
     expect(note).toEqual({ written: "from the e2e test" });
     expect(readFileSync(join(workDir, "notes/today.md"), "utf8")).toBe("from the e2e test");
     expect(footRan).toContain(`» FOOT script local-files/note runs in ${workDir}`);
+    expect(typo).toContain("error: no skill frms in project chat; did you mean forms?");
+    expect(lateCompleted).toContain("/skill late-arrival");
+    expect(notActive).toContain("nonexistent is not active, nothing cleared; active: forms, announce, local-files, late-arrival");
+    expect(notActive).not.toContain("cleared nonexistent");
     expect(clearedOne).toContain("cleared forms");
     expect(clearedAll).toContain("cleared every skill");
     expect(interrupted).toContain("(Ctrl-C again or Ctrl-D to leave)");

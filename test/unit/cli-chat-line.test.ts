@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { completeChatLine } from "../../cli/chat-completer.js";
+import { completeChatLine, missesSkillName } from "../../cli/chat-completer.js";
 import { parseChatLine } from "../../cli/chat-line.js";
 import { formatTurn, parseShow, promptLine } from "../../cli/chat-view.js";
 import type { ActiveSkillRef, SkillSummary, Turn } from "../../client/index.js";
@@ -69,12 +69,15 @@ describe("completeChatLine", () => {
     ["/sk", ["/skill "], "/sk"],
     ["/skill fo", ["forms", "format"], "fo"],
     ["/skill h", [], "h"],
-    ["/skill clear ", ["forms"], ""],
+    ["/skill form", ["forms", "format"], "form"],
+    ["/skill forms", ["forms "], "forms"],
+    ["/skill cl", ["clear "], "cl"],
+    ["/skill clear ", ["forms "], ""],
     ["/skill forms ", ["--once", "true", "false"], ""],
-    ["/skill forms --once t", ["true"], "t"],
-    ["/skill format ", ["--once"], ""],
+    ["/skill forms --once t", ["true "], "t"],
+    ["/skill format ", ["--once "], ""],
     ["/skill tone f", ["formal", "friendly", "fun"], "f"],
-    ["/skill tone fr", ["friendly"], "fr"],
+    ["/skill tone fr", ["friendly "], "fr"],
     ["hello", [], "hello"],
   ])("%j → %j", (line, candidates, word) => {
     // Act
@@ -82,6 +85,26 @@ describe("completeChatLine", () => {
 
     // Assess
     expect(completed).toEqual([candidates, word]);
+  });
+});
+
+describe("missesSkillName", () => {
+  it.each([
+    ["/skill fo", false],
+    ["/skill late", true],
+    ["/skill late-skill arg", true],
+    ["/skill forms ", false],
+    ["/skill hidden ", false],
+    ["/skill clear x", false],
+    ["/skill list", false],
+    ["/show s", false],
+    ["hello", false],
+  ])("%j → %s", (line, missed) => {
+    // Act
+    const result = missesSkillName(line, state);
+
+    // Assess
+    expect(result).toBe(missed);
   });
 });
 

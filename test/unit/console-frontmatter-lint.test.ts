@@ -44,4 +44,16 @@ describe("console frontmatter lint", () => {
     expect(noFence).toEqual([{ line: 1, severity: "error", message: "A SKILL.md starts with a '---' line opening its YAML frontmatter" }]);
     expect(unclosed).toEqual([{ line: 1, severity: "error", message: "The frontmatter has no closing '---' line" }]);
   });
+
+  it("puts an unclosed flow collection on the line of its bracket, not the line after", () => {
+    // Act
+    const sequence = lintSkillMarkdown("---\nname: deploy\ndescription: Deploys.\ntags: [a, b\nlicense: MIT\n---\nBody.\n");
+    const nested = lintSkillMarkdown("---\nname: deploy\nmetadata: {a: [1, 2], b: 3\ndescription: Deploys.\n---\n");
+    const spanning = lintSkillMarkdown("---\nname: deploy\ntags: [a,\n  b\ndescription: Deploys.\n---\n");
+
+    // Assess
+    expect(sequence).toEqual([{ line: 4, severity: "error", message: expect.stringMatching(/^Flow sequence/) }]);
+    expect(nested[0]).toMatchObject({ line: 3, message: expect.stringMatching(/^Flow map/) });
+    expect(spanning[0]).toMatchObject({ line: 3 });
+  });
 });
