@@ -54,7 +54,7 @@ const smallTalk = requests.filter((r) => r.expect.length === 0);
 let stack: LocalStack;
 let api: ApiClient;
 let processId: string;
-let pushed: { name: string; status: number; text: string }[] = [];
+let pushed: { name: string; status: number; text: string; ms: number }[] = [];
 let measured: Measured[] = [];
 let report: RoutingReport;
 
@@ -66,6 +66,9 @@ async function spawn(session: string): Promise<string> {
   expect(spawned.status, spawned.text).toBe(201);
   return spawned.json.processId;
 }
+
+/** Median duration, to the millisecond: how a PUT's cost moves as the level fills. */
+const medianMs = (runs: { ms: number }[]): number => Math.round([...runs.map((r) => r.ms)].sort((a, b) => a - b)[Math.floor(runs.length / 2)] ?? 0);
 
 const activatedNames = (turn: Turn): string[] => turn.activation.filter((a) => a.outcome === "activated").map((a) => a.name);
 
@@ -79,8 +82,9 @@ beforeAll(async () => {
   pushed = await Promise.all(
     skillNames.map((name) =>
       pushLimit(async () => {
+        const started = performance.now();
         const put = await api.putDocument(TENANT, PROJECT, `_vance/skills/${name}/SKILL.md`, readFileSync(join(FIXTURE, "skills", name, "SKILL.md")));
-        return { name, status: put.status, text: put.text };
+        return { name, status: put.status, text: put.text, ms: performance.now() - started };
       }),
     ),
   );
@@ -108,7 +112,7 @@ beforeAll(async () => {
   const catalog = measured[0]?.preview.status === 200 ? measured[0].preview.json.catalog : undefined;
   console.log(
     [
-      `pushed ${skillNames.length} skills in ${(pushMs / 1000).toFixed(1)} s; ${requests.length} previews and searches in ${((performance.now() - measureStarted) / 1000).toFixed(1)} s`,
+      `pushed ${skillNames.length} skills in ${(pushMs / 1000).toFixed(1)} s (median PUT of the first 50: ${medianMs(pushed.slice(0, 50))} ms, of the last 50: ${medianMs(pushed.slice(-50))} ms); ${requests.length} previews and searches in ${((performance.now() - measureStarted) / 1000).toFixed(1)} s`,
       `catalog of the first request: ${catalog?.entries.length ?? "?"} entries, ${catalog?.omittedCount ?? "?"} omitted, ${catalog?.usedChars ?? "?"} of ${catalog?.budgetChars ?? "?"} chars`,
       formatReport(report),
     ].join("\n"),
