@@ -143,6 +143,8 @@ export interface DocumentBody {
   body: Uint8Array;
   etag: string | undefined;
   contentType: string | undefined;
+  /** Permission bits given when it was written (e.g. 0o755 for a script); absent when none were. */
+  mode?: number;
   /** The body as UTF-8 text. */
   text(): string;
 }
