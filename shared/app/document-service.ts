@@ -43,6 +43,8 @@ interface DocumentWarning {
   path: string;
   line?: number;
   message: string;
+  /** Only `info` is written: an entry without it is a warning (the shape API.md gave first). */
+  severity?: "info";
 }
 
 interface DocumentSaved {
@@ -88,6 +90,7 @@ const toWarning = (problem: DocumentProblem): DocumentWarning => ({
   path: problem.path,
   ...(problem.line !== undefined ? { line: problem.line } : {}),
   message: problem.message,
+  ...(problem.severity === "info" ? { severity: "info" as const } : {}),
 });
 
 /**
