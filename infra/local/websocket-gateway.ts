@@ -6,6 +6,7 @@ import { WebSocketServer } from "ws";
 import type { RawData, WebSocket } from "ws";
 import { WEBSOCKET_ROUTES, WEBSOCKET_TOKEN_QUERY_PARAMETER } from "../api-routes.js";
 import { tokenExpiryFromEvent } from "../../shared/auth/authorizer-context.js";
+import { TOKEN_HINT } from "../../shared/auth/auth-errors.js";
 import { TOKEN_EXPIRED_CLOSE_CODE } from "../../shared/app/ws-lifecycle.js";
 import { authorizerFailure, webSocketAuthorizerOutcome } from "./authorizer-outcome.js";
 import type { AuthorizerOutcome } from "./authorizer-outcome.js";
@@ -156,7 +157,7 @@ export class WebSocketGateway {
     // The identity source is the query parameter: without it API Gateway answers 401 by itself.
     const token = handshake.queryStringParameters?.[WEBSOCKET_TOKEN_QUERY_PARAMETER];
     if (token === undefined || token === "") {
-      return rejectHandshake(socket, 401, errorBody("UNAUTHENTICATED", `Missing '${WEBSOCKET_TOKEN_QUERY_PARAMETER}' query parameter`));
+      return rejectHandshake(socket, 401, errorBody("UNAUTHENTICATED", `Unauthenticated: the '${WEBSOCKET_TOKEN_QUERY_PARAMETER}' query parameter is missing; ${TOKEN_HINT}`));
     }
     const started = Date.now();
     let outcome: AuthorizerOutcome;
@@ -166,7 +167,7 @@ export class WebSocketGateway {
     } catch (error) {
       outcome = authorizerFailure(error);
     }
-    if (outcome.kind === "unauthorized") return rejectHandshake(socket, 401, errorBody("UNAUTHENTICATED", "Unauthorized"));
+    if (outcome.kind === "unauthorized") return rejectHandshake(socket, 401, errorBody("UNAUTHENTICATED", `Unauthenticated: the token is not valid (malformed, expired or signed with another key); ${TOKEN_HINT}`));
     if (outcome.kind === "forbidden") return rejectHandshake(socket, 403, errorBody("FORBIDDEN", "Forbidden"));
     if (outcome.kind === "error") {
       this.options.logger.error("WebSocket authorizer failed", outcome.error);

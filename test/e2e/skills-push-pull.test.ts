@@ -160,4 +160,20 @@ describe("skills push / pull with the Agent Skills corpus", () => {
     expect(statSync(join(pulled, "tooling/scripts/notes.txt")).mode & 0o777).toBe(0o755);
     expect(statSync(join(pulled, "tooling/SKILL.md")).mode & 0o111).toBe(0);
   });
+
+  it("a push with a member's (read-only) token says which role is missing and how to get it", async () => {
+    // Prepare
+    const source = mkdtempSync(join(tmpdir(), "skills-readonly-"));
+    mkdirSync(join(source, "notes"));
+    writeFileSync(join(source, "notes/SKILL.md"), "---\nname: notes\ndescription: Takes notes.\n---\nTake notes.\n");
+    const member = await stack.token({ tenant: TENANT, login: "mia", projects: ["modes"], roles: [] });
+
+    // Act
+    const run = await runSkillsCli(["push", source, "--to", `${TENANT}/modes`], { url: stack.httpUrl, token: member });
+
+    // Assess
+    expect(run.status).toBe(1);
+    expect(`${run.stdout}${run.stderr}`).toContain("403 FORBIDDEN: Not allowed to write documents of 'modes' as 'mia': writing needs the role 'project-admin:modes'");
+    expect(`${run.stdout}${run.stderr}`).toContain("--roles project-admin:modes");
+  });
 });
