@@ -32,6 +32,14 @@ export const WEBSOCKET_LIMITS = {
   maxConnectionMs: 2 * 60 * 60 * 1000,
 } as const;
 
+/**
+ * Close reasons (at most 123 bytes): a client that logs them learns why the socket went and what
+ * keeps it (issue 30: a watcher vanished silently after 10 idle minutes). Any frame counts as
+ * activity, so re-sending `process-subscribe` every few minutes is the ping.
+ */
+export const IDLE_CLOSE_REASON = "Idle timeout: no frame for 10 minutes; send any frame (e.g. process-subscribe again) every few minutes";
+export const MAX_DURATION_CLOSE_REASON = "Connection open for 2 hours, the most API Gateway allows; reconnect";
+
 export const WEBSOCKET_PATH = "/ws";
 
 interface WebSocketGatewayOptions {
@@ -202,10 +210,10 @@ export class WebSocketGateway {
     let idleTimer: NodeJS.Timeout | undefined;
     const resetIdle = (): void => {
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => ws.close(1001, "Going away"), this.idleTimeoutMs);
+      idleTimer = setTimeout(() => ws.close(1001, IDLE_CLOSE_REASON), this.idleTimeoutMs);
       idleTimer.unref();
     };
-    const maxTimer = setTimeout(() => ws.close(1001, "Going away"), this.maxConnectionMs);
+    const maxTimer = setTimeout(() => ws.close(1001, MAX_DURATION_CLOSE_REASON), this.maxConnectionMs);
     maxTimer.unref();
     // The socket's identity ends with its token (API.md, second round): closed with 4001 at `exp`.
     const tokenExpiresAtMs = tokenExpiryMs(facts.authorizer);
