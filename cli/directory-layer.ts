@@ -30,6 +30,29 @@ export function directoryLayer(root: string): DocumentLayer {
 }
 
 /**
+ * One skill folder (`<folder>/SKILL.md`) seen as a layer holding that skill alone, as
+ * `_vance/skills/<name>/…`: `skills render <skill-folder>` reads nothing beside it (issue 30: the
+ * parent used to be walked, seconds for a big collection, and a broken sibling failed the render).
+ */
+export function skillFolderLayer(folder: string, name: string): DocumentLayer {
+  const inner = new BundledDocumentLayer(folder);
+  const prefix = `${SKILLS_PREFIX}${name}/`;
+  return {
+    async read(path: string): Promise<StoredDocument | undefined> {
+      if (!path.startsWith(prefix) || path === prefix) return undefined;
+      const doc = await inner.read(path.slice(prefix.length));
+      return doc && { ...doc, path };
+    },
+    async list(listed: string): Promise<DocumentRef[]> {
+      // The skill's own files only; any other prefix of the cascade holds nothing here.
+      if (!prefix.startsWith(listed) && !listed.startsWith(prefix)) return [];
+      const refs = await inner.list(listed.startsWith(prefix) ? listed.slice(prefix.length) : "");
+      return refs.map((r) => ({ ...r, path: `${prefix}${r.path}` }));
+    },
+  };
+}
+
+/**
  * Where a `_vance/skills/…` key of directoryLayer(root) lies on disk, so messages cite the file
  * an author can open rather than the key it would have on the service.
  */

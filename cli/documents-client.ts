@@ -25,11 +25,20 @@ export interface SavedDocument {
   warnings: RemoteProblem[];
 }
 
+/** A document's bytes with the permission bits it was written with, where any were given. */
+export interface RemoteFile {
+  body: Uint8Array;
+  mode?: number | undefined;
+}
+
 /** The documents API of one level, as `push` and `pull` use it. */
 export interface DocumentsApi {
   list(prefix: string): Promise<RemoteDocument[]>;
-  put(path: string, body: Uint8Array): Promise<SavedDocument>;
+  /** `mode`: the local file's permission bits, kept with the document (header `Skills-File-Mode`). */
+  put(path: string, body: Uint8Array, options?: { mode?: number }): Promise<SavedDocument>;
   get(path: string): Promise<Uint8Array>;
+  /** As `get`, with the stored mode; optional so test doubles need not implement it (pull then keeps default modes). */
+  getFile?(path: string): Promise<RemoteFile>;
   delete(path: string): Promise<void>;
   /** `GET …?versions` (API.md "Author's loop"); optional so test doubles need not implement it. */
   versions?(path: string): Promise<RemoteVersion[]>;
@@ -94,12 +103,17 @@ export function httpDocumentsApi(target: RemoteTarget, options: ClientOptions = 
         return documents.map((d) => ({ path: String(d.path), etag: bareEtag(String(d.etag)), size: Number(d.size) }));
       }, base),
     // No content type: the service then derives one from the file name, as it does for an editor upload.
-    put: (path, body) =>
+    put: (path, body, options = {}) =>
       translated(async () => {
-        const saved = await client.documents.put(level, validateDocumentPath(path), body);
+        const saved = await client.documents.put(level, validateDocumentPath(path), body, options.mode !== undefined ? { mode: options.mode } : {});
         return { path: saved.path, etag: bareEtag(saved.etag), warnings: saved.warnings };
       }, base),
     get: (path) => translated(async () => (await client.documents.get(level, validateDocumentPath(path))).body, base),
+    getFile: (path) =>
+      translated(async () => {
+        const doc = await client.documents.get(level, validateDocumentPath(path));
+        return { body: doc.body, mode: doc.mode };
+      }, base),
     delete: (path) => translated(() => client.documents.delete(level, validateDocumentPath(path)), base),
     versions: (path) =>
       translated(async () => (await client.documents.versions(level, validateDocumentPath(path))).map((v) => ({ ...v })), base),

@@ -14,6 +14,7 @@ import { fetchUsage, formatUsage } from "./usage-client.js";
 import { COMMAND_USAGE, isCommandName, USAGE } from "./usage.js";
 import type { CommandName } from "./usage.js";
 import { formatValidationLine, validateSkillReport, validationJson } from "./validate.js";
+import { formatRuleCount, ruleSummary } from "./validate-summary.js";
 import { LevelRootError, parseLevelRoots, validateLevelReport } from "./validate-levels.js";
 import { historyLines } from "./version-history.js";
 
@@ -51,7 +52,12 @@ async function remote(command: CommandName, value: string | undefined, flag: str
 const stdio = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };
 
 async function validate(rest: readonly string[]): Promise<number> {
-  const { values, positionals } = parse("validate", rest, { "errors-only": { type: "boolean" }, format: { type: "string" }, level: { type: "string", multiple: true } });
+  const { values, positionals } = parse("validate", rest, {
+    "errors-only": { type: "boolean" },
+    verbose: { type: "boolean", short: "v" },
+    format: { type: "string" },
+    level: { type: "string", multiple: true },
+  });
   if (values.help) return help("validate");
   const format = values.format ?? "text";
   if (format !== "text" && format !== "json") throw new UsageError(`--format must be text or json, got '${String(format)}'`, "validate");
@@ -62,15 +68,24 @@ async function validate(rest: readonly string[]): Promise<number> {
   const report = levels.length > 0 ? await validateLevelReport(levels) : await validateSkillReport(positionals);
   const errors = report.lines.filter((l) => l.severity === "error").length;
   const infos = report.lines.filter((l) => l.severity === "info").length;
-  const shown = values["errors-only"] ? report.lines.filter((l) => l.severity === "error") : report.lines;
-  if (format === "json") console.log(validationJson(report, shown));
+  // Infos change nothing (a missing title:): counted always, listed only when asked for.
+  const shown = report.lines.filter((l) => (values["errors-only"] ? l.severity === "error" : l.severity !== "info" || l.listed || values.verbose));
+  const rules = ruleSummary(report.lines);
+  if (format === "json") console.log(validationJson(report, shown, rules));
   else for (const line of shown) console.log(formatValidationLine(line));
   if (report.skills === 0) {
     console.error(`no SKILL.md found below ${(levels.length > 0 ? levels.map((l) => l.dir) : positionals).join(", ")}`);
     return 1;
   }
-  const counts = `${errors} error(s), ${report.lines.length - errors - infos} warning(s)${levels.length > 0 ? `, ${infos} info` : ""}`;
+  const unlisted = report.lines.some((l) => l.severity === "info" && !l.listed);
+  const hidden = unlisted && !values.verbose && !values["errors-only"] ? " (not listed; --verbose lists them)" : "";
+  const counts = `${errors} error(s), ${report.lines.length - errors - infos} warning(s), ${infos} info${hidden}`;
   console.error(`${report.skills} skill(s) checked${levels.length > 0 ? ` in ${levels.length} level(s)` : ""}: ${counts}`);
+  if (format === "text" && rules.length > 0) {
+    const width = String(Math.max(...rules.map((r) => r.count))).length;
+    console.error("by rule:");
+    for (const rule of rules) console.error(formatRuleCount(rule, width));
+  }
   return errors > 0 ? 1 : 0;
 }
 

@@ -1,4 +1,4 @@
-import { lstat, mkdir, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, writeFile } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
 import { md5Etag } from "../shared/documents/document-body.js";
 import { isValidDocumentPath } from "../shared/documents/document-path.js";
@@ -61,12 +61,15 @@ export async function runPull(options: PullOptions): Promise<PullSummary> {
         return;
       }
       try {
-        const bytes = await run(() => options.api.get(doc.path));
+        const { body: bytes, mode } = await run(async () => (options.api.getFile ? options.api.getFile(doc.path) : { body: await options.api.get(doc.path), mode: undefined }));
         // A document replaced between listing and reading is written as read, and said so.
         if (!doc.etag.includes("-") && md5Etag(bytes) !== doc.etag) options.io.err(`warning: ${doc.path} changed while pulling; written as read`);
         await assertNoLinks(root, local.relative);
         await mkdir(resolve(local.path, ".."), { recursive: true });
         await writeFile(local.path, bytes);
+        // The mode push found (API.md third round): a script comes back executable. writeFile's
+        // own mode applies only to a new file, so an overwritten one is set explicitly.
+        if (mode !== undefined) await chmod(local.path, mode);
         summary.written += 1;
         skills.add(local.relative.slice(0, local.relative.indexOf("/")));
       } catch (error) {

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { relative } from "node:path";
 import { md5Etag } from "../shared/documents/document-body.js";
+import { isExecutableMode } from "../shared/documents/document-mode.js";
 import { SKILLS_PREFIX } from "../shared/skills/skill-paths.js";
 import { limiter } from "./bounded.js";
 import type { Limiter } from "./bounded.js";
@@ -94,7 +95,7 @@ async function uploadSkill(
     await run(async () => {
       const bytes = await readFile(file.absolute);
       if (md5Etag(bytes) !== file.etag) throw new Error(`${shown(file.absolute)} changed while pushing; push again`);
-      const saved = await api.put(file.documentPath, bytes);
+      const saved = await api.put(file.documentPath, bytes, { mode: file.mode });
       if (file.isNew) created.push(file);
       else overwritten += 1;
       for (const w of saved.warnings.filter((w) => !known.has(w.message))) warn(`${shown(file.absolute)}: server warning: ${w.message}`);
@@ -121,6 +122,30 @@ async function uploadSkill(
   }
 }
 
+/**
+ * A listing carries no metadata, so a file whose bytes are unchanged but whose executable bit the
+ * level does not have yet (pushed before modes were kept, or chmod-ed since) looks unchanged. Only
+ * locally executable files are asked about (one GET each, the few scripts of a skill); one whose
+ * stored mode differs is uploaded again, in the skill's upload order.
+ */
+async function withModeChanges(skill: PlannedSkill, api: DocumentsApi, run: Limiter): Promise<PlannedSkill> {
+  const getFile = api.getFile?.bind(api);
+  const candidates = getFile ? skill.unchanged.filter((f) => isExecutableMode(f.mode)) : [];
+  if (!getFile || candidates.length === 0) return skill;
+  const stale = new Set<PlannedFile>();
+  await Promise.all(
+    candidates.map(async (file) => {
+      const stored = await run(() => getFile(file.documentPath)).catch(() => undefined);
+      if (stored && stored.mode !== file.mode) stale.add(file);
+    }),
+  );
+  if (stale.size === 0) return skill;
+  const uploads = [...skill.uploads, ...stale];
+  const order = (f: PlannedFile): string => (f.relative === SKILL_DOCUMENT ? "\uffff" : f.relative);
+  uploads.sort((a, b) => (order(a) < order(b) ? -1 : 1));
+  return { ...skill, uploads, unchanged: skill.unchanged.filter((f) => !stale.has(f)) };
+}
+
 /** `skills push` without the command line: scan, validate, plan, upload, summarise. */
 export async function runPush(options: PushOptions): Promise<PushSummary> {
   const cwd = options.cwd ?? process.cwd();
@@ -145,7 +170,8 @@ export async function runPush(options: PushOptions): Promise<PushSummary> {
   const known = new Map(checked.map((c) => [c.skill.name, new Set(c.problems.map((p) => p.message))]));
   let done = 0;
   await Promise.all(
-    plan.planned.map(async (skill) => {
+    plan.planned.map(async (planned) => {
+      const skill = await withModeChanges(planned, api, run);
       if (skill.uploads.length === 0) summary.unchanged.push(skill.name);
       else {
         const failure = await uploadSkill(api, skill, run, options.io.err, show, known.get(skill.name) ?? new Set());

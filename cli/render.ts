@@ -6,16 +6,17 @@ import { composeSection } from "../shared/skills/skill-prompt-composer.js";
 import type { RenderContext } from "../shared/templates/template-renderer.js";
 import { createTemplateRenderer } from "../shared/templates/sandboxed-template-renderer.js";
 import { existsSync } from "node:fs";
-import { basename, dirname, join, relative, resolve } from "node:path";
-import { directoryLayer, diskPathOf } from "./directory-layer.js";
+import { basename, join, relative, resolve } from "node:path";
+import { directoryLayer, diskPathOf, skillFolderLayer } from "./directory-layer.js";
 
-interface RenderOptions {
-  root: string;
-  name: string;
+/** A skills root and a name in it, or one skill folder on its own (its level is the folder itself). */
+export type RenderTarget = { root: string; name: string } | { folder: string; name: string };
+
+type RenderOptions = RenderTarget & {
   args?: string | undefined;
   /** `key=value` pairs: context fields (tier, model, mode, …) or `params.<key>`. */
   set: readonly string[];
-}
+};
 
 const CONTEXT_KEYS = new Set(["tier", "model", "provider", "mode", "profile", "recipe", "engine", "lang"]);
 
@@ -36,26 +37,27 @@ export function contextFromSettings(settings: readonly string[]): RenderContext 
 }
 
 /**
- * `render <skill-folder>` (a directory holding SKILL.md) or `render <skills-root> <name>`:
- * the root and name either way.
+ * `render <skill-folder>` (a directory holding SKILL.md: that folder alone, named by its
+ * directory, never its parent) or `render <skills-root> <name>`.
  */
-export function renderTarget(positionals: readonly string[]): { root: string; name: string } | undefined {
+export function renderTarget(positionals: readonly string[]): RenderTarget | undefined {
   const [first, name] = positionals;
   if (first === undefined || positionals.length > 2) return undefined;
   if (name !== undefined) return { root: first, name };
   if (!existsSync(join(first, "SKILL.md"))) return undefined;
   const folder = resolve(first);
-  return { root: dirname(folder), name: basename(folder) };
+  return { folder, name: basename(folder) };
 }
 
 /** The composed skill section for one skill, exactly as a turn would carry it. */
 export async function renderSkill(options: RenderOptions): Promise<{ section: string; warnings: string[] }> {
   // Messages name `_vance/skills/<name>/…` keys; an author wants the file on disk.
   const keyPrefix = `_vance/skills/${options.name}/`;
-  const onDisk = (text: string): string =>
-    text.replaceAll(keyPrefix, `${relative(process.cwd(), diskPathOf(options.root, keyPrefix)) || "."}/`);
+  const diskFolder = "folder" in options ? options.folder : diskPathOf(options.root, keyPrefix);
+  const onDisk = (text: string): string => text.replaceAll(keyPrefix, `${relative(process.cwd(), diskFolder) || "."}/`);
   // The folder is the only layer: it stands in the RESOURCE position, with nothing shadowing it.
-  const loader = new SkillLoader({ store: new InMemoryDocumentStore(), bundled: directoryLayer(options.root) });
+  const layer = "folder" in options ? skillFolderLayer(options.folder, options.name) : directoryLayer(options.root);
+  const loader = new SkillLoader({ store: new InMemoryDocumentStore(), bundled: layer });
   const scope = { tenantId: "local" };
   const skill = await loader.load(scope, options.name);
   if (!skill) {

@@ -36,6 +36,8 @@ export interface LocalFile {
   /** Where to read it (a link that stays inside the folder is read through). */
   absolute: string;
   size: number;
+  /** Permission bits (e.g. 0o755 for a script), sent with the upload so a pull restores them. */
+  mode: number;
   /** `_vance/skills/<name>/<relative>`. */
   documentPath: string;
 }
@@ -71,7 +73,7 @@ export async function scanSkillTree(dir: string, limits: TreeLimits = DEFAULT_TR
   let entries = 0;
   const capped = new Set<LocalSkill>();
 
-  const addFile = (skill: LocalSkill, absolute: string, size: number): void => {
+  const addFile = (skill: LocalSkill, absolute: string, size: number, mode: number): void => {
     const rel = relative(skill.directory, absolute).split(sep).join("/");
     if (skill.files.length >= limits.maxFilesPerSkill) {
       // Reported once; the rest of the subtree is still walked (bounded by maxEntries) but not kept.
@@ -88,7 +90,7 @@ export async function scanSkillTree(dir: string, limits: TreeLimits = DEFAULT_TR
     } catch (error) {
       skill.refusals.push(`${shown(absolute)}: not a safe document path: ${error instanceof Error ? error.message : String(error)}; rename it`);
     }
-    skill.files.push({ relative: rel, absolute, size, documentPath });
+    skill.files.push({ relative: rel, absolute, size, mode: mode & 0o777, documentPath });
   };
 
   async function walk(directory: string, depth: number, owner: LocalSkill | undefined): Promise<void> {
@@ -111,7 +113,7 @@ export async function scanSkillTree(dir: string, limits: TreeLimits = DEFAULT_TR
         if (target === undefined || !info) warnings.push(`${shown(path)}: skipped, a link whose target does not exist`);
         else if (!inside(realRoot, target)) warnings.push(`${shown(path)}: skipped, a link that points outside '${dir}'`);
         else if (!info.isFile()) warnings.push(`${shown(path)}: skipped, a link to a directory (links are followed to files only)`);
-        else if (skill) addFile(skill, path, info.size);
+        else if (skill) addFile(skill, path, info.size, info.mode);
         continue;
       }
       if (entry.isDirectory()) {
@@ -122,7 +124,8 @@ export async function scanSkillTree(dir: string, limits: TreeLimits = DEFAULT_TR
         }
         await walk(path, depth + 1, skill);
       } else if (entry.isFile() && skill) {
-        addFile(skill, path, (await lstat(path)).size);
+        const info = await lstat(path);
+        addFile(skill, path, info.size, info.mode);
       }
     }
   }

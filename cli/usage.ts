@@ -3,16 +3,20 @@ import { TOKEN_USAGE } from "./token.js";
 
 /** One usage text per subcommand (`skills <command> --help`), and the overview they make up. */
 export const COMMAND_USAGE = {
-  validate: `usage: skills validate <dir>... [--errors-only] [--format text|json]
-       skills validate --level <name>=<dir> [--level <name>=<dir> ...] [--errors-only] [--format text|json]
+  validate: `usage: skills validate <dir>... [--errors-only] [--verbose] [--format text|json]
+       skills validate --level <name>=<dir> [--level <name>=<dir> ...] [--errors-only] [--verbose] [--format text|json]
   Validates every SKILL.md below each path with the service's own parser and prints each problem
-  as path:line: severity: message, sorted by path then line, then how many skills it checked.
-  No SKILL.md found is an error. Exit 1 on any error.
+  as path:line: severity: message, sorted by path then line, then how many skills it checked and
+  how often each rule fired. Severities: error (the skill is refused), warning (it loads, but
+  behaves differently than written or looks like a mistake), info (changes nothing, e.g. the
+  title: or version: Agent Skills documents do not have). No SKILL.md found is an error. Exit 1
+  on any error.
+  --verbose, -v        list info lines too (they are always counted)
   --level name=dir     check the folders as levels of one cascade, inner first (e.g. --level user=./u
                        --level project=./p --level tenant=./t): a skill name in several levels gets
                        info lines, "shadows tenant/<name>/SKILL.md" on the one the service would use
   --errors-only        print errors only (warnings and info are still counted)
-  --format json        print {skills, count, problems:[{path, line?, severity, message}]}`,
+  --format json        print {skills, count, problems:[{path, line?, severity, message}], rules:[{rule, severity, count}]}`,
   render: `usage: skills render <skill-folder> [--args "…"] [--set key=value ...]
        skills render <skills-root> <name> [--args "…"] [--set key=value ...]
   Prints the composed skill section of one skill, as a turn would carry it.

@@ -78,7 +78,7 @@ export async function validateLevelReport(levels: readonly LevelRoot[], cwd = pr
 /** The lines for one name's documents across levels: nothing unless it appears in more than one level. */
 function shadowLines(docs: readonly LevelDocument[]): ValidationLine[] {
   if (new Set(docs.map((d) => d.level)).size < 2) return [];
-  const info = (file: string, message: string): ValidationLine => ({ file, line: 1, severity: "info", message });
+  const info = (file: string, message: string): ValidationLine => ({ file, line: 1, severity: "info", message, listed: true });
   const lines: ValidationLine[] = [];
   const winner = docs.findIndex((d) => d.usable);
   // Every document before the winner has errors: it hides nothing, the service skips it and falls through.

@@ -9,9 +9,11 @@ import { linkedSiblingPaths } from "../shared/skills/skill-body-links.js";
 export interface ValidationLine {
   file: string;
   line?: number | undefined;
-  /** `info`: cross-level shadowing, only with `--level` (validate-levels.ts). */
+  /** `info`: changes nothing (a missing `title:`, cross-level shadowing with `--level`); listed with `--verbose`. */
   severity: "error" | "warning" | "info";
   message: string;
+  /** An info listed without `--verbose`: the shadowing that `--level` was asked to show. */
+  listed?: true;
 }
 
 export interface ValidationReport {
@@ -111,8 +113,8 @@ export async function validateSkillReport(paths: readonly string[], cwd = proces
 
 export const formatValidationLine = (l: ValidationLine): string => `${l.file}:${l.line ?? 1}: ${l.severity}: ${l.message}`;
 
-/** `--format json`: `{count, problems:[{path, line?, severity, message}]}`. */
-export function validationJson(report: ValidationReport, lines: readonly ValidationLine[]): string {
+/** `--format json`: `{skills, count, problems:[{path, line?, severity, message}], rules?:[{rule, severity, count}]}`. */
+export function validationJson(report: ValidationReport, lines: readonly ValidationLine[], rules?: readonly { rule: string; severity: string; count: number }[]): string {
   const problems = lines.map((l) => ({ path: l.file, ...(l.line === undefined ? {} : { line: l.line }), severity: l.severity, message: l.message }));
-  return JSON.stringify({ skills: report.skills, count: problems.length, problems }, null, 2);
+  return JSON.stringify({ skills: report.skills, count: problems.length, problems, ...(rules ? { rules } : {}) }, null, 2);
 }

@@ -66,6 +66,10 @@ export interface LaneResult<R> {
 
 const newRequestId = (): string => globalThis.crypto.randomUUID();
 
+/** Request and answer header of a document's permission bits, three octal digits (API.md third round). */
+const FILE_MODE_HEADER = "skills-file-mode";
+const fileModeOf = (value: string | null): number | undefined => (value !== null && /^0?[0-7]{3}$/.test(value) ? Number.parseInt(value, 8) : undefined);
+
 /**
  * A typed client of the API.md contract, for engines, the CLI, the console and tests. Grouped as
  * the contract is: documents, skills, processes, steering, turns, tools, and `subscribe` for the
@@ -106,18 +110,27 @@ export class SkillsClient {
     get: async (project: string, path: string, options: { versionId?: string } = {}): Promise<DocumentBody> => {
       const response = await this.http.send("GET", this.documentPath(project, path), { query: { versionId: options.versionId } });
       const body = new Uint8Array(await response.arrayBuffer());
+      const mode = fileModeOf(response.headers.get(FILE_MODE_HEADER));
       return {
         body,
         etag: response.headers.get("etag") ?? undefined,
         contentType: response.headers.get("content-type") ?? undefined,
+        ...(mode !== undefined ? { mode } : {}),
         text: () => new TextDecoder().decode(body),
       };
     },
-    /** Without `contentType` the service derives one from the file name. */
-    put: async (project: string, path: string, body: Uint8Array | string, options: { contentType?: string } = {}): Promise<SavedDocument> => {
+    /**
+     * Without `contentType` the service derives one from the file name. `mode` (permission bits,
+     * e.g. 0o755) is kept with the document and answered on every GET of it.
+     */
+    put: async (project: string, path: string, body: Uint8Array | string, options: { contentType?: string; mode?: number } = {}): Promise<SavedDocument> => {
+      const headers: Record<string, string> = {
+        ...(options.contentType ? { "content-type": options.contentType } : {}),
+        ...(options.mode !== undefined ? { [FILE_MODE_HEADER]: (options.mode & 0o777).toString(8).padStart(3, "0") } : {}),
+      };
       const saved = await this.http.json<Partial<SavedDocument>>("PUT", this.documentPath(project, path), {
         raw: body,
-        ...(options.contentType ? { headers: { "content-type": options.contentType } } : {}),
+        ...(Object.keys(headers).length > 0 ? { headers } : {}),
       });
       return { path: saved.path ?? path, etag: saved.etag ?? "", warnings: Array.isArray(saved.warnings) ? saved.warnings : [] };
     },

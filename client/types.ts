@@ -143,6 +143,8 @@ export interface DocumentBody {
   body: Uint8Array;
   etag: string | undefined;
   contentType: string | undefined;
+  /** Permission bits given when it was written (e.g. 0o755 for a script); absent when none were. */
+  mode?: number;
   /** The body as UTF-8 text. */
   text(): string;
 }
@@ -296,6 +298,18 @@ export interface ProcessSkillResultFrame {
   truncated?: true;
 }
 
+/** A composed turn's result (API.md third round); `process-skill-result` keeps the steering results. */
+export interface ProcessTurnResultFrame {
+  type: "process-turn-result";
+  processId: string;
+  requestId: string;
+  turnId: string;
+  status: RequestStatus;
+  result?: unknown;
+  error?: ApiErrorBody;
+  truncated?: true;
+}
+
 export interface SkillListResultFrame {
   type: "skill-list-result";
   projectId: string;
@@ -348,6 +362,7 @@ export interface ConnectionFrame {
 export type ServerFrame =
   | ErrorFrame
   | ProcessSkillResultFrame
+  | ProcessTurnResultFrame
   | SkillListResultFrame
   | ProcessTurnScheduledFrame
   | ProcessSubscribedFrame

@@ -70,12 +70,16 @@ export class SkillLocked extends SkillsError {
   }
 }
 
-/** One finding about a document: an error makes it unusable, a warning does not. */
+/**
+ * One finding about a document: an error makes it unusable, a warning does not but changes how it
+ * behaves (or is likely a mistake), an info changes nothing (a missing `title:` of an Agent Skills
+ * document): the author need not act on it (docs/decisions.md, issue 30).
+ */
 export interface DocumentProblem {
   path: string;
   line?: number;
   message: string;
-  severity: "error" | "warning";
+  severity: "error" | "warning" | "info";
 }
 
 export class InvalidDocument extends SkillsError {

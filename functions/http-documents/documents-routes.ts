@@ -1,6 +1,7 @@
 import type { DocumentService } from "../../shared/app/document-service.js";
 import { contentTypeOf } from "../../shared/app/document-service.js";
 import { MAX_DOCUMENT_BYTES } from "../../shared/app/document-limits.js";
+import { FILE_MODE_HEADER, formatFileMode, requestFileMode } from "../../shared/documents/document-mode.js";
 import * as z from "zod";
 import { InvalidRequest } from "../../shared/errors.js";
 import { parseJsonBody, readBody } from "../../shared/http/request.js";
@@ -37,8 +38,9 @@ export function documentsRoutes({ documents }: DocumentsRoutesDeps): HttpRoute[]
     }),
 
     route("PUT", DOCUMENT, async (request) => {
+      const mode = requestFileMode(request.header(FILE_MODE_HEADER));
       const body = readBody(request.event, { maxBytes: MAX_DOCUMENT_BYTES });
-      const saved = await documents.put(request.identity, request.param("tenant"), request.param("project"), request.param("path"), body, request.header("content-type"));
+      const saved = await documents.put(request.identity, request.param("tenant"), request.param("project"), request.param("path"), body, request.header("content-type"), mode);
       return jsonResponse(200, saved, { etag: quoted(saved.etag) });
     }),
 
@@ -62,7 +64,12 @@ export function documentsRoutes({ documents }: DocumentsRoutesDeps): HttpRoute[]
           ? await documents.getVersion(request.identity, request.param("tenant"), request.param("project"), request.param("path"), versionId)
           : await documents.get(request.identity, request.param("tenant"), request.param("project"), request.param("path"));
       const contentType = contentTypeOf(doc);
-      const headers = { etag: quoted(doc.etag), "cache-control": "no-store", ...servingHeaders(doc.path, contentType) };
+      const headers = {
+        etag: quoted(doc.etag),
+        "cache-control": "no-store",
+        ...servingHeaders(doc.path, contentType),
+        ...(doc.mode !== undefined ? { [FILE_MODE_HEADER]: formatFileMode(doc.mode) } : {}),
+      };
       if (notModified(request.header("if-none-match"), doc.etag)) return emptyResponse(304, headers);
       // Base64 keeps any bytes intact through API Gateway; it decodes before answering the client.
       return {

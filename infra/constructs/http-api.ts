@@ -49,8 +49,8 @@ export class SkillsHttpApi extends Construct {
             corsPreflight: {
               allowOrigins: props.allowedOrigins,
               allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.PUT, CorsHttpMethod.POST, CorsHttpMethod.DELETE],
-              allowHeaders: ["authorization", "content-type", "prefer"],
-              exposeHeaders: ["etag", "retry-after", "skills-request-id"],
+              allowHeaders: ["authorization", "content-type", "prefer", "skills-file-mode"],
+              exposeHeaders: ["etag", "retry-after", "skills-request-id", "skills-file-mode"],
               maxAge: Duration.hours(1),
             },
           }

@@ -142,13 +142,13 @@ export function httpApiEvent(
   return event as unknown as APIGatewayProxyEventV2WithLambdaAuthorizer<Record<string, unknown>>;
 }
 
-/** The HTTP API Lambda authorizer event (payload 2.0, REQUEST, identity source: the Authorization header). */
-export function httpAuthorizerEvent(facts: HttpRequestFacts, route: MatchedRoute, identitySource: string, region: string): APIGatewayRequestAuthorizerEventV2 {
+/** The HTTP API Lambda authorizer event (payload 2.0, REQUEST; the deployed API names no identity source, so it may be absent). */
+export function httpAuthorizerEvent(facts: HttpRequestFacts, route: MatchedRoute, identitySource: string | undefined, region: string): APIGatewayRequestAuthorizerEventV2 {
   return {
     version: "2.0",
     type: "REQUEST",
     routeArn: `arn:aws:execute-api:${region}:${LOCAL_ACCOUNT_ID}:${LOCAL_HTTP_API_ID}/${HTTP_STAGE}/${facts.method}${facts.rawPath}`,
-    identitySource: [identitySource],
+    identitySource: identitySource === undefined ? [] : [identitySource],
     routeKey: route.routeKey,
     rawPath: facts.rawPath,
     rawQueryString: facts.rawQueryString,

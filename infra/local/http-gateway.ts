@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { InvalidRequest } from "../../shared/errors.js";
+import { TOKEN_HINT } from "../../shared/auth/auth-errors.js";
 import { errorHttpResponse } from "../../shared/http/response.js";
 import { matchRoute } from "../../shared/http/router.js";
 import type { RouteDefinition } from "../../shared/http/router.js";
@@ -84,7 +85,7 @@ export class HttpGateway {
     let authorizerContext: Record<string, unknown> | undefined;
     if (route.public !== true) {
       const outcome = await this.authorize(facts, matched);
-      if (outcome.kind === "unauthorized") return gateway(gatewayError("UNAUTHENTICATED", "Unauthorized"));
+      if (outcome.kind === "unauthorized") return gateway(gatewayError("UNAUTHENTICATED", `Unauthenticated: no valid token; ${TOKEN_HINT}`));
       if (outcome.kind === "forbidden") return gateway(gatewayError("FORBIDDEN", "Forbidden"));
       if (outcome.kind === "error") {
         this.options.logger.error("Authorizer failed", outcome.error);
@@ -108,10 +109,10 @@ export class HttpGateway {
   }
 
   private async authorize(facts: HttpRequestFacts, route: MatchedRoute): Promise<AuthorizerOutcome> {
-    // The identity source is the Authorization header: without it API Gateway answers 401 by itself.
-    const identitySource = facts.headers.authorization;
-    if (identitySource === undefined || identitySource.trim() === "") return { kind: "unauthorized" };
-    const event = httpAuthorizerEvent(facts, route, identitySource, this.options.region);
+    // As deployed (infra/constructs/http-api.ts): no identity source, so the authorizer runs for a
+    // request without a token too and the function answers 401 saying what is missing and how to
+    // get a token, rather than API Gateway's bare "Unauthorized".
+    const event = httpAuthorizerEvent(facts, route, facts.headers.authorization, this.options.region);
     try {
       const result = await this.options.functions.invoke("authorizer", event, { timeoutMs: this.options.authorizerTimeoutMs ?? 10_000 });
       return httpAuthorizerOutcome(result, event.routeArn);

@@ -6,6 +6,7 @@ import { WebSocketServer } from "ws";
 import type { RawData, WebSocket } from "ws";
 import { WEBSOCKET_ROUTES, WEBSOCKET_TOKEN_QUERY_PARAMETER } from "../api-routes.js";
 import { tokenExpiryFromEvent } from "../../shared/auth/authorizer-context.js";
+import { TOKEN_HINT } from "../../shared/auth/auth-errors.js";
 import { TOKEN_EXPIRED_CLOSE_CODE } from "../../shared/app/ws-lifecycle.js";
 import { authorizerFailure, webSocketAuthorizerOutcome } from "./authorizer-outcome.js";
 import type { AuthorizerOutcome } from "./authorizer-outcome.js";
@@ -30,6 +31,14 @@ export const WEBSOCKET_LIMITS = {
   idleTimeoutMs: 10 * 60 * 1000,
   maxConnectionMs: 2 * 60 * 60 * 1000,
 } as const;
+
+/**
+ * Close reasons (at most 123 bytes): a client that logs them learns why the socket went and what
+ * keeps it (issue 30: a watcher vanished silently after 10 idle minutes). Any frame counts as
+ * activity, so re-sending `process-subscribe` every few minutes is the ping.
+ */
+export const IDLE_CLOSE_REASON = "Idle timeout: no frame for 10 minutes; send any frame (e.g. process-subscribe again) every few minutes";
+export const MAX_DURATION_CLOSE_REASON = "Connection open for 2 hours, the most API Gateway allows; reconnect";
 
 export const WEBSOCKET_PATH = "/ws";
 
@@ -156,7 +165,7 @@ export class WebSocketGateway {
     // The identity source is the query parameter: without it API Gateway answers 401 by itself.
     const token = handshake.queryStringParameters?.[WEBSOCKET_TOKEN_QUERY_PARAMETER];
     if (token === undefined || token === "") {
-      return rejectHandshake(socket, 401, errorBody("UNAUTHENTICATED", `Missing '${WEBSOCKET_TOKEN_QUERY_PARAMETER}' query parameter`));
+      return rejectHandshake(socket, 401, errorBody("UNAUTHENTICATED", `Unauthenticated: the '${WEBSOCKET_TOKEN_QUERY_PARAMETER}' query parameter is missing; ${TOKEN_HINT}`));
     }
     const started = Date.now();
     let outcome: AuthorizerOutcome;
@@ -166,7 +175,7 @@ export class WebSocketGateway {
     } catch (error) {
       outcome = authorizerFailure(error);
     }
-    if (outcome.kind === "unauthorized") return rejectHandshake(socket, 401, errorBody("UNAUTHENTICATED", "Unauthorized"));
+    if (outcome.kind === "unauthorized") return rejectHandshake(socket, 401, errorBody("UNAUTHENTICATED", `Unauthenticated: the token is not valid (malformed, expired or signed with another key); ${TOKEN_HINT}`));
     if (outcome.kind === "forbidden") return rejectHandshake(socket, 403, errorBody("FORBIDDEN", "Forbidden"));
     if (outcome.kind === "error") {
       this.options.logger.error("WebSocket authorizer failed", outcome.error);
@@ -201,10 +210,10 @@ export class WebSocketGateway {
     let idleTimer: NodeJS.Timeout | undefined;
     const resetIdle = (): void => {
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => ws.close(1001, "Going away"), this.idleTimeoutMs);
+      idleTimer = setTimeout(() => ws.close(1001, IDLE_CLOSE_REASON), this.idleTimeoutMs);
       idleTimer.unref();
     };
-    const maxTimer = setTimeout(() => ws.close(1001, "Going away"), this.maxConnectionMs);
+    const maxTimer = setTimeout(() => ws.close(1001, MAX_DURATION_CLOSE_REASON), this.maxConnectionMs);
     maxTimer.unref();
     // The socket's identity ends with its token (API.md, second round): closed with 4001 at `exp`.
     const tokenExpiresAtMs = tokenExpiryMs(facts.authorizer);

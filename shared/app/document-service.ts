@@ -43,6 +43,8 @@ interface DocumentWarning {
   path: string;
   line?: number;
   message: string;
+  /** Only `info` is written: an entry without it is a warning (the shape API.md gave first). */
+  severity?: "info";
 }
 
 interface DocumentSaved {
@@ -88,6 +90,7 @@ const toWarning = (problem: DocumentProblem): DocumentWarning => ({
   path: problem.path,
   ...(problem.line !== undefined ? { line: problem.line } : {}),
   message: problem.message,
+  ...(problem.severity === "info" ? { severity: "info" as const } : {}),
 });
 
 /**
@@ -116,7 +119,8 @@ export class DocumentService {
     private readonly limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
   ) {}
 
-  async put(identity: Identity, tenant: string, project: string, path: string, body: Uint8Array, contentType?: string): Promise<DocumentSaved> {
+  /** `mode`: the file's permission bits (document-mode.ts), kept so a pull restores them. */
+  async put(identity: Identity, tenant: string, project: string, path: string, body: Uint8Array, contentType?: string, mode?: number): Promise<DocumentSaved> {
     assertCanWriteDocuments(identity, tenant, project);
     validateProjectName(project);
     validateDocumentPath(path);
@@ -124,7 +128,7 @@ export class DocumentService {
     const level = await this.store.list(tenant, project, "");
     const warnings = [...(await this.validate(tenant, project, path, body, level)), ...strayPathWarnings(path)];
     assertWithinDocumentLimits(this.limits, project, path, body.byteLength, level);
-    const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType), { writtenBy: identity.login });
+    const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType), { writtenBy: identity.login, ...(mode !== undefined ? { mode } : {}) });
     await this.notify({ tenant, project, path });
     return { path: saved.path, etag: saved.etag, warnings: capFindings(warnings) };
   }
@@ -179,7 +183,7 @@ export class DocumentService {
   async restore(identity: Identity, tenant: string, project: string, path: string, versionId: string): Promise<DocumentSaved> {
     assertCanWriteDocuments(identity, tenant, project);
     const doc = await this.getVersion(identity, tenant, project, path, versionId);
-    return this.put(identity, tenant, project, path, doc.body, doc.contentType);
+    return this.put(identity, tenant, project, path, doc.body, doc.contentType, doc.mode);
   }
 
   /** Paths relative to the project, sorted. */

@@ -117,12 +117,13 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
   };
 
   const publishCompletion = async (message: LaneMessage, record: RequestRecord): Promise<void> => {
-    const { tenant, processId, requestId } = message;
+    const { tenant, processId, requestId, kind } = message;
     await bestEffort("request completion", () =>
       deps.events.requestCompleted({
         tenant,
         processId,
         requestId,
+        kind,
         status: record.status === "FAILED" ? "FAILED" : "DONE",
         ...(record.status === "FAILED" ? { error: record.error } : { result: record.result }),
       }),

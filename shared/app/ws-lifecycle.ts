@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResultV2 } from "aws-lambda";
-import { Unauthenticated } from "../auth/auth-errors.js";
+import { TOKEN_HINT, Unauthenticated } from "../auth/auth-errors.js";
 import { identityFromEvent, tokenExpiryFromEvent } from "../auth/authorizer-context.js";
 import type { Identity } from "../auth/identity.js";
 import type { ConnectionPush } from "../connections/connection-push.js";
@@ -81,7 +81,7 @@ export async function handleConnect(deps: WsConnectDeps, event: unknown): Promis
   const connectionId = connectionIdOf(event);
   if (connectionId === undefined) return { statusCode: 400, body: "Missing connectionId" };
   const identity = identityOrUndefined(event, deps.logger, "$connect");
-  if (identity === undefined) return jsonError(401, "UNAUTHENTICATED", "Unauthorized");
+  if (identity === undefined) return jsonError(401, "UNAUTHENTICATED", `Unauthenticated: no valid token; ${TOKEN_HINT}`);
   const now = (deps.clock ?? (() => new Date()))();
   const tokenExpiresAt = liveTokenExpiry(event, now, deps.logger, "$connect");
   if (tokenExpiresAt === undefined) return jsonError(401, "UNAUTHENTICATED", "The token has expired or carries no expiry");

@@ -2,13 +2,20 @@ import type { ConfigurationError } from "../config/config-errors.js";
 import { SkillsError } from "../errors.js";
 
 /**
+ * What a 401 adds to its reason: what to send and where a token comes from (issue 30: a bare
+ * "Unauthorized" left a new user guessing).
+ */
+export const TOKEN_HINT =
+  "send 'Authorization: Bearer <token>' (WebSocket: ?token=<token>); a token comes from your identity provider, or is signed with the service's secret by `npx skills token --tenant <tenant> --user <login> --projects <project>` (the local stack prints a dev token when it starts)";
+
+/**
  * No identity could be established: no token, a bad token, or an authorizer context that is
  * absent or malformed. `reason` is for logs and the 401 message; it never echoes the token.
  */
 export class Unauthenticated extends SkillsError {
   readonly code = "UNAUTHENTICATED";
   constructor(readonly reason: string, options?: { cause?: unknown }) {
-    super(`Unauthenticated: ${reason}`, options);
+    super(`Unauthenticated: ${reason}; ${TOKEN_HINT}`, options);
   }
 }
 

@@ -1,7 +1,7 @@
 import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX } from "../documents/document-path.js";
 import { ProcessNotFound } from "../processes/process-errors.js";
 import { Forbidden } from "./auth-errors.js";
-import { isProjectAdmin, isProjectMember, isTenantAdmin } from "./identity.js";
+import { isProjectAdmin, isProjectMember, isTenantAdmin, PROJECT_ADMIN_ROLE_PREFIX, TENANT_ADMIN_ROLE } from "./identity.js";
 import type { Identity } from "./identity.js";
 
 /**
@@ -50,19 +50,43 @@ export function canWriteDocuments(identity: Identity, project: string): boolean 
 /** Tenant check and document read rule in one call, so a handler cannot do only half. */
 export function assertCanReadDocuments(identity: Identity, pathTenant: string, project: string): void {
   assertTenant(identity, pathTenant);
-  if (!canReadDocuments(identity, project)) throw new Forbidden(`Not allowed to read documents of '${project}'`);
+  if (!canReadDocuments(identity, project)) throw new Forbidden(documentRefusal(identity, project, "read"));
 }
 
 export function assertCanWriteDocuments(identity: Identity, pathTenant: string, project: string): void {
   assertTenant(identity, pathTenant);
-  if (!canWriteDocuments(identity, project)) throw new Forbidden(`Not allowed to write documents of '${project}'`);
+  if (!canWriteDocuments(identity, project)) throw new Forbidden(documentRefusal(identity, project, "write"));
+}
+
+const shownList = (items: readonly string[]): string => (items.length === 0 ? "none" : items.slice(0, 10).map((i) => `'${i}'`).join(", ") + (items.length > 10 ? ", …" : ""));
+
+/**
+ * A 403 on documents that says what the token lacks and how to get it (issue 30): the rule of
+ * API.md's table for this level, what the token holds, and the `skills token` flags of a token
+ * that would do (whoever hands out tokens can read those as the request to make).
+ */
+function documentRefusal(identity: Identity, project: string, action: "read" | "write"): string {
+  const head = `Not allowed to ${action} documents of '${project}' as '${identity.login}'`;
+  const holds = `this token has projects ${shownList(identity.projects)} and roles ${shownList(identity.roles)}`;
+  const owner = userProjectOwner(project);
+  if (owner !== undefined) return `${head}: the documents of '${project}' are ${owner}'s alone (no role grants them to anyone else); use '_user_${identity.login}' for your own`;
+  if (project === TENANT_PROJECT_NAME) {
+    return `${head}: writing '_tenant' needs the role '${TENANT_ADMIN_ROLE}', ${holds}; ask for a token with it (npx skills token … --roles ${TENANT_ADMIN_ROLE})`;
+  }
+  if (project === "" || project.startsWith("_")) return `${head}: '${project}' is not a level (a project id, '_tenant' or '_user_<login>')`;
+  if (action === "read") {
+    return `${head}: reading needs membership in '${project}' (or the role '${TENANT_ADMIN_ROLE}'), ${holds}; ask for a token that lists it (npx skills token … --projects ${project})`;
+  }
+  return `${head}: writing needs the role '${PROJECT_ADMIN_ROLE_PREFIX}${project}' (or '${TENANT_ADMIN_ROLE}'); membership alone is read-only; ${holds}; ask for a token with it (npx skills token … --roles ${PROJECT_ADMIN_ROLE_PREFIX}${project})`;
 }
 
 export const canAccessProject = (identity: Identity, projectId: string): boolean => hasProjectAccess(identity, projectId);
 
 /** Listing skills with `projectId=P` and spawning a process in P. */
 export function assertProjectAccess(identity: Identity, projectId: string): void {
-  if (!hasProjectAccess(identity, projectId)) throw new Forbidden(`Not a member of project '${projectId}'`);
+  if (!hasProjectAccess(identity, projectId)) {
+    throw new Forbidden(`Not a member of project '${projectId}': this token has projects ${shownList(identity.projects)}; ask for a token that lists it (npx skills token … --projects ${projectId})`);
+  }
 }
 
 type OwnedProcess = { readonly tenant: string; readonly processId: string; readonly projectId: string; readonly userId?: string | undefined };

@@ -43,7 +43,8 @@ export function fitFrame(frame: ServerFrame, maxBytes: number = MAX_FRAME_BYTES)
 
 function shrink(frame: ServerFrame, maxBytes: number): ServerFrame | undefined {
   switch (frame.type) {
-    case "process-skill-result": {
+    case "process-skill-result":
+    case "process-turn-result": {
       const { result: _result, ...rest } = frame;
       const error = rest.error ? { code: rest.error.code, message: cut(rest.error.message, 2000) } : undefined;
       return { ...rest, ...(error ? { error } : {}), truncated: true };

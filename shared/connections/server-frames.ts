@@ -28,6 +28,22 @@ export interface ProcessSkillResultFrame {
   truncated?: true;
 }
 
+/**
+ * A composed turn (API.md third round): its own frame, so a subscriber tells a turn from a skill
+ * steering result without looking inside `result`. A failed compose carries `status` and `error`.
+ */
+export interface ProcessTurnResultFrame {
+  type: "process-turn-result";
+  processId: string;
+  requestId: string;
+  turnId: string;
+  status: RequestStatus;
+  result?: unknown;
+  error?: RequestError;
+  /** `result` was too large to push: GET …/processes/{processId}/turns/{turnId} answers it. */
+  truncated?: true;
+}
+
 export interface SkillListResultFrame {
   type: "skill-list-result";
   projectId: string;
@@ -75,6 +91,7 @@ export interface ProcessSkillScriptExecuteFrame {
 export type ServerFrame =
   | ErrorFrame
   | ProcessSkillResultFrame
+  | ProcessTurnResultFrame
   | SkillListResultFrame
   | ProcessTurnScheduledFrame
   | ProcessSubscribedFrame

@@ -3,6 +3,7 @@ import { ConnectionPushFailed } from "./connection-errors.js";
 import type { ConnectionPush } from "./connection-push.js";
 import type { ConnectionStore } from "./connection-store.js";
 import type { ServerFrame } from "./server-frames.js";
+import { turnIdFor } from "../turns/turn-ids.js";
 
 export interface WebSocketProcessEventsDeps {
   connections: ConnectionStore;
@@ -16,10 +17,23 @@ export interface WebSocketProcessEventsDeps {
  * process, and only to them. One connection failing does not stop the others; the failures are
  * reported together afterwards (the lane logs them and carries on: delivery is best effort).
  *
- * Every completed lane request is pushed as `process-skill-result`, whatever its kind (a
- * composed turn, a completed turn, a child's report): a subscriber may read all of them over HTTP
- * anyway, and the event does not say which kind it was.
+ * A composed turn is pushed as `process-turn-result` (API.md third round); every other completed
+ * lane request (steering, a completed turn, a child's report) as `process-skill-result`.
  */
+const TURN_COMPOSE = "turn.compose";
+
+function turnResultFrame(event: RequestCompletedEvent): ServerFrame {
+  return {
+    type: "process-turn-result",
+    processId: event.processId,
+    requestId: event.requestId,
+    turnId: turnIdFor(event.requestId),
+    status: event.status,
+    ...(event.status === "DONE" ? { result: event.result } : {}),
+    ...(event.error ? { error: { code: event.error.code, message: event.error.message } } : {}),
+  };
+}
+
 export function createWebSocketProcessEvents(deps: WebSocketProcessEventsDeps): ProcessEvents {
   const concurrency = Math.max(1, deps.concurrency ?? 10);
 
@@ -50,7 +64,7 @@ export function createWebSocketProcessEvents(deps: WebSocketProcessEventsDeps): 
         pending: event.pending,
       }),
     requestCompleted: (event: RequestCompletedEvent) =>
-      fanOut(event.tenant, event.processId, {
+      fanOut(event.tenant, event.processId, event.kind === TURN_COMPOSE ? turnResultFrame(event) : {
         type: "process-skill-result",
         requestId: event.requestId,
         processId: event.processId,

@@ -16,6 +16,8 @@ export interface StoredDocument extends DocumentRef {
   contentType?: string | undefined;
   /** The writer's login, where the store kept it (PutOptions.writtenBy). */
   writtenBy?: string | undefined;
+  /** Permission bits given on the write (PutOptions.mode); absent for a write that gave none. */
+  mode?: number | undefined;
 }
 
 /** One stored version of a document (a versioned bucket; API.md "Author's loop"). */
@@ -31,6 +33,8 @@ export interface DocumentVersion {
 export interface PutOptions {
   /** The caller's login, kept with the version ("who wrote it"). */
   writtenBy?: string | undefined;
+  /** The file's permission bits (document-mode.ts), kept with the object so a pull restores them. */
+  mode?: number | undefined;
 }
 
 /** At most this many versions of one document are listed (a year of hourly saves is far below it). */

@@ -14,6 +14,7 @@ import type { DocumentRef, DocumentStore, DocumentVersion, GetVersionOptions, Pu
 import { bareEtag, toBytes } from "./document-body.js";
 import { DocumentStoreAccessDenied, assertReadableSize } from "./document-store-errors.js";
 import { documentKey, documentKeyPrefix, isValidDocumentPath, projectKeyPrefix } from "./document-path.js";
+import { formatFileMode, storedFileMode } from "./document-mode.js";
 
 interface S3DocumentStoreOptions {
   client: S3Client;
@@ -65,9 +66,22 @@ const MAX_WRITTEN_BY_CHARS = 256;
 /** HeadObject calls that fill `writtenBy` of listed versions, at most this many at a time. */
 const VERSION_HEAD_CONCURRENCY = 8;
 
+/** User metadata `x-amz-meta-mode`: the file's permission bits, three octal digits (PutOptions.mode). */
+const MODE = "mode";
+
 /** Metadata travels as an HTTP header, so only ASCII survives: anything else is percent-encoded. */
-const writtenByMetadata = (writtenBy: string | undefined): Record<string, string> | undefined =>
-  writtenBy ? { [WRITTEN_BY]: encodeURIComponent(writtenBy.slice(0, MAX_WRITTEN_BY_CHARS)) } : undefined;
+function putMetadata({ writtenBy, mode }: PutOptions): Record<string, string> | undefined {
+  const metadata: Record<string, string> = {
+    ...(writtenBy ? { [WRITTEN_BY]: encodeURIComponent(writtenBy.slice(0, MAX_WRITTEN_BY_CHARS)) } : {}),
+    ...(mode !== undefined ? { [MODE]: formatFileMode(mode) } : {}),
+  };
+  return Object.keys(metadata).length > 0 ? metadata : undefined;
+}
+
+const modeOf = (metadata: Record<string, string> | undefined): { mode?: number } => {
+  const mode = storedFileMode(metadata?.[MODE]);
+  return mode === undefined ? {} : { mode };
+};
 
 function writtenByOf(metadata: Record<string, string> | undefined): string | undefined {
   const raw = metadata?.[WRITTEN_BY];
@@ -99,7 +113,7 @@ export class S3DocumentStore implements DocumentStore {
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
       const body = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
-      return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType, writtenBy: writtenByOf(out.Metadata) };
+      return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType, writtenBy: writtenByOf(out.Metadata), ...modeOf(out.Metadata) };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -110,7 +124,7 @@ export class S3DocumentStore implements DocumentStore {
     const Key = documentKey(tenant, project, path);
     const bytes = toBytes(body);
     const out = await this.client.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key, Body: bytes, ContentLength: bytes.byteLength, ContentType: contentType, Metadata: writtenByMetadata(options.writtenBy) }),
+      new PutObjectCommand({ Bucket: this.bucket, Key, Body: bytes, ContentLength: bytes.byteLength, ContentType: contentType, Metadata: putMetadata(options) }),
     );
     return { path, etag: bareEtag(out.ETag), size: bytes.byteLength };
   }
@@ -217,7 +231,7 @@ export class S3DocumentStore implements DocumentStore {
       assertReadableSize(path, out.ContentLength, options.maxBytes);
       const body = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
       assertReadableSize(path, body.byteLength, options.maxBytes);
-      return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType, writtenBy: writtenByOf(out.Metadata) };
+      return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType, writtenBy: writtenByOf(out.Metadata), ...modeOf(out.Metadata) };
     } catch (error) {
       if (isNoSuchVersion(error)) return undefined;
       throw deniedAs(error, "s3:GetObjectVersion", `${this.bucket}/${Key}`);

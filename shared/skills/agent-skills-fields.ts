@@ -12,7 +12,17 @@ import { AGENT_SKILLS_DESCRIPTION_CHARS } from "./skill-frontmatter.js";
 export interface FieldWarning {
   field: YamlPath;
   message: string;
+  /** Info: read exactly as the author meant it, nothing behaves differently (default: warning). */
+  severity?: "info";
 }
+
+/**
+ * Fields that only describe the skill (who wrote it, how a collection files it): ignoring them
+ * changes nothing, so they are info, not warnings like a host's behaviour field (`model:`, `hooks:`).
+ */
+const DESCRIPTIVE_FOREIGN_FIELDS: ReadonlySet<string> = new Set(["author", "category"]);
+
+export const foreignFieldSeverity = (key: string): "warning" | "info" => (DESCRIPTIVE_FOREIGN_FIELDS.has(key) ? "info" : "warning");
 
 /** Fields of other hosts this service knows and does not use: named in their warning. */
 const FOREIGN_FIELDS: Readonly<Record<string, string>> = {
@@ -92,6 +102,7 @@ function tolerateMetadata(fields: Record<string, unknown>, warnings: FieldWarnin
   warnings.push({
     field: ["metadata", converted[0]![0]],
     message: `Agent Skills metadata values are text; ${converted.map(([key]) => `'${shown(key)}'`).join(", ")} kept as JSON text`,
+    severity: "info",
   });
 }
 

@@ -7,7 +7,7 @@ import type { SkillDefinition } from "./resolved-skill.js";
 import { KNOWN_FRONTMATTER_FIELDS, SkillFrontmatter } from "./skill-frontmatter.js";
 import { parseAllowedTools } from "./allowed-tools.js";
 import { usesPlaceholders } from "./skill-body.js";
-import { foreignFieldMessage, tolerateForeignShapes } from "./agent-skills-fields.js";
+import { foreignFieldMessage, foreignFieldSeverity, tolerateForeignShapes } from "./agent-skills-fields.js";
 import { skillNameDeviation, skillNameRefusal } from "./skill-name.js";
 import type { SkillFrontmatterParsed } from "./skill-frontmatter.js";
 import { isSemver, validateSkillFrontmatter } from "./skill-validator.js";
@@ -158,10 +158,10 @@ export function parseSkillDocument(name: string, text: string, path: string): Sk
   // A finding on a field that is not written (an absent title) is reported at the frontmatter's start.
   const lineOf = (field: YamlPath): number => yaml.lineOf(field) ?? (field.length > 1 ? yaml.lineOf(field.slice(0, 1)) : undefined) ?? 1;
   for (const key of Object.keys(yaml.value)) {
-    if (!KNOWN_FRONTMATTER_FIELDS.has(key)) problems.push(problem("warning", foreignFieldMessage(key), lineOf([key])));
+    if (!KNOWN_FRONTMATTER_FIELDS.has(key)) problems.push(problem(foreignFieldSeverity(key), foreignFieldMessage(key), lineOf([key])));
   }
   const tolerated = tolerateForeignShapes(yaml.value, split.body);
-  for (const found of tolerated.warnings) problems.push(problem("warning", `${formatFieldPath(found.field)}: ${found.message}`, lineOf(found.field)));
+  for (const found of tolerated.warnings) problems.push(problem(found.severity ?? "warning", `${formatFieldPath(found.field)}: ${found.message}`, lineOf(found.field)));
   // Spec §3: a disabled override exists only to hide outer layers, so `enabled: false` alone is a
   // complete document; the required fields get neutral stand-ins. (parseSafeYaml already refused
   // `__proto__` keys, and spreading defines own properties only.)
@@ -181,7 +181,7 @@ export function parseSkillDocument(name: string, text: string, path: string): Sk
 
   for (const found of validateSkillFrontmatter(parsed.data, name)) {
     // A disabled stand-in is not a deviation of the author's.
-    if (disabled && found.severity === "warning" && !(found.field[0] as string in yaml.value)) continue;
+    if (disabled && found.severity !== "error" && !(found.field[0] as string in yaml.value)) continue;
     problems.push(problem(found.severity, `${formatFieldPath(found.field)}: ${found.message}`, lineOf(found.field)));
   }
   if (problems.some((p) => p.severity === "error")) return { problems };

@@ -120,7 +120,7 @@ export class SkillLoader {
         path: warning.path,
         ...(warning.line !== undefined ? { line: warning.line } : {}),
         message: warning.message,
-        severity: "warning" as const,
+        severity: warning.severity === "info" ? ("info" as const) : ("warning" as const),
       })),
     );
     const hidden: SkillProblem[] = shadowed.map(shadowedProblem);

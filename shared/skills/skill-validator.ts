@@ -15,7 +15,7 @@ import { checkTriggerPattern } from "./triggers/skill-trigger-pattern.js";
 interface FieldProblem {
   field: YamlPath;
   message: string;
-  severity: "error" | "warning";
+  severity: "error" | "warning" | "info";
 }
 
 const MAX_TOOL_NAME = 128;
@@ -46,12 +46,13 @@ function checkIdentity(fm: SkillFrontmatterParsed, skillName: string, report: Re
     const title = fm.title === undefined ? `; '${fm.name.slice(0, 200)}' becomes its title` : "";
     report("warning", ["name"], `is '${fm.name.slice(0, 200)}', not the directory name: the skill is called '${skillName}'${title}`);
   }
-  if (fm.title === undefined) report("warning", ["title"], `is absent; the title is '${(fm.name ?? skillName).slice(0, 200)}'`);
-  if (fm.version === undefined) report("warning", ["version"], "is absent (Agent Skills documents have none); the skill reports no version");
+  // What Agent Skills documents simply look like: nothing behaves differently, so info.
+  if (fm.title === undefined) report("info", ["title"], `is absent; the title is '${(fm.name ?? skillName).slice(0, 200)}'`);
+  if (fm.version === undefined) report("info", ["version"], "is absent (Agent Skills documents have none); the skill reports no version");
   // This service's own form (with a title) has always required semver; elsewhere the version is informational.
   else if (!SEMVER.test(fm.version)) {
     if (fm.title !== undefined) report("error", ["version"], "must be a semantic version such as 1.0.0");
-    else report("warning", ["version"], `'${fm.version}' is not a semantic version such as 1.0.0; kept as written`);
+    else report("info", ["version"], `'${fm.version}' is not a semantic version such as 1.0.0; kept as written`);
   }
   if (fm.description.length > AGENT_SKILLS_DESCRIPTION_CHARS) {
     report("warning", ["description"], `has ${fm.description.length} characters; Agent Skills hosts allow ${AGENT_SKILLS_DESCRIPTION_CHARS} (kept whole here; the catalog shortens it)`);

@@ -19,6 +19,8 @@ export interface RequestCompletedEvent {
   status: Exclude<RequestStatus, "QUEUED">;
   result?: unknown;
   error?: RequestError;
+  /** The lane message kind (e.g. `turn.compose`): a composed turn has a frame of its own. */
+  kind?: string;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { CST, LineCounter, Lexer, Parser, isAlias, isMap, isNode, isScalar, isSeq, parseDocument, visit } from "yaml";
 import type { Document, Node } from "yaml";
 import type { DocumentProblem } from "../errors.js";
+import { yamlErrorHint } from "./yaml-error-hints.js";
 
 /**
  * Parsing of untrusted YAML (SKILL.md frontmatter, `_vance/recipes/<name>.yaml`), hardened per
@@ -70,7 +71,8 @@ function preScan(text: string, maxDepth: number): PreScan {
       const depth = parser.stack.filter((token) => COLLECTION_TOKENS.has(token.type)).length;
       if (depth > maxDepth) return { ok: false, message: `nesting is deeper than ${maxDepth} levels`, offset };
     }
-    offset += lexeme.length;
+    // Control tokens (document and scalar markers) are not source text: they move no offset.
+    if (lexeme !== CST.DOCUMENT && lexeme !== CST.FLOW_END && lexeme !== CST.SCALAR) offset += lexeme.length;
   }
   return { ok: true };
 }
@@ -140,7 +142,10 @@ export function parseSafeYaml(text: string, path: string, options: SafeYamlOptio
   const problems: DocumentProblem[] = [];
   // Warnings are content the schema did not understand; unresolved tags are reported below.
   for (const issue of [...doc.errors, ...doc.warnings.filter((w) => w.code !== "TAG_RESOLVE_FAILED")]) {
-    problems.push(problem(`invalid YAML: ${issue.message.split("\n")[0]}`, offsetLine(issue.pos[0])));
+    // Where the cause lies and how to fix it, when the package only says where it noticed.
+    const hint = yamlErrorHint(source, issue);
+    const at = hint.causeOffset !== undefined && hint.causeOffset < issue.pos[0] ? hint.causeOffset : issue.pos[0];
+    problems.push(problem(`invalid YAML: ${issue.message.split("\n")[0]}${hint.fix ? ` (${hint.fix})` : ""}`, offsetLine(at)));
   }
 
   const nodeLine = (node: Node) => offsetLine(node.range?.[0]);

@@ -123,6 +123,17 @@ describe("authentication", () => {
     }
   });
 
+  it("says what is missing and how to get a token when a request has none (not a bare 'Unauthorized')", async () => {
+    // Act
+    const response = await anonymous.send("GET", `/brain/${TENANT}/skills/effective`);
+
+    // Assess
+    expectError(response, 401, "UNAUTHENTICATED");
+    const message = (response.json as { error: { message: string } }).error.message;
+    expect(message).toMatch(/^Unauthenticated: Authorization header is missing; send 'Authorization: Bearer <token>'/);
+    expect(message).toContain("npx skills token --tenant <tenant> --user <login> --projects <project>");
+  });
+
   it("answers 401 for a Basic Authorization header", async () => {
     // Act
     const response = await anonymous.send("GET", `/brain/${TENANT}/skills/effective`, { headers: { authorization: "Basic YWRtaW46YWRtaW4=" } });

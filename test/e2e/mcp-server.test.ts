@@ -153,6 +153,8 @@ describe("MCP server over the local stack (SDK client)", () => {
     const skill = await client.readResource({ uri: "skill://review/SKILL.md" });
     const logo = await client.readResource({ uri: "skill://review/assets/logo.png" });
     const other = await client.readResource({ uri: "skill://secret/SKILL.md" }).catch((error: unknown) => error);
+    // As skill_read_file resolves it: the one listed file that matches ignoring case.
+    const folded = await client.readResource({ uri: "skill://review/References/GUIDE.md" });
 
     // Assess
     const uris = resources.map((r) => r.uri);
@@ -164,6 +166,7 @@ describe("MCP server over the local stack (SDK client)", () => {
     expect(skill.contents[0]).toMatchObject({ text: REVIEW });
     expect(logo.contents).toEqual([{ uri: "skill://review/assets/logo.png", mimeType: "image/png", blob: LOGO.toString("base64") }]);
     expect(other).toMatchObject({ code: -32002 });
+    expect(folded.contents).toEqual([{ uri: "skill://review/References/GUIDE.md", mimeType: "text/markdown", text: GUIDE }]);
   });
 
   it("lists a process's tools and calls them through the tool invoker; errors are isError results with the API code", async () => {
@@ -212,12 +215,12 @@ describe("MCP server over the local stack (SDK client)", () => {
 
 describe("MCP server over the local stack (MCP Inspector CLI)", () => {
   const inspect = async (...args: string[]): Promise<unknown> => {
+    // The README's invocation, from the repository root: `npm run mcp:inspect` runs the CLI from
+    // its own build folder, where the relative package.json it checks for exists.
     const { stdout } = await promisify(execFile)(
-      "npx",
-      ["--no-install", "mcp-inspector-cli", "--cli", mcpUrl(`projectId=${P1}&processId=${processId}`).toString(), "--transport", "http", "--header", `Authorization: Bearer ${alice}`, ...args],
-      // The CLI finds its own package.json through a path it checks against the working directory
-      // ("../package.json" must exist there): a folder one below the project root satisfies it.
-      { timeout: 60_000, cwd: fileURLToPath(new URL("..", import.meta.url)) },
+      "npm",
+      ["run", "--silent", "mcp:inspect", "--", "--cli", mcpUrl(`projectId=${P1}&processId=${processId}`).toString(), "--transport", "http", "--header", `Authorization: Bearer ${alice}`, ...args],
+      { timeout: 60_000, cwd: fileURLToPath(new URL("../..", import.meta.url)) },
     );
     return JSON.parse(stdout) as unknown;
   };

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,7 +25,7 @@ let token: string;
 
 beforeAll(async () => {
   stack = await startLocalStack();
-  token = await stack.token({ tenant: TENANT, login: "ada", projects: [PROJECT, "broken"], roles: [`project-admin:${PROJECT}`, "project-admin:broken"] });
+  token = await stack.token({ tenant: TENANT, login: "ada", projects: [PROJECT, "broken", "modes"], roles: [`project-admin:${PROJECT}`, "project-admin:broken", "project-admin:modes"] });
 });
 
 afterAll(async () => {
@@ -129,5 +129,51 @@ describe("skills push / pull with the Agent Skills corpus", () => {
     expect(run.stdout).toContain("0 uploaded (0 file(s)), 0 unchanged, 5 refused, 0 failed");
     expect(run.status).toBe(1);
     expect(await listLevel("broken")).toEqual([]);
+  });
+
+  it("keeps executable bits through push, storage and pull, and re-uploads a file whose mode alone changed", async () => {
+    // Prepare
+    const source = mkdtempSync(join(tmpdir(), "skills-modes-"));
+    const skill = join(source, "tooling");
+    mkdirSync(join(skill, "scripts"), { recursive: true });
+    writeFileSync(join(skill, "SKILL.md"), "---\nname: tooling\ndescription: Runs the build scripts of this repository.\n---\nRun scripts/build.sh.\n");
+    writeFileSync(join(skill, "scripts/build.sh"), "#!/bin/sh\necho build\n");
+    writeFileSync(join(skill, "scripts/notes.txt"), "not a script\n");
+    chmodSync(join(skill, "scripts/build.sh"), 0o755);
+    chmodSync(join(skill, "scripts/notes.txt"), 0o644);
+    const pulled = mkdtempSync(join(tmpdir(), "skills-modes-pull-"));
+
+    // Act
+    const push = await skills(["push", source, "--to", `${TENANT}/modes`]);
+    chmodSync(join(skill, "scripts/notes.txt"), 0o755);
+    const again = await skills(["push", source, "--to", `${TENANT}/modes`]);
+    const pull = await skills(["pull", `${TENANT}/modes`, pulled]);
+    const stored = await fetch(`${stack.httpUrl}/brain/${TENANT}/projects/modes/documents/_vance/skills/tooling/scripts/build.sh`, { headers: { authorization: `Bearer ${token}` } });
+
+    // Assess
+    expect(push.status).toBe(0);
+    expect(stored.headers.get("skills-file-mode")).toBe("755");
+    // Only the file whose mode changed is sent again; its bytes did not change.
+    expect(again.stdout).toContain(": 1 uploaded (1 file(s)), 0 unchanged");
+    expect(pull.status).toBe(0);
+    expect(statSync(join(pulled, "tooling/scripts/build.sh")).mode & 0o777).toBe(0o755);
+    expect(statSync(join(pulled, "tooling/scripts/notes.txt")).mode & 0o777).toBe(0o755);
+    expect(statSync(join(pulled, "tooling/SKILL.md")).mode & 0o111).toBe(0);
+  });
+
+  it("a push with a member's (read-only) token says which role is missing and how to get it", async () => {
+    // Prepare
+    const source = mkdtempSync(join(tmpdir(), "skills-readonly-"));
+    mkdirSync(join(source, "notes"));
+    writeFileSync(join(source, "notes/SKILL.md"), "---\nname: notes\ndescription: Takes notes.\n---\nTake notes.\n");
+    const member = await stack.token({ tenant: TENANT, login: "mia", projects: ["modes"], roles: [] });
+
+    // Act
+    const run = await runSkillsCli(["push", source, "--to", `${TENANT}/modes`], { url: stack.httpUrl, token: member });
+
+    // Assess
+    expect(run.status).toBe(1);
+    expect(`${run.stdout}${run.stderr}`).toContain("403 FORBIDDEN: Not allowed to write documents of 'modes' as 'mia': writing needs the role 'project-admin:modes'");
+    expect(`${run.stdout}${run.stderr}`).toContain("--roles project-admin:modes");
   });
 });

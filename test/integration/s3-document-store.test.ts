@@ -39,6 +39,19 @@ describe("S3DocumentStore", () => {
     expect(textOf(doc!)).toBe(body);
   });
 
+  it("keeps a file's permission bits as object metadata, and leaves them out for a write that gave none", async () => {
+    // Act
+    await store.put("acme", "p1", "_vance/skills/a/scripts/run.sh", "#!/bin/sh\n", undefined, { mode: 0o755 });
+    await store.put("acme", "p1", "_vance/skills/a/notes.md", "notes");
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: "tenants/acme/projects/p1/_vance/skills/a/odd.sh", Body: "x", Metadata: { mode: "rwxr-xr-x" } }));
+
+    // Assess
+    expect((await store.get("acme", "p1", "_vance/skills/a/scripts/run.sh"))?.mode).toBe(0o755);
+    expect((await store.get("acme", "p1", "_vance/skills/a/notes.md"))?.mode).toBeUndefined();
+    // Metadata written around the service that is not three octal digits is no mode.
+    expect((await store.get("acme", "p1", "_vance/skills/a/odd.sh"))?.mode).toBeUndefined();
+  });
+
   it("round-trips binary bodies", async () => {
     // Prepare
     const bytes = new Uint8Array(256).map((_, i) => i);

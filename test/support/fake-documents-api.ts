@@ -1,6 +1,6 @@
 import { md5Etag } from "../../shared/documents/document-body.js";
 import { DocumentsApiError } from "../../cli/documents-client.js";
-import type { DocumentsApi, RemoteDocument, SavedDocument } from "../../cli/documents-client.js";
+import type { DocumentsApi, RemoteDocument, RemoteFile, SavedDocument } from "../../cli/documents-client.js";
 
 /**
  * The documents API of one level in memory, for the CLI's push and pull: S3-style ETags (MD5 hex),
@@ -9,6 +9,8 @@ import type { DocumentsApi, RemoteDocument, SavedDocument } from "../../cli/docu
  */
 export class FakeDocumentsApi implements DocumentsApi {
   readonly documents = new Map<string, Uint8Array>();
+  /** The mode each PUT gave, by path (as the service keeps it in object metadata). */
+  readonly modes = new Map<string, number>();
   readonly calls: string[] = [];
   maxInFlight = 0;
   private inFlight = 0;
@@ -37,11 +39,13 @@ export class FakeDocumentsApi implements DocumentsApi {
     );
   }
 
-  put(path: string, body: Uint8Array): Promise<SavedDocument> {
+  put(path: string, body: Uint8Array, options: { mode?: number } = {}): Promise<SavedDocument> {
     return this.track(`PUT ${path}`, () => {
       const failure = this.failPut.get(path);
       if (failure) throw failure;
       this.documents.set(path, Uint8Array.from(body));
+      if (options.mode !== undefined) this.modes.set(path, options.mode);
+      else this.modes.delete(path);
       return { path, etag: md5Etag(body), warnings: [] };
     });
   }
@@ -51,6 +55,14 @@ export class FakeDocumentsApi implements DocumentsApi {
       const body = this.documents.get(path);
       if (!body) throw new DocumentsApiError(404, "DOCUMENT_NOT_FOUND", path);
       return body;
+    });
+  }
+
+  getFile(path: string): Promise<RemoteFile> {
+    return this.track(`GET ${path}`, () => {
+      const body = this.documents.get(path);
+      if (!body) throw new DocumentsApiError(404, "DOCUMENT_NOT_FOUND", path);
+      return { body, mode: this.modes.get(path) };
     });
   }
 

@@ -11,6 +11,7 @@ import type { RenderContext, TemplateRenderer } from "../../shared/templates/tem
 const path = (name: string) => `_vance/skills/${name}/SKILL.md`;
 const parse = (text: string, name = "pdf-tools") => parseSkillDocument(name, text, path(name));
 const warnings = (result: ReturnType<typeof parse>) => result.problems.filter((p) => p.severity === "warning").map((p) => `${p.line}: ${p.message}`);
+const infos = (result: ReturnType<typeof parse>) => result.problems.filter((p) => p.severity === "info").map((p) => `${p.line}: ${p.message}`);
 const errors = (result: ReturnType<typeof parse>) => result.problems.filter((p) => p.severity === "error").map((p) => p.message);
 
 /** Counts renders: a body that is not a template must never reach it. */
@@ -43,9 +44,12 @@ describe("Agent Skills shapes load, each deviation a warning with its line", () 
     expect(result.definition?.version).toBeUndefined();
     expect(warnings(result)).toEqual([
       "2: name: is 'Ahrefs Automation', not the directory name: the skill is called 'ahrefs-automation'; 'Ahrefs Automation' becomes its title",
+      `3: description: has ${long.length + "\nSecond line.".length} characters; Agent Skills hosts allow 1024 (kept whole here; the catalog shortens it)`,
+    ]);
+    // What every Agent Skills document looks like changes nothing: info, not a warning.
+    expect(infos(result)).toEqual([
       "2: title: is absent; the title is 'Ahrefs Automation'",
       "2: version: is absent (Agent Skills documents have none); the skill reports no version",
-      `3: description: has ${long.length + "\nSecond line.".length} characters; Agent Skills hosts allow 1024 (kept whole here; the catalog shortens it)`,
     ]);
   });
 
@@ -82,8 +86,13 @@ describe("Agent Skills shapes load, each deviation a warning with its line", () 
       expect.arrayContaining([
         "10: field 'model' (Claude Code) is not used by this service (ignored)",
         "11: field 'hooks' (Claude Code) is not used by this service (ignored)",
-        "12: field 'category' (skill collections) is not used by this service (ignored)",
         "13: unknown field 'x-vendor-flag' (ignored)",
+      ]),
+    );
+    // Descriptive fields and metadata read as text change nothing: infos.
+    expect(infos(result)).toEqual(
+      expect.arrayContaining([
+        "12: field 'category' (skill collections) is not used by this service (ignored)",
         "8: metadata.version: Agent Skills metadata values are text; 'version', 'tags' kept as JSON text",
       ]),
     );

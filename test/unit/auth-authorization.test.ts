@@ -124,6 +124,48 @@ describe("document authorization table", () => {
   });
 });
 
+describe("document refusals say what the token lacks and how to get it", () => {
+  const refusal = (assert: () => void): string => {
+    try {
+      assert();
+    } catch (error) {
+      if (error instanceof Forbidden) return error.message;
+      throw error;
+    }
+    throw new Error("not refused");
+  };
+
+  it("a member pushing to its project: writing needs project-admin:P, membership alone is read-only", () => {
+    // Act
+    const message = refusal(() => assertCanWriteDocuments(people["member of P"], "acme", "alpha"));
+
+    // Assess
+    expect(message).toBe(
+      "Not allowed to write documents of 'alpha' as 'mia': writing needs the role 'project-admin:alpha' (or 'tenant-admin'); membership alone is read-only; this token has projects 'alpha' and roles none; ask for a token with it (npx skills token … --roles project-admin:alpha)",
+    );
+  });
+
+  it("a non-member reading: names the membership to ask for and the projects the token has", () => {
+    // Act
+    const message = refusal(() => assertCanReadDocuments(people["non-member"], "acme", "alpha"));
+
+    // Assess
+    expect(message).toContain("reading needs membership in 'alpha'");
+    expect(message).toContain("this token has projects 'beta'");
+    expect(message).toContain("--projects alpha");
+  });
+
+  it("writing _tenant names the tenant-admin role; another user's level says no role grants it", () => {
+    // Act
+    const tenant = refusal(() => assertCanWriteDocuments(people["member of P"], "acme", "_tenant"));
+    const other = refusal(() => assertCanReadDocuments(people["tenant-admin"], "acme", "_user_olga"));
+
+    // Assess
+    expect(tenant).toContain("writing '_tenant' needs the role 'tenant-admin'");
+    expect(other).toContain("are olga's alone (no role grants them to anyone else); use '_user_tara' for your own");
+  });
+});
+
 describe("assertTenant", () => {
   it("passes for the token's own tenant and forbids any other, even for a tenant-admin", () => {
     // Prepare

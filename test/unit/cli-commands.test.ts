@@ -76,6 +76,7 @@ describe("skills validate (command line)", () => {
       skills: 2,
       count: 1,
       problems: [{ path: "warned/SKILL.md", line: 6, severity: "warning", message: "unknown field 'foo' (ignored)" }],
+      rules: [{ rule: "unknown field '…' (ignored)", severity: "warning", count: 1 }],
     });
   });
 
@@ -150,6 +151,27 @@ describe("skills push and pull (command line)", () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toContain("dry run: 2 skill(s) checked; 1 would be uploaded (1 file(s)), 1 refused");
     expect(run.stdout).toMatch(/refused \(nothing of these was uploaded\):\n {2}broken \(broken\)\n {4}broken\/SKILL\.md:\d+: triggers\[0\]\.pattern/);
+  });
+});
+
+describe("skills validate: infos and the summary by rule", () => {
+  const agentSkill = (name: string, extra = ""): string => `---\nname: ${name}\ndescription: The ${name} skill.\n${extra}---\nBody.\n`;
+
+  it("counts the infos of Agent Skills documents (no title:, no version:) without listing them, and sums up by rule", () => {
+    // Prepare
+    const root = skillsRoot({ "a/SKILL.md": agentSkill("a"), "b/SKILL.md": agentSkill("b"), "c/SKILL.md": agentSkill("c", "model: opus\n") });
+
+    // Act
+    const run = skills(["validate", "."], root);
+    const verbose = skills(["validate", ".", "--verbose"], root);
+
+    // Assess
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe("c/SKILL.md:4: warning: field 'model' (Claude Code) is not used by this service (ignored)\n");
+    expect(run.stderr).toContain("3 skill(s) checked: 0 error(s), 1 warning(s), 6 info (not listed; --verbose lists them)");
+    expect(run.stderr).toContain("by rule:\n  1  warning  field '…' (Claude Code) is not used by this service (ignored)\n  3  info     title: is absent\n  3  info     version: is absent (Agent Skills documents have none)\n");
+    expect(verbose.stdout.split("\n").filter((l) => l.includes(": info: "))).toHaveLength(6);
+    expect(verbose.stdout).toContain("a/SKILL.md:2: info: title: is absent; the title is 'a'");
   });
 });
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -29,6 +29,24 @@ describe("skills pull", () => {
     expect(readFileSync(join(dir, "beta/SKILL.md"), "utf8")).toBe("beta");
     expect(existsSync(join(dir, "r.yaml"))).toBe(false);
     expect(api.calls).not.toContain("GET _vance/recipes/r.yaml");
+  });
+
+  it("gives each file the mode it was pushed with, also over a file pulled before", async () => {
+    // Prepare
+    const api = new FakeDocumentsApi();
+    await api.put("_vance/skills/alpha/SKILL.md", Buffer.from("a"), { mode: 0o644 });
+    await api.put("_vance/skills/alpha/scripts/run.sh", Buffer.from("#!/bin/sh\n"), { mode: 0o755 });
+    const dir = tempDir();
+    mkdirSync(join(dir, "alpha/scripts"), { recursive: true });
+    writeFileSync(join(dir, "alpha/scripts/run.sh"), "old", { mode: 0o644 });
+
+    // Act
+    const summary = await runPull({ dir, api, io: { err: () => undefined } });
+
+    // Assess
+    expect(summary.failed).toEqual([]);
+    expect(statSync(join(dir, "alpha/scripts/run.sh")).mode & 0o777).toBe(0o755);
+    expect(statSync(join(dir, "alpha/SKILL.md")).mode & 0o777).toBe(0o644);
   });
 
   it("never writes outside the folder, whatever the listing says", async () => {

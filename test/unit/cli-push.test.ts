@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -96,6 +96,30 @@ describe("skills push: what is uploaded, in which order", () => {
     expect(summary.uploaded).toEqual([{ name: "alpha", files: 1 }]);
     expect(summary.unchanged).toEqual(["beta"]);
     expect(text(api.documents.get("_vance/skills/alpha/a.md"))).toBe("a, changed\n");
+  });
+
+  it("sends each file's mode, and uploads again an unchanged script whose stored mode differs (pushed before modes were kept)", async () => {
+    // Prepare
+    const dir = folder({ "alpha/SKILL.md": skillMd("alpha"), "alpha/scripts/run.sh": "#!/bin/sh\n", "alpha/notes.md": "n\n" });
+    chmodSync(join(dir, "alpha/scripts/run.sh"), 0o755);
+    chmodSync(join(dir, "alpha/notes.md"), 0o644);
+    const api = new FakeDocumentsApi();
+    await push(dir, api);
+    const first = { ...Object.fromEntries(api.modes) };
+    api.modes.delete("_vance/skills/alpha/scripts/run.sh");
+    api.calls.length = 0;
+
+    // Act
+    const { summary } = await push(dir, api);
+
+    // Assess
+    expect(first["_vance/skills/alpha/scripts/run.sh"]).toBe(0o755);
+    expect(first["_vance/skills/alpha/notes.md"]).toBe(0o644);
+    expect(summary.uploaded).toEqual([{ name: "alpha", files: 1 }]);
+    expect(api.puts()).toEqual(["_vance/skills/alpha/scripts/run.sh"]);
+    expect(api.modes.get("_vance/skills/alpha/scripts/run.sh")).toBe(0o755);
+    // Only the executable file was asked about; a non-executable unchanged file costs no request.
+    expect(api.calls.filter((c) => c.startsWith("GET "))).toEqual(["GET _vance/skills/alpha/scripts/run.sh"]);
   });
 
   it("uploads binary files and a .md sibling that is not UTF-8 byte for byte", async () => {

@@ -94,6 +94,7 @@ describe("skills validate --level (cross-level shadowing)", () => {
       skills: 3,
       count: 1,
       problems: [{ path: "p/alpha/SKILL.md", line: 1, severity: "info", message: "shadows tenant/alpha/SKILL.md" }],
+      rules: [{ rule: "shadows …", severity: "info", count: 1 }],
     });
   });
 
@@ -107,8 +108,8 @@ describe("skills validate --level (cross-level shadowing)", () => {
     // Assess
     expect(run.status).toBe(0);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toContain("2 skill(s) checked: 0 error(s), 0 warning(s)");
-    expect(run.stderr).not.toContain("info");
+    expect(run.stderr).toContain("2 skill(s) checked: 0 error(s), 0 warning(s), 0 info");
+    expect(run.stderr).not.toContain("shadows");
   });
 
   it.each([

@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { contextFromSettings, renderSkill } from "../../cli/render.js";
+import { contextFromSettings, renderSkill, renderTarget } from "../../cli/render.js";
 import { SkillArgumentMissing } from "../../shared/errors.js";
 import { formatValidationLine, validateSkillReport, validateSkillTrees } from "../../cli/validate.js";
 
@@ -109,6 +109,23 @@ describe("skills render", () => {
         "- references/tone.md (24 bytes)",
       ].join("\n"),
     );
+  });
+
+  it("renders a skill folder on its own: its parent is never read, so a broken or unreadable sibling changes nothing", async () => {
+    // Prepare
+    const root = skillsRoot({ greet: { "SKILL.md": GREET, "references/tone.md": "Warm." }, broken: { "SKILL.md": "---\nlifecycle: forever\n---\n" } });
+    // A sibling the old walk of the parent failed on (ENOENT through a dangling link).
+    symlinkSync(join(root, "does-not-exist"), join(root, "broken", "dangling.md"));
+    const target = renderTarget([join(root, "greet")]);
+
+    // Act
+    const { section, warnings } = await renderSkill({ ...target!, args: "Ada", set: [] });
+
+    // Assess
+    expect(target).toEqual({ folder: join(root, "greet"), name: "greet" });
+    expect(section).toContain("Say hello to Ada.");
+    expect(section).toContain("- references/tone.md (5 bytes)");
+    expect(warnings).toEqual([]);
   });
 
   it("refuses a skill whose required argument is missing, as activation does", async () => {

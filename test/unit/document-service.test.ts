@@ -426,9 +426,11 @@ describe("DocumentService.put: Agent Skills documents", () => {
     expect(saved.warnings).toEqual([
       { path: "_vance/skills/ahrefs-automation/SKILL.md", line: 4, message: "field 'model' (Claude Code) is not used by this service (ignored)" },
       expect.objectContaining({ line: 2, message: expect.stringContaining("not the directory name") }),
-      expect.objectContaining({ line: 2, message: expect.stringMatching(/^title: is absent/) }),
-      expect.objectContaining({ line: 2, message: expect.stringMatching(/^version: is absent/) }),
+      expect.objectContaining({ line: 2, message: expect.stringMatching(/^title: is absent/), severity: "info" }),
+      expect.objectContaining({ line: 2, message: expect.stringMatching(/^version: is absent/), severity: "info" }),
     ]);
+    // A warning keeps the shape API.md gave first (no severity); only an info says so.
+    expect(saved.warnings[0]).not.toHaveProperty("severity");
   });
 
   it("refuses a skill whose name differs only in case from one of the level, naming both and the fix", async () => {

@@ -49,6 +49,21 @@ describe("InMemoryDocumentStore", () => {
     expect(second!.etag).toBe(md5(new Uint8Array([0, 255, 1, 254])));
   });
 
+  it("keeps a file's mode with the document and with each of its versions", async () => {
+    // Prepare
+    const store = new InMemoryDocumentStore();
+
+    // Act
+    await store.put("acme", "p1", "_vance/skills/a/run.sh", "v1", undefined, { mode: 0o755 });
+    await store.put("acme", "p1", "_vance/skills/a/run.sh", "v2", undefined, { mode: 0o644 });
+    const [newest, oldest] = (await store.versions("acme", "p1", "_vance/skills/a/run.sh"))!;
+
+    // Assess
+    expect((await store.get("acme", "p1", "_vance/skills/a/run.sh"))?.mode).toBe(0o644);
+    expect((await store.getVersion("acme", "p1", "_vance/skills/a/run.sh", oldest!.versionId))?.mode).toBe(0o755);
+    expect((await store.getVersion("acme", "p1", "_vance/skills/a/run.sh", newest!.versionId))?.mode).toBe(0o644);
+  });
+
   it("lists paths relative to the project, sorted, filtered by prefix", async () => {
     // Prepare
     const store = new InMemoryDocumentStore();

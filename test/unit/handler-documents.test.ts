@@ -107,6 +107,40 @@ describe("PUT …/documents/{path}", () => {
   });
 });
 
+describe("documents: file modes (Skills-File-Mode)", () => {
+  it("keeps the mode a PUT gives, answers it on GET and keeps it through a restore", async () => {
+    // Prepare
+    const h = await handlerHarness();
+    const path = docs(PROJECT, "_vance/skills/reviewer/scripts/run.sh");
+    await h.call("documents", { method: "PUT", path, as: IDENTITIES.padmin, headers: { "skills-file-mode": "755" }, body: "#!/bin/sh\necho 1\n" });
+    const [first] = (await h.documents.versions(TENANT, PROJECT, "_vance/skills/reviewer/scripts/run.sh"))!;
+    await h.call("documents", { method: "PUT", path, as: IDENTITIES.padmin, body: "#!/bin/sh\necho 2\n" });
+
+    // Act
+    const plain = await h.call("documents", { method: "GET", path, as: IDENTITIES.padmin });
+    await h.call("documents", { method: "POST", path: `${path}:restore`, as: IDENTITIES.padmin, body: JSON.stringify({ versionId: first!.versionId }) });
+    const restored = await h.call("documents", { method: "GET", path, as: IDENTITIES.padmin });
+
+    // Assess
+    expect(plain.status).toBe(200);
+    expect(plain.headers["skills-file-mode"]).toBeUndefined();
+    expect(restored.headers["skills-file-mode"]).toBe("755");
+  });
+
+  it("answers 400 INVALID_REQUEST for a mode that is not three octal digits, and saves nothing", async () => {
+    // Prepare
+    const h = await handlerHarness();
+
+    // Act
+    const reply = await h.call("documents", { method: "PUT", path: docs(PROJECT, "_vance/skills/reviewer/run.sh"), as: IDENTITIES.padmin, headers: { "skills-file-mode": "rwx" }, body: "x" });
+
+    // Assess
+    expect(reply.status).toBe(400);
+    expect(reply.json.error).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringContaining("three octal digits") });
+    expect(await h.documents.get(TENANT, PROJECT, "_vance/skills/reviewer/run.sh")).toBeUndefined();
+  });
+});
+
 describe("GET and DELETE …/documents/{path}", () => {
   it("answers the raw body with its ETag, 304 for a matching If-None-Match, 204 on delete, then 404", async () => {
     // Prepare

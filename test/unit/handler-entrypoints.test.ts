@@ -60,7 +60,7 @@ describe("function entry points (functions/<name>/handler.ts)", () => {
 
     // Assess
     expect(result.statusCode).toBe(401);
-    expect(JSON.parse(result.body ?? "")).toEqual({ error: { code: "UNAUTHENTICATED", message: "Unauthenticated: Authorization header is missing" } });
+    expect(JSON.parse(result.body ?? "")).toEqual({ error: { code: "UNAUTHENTICATED", message: expect.stringMatching(/^Unauthenticated: Authorization header is missing; send 'Authorization: Bearer <token>'/) } });
   });
 
   it("http-skills answers /health", async () => {

@@ -342,14 +342,14 @@ describe("parseSkillDocument: valid documents", () => {
 });
 
 describe("parseSkillDocument: Agent Skills form", () => {
-  it("loads a document with only name and description: title from the name, no version, not a template, two warnings", () => {
+  it("loads a document with only name and description: title from the name, no version, not a template, two infos", () => {
     // Act
     const result = parse("---\nname: code-review\ndescription: Reviews code\n---\nDo the review.\n");
 
     // Assess
     expect(result.problems).toEqual([
-      { path: PATH, line: 2, message: "title: is absent; the title is 'code-review'", severity: "warning" },
-      { path: PATH, line: 2, message: "version: is absent (Agent Skills documents have none); the skill reports no version", severity: "warning" },
+      { path: PATH, line: 2, message: "title: is absent; the title is 'code-review'", severity: "info" },
+      { path: PATH, line: 2, message: "version: is absent (Agent Skills documents have none); the skill reports no version", severity: "info" },
     ]);
     expect(result.definition).toMatchObject({ name: "code-review", title: "code-review", description: "Reviews code", body: "Do the review.", template: false });
     expect(result.definition?.version).toBeUndefined();
@@ -419,7 +419,7 @@ describe("parseSkillDocument: Agent Skills form", () => {
 
     // Assess
     expect(result.definition).toMatchObject({ name: "code-review", title: "Code Review" });
-    expect(result.problems.every((p) => p.severity === "warning")).toBe(true);
+    expect(result.problems.every((p) => p.severity !== "error")).toBe(true);
   });
 });
 
@@ -436,13 +436,13 @@ describe("parseSkillDocument: required fields and field messages", () => {
   it.each([
     ["title", "---\ndescription: D\nversion: 1.0.0\n---\n", "title: is absent; the title is 'code-review'"],
     ["version", "---\ntitle: T\ndescription: D\n---\n", "version: is absent (Agent Skills documents have none); the skill reports no version"],
-  ])("loads a document without %s, with a warning", (_field, text, message) => {
+  ])("loads a document without %s, with an info (nothing behaves differently)", (_field, text, message) => {
     // Act
     const result = parse(text);
 
     // Assess
     expect(result.definition).toBeDefined();
-    expect(result.problems).toEqual([{ path: PATH, line: 2, message, severity: "warning" }]);
+    expect(result.problems).toEqual([{ path: PATH, line: 2, message, severity: "info" }]);
   });
 
   it("refuses a blank description", () => {
@@ -461,13 +461,13 @@ describe("parseSkillDocument: required fields and field messages", () => {
     expect(result.problems).toEqual([{ path: PATH, line: 4, message: "version: must be a semantic version such as 1.0.0", severity: "error" }]);
   });
 
-  it.each(["1.0", "v1.0.0", "latest"])("keeps the non-semver version %s of an Agent Skills document with a warning at its line", (version) => {
+  it.each(["1.0", "v1.0.0", "latest"])("keeps the non-semver version %s of an Agent Skills document with an info at its line", (version) => {
     // Act
     const result = parse(`---\nname: code-review\ndescription: D\nversion: "${version}"\n---\n`);
 
     // Assess
     expect(result.definition?.version).toBe(version);
-    expect(result.problems).toContainEqual({ path: PATH, line: 4, message: `version: '${version}' is not a semantic version such as 1.0.0; kept as written`, severity: "warning" });
+    expect(result.problems).toContainEqual({ path: PATH, line: 4, message: `version: '${version}' is not a semantic version such as 1.0.0; kept as written`, severity: "info" });
   });
 
   it("accepts prerelease and build metadata in the version", () => {

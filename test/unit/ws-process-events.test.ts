@@ -1,3 +1,4 @@
+import { turnIdFor } from "../../shared/turns/turn-ids.js";
 import { describe, expect, it } from "vitest";
 import { parseIdentity } from "../../shared/auth/identity.js";
 import { ConnectionPushFailed } from "../../shared/connections/connection-errors.js";
@@ -51,6 +52,24 @@ describe("createWebSocketProcessEvents", () => {
     expect(t.push.framesTo("c1")).toEqual([
       { type: "process-skill-result", requestId: "r1", processId: "p1", status: "DONE", result: { activeSkills: [] } },
       { type: "process-skill-result", requestId: "r2", processId: "p1", status: "FAILED", error: { code: "SKILL_LOCKED", message: "locked" } },
+    ]);
+  });
+
+  it("sends a composed turn as process-turn-result {processId, requestId, turnId, result}, a completed one still as process-skill-result", async () => {
+    // Prepare
+    const t = await setup();
+    await t.subscribe("c1", "p1");
+
+    // Act
+    await t.events.requestCompleted({ tenant: "acme", processId: "p1", requestId: "r1", kind: "turn.compose", status: "DONE", result: { turnId: turnIdFor("r1") } });
+    await t.events.requestCompleted({ tenant: "acme", processId: "p1", requestId: "r2", kind: "turn.compose", status: "FAILED", error: { code: "PROCESS_ENDED", message: "ended" } });
+    await t.events.requestCompleted({ tenant: "acme", processId: "p1", requestId: "r3", kind: "turn.complete", status: "DONE", result: {} });
+
+    // Assess
+    expect(t.push.framesTo("c1")).toEqual([
+      { type: "process-turn-result", processId: "p1", requestId: "r1", turnId: turnIdFor("r1"), status: "DONE", result: { turnId: turnIdFor("r1") } },
+      { type: "process-turn-result", processId: "p1", requestId: "r2", turnId: turnIdFor("r2"), status: "FAILED", error: { code: "PROCESS_ENDED", message: "ended" } },
+      { type: "process-skill-result", requestId: "r3", processId: "p1", status: "DONE", result: {} },
     ]);
   });
 

@@ -70,6 +70,48 @@ describe("parseSafeYaml: ordinary documents", () => {
   });
 });
 
+describe("parseSafeYaml: syntax errors say where they start and what to write", () => {
+  it("reports an unclosed '[' at its own line, not at the line where the parser noticed", () => {
+    // Act
+    const result = parse("name: x\ndescription: d\ntags:\n  - a\ntools: [a, b\nversion: 1\n", { firstLine: 2 });
+
+    // Assess
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]).toMatchObject({ line: 6, message: expect.stringContaining("the '[' opened here is never closed; close it with ']'") });
+  });
+
+  it("reports an unclosed '[' on the last line at that line, not past it", () => {
+    // Act
+    const result = parse("name: x\ndescription: d\ntools: [a, b\n", { firstLine: 2 });
+
+    // Assess
+    expect(result.problems[0]?.line).toBe(4);
+  });
+
+  it("reports an unclosed quote at the line it opens", () => {
+    // Act
+    const result = parse('a: 1\nb: "never closed\nc: 2\nd: 3\n');
+
+    // Assess
+    expect(result.problems[0]).toMatchObject({ line: 2, message: expect.stringContaining("the double quote opened here is never closed") });
+  });
+
+  it("says to quote a plain value that holds ': ', showing the quoted line", () => {
+    // Act
+    const result = parse("name: x\ndescription: Use when: the user asks for \"notes\"\n", { firstLine: 2 });
+
+    // Assess
+    expect(result.problems).toEqual([
+      {
+        path: "doc.yaml",
+        line: 3,
+        severity: "error",
+        message: 'invalid YAML: Nested mappings are not allowed in compact mappings (a plain value may not contain \': \'; quote it: description: "Use when: the user asks for \\"notes\\"")',
+      },
+    ]);
+  });
+});
+
 describe("parseSafeYaml: size and nesting are checked before parsing", () => {
   it("rejects text over maxBytes, counted in UTF-8 bytes", () => {
     // Prepare: 20 000 characters, 40 000 bytes

@@ -84,11 +84,18 @@ export function skillResources(skill: ResolvedSkill): Resource[] {
   return [entry(SKILL_DOCUMENT_NAME), ...(skill.files ?? []).map((f) => entry(f.path, f.size))];
 }
 
-/** The path as the loader lists it: SKILL.md, or exactly one listed file (never another layer's). */
+/**
+ * The path as the loader lists it: SKILL.md, or the one listed file it names — exactly, or as the
+ * single match ignoring case, the rule skill_read_file follows (matchSkillFile), so
+ * `skill://pdf/FORMS.md` reads `forms.md` wherever the tool would. Never another layer's file.
+ */
 export function listedPath(skill: ResolvedSkill, path: string): string {
-  if (path === SKILL_DOCUMENT_NAME) return path;
+  if (path.toLowerCase() === SKILL_DOCUMENT_NAME.toLowerCase()) return SKILL_DOCUMENT_NAME;
   const match = matchSkillFile(skill.files ?? [], path);
-  if (match.kind !== "found" || match.file.path !== path) throw new McpError(RESOURCE_NOT_FOUND, `Skill '${skill.name}' has no file '${path.slice(0, 200)}'`);
+  if (match.kind === "ambiguous") {
+    throw new McpError(ErrorCode.InvalidParams, `Path '${path.slice(0, 200)}' of skill '${skill.name}' is ambiguous: it matches ${match.candidates.map((c) => `'${c}'`).join(" and ")} ignoring case; give the exact path`);
+  }
+  if (match.kind !== "found") throw new McpError(RESOURCE_NOT_FOUND, `Skill '${skill.name}' has no file '${path.slice(0, 200)}'`);
   return match.file.path;
 }
 
