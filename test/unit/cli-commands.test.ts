@@ -89,7 +89,8 @@ describe("skills validate (command line)", () => {
       expect(run.status).toBe(0);
       expect(run.stdout).toMatch(new RegExp(`^usage: skills ${command} `));
     }
-  });
+    // Nine CLI processes one after the other: seconds each on a loaded 2-core machine.
+  }, 120_000);
 });
 
 describe("skills render (command line)", () => {
