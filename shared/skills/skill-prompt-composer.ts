@@ -48,8 +48,6 @@ interface OnDemandReference {
 interface ComposeWarning {
   skill: string;
   message: string;
-  /** The typed error that left the skill out (MCP's prompts/get answers it as such). */
-  error: Error;
 }
 
 interface ComposedSection {
@@ -58,6 +56,8 @@ interface ComposedSection {
   onDemand: OnDemandReference[];
   /** Skills left out because their template failed or their arguments no longer bind. */
   warnings: ComposeWarning[];
+  /** The typed error behind each warning, in the same order (MCP's prompts/get answers it as such). */
+  errors: Error[];
   /** Names of the skills in the section, in activation order. */
   included: string[];
   /** Characters of each included skill's block, in the same order (the ON_DEMAND listing is counted apart). */
@@ -104,13 +104,15 @@ export async function composeSection(
   const blocks: string[] = [];
   const onDemand: OnDemandReference[] = [];
   const warnings: ComposeWarning[] = [];
+  const errors: Error[] = [];
   const included: string[] = [];
   const blockChars: number[] = [];
   entries.forEach(({ skill }, index) => {
     const outcome = outcomes[index];
     if (outcome === undefined) return;
     if ("warning" in outcome) {
-      warnings.push({ skill: skill.name, message: outcome.warning, error: outcome.error });
+      warnings.push({ skill: skill.name, message: outcome.warning });
+      errors.push(outcome.error);
       return;
     }
     included.push(skill.name);
@@ -122,7 +124,7 @@ export async function composeSection(
     }
   });
   if (onDemand.length > 0) blocks.push(onDemandBlock(onDemand));
-  return { section: blocks.join("\n\n"), onDemand, warnings, included, blockChars };
+  return { section: blocks.join("\n\n"), onDemand, warnings, errors, included, blockChars };
 }
 
 type Outcome = { body: string } | { warning: string; error: Error };

@@ -83,7 +83,8 @@ export async function renderPrompt(
   if (section.section === "") {
     // The typed reason (a template error, an argument, the render cap) becomes -32602 with its code.
     const left = section.warnings[0];
-    const code = left?.error instanceof SkillsError ? left.error.code : undefined;
+    const reason = section.errors[0];
+    const code = reason instanceof SkillsError ? reason.code : undefined;
     if (left === undefined || code === undefined || statusForCode(code) >= 500) throw new McpError(ErrorCode.InternalError, `Skill '${skill.name}' did not render`);
     throw new McpError(ErrorCode.InvalidParams, `Skill '${skill.name}' did not render: ${left.message}`, { code });
   }
