@@ -94,7 +94,7 @@ describe("placeholder amplification is refused while it is built", () => {
 
     // Assess
     expect(preview.status, preview.text.slice(0, 500)).toBe(200);
-    expect(preview.json.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^Skill 'amp' left out: .*more than 262144 bytes/)]));
+    expect((preview.json as { warnings?: string[] }).warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^Skill 'amp' left out: .*more than 262144 bytes/)]));
     expect(Buffer.byteLength(preview.text)).toBeLessThan(300 * 1024);
   });
 });
@@ -148,8 +148,8 @@ describe("bodies reach the model as written, templates of this service's fields 
 
     // Assess
     expect(activated.status, activated.text).toBe(200);
-    expect(activated.json.result.turnScheduled).toBe(true);
-    expect(JSON.stringify(turn.json.result.messages)).toContain("convert sales.csv to a pivot table");
+    expect(activated.json.result?.turnScheduled).toBe(true);
+    expect(JSON.stringify(turn.json.result?.messages)).toContain("convert sales.csv to a pivot table");
   });
 
   it("renders an Agent Skills form body that declares arguments: through prompts/get", async () => {
