@@ -5,6 +5,7 @@ import { bindArguments, MAX_RAW_ARGUMENTS_LENGTH } from "../../shared/skills/ski
 import { parseSkillDocument } from "../../shared/skills/skill-document-parser.js";
 import { SkillRenderTooLarge } from "../../shared/skills/skill-errors.js";
 import { composeSection } from "../../shared/skills/skill-prompt-composer.js";
+import { checkSkillDocument } from "../../cli/validate.js";
 import { skillTurnPrompt } from "../../shared/steering/skill-turn-prompt.js";
 import type { RenderContext, TemplateRenderer } from "../../shared/templates/template-renderer.js";
 
@@ -196,5 +197,23 @@ describe("templates of documents written for this service", () => {
 
     // Assess
     expect(text).toBe("Say hello to the team.");
+  });
+});
+
+describe("skills validate reports the body warnings", () => {
+  it("warns about the $N a deliberate skill will have substituted and about {{ args }} sent as written", async () => {
+    // Prepare
+    const fix = new TextEncoder().encode("---\nname: fix\ndescription: d\nargument-hint: '[issue]'\n---\nFix issue $0.\n");
+    const deploy = new TextEncoder().encode("---\nname: deploy\ndescription: d\n---\nDeploy to {{ args.env }}.\n");
+    const xlsx = new TextEncoder().encode("---\nname: xlsx\ndescription: d\n---\n| $5.00 | =B5*(1+$B$6) |\n");
+
+    // Act
+    const lines = async (name: string, bytes: Uint8Array) =>
+      (await checkSkillDocument(`/nowhere/${name}/SKILL.md`, `${name}/SKILL.md`, bytes)).filter((l) => l.message.startsWith("body:")).map((l) => `${l.line}: ${l.message.slice(0, 40)}`);
+
+    // Assess
+    expect(await lines("fix", fix)).toEqual(["6: body: $0 will be replaced by words of th"]);
+    expect(await lines("deploy", deploy)).toEqual(["5: body: '{{ args… }}' reaches the model as"]);
+    expect(await lines("xlsx", xlsx)).toEqual([]);
   });
 });
