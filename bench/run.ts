@@ -16,6 +16,7 @@ import { benchLanes } from "./lane-bench.js";
 import { benchSandbox } from "./sandbox-bench.js";
 import { benchScripts } from "./script-bench.js";
 import { benchTriggerStorm } from "./trigger-storm-bench.js";
+import { benchEvalsAttack, benchPlaceholderAttack } from "./member-attack-bench.js";
 import { benchUsage } from "./usage-bench.js";
 
 /** A section that starts its own local stack runs in a fresh process (see bench/mcp-only.ts). */
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
   await section("catalogue", benchCatalogue);
   await section("usage counters", benchUsage);
   await section("trigger storm", benchTriggerStorm);
+  await section("placeholder attack", benchPlaceholderAttack);
+  await section("evals attack", benchEvalsAttack);
   await section("lanes", benchLanes);
   await section("http", benchHttp);
   await section("mcp", () => inChild("./mcp-only.ts"));

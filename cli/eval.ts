@@ -55,7 +55,7 @@ export async function runEvals(root: string, name?: string): Promise<EvalRun> {
   const reports: EvalRun["reports"] = [];
   for (const { skill, text, path } of withEvals) {
     try {
-      reports.push({ ...runTriggerEvals(skill, listing, parseTriggerEvals(text, path), new EvalTimeBudget(OFFLINE_EVALS_TIME_BUDGET_MS)), catalog: standing(skill.name) });
+      reports.push({ ...(await runTriggerEvals(skill, listing, parseTriggerEvals(text, path), new EvalTimeBudget(OFFLINE_EVALS_TIME_BUDGET_MS))), catalog: standing(skill.name) });
     } catch (error) {
       if (!(error instanceof InvalidDocument)) throw error;
       failures.push({ name: skill.name, message: error.problems.map((p) => `${p.line !== undefined ? `line ${p.line}: ` : ""}${p.message}`).join("; ") });

@@ -118,6 +118,8 @@ export class SkillsStack extends Stack {
 
     documents.grantRead(functions["http-skills"]);
     table.grantReadItems(functions["http-skills"]);
+    // The per-identity evals slot (DynamoDBWaitSlots, partition E): a conditional put, a delete.
+    table.grantItemActions(functions["http-skills"], "PutItem", "DeleteItem");
 
     // Spawn checks a recipe's skillVersions pins; the composition preview composes a pinned process.
     documents.grantReadVersion(functions["http-processes"]);

@@ -1,4 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
 import { createMcpServer } from "../../shared/app/mcp/mcp-server.js";
 import type { McpServerDeps } from "../../shared/app/mcp/mcp-server.js";
@@ -15,19 +16,50 @@ interface McpRoutesDeps extends McpServerDeps {
   app: McpServerDeps["app"] & Pick<SkillsApp, "getProcess">;
 }
 
-/** A JSON-RPC batch of MCP requests is small; a bigger body is refused before it is parsed. */
+/**
+ * One MCP message per request (no batches, see below): a 64 KB prompt argument fits many times;
+ * a bigger body is refused before it is parsed.
+ */
 const MAX_MCP_BODY_BYTES = 1024 * 1024;
 export const MCP_PATH = "/brain/{tenant}/mcp";
 
-/** The API Gateway event as the web-standard Request the SDK's transport reads. */
-function webRequest(request: AuthenticatedRequest): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.event.headers ?? {})) if (value !== undefined) headers.set(name, value);
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(request.event.queryStringParameters ?? {})) if (value !== undefined) query.set(name, value);
-  const url = `https://${headers.get("host") ?? "localhost"}${request.rawPath}?${query.toString()}`;
-  const body = request.method === "POST" ? readBody(request.event, { maxBytes: MAX_MCP_BODY_BYTES }) : undefined;
-  return new Request(url, { method: request.method, headers, ...(body !== undefined ? { body } : {}) });
+/**
+ * The API Gateway event as the web-standard Request the SDK's transport reads. A header the
+ * Fetch API refuses (a Host that is no host name, a value with a line break) is the caller's
+ * mistake: 400, not the TypeError's 500.
+ */
+function webRequest(request: AuthenticatedRequest, body: Buffer | undefined): Request {
+  try {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.event.headers ?? {})) if (value !== undefined) headers.set(name, value);
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(request.event.queryStringParameters ?? {})) if (value !== undefined) query.set(name, value);
+    const host = headers.get("host") ?? "localhost";
+    const url = `https://${host}${request.rawPath}?${query.toString()}`;
+    if (!URL.canParse(url)) throw new InvalidRequest(`Host header '${host.slice(0, 100)}' is not a host name`);
+    return new Request(url, { method: request.method, headers, ...(body !== undefined ? { body } : {}) });
+  } catch (error) {
+    if (error instanceof TypeError) throw new InvalidRequest(`Malformed request header: ${error.message.slice(0, 200)}`, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * The protocol version we declare (2025-06-18 and later) removed JSON-RPC batches; the SDK still
+ * accepts up to 100 messages, which let one request carry 100 renders or 100 file reads (issue
+ * 28). A batch is refused as the protocol's Invalid Request before any message runs, so one
+ * request is one message: the per-answer cap is the per-request cap, and the render budget of
+ * one prompts/get is the HTTP API's per-request budget.
+ */
+function batchRefusal(body: Buffer | undefined): HttpReply | undefined {
+  if (body === undefined) return undefined;
+  const first = body.findIndex((byte) => byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d);
+  if (first === -1 || body[first] !== 0x5b /* [ */) return undefined;
+  return {
+    statusCode: 400,
+    headers: { "content-type": "application/json", "cache-control": "no-store" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InvalidRequest, message: "JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per request" } }),
+  };
 }
 
 async function httpReply(response: Response): Promise<HttpReply> {
@@ -53,11 +85,15 @@ export function mcpRoutes(deps: McpRoutesDeps): HttpRoute[] {
     if (process !== undefined && process.projectId !== projectId) {
       throw new InvalidRequest(`Process '${process.processId}' belongs to project '${process.projectId}', not '${projectId}'`);
     }
+    const body = readBody(request.event, { maxBytes: MAX_MCP_BODY_BYTES });
+    const refused = batchRefusal(body);
+    if (refused !== undefined) return refused;
+    const web = webRequest(request, body);
     const server = createMcpServer(deps, { identity: request.identity, user: request.user, projectId, process });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
-      return await httpReply(await transport.handleRequest(webRequest(request)));
+      return await httpReply(await transport.handleRequest(web));
     } finally {
       await server.close();
     }

@@ -35,7 +35,7 @@ const levelOf = (project: string): SkillScope =>
  * Save-time evals run the skill alone (no cascade scan on a PUT) through the turn's rule, with
  * its level for the pattern caps, under a budget that keeps the PUT fast.
  */
-const runSaveTimeEvals = (skill: SkillDefinition & { source: SkillScope }, evals: TriggerEvals): EvalReport =>
+const runSaveTimeEvals = (skill: SkillDefinition & { source: SkillScope }, evals: TriggerEvals): Promise<EvalReport> =>
   runTriggerEvals(skill, [skill], evals, new EvalTimeBudget(SAVE_EVALS_TIME_BUDGET_MS));
 
 /** A finding that did not stop the save (API.md `warnings`), in the shape of an INVALID_DOCUMENT problem. */
@@ -214,7 +214,7 @@ export class DocumentService {
       const skillDoc = await this.store.get(tenant, project, `_vance/skills/${evalsOf}/SKILL.md`);
       const skillText = skillDoc && strictUtf8(skillDoc.body);
       const definition = skillText === undefined ? undefined : parseSkillDocument(evalsOf, skillText, path).definition;
-      return definition ? evalWarnings(runSaveTimeEvals({ ...definition, source: levelOf(project) }, evals), path) : [];
+      return definition ? evalWarnings(await runSaveTimeEvals({ ...definition, source: levelOf(project) }, evals), path) : [];
     }
     const recipeName = recipeNameOf(path);
     if (recipeName !== undefined) {
@@ -256,7 +256,7 @@ export class DocumentService {
     const text = doc && strictUtf8(doc.body);
     if (text === undefined) return [];
     try {
-      return evalWarnings(runSaveTimeEvals({ ...skill, source: levelOf(project) }, parseTriggerEvals(text, path)), path);
+      return evalWarnings(await runSaveTimeEvals({ ...skill, source: levelOf(project) }, parseTriggerEvals(text, path)), path);
     } catch (error) {
       if (error instanceof InvalidDocument) return error.problems.map(toWarning);
       throw error;

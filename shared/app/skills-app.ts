@@ -1,5 +1,5 @@
 import { TooManyRequests } from "../errors.js";
-import { DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY, InMemoryWaitSlots } from "../processes/wait-slots.js";
+import { DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY, DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY, InMemoryWaitSlots } from "../processes/wait-slots.js";
 import type { WaitSlots } from "../processes/wait-slots.js";
 import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
 import { recipeActivations, reportActivations } from "../steering/skill-activations.js";
@@ -110,6 +110,8 @@ export interface SkillsAppDeps {
   waitSlots?: WaitSlots;
   /** Spawns in flight per identity (default: this container's count, DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY). */
   spawnSlots?: WaitSlots;
+  /** Trigger evals runs in flight per identity (default: this container's count, DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY). */
+  evalSlots?: WaitSlots;
   /** Counts skill activations by path where they happen (recipe defaults at spawn, the lane's requests). */
   activations?: SkillActivationSink;
   /** Usage counters per project, level, skill, path and UTC day (issue 17); default: in memory. */
@@ -120,6 +122,9 @@ export interface SkillsAppDeps {
    */
   footInvocations?: FootInvocationStore;
 }
+
+/** An evals slot outlives its run's budget by this much, so a crashed holder frees it soon after. */
+const EVALS_LEASE_MS = ROUTE_EVALS_TIME_BUDGET_MS + 5_000;
 
 /** A slot outlives its wait by this much, so a holder that crashed frees it soon after. */
 const WAIT_LEASE_MARGIN_MS = 5_000;
@@ -310,6 +315,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
 
   const waitSlots = deps.waitSlots ?? new InMemoryWaitSlots();
   const spawnSlots = deps.spawnSlots ?? new InMemoryWaitSlots(DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY);
+  const evalSlots = deps.evalSlots ?? new InMemoryWaitSlots(DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY);
   return {
     sources,
     skills,
@@ -414,7 +420,17 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       if (!doc) throw new DocumentNotFound(path);
       // Strict: a lossy decode would report a binary file's replacement characters as a YAML error.
       const evals = parseTriggerEvals(textOrInvalid(path, doc.body), path);
-      return runTriggerEvals(skill, await skills.listAvailable(at), evals, deps.evalsBudget?.() ?? new EvalTimeBudget(ROUTE_EVALS_TIME_BUDGET_MS));
+      const listing = await skills.listAvailable(at);
+      // Taken last, around the CPU work only: a refused read never holds a slot.
+      const release = await evalSlots.acquire(tenant, user?.login ?? "", EVALS_LEASE_MS);
+      if (!release) {
+        throw new TooManyRequests(`At most ${evalSlots.limit} trigger evals run${evalSlots.limit === 1 ? "" : "s"} may be in flight at a time per identity; retry when yours has answered`, Math.ceil(ROUTE_EVALS_TIME_BUDGET_MS / 1000));
+      }
+      try {
+        return await runTriggerEvals(skill, listing, evals, deps.evalsBudget?.() ?? new EvalTimeBudget(ROUTE_EVALS_TIME_BUDGET_MS));
+      } finally {
+        await release();
+      }
     },
     skillUsage: (tenant, projectId, days, viewer, name) => usage.read({ tenant, projectId, days, name, viewer, now: clock() }),
   };

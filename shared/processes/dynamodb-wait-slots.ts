@@ -21,8 +21,8 @@ export class DynamoDBWaitSlots implements WaitSlots {
     private readonly tableName: string,
     readonly limit: number = DEFAULT_MAX_WAITS_PER_IDENTITY,
     private readonly now: () => number = Date.now,
-    /** Keeps different counts apart in one table: `W` waits, `S` spawns. */
-    private readonly partition: "W" | "S" = "W",
+    /** Keeps different counts apart in one table: `W` waits, `S` spawns, `E` evals runs. */
+    private readonly partition: "W" | "S" | "E" = "W",
   ) {
     this.documents = documentClientOf(client);
   }

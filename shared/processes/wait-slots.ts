@@ -12,6 +12,13 @@ export const DEFAULT_MAX_WAITS_PER_IDENTITY = 8;
  */
 export const DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY = 4;
 
+/**
+ * Trigger evals runs (`GET …/evals`) one identity may have at once (issue 28: two concurrent runs
+ * of one member held the event loop for another tenant's request). A run yields the loop, but
+ * still takes up to its 5 s budget of CPU; a second one at the same time is 429 with Retry-After.
+ */
+export const DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY = 1;
+
 export interface WaitSlots {
   readonly limit: number;
   /** A release function, or undefined when the identity holds every slot already. */

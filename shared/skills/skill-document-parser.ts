@@ -6,7 +6,8 @@ import { sanitizeManualPath } from "./manual-path.js";
 import type { SkillDefinition } from "./resolved-skill.js";
 import { KNOWN_FRONTMATTER_FIELDS, SkillFrontmatter } from "./skill-frontmatter.js";
 import { parseAllowedTools } from "./allowed-tools.js";
-import { usesPlaceholders } from "./skill-body.js";
+import { hasTemplateSyntax } from "../templates/template-renderer.js";
+import { mentionsArguments, numberedPlaceholders } from "./skill-body.js";
 import { foreignFieldMessage, foreignFieldSeverity, tolerateForeignShapes } from "./agent-skills-fields.js";
 import { skillNameDeviation, skillNameRefusal } from "./skill-name.js";
 import type { SkillFrontmatterParsed } from "./skill-frontmatter.js";
@@ -69,11 +70,30 @@ export function splitFrontmatter(text: string): FrontmatterSplit {
   return { ok: false, message: "frontmatter is not closed: no '---' line follows", line: 1 };
 }
 
-function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string): SkillDefinition {
+/**
+ * Fields only this service gives a meaning to, and that concern what the body is rendered with
+ * or when: a document that declares one is written for this service, whatever its other fields
+ * (decisions.md, issue 30 "Templates nobody renders").
+ */
+const SERVICE_BODY_FIELDS = ["arguments", "lifecycle", "activate", "deactivate", "action"] as const;
+
+/**
+ * Whether the body is a nunjucks template when `template:` is not written: this service's own
+ * form (title or version, spec §2), or a document that declares a field of SERVICE_BODY_FIELDS
+ * and whose body has template syntax (`Deploy to {{ args.env }}` with `arguments:` means the
+ * render). An Agent Skills document has neither, and its `{{ … }}` is text meant for the model.
+ */
+function isTemplate(fm: SkillFrontmatterParsed, raw: Readonly<Record<string, unknown>>, body: string): boolean {
+  if (fm.template !== undefined) return fm.template;
+  if (fm.title !== undefined || fm.version !== undefined) return true;
+  return SERVICE_BODY_FIELDS.some((field) => Object.hasOwn(raw, field)) && hasTemplateSyntax(body);
+}
+
+/** A body that reads `{{ args.… }}` but is sent as written: what it would take to render it. */
+const READS_ARGS = /\{\{-?\s*args\b/;
+
+function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string, template: boolean): SkillDefinition {
   const allowed = parseAllowedTools(fm["allowed-tools"]);
-  // This service's own form carries title and version (spec §2) and may be a template; an
-  // Agent Skills document has neither, and its `{{ … }}` is text meant for the model.
-  const template = fm.template ?? (fm.title !== undefined || fm.version !== undefined);
   const run = fm.run ?? { target: "inline" as const };
   const manualPaths = (fm.manualPaths ?? []).flatMap((raw) => {
     const checked = sanitizeManualPath(raw);
@@ -100,8 +120,10 @@ function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string): S
     lifecycle: fm.lifecycle,
     // Spec §2c: a spawned worker starts without the caller's chat history unless told otherwise.
     run: run.target === "spawn" && run.inherit === undefined ? { ...run, inherit: "none" } : run,
-    // Claude Code: a body that uses $ARGUMENTS / $N consumes the rest of the /skill line.
-    arguments: fm.arguments ?? (!template && usesPlaceholders(body)),
+    // Claude Code: a skill that asks for arguments on purpose ($ARGUMENTS in the body, or an
+    // argument-hint) consumes the rest of the /skill line; a body whose only `$` is `$5.00` or
+    // `$B$6` does not, so the user's text stays a message (decisions.md, issue 30).
+    arguments: fm.arguments ?? (!template && (fm["argument-hint"] !== undefined || mentionsArguments(body))),
     activate: fm.activate ?? [],
     deactivate: fm.deactivate ?? [],
     // Spec §2a: a blank action: means no turn, so consumers need only test for presence.
@@ -185,5 +207,43 @@ export function parseSkillDocument(name: string, text: string, path: string): Sk
     problems.push(problem(found.severity, `${formatFieldPath(found.field)}: ${found.message}`, lineOf(found.field)));
   }
   if (problems.some((p) => p.severity === "error")) return { problems };
-  return { definition: toDefinition(name, parsed.data, split.body), problems };
+  const template = isTemplate(parsed.data, yaml.value, split.body);
+  const definition = toDefinition(name, parsed.data, split.body, template);
+  const found = bodyWarnings(definition, parsed.data.template !== undefined);
+  if (found.length > 0) {
+    // The body is a verbatim slice of the text with LF line ends, after the frontmatter.
+    const normalized = text.replace(/\r\n/g, "\n");
+    const bodyStart = Math.max(0, normalized.indexOf(split.body, split.frontmatter.length));
+    for (const { message, offset } of found) problems.push(problem("warning", message, lineAt(normalized, bodyStart + offset)));
+  }
+  return { definition, problems };
+}
+
+/**
+ * What a body will not do as its author probably expects (issue 30): `{{ args.… }}` in a body
+ * sent as written, and the `$N` Claude Code placeholders that will be replaced by words of the
+ * `/skill` line. Reported at save, by `skills validate` and in the problems list alike.
+ */
+function bodyWarnings(definition: SkillDefinition, templateWritten: boolean): { message: string; offset: number }[] {
+  const warnings: { message: string; offset: number }[] = [];
+  const readsArgs = definition.template || templateWritten ? -1 : definition.body.search(READS_ARGS);
+  if (readsArgs >= 0) {
+    warnings.push({
+      offset: readsArgs,
+      message:
+        "body: '{{ args… }}' reaches the model as written: this document is in the Agent Skills form (no title, version, template or arguments field); " +
+        "add 'template: true' (or declare its 'arguments:') to render it, or write Claude Code placeholders ($ARGUMENTS, $0)",
+    });
+  }
+  const numbered = numberedPlaceholders(definition);
+  if (numbered.length > 0) {
+    const shown = numbered.slice(0, 5).join(", ");
+    warnings.push({
+      offset: Math.max(0, definition.body.indexOf(numbered[0]!)),
+      message:
+        `body: ${shown}${numbered.length > 5 ? ", …" : ""} will be replaced by words of the /skill line (Claude Code placeholders: the skill asks for arguments with $ARGUMENTS, argument-hint or arguments:); ` +
+        "one past the words given stays as written. If one is meant as text (a price, a cell), write it with its decimals ($5.00) or as a cell reference ($B$6)",
+    });
+  }
+  return warnings;
 }

@@ -1,4 +1,4 @@
-import { SkillsError } from "../errors.js";
+import { PayloadTooLarge, SkillsError, TooManyRequests } from "../errors.js";
 
 /** Failures of skill arguments and trigger patterns; the skill errors every area shares are in shared/errors.ts. */
 
@@ -15,6 +15,23 @@ export class SkillArgumentsTooLong extends SkillsError {
   readonly code = "INVALID_REQUEST";
   constructor(readonly skillName: string, readonly length: number, readonly limit: number) {
     super(`Skill '${skillName}' arguments are ${length} characters long; at most ${limit} are allowed`);
+  }
+}
+
+/**
+ * A skill's body with its arguments substituted would pass the render cap (API.md 413
+ * PAYLOAD_TOO_LARGE): refused while it is built. A turn leaves the skill out with this message.
+ */
+export class SkillRenderTooLarge extends PayloadTooLarge {
+  constructor(readonly skillName: string, limitBytes: number) {
+    super(`Skill '${skillName}' would render to more than ${limitBytes} bytes with these arguments (each placeholder repeats them); shorten the arguments or use fewer placeholders`, limitBytes);
+  }
+}
+
+/** A render not started because the request's render budget was spent on other skills (retryable). */
+export class RenderBudgetSpent extends TooManyRequests {
+  constructor(message: string) {
+    super(message, 1);
   }
 }
 

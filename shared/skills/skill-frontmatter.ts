@@ -110,7 +110,7 @@ export const SkillFrontmatter = z.object({
     .boolean()
     .optional()
     .describe(
-      "true: the body is a nunjucks template ({{ args.x }}, {% if %}); false: it reaches the model as written ($ARGUMENTS placeholders still apply). Default: true when title or version is given (this service's own form), false otherwise (Agent Skills documents)",
+      "true: the body is a nunjucks template ({{ args.x }}, {% if %}); false: it reaches the model as written ($ARGUMENTS placeholders still apply when the skill asks for arguments). Default: true when title or version is given (this service's own form), or when arguments, lifecycle, activate, deactivate or action is declared and the body has template syntax; false otherwise (Agent Skills documents)",
     ),
   // Agent Skills (agentskills.io) and Claude Code fields (API.md "Agent Skills documents")
   name: z.string().max(256).optional().describe("Agent Skills name (or a display name); the skill is always called by its directory name"),

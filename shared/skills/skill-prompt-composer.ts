@@ -3,7 +3,7 @@ import { TemplateError } from "../templates/template-errors.js";
 import type { RenderContext, TemplateRenderer } from "../templates/template-renderer.js";
 import { plainBody, rendersAsTemplate } from "./skill-body.js";
 import { bindArguments } from "./skill-argument-binder.js";
-import { SkillArgumentInvalid, SkillArgumentsTooLong } from "./skill-errors.js";
+import { RenderBudgetSpent, SkillArgumentInvalid, SkillArgumentsTooLong, SkillRenderTooLarge } from "./skill-errors.js";
 import type { ResolvedSkill } from "./resolved-skill.js";
 import type { SkillFile } from "./skill-files.js";
 
@@ -56,6 +56,8 @@ interface ComposedSection {
   onDemand: OnDemandReference[];
   /** Skills left out because their template failed or their arguments no longer bind. */
   warnings: ComposeWarning[];
+  /** The typed error behind each warning, in the same order (MCP's prompts/get answers it as such). */
+  errors: Error[];
   /** Names of the skills in the section, in activation order. */
   included: string[];
   /** Characters of each included skill's block, in the same order (the ON_DEMAND listing is counted apart). */
@@ -102,6 +104,7 @@ export async function composeSection(
   const blocks: string[] = [];
   const onDemand: OnDemandReference[] = [];
   const warnings: ComposeWarning[] = [];
+  const errors: Error[] = [];
   const included: string[] = [];
   const blockChars: number[] = [];
   entries.forEach(({ skill }, index) => {
@@ -109,6 +112,7 @@ export async function composeSection(
     if (outcome === undefined) return;
     if ("warning" in outcome) {
       warnings.push({ skill: skill.name, message: outcome.warning });
+      errors.push(outcome.error);
       return;
     }
     included.push(skill.name);
@@ -120,10 +124,10 @@ export async function composeSection(
     }
   });
   if (onDemand.length > 0) blocks.push(onDemandBlock(onDemand));
-  return { section: blocks.join("\n\n"), onDemand, warnings, included, blockChars };
+  return { section: blocks.join("\n\n"), onDemand, warnings, errors, included, blockChars };
 }
 
-type Outcome = { body: string } | { warning: string };
+type Outcome = { body: string } | { warning: string; error: Error };
 type Prepared = Outcome | (() => Promise<Outcome>);
 
 /** Runs the renders in entry order, `concurrency` at a time; those not started within the budget are skipped. */
@@ -142,7 +146,8 @@ async function withinBudget(prepared: readonly Prepared[], budget: RenderBudget)
       const index = pending[next++] as number;
       started ??= now();
       if (now() - started >= budget.maxMs) {
-        outcomes[index] = { warning: `skipped: the turn's render budget of ${budget.maxMs} ms was spent on other skills` };
+        const warning = `skipped: the turn's render budget of ${budget.maxMs} ms was spent on other skills`;
+        outcomes[index] = { warning, error: new RenderBudgetSpent(warning) };
         continue;
       }
       outcomes[index] = await (prepared[index] as () => Promise<Outcome>)();
@@ -157,7 +162,7 @@ function renderBody({ skill, args }: ComposeEntry, context: RenderContext, rende
   try {
     // Bind even for plain bodies: a required argument that no longer binds skips the skill.
     const bound = bindArguments(skill.name, skill.arguments, args);
-    if (!rendersAsTemplate(skill)) return { body: plainBody(skill, bound) };
+    if (!rendersAsTemplate(skill)) return { body: plainBody(skill.name, skill, bound) };
     const bodyContext = withArgs(context, bound);
     const cached = renderer.cached?.(skill.body, bodyContext);
     if (cached !== undefined) return { body: cached };
@@ -167,7 +172,7 @@ function renderBody({ skill, args }: ComposeEntry, context: RenderContext, rende
         (error: unknown) => outcomeOf(error),
       );
   } catch (error) {
-    if (isSkippable(error)) return { warning: error.message };
+    if (isSkippable(error)) return { warning: error.message, error };
     // Rejected when run, not thrown now: the other entries are still prepared and awaited.
     return () => Promise.reject(error as Error);
   }
@@ -188,7 +193,7 @@ function withArgs(context: RenderContext, args: RenderContext["args"]): RenderCo
 }
 
 function outcomeOf(error: unknown): Outcome {
-  if (isSkippable(error)) return { warning: error.message };
+  if (isSkippable(error)) return { warning: error.message, error };
   throw error;
 }
 
@@ -197,7 +202,8 @@ function isSkippable(error: unknown): error is Error {
     error instanceof TemplateError ||
     error instanceof SkillArgumentMissing ||
     error instanceof SkillArgumentInvalid ||
-    error instanceof SkillArgumentsTooLong
+    error instanceof SkillArgumentsTooLong ||
+    error instanceof SkillRenderTooLarge
   );
 }
 

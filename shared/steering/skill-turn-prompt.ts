@@ -24,7 +24,7 @@ export async function skillTurnPrompt(
   let text = source;
   // A shot body follows the body rule (skill-body.ts); `action:` exists only in this service's form.
   if (action === undefined && !rendersAsTemplate(skill)) {
-    text = plainBody({ template: skill.template, body: source }, args);
+    text = plainBody(skill.name, { template: skill.template, body: source, arguments: skill.arguments }, args);
   } else if (hasTemplateSyntax(source)) {
     text = await renderer.render(source, { ...(await context()), ...(args ? { args } : {}) });
   }

@@ -1,4 +1,5 @@
 import { DynamoDBWaitSlots } from "../processes/dynamodb-wait-slots.js";
+import { DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY } from "../processes/wait-slots.js";
 import { DynamoDBSkillUsageStore } from "../usage/dynamodb-skill-usage-store.js";
 import { createSkillsApp } from "../app/skills-app.js";
 import type { SkillsApp, SkillsAppDeps } from "../app/skills-app.js";
@@ -127,6 +128,7 @@ export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEn
             Date.now,
             "S",
           ),
+          evalSlots: new DynamoDBWaitSlots(resources.clients.dynamodb, resources.environment.tableName, DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY, Date.now, "E"),
         }
       : {}),
     ...options,

@@ -29,7 +29,7 @@ const isXRayStatement = (statement: PolicyStatement): boolean => JSON.stringify(
 
 /** Everything each function may do; anything more is a least-privilege regression. */
 const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
-  "http-skills": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query", "BatchGetItem")],
+  "http-skills": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "DeleteItem")],
   "http-processes": [...LOGS, ...S3_READ_VERSION, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem")],
   "http-steer": [...LOGS, "sqs:SendMessage", ...ddb("GetItem", "PutItem", "UpdateItem")],
   "http-documents": [...LOGS, ...S3_READ_HISTORY, "s3:PutObject", "s3:DeleteObject", ...ddb("UpdateItem")],

@@ -121,7 +121,7 @@ describe("composeSection: layout", () => {
     const result = await composeSection([], {}, new FakeRenderer());
 
     // Assess
-    expect(result).toEqual({ section: "", onDemand: [], warnings: [], included: [], blockChars: [] });
+    expect(result).toEqual({ section: "", onDemand: [], warnings: [], errors: [], included: [], blockChars: [] });
   });
 
   it("keeps activation order when later skills finish rendering first, rendering concurrently", async () => {

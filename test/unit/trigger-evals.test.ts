@@ -41,7 +41,7 @@ const failure = async (promise: Promise<unknown>): Promise<unknown> =>
   );
 
 describe("trigger evals: parsing and bounds", () => {
-  it("reads should and should-not messages", () => {
+  it("reads should and should-not messages", async () => {
     // Prepare
     const text = "should:\n  - please deploy now\nshould-not:\n  - what is a deployment\n";
 
@@ -80,14 +80,14 @@ describe("trigger evals: parsing and bounds", () => {
 });
 
 describe("trigger evals: precision, recall and confusion through the real matcher", () => {
-  it("scores the skill and names the other skills that fire on the same message", () => {
+  it("scores the skill and names the other skills that fire on the same message", async () => {
     // Prepare
     const deploy = skill("deploy", KEYWORDS("deploy", "release"));
     const release = skill("release-notes", KEYWORDS("release"));
     const evals = { should: ["deploy the app", "cut a release", "ship it"], shouldNot: ["release notes please", "hello"] };
 
     // Act
-    const report = runTriggerEvals(deploy, [deploy, release], evals, NO_LIMIT());
+    const report = await runTriggerEvals(deploy, [deploy, release], evals, NO_LIMIT());
 
     // Assess
     expect(report.recall).toBeCloseTo(2 / 3);
@@ -108,14 +108,14 @@ describe("trigger evals say what a turn would do", () => {
     ["a shot skill", "shot", SHOT],
     ["a disabled skill", "disabled", DISABLED],
     ["a skill with a required argument", "argument-missing", REQUIRED_ARGUMENT],
-  ])("%s whose trigger matches has not fired, and the case says why (%s)", (_label, reason, extra) => {
+  ])("%s whose trigger matches has not fired, and the case says why (%s)", async (_label, reason, extra) => {
     // Prepare
     const blocked = skill("deploy", KEYWORDS("deploy"), extra);
     const ops = skill("ops", KEYWORDS("deploy"));
     const evals = { should: ["deploy now"], shouldNot: ["deploy nothing"] };
 
     // Act
-    const report = runTriggerEvals(blocked, [blocked, ops], evals, NO_LIMIT());
+    const report = await runTriggerEvals(blocked, [blocked, ops], evals, NO_LIMIT());
 
     // Assess
     expect(report.recall).toBe(0);
@@ -126,7 +126,7 @@ describe("trigger evals say what a turn would do", () => {
     ]);
   });
 
-  it("leaves skills a turn would not activate out of the confusion list", () => {
+  it("leaves skills a turn would not activate out of the confusion list", async () => {
     // Prepare
     const deploy = skill("deploy", KEYWORDS("deploy"));
     const listing = [
@@ -139,19 +139,19 @@ describe("trigger evals say what a turn would do", () => {
     ];
 
     // Act
-    const report = runTriggerEvals(deploy, listing, { should: ["deploy now"], shouldNot: [] }, NO_LIMIT());
+    const report = await runTriggerEvals(deploy, listing, { should: ["deploy now"], shouldNot: [] }, NO_LIMIT());
 
     // Assess
     expect(report.cases).toEqual([{ message: "deploy now", expected: true, fired: true, alsoFired: ["ops"] }]);
   });
 
-  it("drops the patterns of a skill over the pattern cap, as a turn does", () => {
+  it("drops the patterns of a skill over the pattern cap, as a turn does", async () => {
     // Prepare
     const patterns = Array.from({ length: 21 }, (_, i): SkillTrigger => ({ type: "PATTERN", pattern: `deploy${i}` }) as SkillTrigger);
     const overCap = { ...skill("deploy"), triggers: patterns };
 
     // Act
-    const report = runTriggerEvals(overCap, [overCap], { should: ["deploy0 now"], shouldNot: [] }, NO_LIMIT());
+    const report = await runTriggerEvals(overCap, [overCap], { should: ["deploy0 now"], shouldNot: [] }, NO_LIMIT());
 
     // Assess
     expect(report.cases).toEqual([{ message: "deploy0 now", expected: true, fired: false, alsoFired: [] }]);
@@ -159,14 +159,14 @@ describe("trigger evals say what a turn would do", () => {
 });
 
 describe("trigger evals under a time budget", () => {
-  it("stops when the budget is spent and reports the run incomplete, counting only the cases that ran", () => {
+  it("stops when the budget is spent and reports the run incomplete, counting only the cases that ran", async () => {
     // Prepare
     const deploy = skill("deploy", KEYWORDS("deploy"));
     const should = Array.from({ length: 10 }, (_, i) => `deploy ${i}`);
     const budget = new EvalTimeBudget(1_000, clockExpiringAfter(7));
 
     // Act
-    const report = runTriggerEvals(deploy, [deploy], { should, shouldNot: ["ship it"] }, budget);
+    const report = await runTriggerEvals(deploy, [deploy], { should, shouldNot: ["ship it"] }, budget);
 
     // Assess
     expect(report.incomplete).toBe(true);
@@ -177,33 +177,33 @@ describe("trigger evals under a time budget", () => {
     expect(report.recall).toBe(1);
   });
 
-  it("does not count a message whose patterns the budget cut", () => {
+  it("does not count a message whose patterns the budget cut", async () => {
     // Prepare
     const deploy = { ...skill("deploy"), triggers: [{ type: "PATTERN", pattern: "dep.oy" } as SkillTrigger] };
     const budget = new EvalTimeBudget(1_000, clockExpiringAfter(4));
 
     // Act
-    const report = runTriggerEvals(deploy, [deploy], { should: ["deploy now"], shouldNot: [] }, budget);
+    const report = await runTriggerEvals(deploy, [deploy], { should: ["deploy now"], shouldNot: [] }, budget);
 
     // Assess
     expect(report).toMatchObject({ incomplete: true, totalCases: 1, cases: [], recall: 1 });
   });
 
-  it("runs every case within the budget, and says the run is complete", () => {
+  it("runs every case within the budget, and says the run is complete", async () => {
     // Prepare
     const deploy = skill("deploy", KEYWORDS("deploy"));
 
     // Act
-    const report = runTriggerEvals(deploy, [deploy], { should: ["deploy now"], shouldNot: ["hello"] }, new EvalTimeBudget(1_000, () => 0));
+    const report = await runTriggerEvals(deploy, [deploy], { should: ["deploy now"], shouldNot: ["hello"] }, new EvalTimeBudget(1_000, () => 0));
 
     // Assess
     expect(report).toMatchObject({ incomplete: false, totalCases: 2, precision: 1, recall: 1 });
   });
 
-  it("says in the save-time warnings that the evals were cut short", () => {
+  it("says in the save-time warnings that the evals were cut short", async () => {
     // Prepare
     const deploy = skill("deploy", KEYWORDS("deploy"));
-    const report = runTriggerEvals(deploy, [deploy], { should: ["deploy 1", "deploy 2", "deploy 3"], shouldNot: [] }, new EvalTimeBudget(1_000, clockExpiringAfter(4)));
+    const report = await runTriggerEvals(deploy, [deploy], { should: ["deploy 1", "deploy 2", "deploy 3"], shouldNot: [] }, new EvalTimeBudget(1_000, clockExpiringAfter(4)));
 
     // Act
     const warnings = evalWarnings(report, EVALS);
@@ -320,5 +320,52 @@ describe("GET …/skills/effective/{name}/evals (SkillsApp.skillEvals)", () => {
     // Assess
     expect(error).toBeInstanceOf(InvalidDocument);
     expect((error as InvalidDocument).problems).toEqual([{ path: EVALS, message: "is not UTF-8 text (invalid byte sequence or binary content)", severity: "error" }]);
+  });
+});
+
+describe("evals share the event loop (issue 28)", () => {
+  const patterns = (count: number): string =>
+    `triggers:\n${Array.from({ length: count }, (_, i) => `  - type: PATTERN\n    pattern: '[a-z]{2,4}\\d{${1 + (i % 7)}}[q-z]{${1 + (i % 4)}}-${i}'`).join("\n")}`;
+
+  it("yields the event loop while a long run matches: other work runs before it answers", async () => {
+    // Prepare
+    const heavy = skill("heavy", patterns(20));
+    const message = "zz9 qq 42 lorem ".repeat(256);
+    const evals = { should: Array.from({ length: 400 }, (_, i) => `${message}${i}`), shouldNot: [] };
+    let ticks = 0;
+    let running = true;
+    const ticker = (): void => {
+      ticks += 1;
+      if (running) setImmediate(ticker);
+    };
+    setImmediate(ticker);
+
+    // Act
+    const report = await runTriggerEvals(heavy, [heavy], evals, NO_LIMIT());
+    running = false;
+
+    // Assess
+    expect(report.cases).toHaveLength(400);
+    expect(ticks).toBeGreaterThan(1);
+  });
+
+  it("runs one evals per identity at a time: a second concurrent run is 429 with Retry-After, another identity's runs", async () => {
+    // Prepare
+    const h = await steeringHarness();
+    // Heavy enough to run past one slice, so the first run is still matching when the second asks.
+    await h.putSkill("deploy", { extra: patterns(20) }, PROJECT);
+    await h.putFile("_vance/skills/deploy/evals/triggers.yaml", `should:\n${Array.from({ length: 200 }, (_, i) => `  - ${"zz9 qq 42 lorem ".repeat(60)}${i}`).join("\n")}\n`, PROJECT);
+    const other = { ...ALICE, login: "carol" };
+
+    // Act
+    const first = h.app.skillEvals(TENANT, ALICE, PROJECT, "deploy");
+    const second = await failure(h.app.skillEvals(TENANT, ALICE, PROJECT, "deploy"));
+    const otherIdentity = await h.app.skillEvals(TENANT, other, PROJECT, "deploy");
+    const afterwards = await first.then(() => h.app.skillEvals(TENANT, ALICE, PROJECT, "deploy"));
+
+    // Assess
+    expect(second).toMatchObject({ code: "TOO_MANY_REQUESTS", retryAfterSeconds: 5 });
+    expect(otherIdentity.cases).toHaveLength(200);
+    expect(afterwards.cases).toHaveLength(200);
   });
 });

@@ -1,5 +1,7 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Prompt, PromptArgument } from "@modelcontextprotocol/sdk/types.js";
+import { SkillsError } from "../../errors.js";
+import { statusForCode } from "../../http/error-table.js";
 import { bindArguments } from "../../skills/skill-argument-binder.js";
 import { composeSection } from "../../skills/skill-prompt-composer.js";
 import type { ResolvedSkill } from "../../skills/resolved-skill.js";
@@ -79,7 +81,12 @@ export async function renderPrompt(
   }
   const section = await composeSection([{ skill, args: raw }], await context.section(), renderer);
   if (section.section === "") {
-    throw new McpError(ErrorCode.InternalError, `Skill '${skill.name}' did not render: ${section.warnings.map((w) => w.message).join("; ")}`);
+    // The typed reason (a template error, an argument, the render cap) becomes -32602 with its code.
+    const left = section.warnings[0];
+    const reason = section.errors[0];
+    const code = reason instanceof SkillsError ? reason.code : undefined;
+    if (left === undefined || code === undefined || statusForCode(code) >= 500) throw new McpError(ErrorCode.InternalError, `Skill '${skill.name}' did not render`);
+    throw new McpError(ErrorCode.InvalidParams, `Skill '${skill.name}' did not render: ${left.message}`, { code });
   }
   return section.section;
 }

@@ -1,5 +1,9 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { SkillsError } from "../../errors.js";
+import type { ServerResult } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod/v4";
+import { PayloadTooLarge, SkillsError } from "../../errors.js";
+import { jsonBytes } from "../../turns/turn-errors.js";
 import { statusForCode } from "../../http/error-table.js";
 
 /** Items of one `…/list` page: a host asks again with `nextCursor`. */
@@ -39,4 +43,51 @@ export async function mapped<T>(run: () => Promise<T>, notFound?: number): Promi
   } catch (error) {
     throw toMcpError(error, notFound);
   }
+}
+
+/**
+ * The largest answer one MCP request gets (one message per request: batches are refused by the
+ * route). A Lambda answer is at most 6 MB; renders are capped where they are built
+ * (MAX_RENDERED_BODY_BYTES, the template renderer's output cap) and resource reads before the
+ * file is read (MAX_MCP_RESOURCE_BYTES), so this is the last line for anything else.
+ */
+export const MAX_MCP_ANSWER_BYTES = 6_000_000;
+
+export class McpAnswerTooLarge extends PayloadTooLarge {
+  constructor(method: string, bytes: number) {
+    super(`The answer to ${method} would be ${bytes} bytes (limit ${MAX_MCP_ANSWER_BYTES}); ask for less (a page, one file)`, MAX_MCP_ANSWER_BYTES);
+  }
+}
+
+/** A result within MAX_MCP_ANSWER_BYTES, else McpAnswerTooLarge (-32602 with PAYLOAD_TOO_LARGE through `mapped`). */
+export function withinAnswerCap<T>(method: string, result: T): T {
+  const bytes = jsonBytes(result);
+  if (bytes > MAX_MCP_ANSWER_BYTES) throw new McpAnswerTooLarge(method, bytes);
+  return result;
+}
+
+type MethodSchema = z.ZodObject<{ method: z.ZodLiteral<string> }>;
+
+/** Zod's findings as one readable sentence: where, and what was expected. */
+export function describeIssues(method: string, issues: readonly z.core.$ZodIssue[]): string {
+  const shown = issues.slice(0, 3).map((issue) => {
+    const where = issue.path.map(String).join(".");
+    return `${where === "" ? "the request" : where}: ${issue.message.replace(/^Invalid input: /, "")}`;
+  });
+  return `Invalid ${method} request: ${shown.join("; ")}${issues.length > 3 ? ` (and ${issues.length - 3} more)` : ""}`;
+}
+
+/**
+ * Registers a handler whose request is checked here, not by the SDK: the SDK's own check throws
+ * the raw validation error, which the protocol answers as -32603 (internal error) with a JSON
+ * dump; a malformed request is the caller's mistake, so it is -32602 with what is wrong (a prompt
+ * argument that is not a string, …). Every answer is measured against MAX_MCP_ANSWER_BYTES.
+ */
+export function onRequest<S extends MethodSchema>(server: Server, schema: S, handler: (request: z.output<S>) => Promise<ServerResult>): void {
+  const method = schema.shape.method.value;
+  server.setRequestHandler(z.looseObject({ method: z.literal(method) }), async (raw) => {
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, describeIssues(method, parsed.error.issues));
+    return mapped(async () => withinAnswerCap(method, await handler(parsed.data)));
+  });
 }

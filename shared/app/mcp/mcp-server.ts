@@ -23,9 +23,9 @@ import { activationRenderContext, turnRenderContext } from "../../steering/rende
 import type { TemplateRenderer } from "../../templates/template-renderer.js";
 import type { ToolInvoker } from "../../tools/tool-invoker.js";
 import type { SkillsApp } from "../skills-app.js";
-import { mapped, page, RESOURCE_NOT_FOUND } from "./mcp-protocol.js";
+import { mapped, onRequest, page, RESOURCE_NOT_FOUND } from "./mcp-protocol.js";
 import { completeArgument, completeFrom, renderPrompt, toPrompt } from "./mcp-prompts.js";
-import { listedPath, parseSkillFileUri, resourceContents, SKILL_FILE_TEMPLATE, skillResources } from "./mcp-resources.js";
+import { listedPath, MAX_MCP_RESOURCE_BYTES, parseSkillFileUri, resourceContents, SKILL_FILE_TEMPLATE, skillResources } from "./mcp-resources.js";
 
 export const MCP_SERVER_NAME = "skills-service";
 export const MCP_SERVER_VERSION = "0.1.0";
@@ -85,14 +85,14 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
   };
   const recipe = async () => (process === undefined ? undefined : deps.app.recipes.load(scope, process.recipe));
 
-  server.setRequestHandler(ListPromptsRequestSchema, async (request) =>
+  onRequest(server, ListPromptsRequestSchema, async (request) =>
     mapped(async () => {
       const { items, nextCursor } = page((await prompts()).map(toPrompt), request.params?.cursor);
       return { prompts: items, ...(nextCursor !== undefined ? { nextCursor } : {}) };
     }),
   );
 
-  server.setRequestHandler(GetPromptRequestSchema, async (request) =>
+  onRequest(server, GetPromptRequestSchema, async (request) =>
     mapped(async () => {
       const skill = await promptNamed(request.params.name);
       const text = await renderPrompt(skill, request.params.arguments, deps.renderer, {
@@ -103,7 +103,7 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
     }),
   );
 
-  server.setRequestHandler(CompleteRequestSchema, async (request) =>
+  onRequest(server, CompleteRequestSchema, async (request) =>
     mapped(async () => {
       const { ref, argument } = request.params;
       if (ref.type === "ref/prompt") return { completion: completeArgument(await promptNamed(ref.name), argument.name, argument.value) };
@@ -116,22 +116,25 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
     }),
   );
 
-  server.setRequestHandler(ListResourcesRequestSchema, async (request) =>
+  onRequest(server, ListResourcesRequestSchema, async (request) =>
     mapped(async () => {
       const { items, nextCursor } = page((await visible()).flatMap(skillResources), request.params?.cursor);
       return { resources: items, ...(nextCursor !== undefined ? { nextCursor } : {}) };
     }),
   );
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [SKILL_FILE_TEMPLATE] }));
+  onRequest(server, ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [SKILL_FILE_TEMPLATE] }));
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) =>
+  onRequest(server, ReadResourceRequestSchema, async (request) =>
     mapped(async () => {
       const { uri } = request.params;
       const { skill: name, path } = parseSkillFileUri(uri);
       const skill = (await visible()).find((s) => s.name === name);
       if (skill === undefined) throw new McpError(RESOURCE_NOT_FOUND, `No visible skill '${name.slice(0, 128)}'`);
       const listed = listedPath(skill, path);
+      // Refused from the listing's size before any byte is read (resourceContents checks the bytes too).
+      const size = skill.files?.find((f) => f.path === listed)?.size ?? 0;
+      if (size > MAX_MCP_RESOURCE_BYTES) throw new McpError(ErrorCode.InvalidParams, `Resource '${uri.slice(0, 200)}' is ${size} bytes, more than the ${MAX_MCP_RESOURCE_BYTES} one read returns`);
       // Layer pinning: the file comes from the level that provided this skill's SKILL.md.
       const doc = await loader.readSkillFileDocument(scope, skill, listed);
       if (!doc) throw new McpError(RESOURCE_NOT_FOUND, `Skill '${skill.name}' has no file '${listed}'`);
@@ -139,7 +142,7 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
     }, RESOURCE_NOT_FOUND),
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async (request) =>
+  onRequest(server, ListToolsRequestSchema, async (request) =>
     mapped(async () => {
       if (process === undefined) return { tools: [] };
       const turn = await deps.app.turns.preview(process, undefined, undefined, user);
@@ -150,7 +153,7 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
     }),
   );
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  onRequest(server, CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const failed = (code: string, message: string): CallToolResult => ({ isError: true, content: [{ type: "text", text: `${code}: ${message}` }] });
     if (process === undefined) return failed("INVALID_REQUEST", "Tools need a process: connect with ?processId=");
     try {

@@ -75,6 +75,11 @@ export interface EvalReport {
 }
 
 const matcher = new SkillTriggerMatcher();
+
+/** How long an evals run matches before it lets other work of the event loop run. */
+export const EVAL_SLICE_MS = 4;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 /** Evals run outside any process: nothing is active, and no recipe whitelist applies. */
 const NO_PROCESS: TriggerProcessFilter = Object.freeze({ activeNames: [], allowedSkills: null });
 
@@ -86,15 +91,24 @@ const NO_PROCESS: TriggerProcessFilter = Object.freeze({ activeNames: [], allowe
  * skills a turn would activate. Precision and recall are 1 when nothing could be measured (no
  * message fired, no `should` message): there is no evidence against the skill. The run stops
  * when `budget` is spent, and says so; a message whose matching the budget cut is not counted.
+ * It yields the event loop every EVAL_SLICE_MS (issue 28: a 5 s run held the loop for 5 s, and
+ * another tenant's request waited that long), so other requests interleave with it.
  */
-export function runTriggerEvals<T extends TriggerActivatable>(skill: T, listing: readonly T[], evals: TriggerEvals, budget: EvalTimeBudget): EvalReport {
+export async function runTriggerEvals<T extends TriggerActivatable>(skill: T, listing: readonly T[], evals: TriggerEvals, budget: EvalTimeBudget): Promise<EvalReport> {
   const at = listing.findIndex((s) => s.name === skill.name);
   // The listing itself where it holds this very skill: its trigger index is cached already.
   const candidates = listing[at] === skill ? listing : at >= 0 ? listing.map((s, i) => (i === at ? skill : s)) : [...listing, skill];
   const planned = [...evals.should.map((m) => [m, true] as const), ...evals.shouldNot.map((m) => [m, false] as const)];
   const cases: EvalCase[] = [];
+  let slice = performance.now();
   for (const [text, expected] of planned) {
+    if (performance.now() - slice >= EVAL_SLICE_MS) {
+      await yieldToEventLoop();
+      slice = performance.now();
+    }
     if (budget.spent()) break;
+    // One message's matching is bounded by what is left of the run, and at most a slice's worth of
+    // regex work runs before the next yield check (the matcher checks the budget before each regex).
     const messageBudget = budget.forMessage();
     const { matched, blocked } = matchTriggersForTurn(candidates, text, matcher, NO_PROCESS, messageBudget, "matched");
     if (messageBudget.skipped.size > 0) break;
