@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 describe("the local stack answers only its own host names", () => {
-  it.each(["evil.example", "evil.example:3000", "127.0.0.1.evil.example", "localhost.", ""])("refuses Host %j with 403, the dev token never in the answer", async (host) => {
+  it.each(["evil.example", "evil.example:3000", "127.0.0.1.evil.example", "localhost.", "[::1].evil.example"])("refuses Host %j with 403, the dev token never in the answer", async (host) => {
     // Act
     const config = await send("/console/config.json", { host });
     const api = await send("/brain/acme/skills/effective?projectId=p1", { host, authorization: `Bearer ${token}` });
