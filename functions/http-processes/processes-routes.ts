@@ -23,7 +23,9 @@ interface ProcessesRoutesDeps {
 export const SpawnBody = z.strictObject({
   recipe: z.string().min(1).max(128),
   projectId: z.string().min(1).max(64),
-  name: z.string().min(1).max(128).optional(),
+  // Shown in chat prompts and consoles: no control characters (issue 28).
+  // eslint-disable-next-line no-control-regex
+  name: z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, "must not contain control characters").optional(),
 });
 
 const CONTEXT_FIELDS = ["tier", "model", "provider", "lang", "profile"] as const;

@@ -44,6 +44,7 @@ describe("inert", () => {
     ].map(inert);
 
     // Assess
+    // eslint-disable-next-line no-control-regex
     for (const line of lines) expect(line).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });
 });

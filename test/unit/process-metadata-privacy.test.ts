@@ -128,3 +128,18 @@ describe("process metadata: a field derived from _user_ content is the owner's a
     }
   });
 });
+
+describe("process names", () => {
+  it("refuses a name with control characters at spawn (400, the field named), since chats print it in their prompt", async () => {
+    // Prepare
+    const h = await handlerHarness();
+
+    // Act
+    const reply = await h.call("processes", { method: "POST", path: "/brain/acme/sessions/s1/processes", body: { recipe: "open", projectId: "proj1", name: "main\u001b]2;owned\u0007" } });
+
+    // Assess
+    expect(reply.status).toBe(400);
+    expect(reply.json.error.code).toBe("INVALID_REQUEST");
+    expect(reply.json.error.message).toMatch(/name.*control characters/);
+  });
+});
