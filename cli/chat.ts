@@ -17,6 +17,7 @@ import { SkillNames } from "./chat-skill-names.js";
 import { didYouMean } from "./chat-suggest.js";
 import { formatScheduled, formatSkillList, formatTurn, parseShow, promptLine } from "./chat-view.js";
 import type { ShowPart } from "./chat-view.js";
+import { inert } from "./terminal-text.js";
 
 export interface ChatOptions {
   baseUrl: URL;
@@ -113,10 +114,10 @@ class ChatSession {
     const rl = this.rl;
     if (rl && this.busy === undefined) {
       this.output.write("\r\x1b[K");
-      this.output.write(`${text}\n`);
+      this.output.write(`${inert(text)}\n`);
       rl.prompt(true);
     } else {
-      this.output.write(`${text}\n`);
+      this.output.write(`${inert(text)}\n`);
     }
   }
 
@@ -133,7 +134,7 @@ class ChatSession {
 
   private setActive(active: ActiveSkillRef[]): void {
     this.active = active;
-    this.rl?.setPrompt(promptLine(this.process.name, this.active));
+    this.rl?.setPrompt(inert(promptLine(this.process.name, this.active)));
   }
 
   run(input: NodeJS.ReadableStream): Promise<number> {
@@ -145,7 +146,7 @@ class ChatSession {
       completer: (line: string, done: (error: null, result: [string[], string]) => void) => this.complete(line, done),
     });
     this.rl = rl;
-    rl.setPrompt(promptLine(this.process.name, this.active));
+    rl.setPrompt(inert(promptLine(this.process.name, this.active)));
     rl.prompt();
     return new Promise((resolveExit) => {
       let exitCode = 0;
@@ -180,7 +181,7 @@ class ChatSession {
         const controller = new AbortController();
         this.busy = controller;
         this.execute(parsed, controller.signal)
-          .catch((error: unknown) => this.output.write(`${controller.signal.aborted ? "interrupted" : `error: ${messageOf(error)}`}\n`))
+          .catch((error: unknown) => this.output.write(`${controller.signal.aborted ? "interrupted" : `error: ${inert(messageOf(error))}`}\n`))
           .finally(() => {
             this.busy = undefined;
             rl.resume();
@@ -188,7 +189,7 @@ class ChatSession {
           });
       });
       rl.on("close", () => {
-        this.output.write(`\nbye (process ${this.process.processId} stays; attach again with --process ${this.process.processId})\n`);
+        this.output.write(inert(`\nbye (process ${this.process.processId} stays; attach again with --process ${this.process.processId})\n`));
         resolveExit(exitCode);
       });
       input.on("error", () => {
@@ -199,7 +200,8 @@ class ChatSession {
   }
 
   private print(lines: string[] | string): void {
-    for (const line of Array.isArray(lines) ? lines : [lines]) this.output.write(`${line}\n`);
+    // Every line printed here may hold service text (skill bodies, descriptions, action:, tool names).
+    for (const line of Array.isArray(lines) ? lines : [lines]) this.output.write(`${inert(line)}\n`);
   }
 
   private async execute(line: ChatLine, signal: AbortSignal): Promise<void> {

@@ -1,3 +1,4 @@
+import { inert, terminal } from "./terminal-text.js";
 import { parseArgs } from "node:util";
 import type { ParseArgsConfig } from "node:util";
 import { InvalidRequest } from "../shared/errors.js";
@@ -49,7 +50,8 @@ async function remote(command: CommandName, value: string | undefined, flag: str
   }
 }
 
-const stdio = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };
+// Every line a command prints may hold service text: all of it goes through terminal-text.ts.
+const stdio = terminal;
 
 async function validate(rest: readonly string[]): Promise<number> {
   const { values, positionals } = parse("validate", rest, {
@@ -71,20 +73,20 @@ async function validate(rest: readonly string[]): Promise<number> {
   // Infos change nothing (a missing title:): counted always, listed only when asked for.
   const shown = report.lines.filter((l) => (values["errors-only"] ? l.severity === "error" : l.severity !== "info" || l.listed || values.verbose));
   const rules = ruleSummary(report.lines);
-  if (format === "json") console.log(validationJson(report, shown, rules));
-  else for (const line of shown) console.log(formatValidationLine(line));
+  if (format === "json") terminal.out(validationJson(report, shown, rules));
+  else for (const line of shown) terminal.out(formatValidationLine(line));
   if (report.skills === 0) {
-    console.error(`no SKILL.md found below ${(levels.length > 0 ? levels.map((l) => l.dir) : positionals).join(", ")}`);
+    terminal.err(`no SKILL.md found below ${(levels.length > 0 ? levels.map((l) => l.dir) : positionals).join(", ")}`);
     return 1;
   }
   const unlisted = report.lines.some((l) => l.severity === "info" && !l.listed);
   const hidden = unlisted && !values.verbose && !values["errors-only"] ? " (not listed; --verbose lists them)" : "";
   const counts = `${errors} error(s), ${report.lines.length - errors - infos} warning(s), ${infos} info${hidden}`;
-  console.error(`${report.skills} skill(s) checked${levels.length > 0 ? ` in ${levels.length} level(s)` : ""}: ${counts}`);
+  terminal.err(`${report.skills} skill(s) checked${levels.length > 0 ? ` in ${levels.length} level(s)` : ""}: ${counts}`);
   if (format === "text" && rules.length > 0) {
     const width = String(Math.max(...rules.map((r) => r.count))).length;
-    console.error("by rule:");
-    for (const rule of rules) console.error(formatRuleCount(rule, width));
+    terminal.err("by rule:");
+    for (const rule of rules) terminal.err(formatRuleCount(rule, width));
   }
   return errors > 0 ? 1 : 0;
 }
@@ -104,8 +106,8 @@ async function render(rest: readonly string[]): Promise<number> {
   const target = renderTarget(positionals);
   if (!target) throw new UsageError("render needs a skill folder (a directory holding SKILL.md) or <skills-root> <name>", "render");
   const { section, warnings } = await renderSkill({ ...target, args: values.args, set: values.set ?? [] });
-  for (const warning of warnings) console.error(`warning: ${warning}`);
-  process.stdout.write(`${section}\n`);
+  for (const warning of warnings) terminal.err(`warning: ${warning}`);
+  process.stdout.write(`${inert(section)}\n`);
   return 0;
 }
 
@@ -121,8 +123,8 @@ async function push(rest: readonly string[]): Promise<number> {
   const dryRun = values["dry-run"] === true;
   const target = dryRun && values.to === undefined ? undefined : await remote("push", values.to, "--to", values);
   const summary = await runPush({ dir, dryRun, concurrency, io: stdio, ...(target && !dryRun ? { api: httpDocumentsApi(target) } : {}) });
-  if (summary.skills === 0) console.error(`no SKILL.md found below ${dir}`);
-  for (const line of formatPushSummary(summary, target ? `${target.tenant}/${target.level}` : "", dryRun)) console.log(line);
+  if (summary.skills === 0) terminal.err(`no SKILL.md found below ${dir}`);
+  for (const line of formatPushSummary(summary, target ? `${target.tenant}/${target.level}` : "", dryRun)) terminal.out(line);
   return pushExitCode(summary);
 }
 
@@ -137,8 +139,8 @@ async function pull(rest: readonly string[]): Promise<number> {
   }
   const target = await remote("pull", from, values.from !== undefined ? "--from" : "<tenant>/<level>", values);
   const summary = await runPull({ dir, api: httpDocumentsApi(target), io: stdio });
-  for (const failure of summary.failed) console.error(`error: ${failure.path}: ${failure.reason}`);
-  console.log(`pulled ${summary.written} file(s) of ${summary.skills} skill(s) from ${target.tenant}/${target.level} into ${dir}; ${summary.failed.length} failed`);
+  for (const failure of summary.failed) terminal.err(`error: ${failure.path}: ${failure.reason}`);
+  terminal.out(`pulled ${summary.written} file(s) of ${summary.skills} skill(s) from ${target.tenant}/${target.level} into ${dir}; ${summary.failed.length} failed`);
   return summary.failed.length > 0 ? 1 : 0;
 }
 
@@ -174,9 +176,9 @@ async function usage(rest: readonly string[]): Promise<number> {
   if (!Number.isInteger(days) || days < 1 || days > 400) throw new UsageError(`--days must be an integer from 1 to 400, got '${values.days}'`, "usage");
   const target = await remote("usage", where, "<tenant>/<project>", values);
   const { usage: rows, truncated } = await fetchUsage(target, days, values.name);
-  if (values.format === "json") console.log(JSON.stringify({ usage: rows, ...(truncated ? { truncated } : {}) }, null, 2));
-  else for (const line of formatUsage(rows)) console.log(line);
-  if (truncated) console.error(`skills usage: the service cut the answer at ${rows.length} rows; the oldest days are left out (ask for fewer --days or one --name)`);
+  if (values.format === "json") terminal.out(JSON.stringify({ usage: rows, ...(truncated ? { truncated } : {}) }, null, 2));
+  else for (const line of formatUsage(rows)) terminal.out(line);
+  if (truncated) terminal.err(`skills usage: the service cut the answer at ${rows.length} rows; the oldest days are left out (ask for fewer --days or one --name)`);
   return 0;
 }
 
@@ -190,8 +192,8 @@ async function history(rest: readonly string[]): Promise<number> {
   if (doc === undefined || extra.length > 0) throw new UsageError("history needs <tenant>/<level> and one skill name or document path", "history");
   const target = await remote("history", where, "<tenant>/<level>", values);
   const versions = (await httpDocumentsApi(target).versions?.(documentPathOf(doc))) ?? [];
-  for (const line of historyLines(versions)) console.log(line);
-  if (versions.length === 0) console.error("no versions");
+  for (const line of historyLines(versions)) terminal.out(line);
+  if (versions.length === 0) terminal.err("no versions");
   return 0;
 }
 
@@ -203,8 +205,8 @@ async function restore(rest: readonly string[]): Promise<number> {
   const target = await remote("restore", where, "<tenant>/<level>", values);
   const saved = await httpDocumentsApi(target).restore?.(documentPathOf(doc!), versionId);
   if (!saved) return 1;
-  for (const warning of saved.warnings) console.error(`warning: ${warning.path ?? saved.path}: ${warning.message}`);
-  console.log(`restored ${saved.path} to ${versionId} (etag ${saved.etag})`);
+  for (const warning of saved.warnings) terminal.err(`warning: ${warning.path ?? saved.path}: ${warning.message}`);
+  terminal.out(`restored ${saved.path} to ${versionId} (etag ${saved.etag})`);
   return 0;
 }
 
@@ -222,15 +224,15 @@ async function evaluate(rest: readonly string[]): Promise<number> {
   if (root === undefined || extra.length > 0) throw new UsageError("eval needs a skills root and at most one skill name", "eval");
   const thresholds = { minRecall: threshold(values["min-recall"], "--min-recall"), minPrecision: threshold(values["min-precision"], "--min-precision") };
   const run = await runEvals(root, name);
-  if (values.format === "json") console.log(JSON.stringify(run, null, 2));
-  else for (const report of run.reports) for (const line of formatEvalReport(report)) console.log(line);
-  for (const failure of run.failures) console.error(`error: ${failure.name}: ${failure.message}`);
-  if (run.reports.length === 0 && run.failures.length === 0) console.error(`no skill with evals/triggers.yaml below ${root}`);
+  if (values.format === "json") terminal.out(JSON.stringify(run, null, 2));
+  else for (const report of run.reports) for (const line of formatEvalReport(report)) terminal.out(line);
+  for (const failure of run.failures) terminal.err(`error: ${failure.name}: ${failure.message}`);
+  if (run.reports.length === 0 && run.failures.length === 0) terminal.err(`no skill with evals/triggers.yaml below ${root}`);
   return evalExitCode(run, thresholds);
 }
 
 function help(command?: CommandName): number {
-  console.log(command ? COMMAND_USAGE[command] : USAGE);
+  terminal.out(command ? COMMAND_USAGE[command] : USAGE);
   return 0;
 }
 
@@ -269,8 +271,8 @@ async function main(argv: readonly string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof UsageError) console.error(`${error.message}\n\n${error.command ? COMMAND_USAGE[error.command] : USAGE}`);
-    else console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof UsageError) terminal.err(`${error.message}\n\n${error.command ? COMMAND_USAGE[error.command] : USAGE}`);
+    else terminal.err(`error: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(2);
   },
 );

@@ -3,6 +3,10 @@ import type { Node as YamlNode } from "yaml";
 import * as z from "zod";
 import schema from "../../schema/skill-frontmatter.schema.json" with { type: "json" };
 
+// The console's Content-Security-Policy allows no eval (infra/console-csp.ts): without this, zod
+// probes `new Function` for its fast object parser, which the browser reports as a violation.
+z.config({ jitless: true });
+
 /** One finding for the editor: a 1-based line of the whole SKILL.md. */
 export interface LintProblem {
   line: number;

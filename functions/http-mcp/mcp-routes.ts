@@ -10,6 +10,7 @@ import { readBody } from "../../shared/http/request.js";
 import { route } from "../_shared/http-route.js";
 import type { AuthenticatedRequest, HttpReply, HttpRoute } from "../_shared/http-route.js";
 import { accessibleProcess } from "../_shared/process-access.js";
+import { assertMcpOrigin } from "./mcp-origin.js";
 import { optionalQuery, requiredQuery } from "../_shared/query.js";
 
 interface McpRoutesDeps extends McpServerDeps {
@@ -76,6 +77,8 @@ async function httpReply(response: Response): Promise<HttpReply> {
  */
 export function mcpRoutes(deps: McpRoutesDeps): HttpRoute[] {
   const handle = async (request: AuthenticatedRequest): Promise<HttpReply> => {
+    // First: a browser page of another site gets nothing, not even a method error (MCP transport rules).
+    assertMcpOrigin(request.event.headers);
     // Before the transport: in stateless mode it would open a stream a buffered answer never ends.
     if (request.method !== "POST") throw new MethodNotAllowed(request.method, ["POST"]);
     const projectId = requiredQuery(request, "projectId");

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
-import { assertProjectAccess, canAccessProject } from "../../shared/auth/authorization.js";
+import { assertProjectAccess, canAccessProject, isProcessContentReader } from "../../shared/auth/authorization.js";
 import { TurnContext } from "../../shared/lanes/lane-payloads.js";
 import { describeZodIssues } from "../../shared/http/zod-issues.js";
 import { parseJsonBody } from "../../shared/http/request.js";
@@ -8,7 +8,7 @@ import { jsonResponse } from "../../shared/http/response.js";
 import { InvalidRequest } from "../../shared/errors.js";
 import { RequestNotFound, TurnNotFound } from "../../shared/processes/process-errors.js";
 import { MAX_TURN_ID_LENGTH } from "../../shared/turns/turn-ids.js";
-import { toApiProcess } from "../../shared/processes/process.js";
+import { toApiProcess, toProcessMetadata } from "../../shared/processes/process.js";
 import { toApiRequest } from "../../shared/processes/request-store.js";
 import { RequestId } from "../../shared/steering/process-skill-request.js";
 import { route } from "../_shared/http-route.js";
@@ -23,7 +23,9 @@ interface ProcessesRoutesDeps {
 export const SpawnBody = z.strictObject({
   recipe: z.string().min(1).max(128),
   projectId: z.string().min(1).max(64),
-  name: z.string().min(1).max(128).optional(),
+  // Shown in chat prompts and consoles: no control characters (issue 28).
+  // eslint-disable-next-line no-control-regex
+  name: z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, "must not contain control characters").optional(),
 });
 
 const CONTEXT_FIELDS = ["tier", "model", "provider", "lang", "profile"] as const;
@@ -70,7 +72,8 @@ export function processesRoutes({ app }: ProcessesRoutesDeps): HttpRoute[] {
 
     route("GET", "/brain/{tenant}/processes/{processId}", async (request) => {
       const process = await accessibleProcess(app, request, request.param("processId"), "metadata");
-      return jsonResponse(200, toApiProcess(process));
+      // An admin who is not the owner sees that the process exists and what state it is in, not what its texts say.
+      return jsonResponse(200, isProcessContentReader(request.identity, process) ? toApiProcess(process) : toProcessMetadata(process));
     }),
 
     route("GET", "/brain/{tenant}/processes/{processId}/requests/{requestId}", async (request) => {

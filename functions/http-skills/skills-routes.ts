@@ -1,8 +1,9 @@
 import type { SkillsApp } from "../../shared/app/skills-app.js";
-import { assertProjectAccess } from "../../shared/auth/authorization.js";
+import { assertProjectAccess, isProcessContentReader } from "../../shared/auth/authorization.js";
 import { InvalidRequest } from "../../shared/errors.js";
 import { validateProjectId } from "../../shared/documents/document-path.js";
 import { jsonResponse } from "../../shared/http/response.js";
+import { toActiveSkillMetadata } from "../../shared/processes/process.js";
 import { toSkillDetail } from "../../shared/skills/skill-detail.js";
 import { toSkillSummary } from "../../shared/skills/skill-summary.js";
 import { parseUsageDays } from "../../shared/usage/skill-usage.js";
@@ -88,7 +89,8 @@ export function skillsRoutes({ app }: SkillsRoutesDeps): HttpRoute[] {
 
     route("GET", "/brain/{tenant}/skills/active", async (request) => {
       const process = await accessibleProcess(app, request, requiredQuery(request, "processId"), "metadata");
-      return jsonResponse(200, { activeSkills: process.activeSkills });
+      const activeSkills = isProcessContentReader(request.identity, process) ? process.activeSkills : process.activeSkills.map(toActiveSkillMetadata);
+      return jsonResponse(200, { activeSkills });
     }),
   ];
 }

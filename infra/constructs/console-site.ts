@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy } from "aws-cdk-lib";
+import { Aws, CfnOutput, Duration, RemovalPolicy } from "aws-cdk-lib";
 import {
   AllowedMethods,
   CachePolicy,
@@ -7,6 +7,8 @@ import {
   FunctionCode,
   FunctionEventType,
   FunctionRuntime,
+  HeadersFrameOption,
+  HeadersReferrerPolicy,
   ResponseHeadersPolicy,
   ViewerProtocolPolicy,
 } from "aws-cdk-lib/aws-cloudfront";
@@ -14,6 +16,7 @@ import { S3BucketOrigin } from "aws-cdk-lib/aws-cloudfront-origins";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { BucketDeployment, Source } from "aws-cdk-lib/aws-s3-deployment";
 import { Construct } from "constructs";
+import { consoleContentSecurityPolicy } from "../console-csp.js";
 
 /** Where the console lives on its distribution, as on the local stack. */
 export const CONSOLE_PREFIX = "console/";
@@ -56,6 +59,19 @@ export class ConsoleSite extends Construct {
       // Built assets, reproducible from the repository: nothing here is anyone's work to keep.
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    // The API's hosts cannot be named exactly: the HTTP API's CORS names this distribution, so a
+    // policy naming the API would be a dependency circle. Any API Gateway host of this region is.
+    const apiHosts = `*.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`;
+    const headers = new ResponseHeadersPolicy(this, "SecurityHeaders", {
+      comment: "Skills console: strict CSP, no framing",
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: consoleContentSecurityPolicy([`https://${apiHosts}`, `wss://${apiHosts}`]), override: true },
+        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+        contentTypeOptions: { override: true },
+        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
+      },
+    });
     const routing = new CloudFrontFunction(this, "Routing", { code: FunctionCode.fromInline(ROUTING), runtime: FunctionRuntime.JS_2_0, comment: "Skills console: index.html for directory paths" });
     this.distribution = new Distribution(this, "Distribution", {
       comment: "Skills web console",
@@ -64,7 +80,7 @@ export class ConsoleSite extends Construct {
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
-        responseHeadersPolicy: ResponseHeadersPolicy.SECURITY_HEADERS,
+        responseHeadersPolicy: headers,
         functionAssociations: [{ function: routing, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
     });

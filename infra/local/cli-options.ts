@@ -10,7 +10,8 @@ dynalite (DynamoDB) and fauxqs (S3 + SQS) in-process, or ${ENV.awsEndpointUrl} (
 
 Options:
   --port N          HTTP/WebSocket port (default: $${ENV.port} or ${DEFAULT_PORT}; 0 = any free port)
-  --host H          interface to listen on (default: ${DEFAULT_HOST})
+  --host H          interface to listen on (default: ${DEFAULT_HOST}); requests must name 127.0.0.1,
+                    localhost, [::1] or H as their Host (DNS rebinding)
   --data DIR        keep DynamoDB and the documents bucket in DIR across restarts
   --tenant T        tenant of the printed dev token (default: ${DEFAULT_DEV_IDENTITY.tenant})
   --user U          user login of the dev token (default: ${DEFAULT_DEV_IDENTITY.login})

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
+import { consoleContentSecurityPolicy } from "../console-csp.js";
 import { CONSOLE_DIST } from "./console-build.js";
 
 export const CONSOLE_PATH_PREFIX = "/console";
@@ -58,8 +59,19 @@ export function serveConsole(req: IncomingMessage, res: ServerResponse, rawPath:
   });
 }
 
+/**
+ * The API and the WebSocket are this same origin (`'self'` covers `ws:` to it), so the policy
+ * names no other host; `X-Frame-Options` says `frame-ancestors 'none'` to browsers that predate it.
+ */
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "x-content-type-options": "nosniff",
+  "content-security-policy": consoleContentSecurityPolicy(),
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+};
+
 function answer(res: ServerResponse, status: number, contentType: string, body: string | Buffer, headers: Record<string, string> = {}): true {
-  res.writeHead(status, { "content-type": contentType, "x-content-type-options": "nosniff", ...headers });
+  res.writeHead(status, { "content-type": contentType, ...SECURITY_HEADERS, ...headers });
   res.end(body);
   return true;
 }

@@ -25,6 +25,7 @@ import { createLocalResources, DEFAULT_RESOURCE_NAMES, localClients } from "./lo
 import type { AwsCredentials, LocalClients, LocalResourceNames, LocalResources } from "./local-resources.js";
 import { CONNECTIONS_PATH_PREFIX, handleManagementRequest } from "./management-endpoint.js";
 import { serveConsole } from "./console-assets.js";
+import { isServedHost, servedHostNames } from "./host-names.js";
 import type { LocalConsoleConfig } from "./console-assets.js";
 import { S3EventEmulator } from "./s3-event-emulator.js";
 import { restoreWrittenThrough } from "./s3-write-through.js";
@@ -179,8 +180,9 @@ function closeServer(server: Server, graceMs: number): Promise<void> {
   });
 }
 
-function rejectUpgrade(socket: Duplex): void {
-  socket.end("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+function rejectUpgrade(socket: Duplex, status: 403 | 503 = 503): void {
+  const line = status === 403 ? "403 Forbidden" : "503 Service Unavailable";
+  socket.end(`HTTP/1.1 ${line}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
 }
 
 function credentialsFor(mode: RunningEmulators["mode"], env: NodeJS.ProcessEnv): AwsCredentials {
@@ -223,8 +225,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const connections = new ConnectionRegistry();
   let consoleConfig: LocalConsoleConfig | undefined;
 
+  const served = servedHostNames(host);
   const server = createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (req: IncomingMessage, res: ServerResponse) => {
     const rawPath = (req.url ?? "/").split("?")[0] ?? "/";
+    // Before anything else, /health and the console included: another host name is a rebinding page (host-names.ts).
+    if (!isServedHost(served, req.headers.host)) {
+      req.resume();
+      writeStructured(res, gatewayError("FORBIDDEN", `Host ${JSON.stringify((req.headers.host ?? "").slice(0, 100))} is not served here; use ${[...served].slice(0, 4).join(", ")}`));
+      return;
+    }
     if (rawPath === "/health" && req.method === "GET") {
       const ok = state === "ready" && poller?.isRunning === true;
       writeStructured(res, { statusCode: ok ? 200 : 503, headers: { "content-type": "application/json", "cache-control": "no-store" }, body: JSON.stringify({ status: ok ? "ok" : state }) });
@@ -245,6 +254,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => writeClientError(socket, error));
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!isServedHost(served, req.headers.host)) return rejectUpgrade(socket, 403);
     if (state !== "ready" || webSocket === undefined) return rejectUpgrade(socket);
     webSocket.handleUpgrade(req, socket, head);
   });

@@ -20,7 +20,7 @@ import { foldedSkillName } from "../skills/skill-name.js";
 import { templateVariableWarnings } from "../skills/skill-template-lint.js";
 import { linkedSiblingPaths } from "../skills/skill-body-links.js";
 import { strictUtf8, textOrInvalid } from "../documents/document-body.js";
-import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validateDocumentPrefix, validateProjectName } from "../documents/document-path.js";
+import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validateDocumentPrefix, validateProjectName, validateWritableDocumentPath } from "../documents/document-path.js";
 import { capFindings } from "../support/capped-list.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../documents/document-store.js";
 import { assertWithinDocumentLimits, DEFAULT_DOCUMENT_LIMITS, MAX_DOCUMENT_BYTES } from "./document-limits.js";
@@ -123,7 +123,7 @@ export class DocumentService {
   async put(identity: Identity, tenant: string, project: string, path: string, body: Uint8Array, contentType?: string, mode?: number): Promise<DocumentSaved> {
     assertCanWriteDocuments(identity, tenant, project);
     validateProjectName(project);
-    validateDocumentPath(path);
+    validateWritableDocumentPath(path);
     assertDocumentSize(path, body);
     const level = await this.store.list(tenant, project, "");
     const warnings = [...(await this.validate(tenant, project, path, body, level)), ...strayPathWarnings(path)];
@@ -182,6 +182,7 @@ export class DocumentService {
    */
   async restore(identity: Identity, tenant: string, project: string, path: string, versionId: string): Promise<DocumentSaved> {
     assertCanWriteDocuments(identity, tenant, project);
+    validateWritableDocumentPath(path);
     const doc = await this.getVersion(identity, tenant, project, path, versionId);
     return this.put(identity, tenant, project, path, doc.body, doc.contentType, doc.mode);
   }

@@ -3,12 +3,13 @@ import { assertSameRequest, requestFingerprint } from "../steering/lane-requests
 import { parseLanePayload } from "../lanes/lane-payloads.js";
 import { randomUUID } from "node:crypto";
 import type { SkillsApp } from "./skills-app.js";
-import { assertProcessAccess, assertProcessMetadataAccess, assertProjectAccess } from "../auth/authorization.js";
+import { assertProcessAccess, assertProcessMetadataAccess, assertProjectAccess, isProcessContentReader } from "../auth/authorization.js";
 import type { Identity } from "../auth/identity.js";
 import { InvalidRequest } from "../errors.js";
 import { errorResponse } from "../http/error-response.js";
 import type { LaneUser } from "../lanes/lane-message.js";
-import type { ActiveSkillRef, Process } from "../processes/process.js";
+import { toActiveSkillMetadata } from "../processes/process.js";
+import type { ActiveSkillMetadata, ActiveSkillRef, Process } from "../processes/process.js";
 import type { RequestRecord } from "../processes/request-store.js";
 import { toSkillSummary } from "../skills/skill-summary.js";
 import type { SkillSummary } from "../skills/skill-summary.js";
@@ -167,13 +168,14 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
   const skillList = async (caller: WsCaller, frame: SkillListFrame, reply: (frame: ServerFrame) => Promise<unknown>): Promise<void> => {
     const { identity } = caller;
     assertProjectAccess(identity, frame.projectId);
-    let active: ActiveSkillRef[] = [];
+    let active: (ActiveSkillRef | ActiveSkillMetadata)[] = [];
     if (frame.processId !== undefined) {
       const process = await authorizedProcess(identity, frame.processId, "metadata");
       if (process.projectId !== frame.projectId) {
         throw new InvalidRequest(`Process '${frame.processId}' belongs to another project than '${frame.projectId}'`);
       }
-      active = process.activeSkills;
+      // The owner's args stay hers: an admin learns which skills are active, not with what.
+      active = isProcessContentReader(identity, process) ? process.activeSkills : process.activeSkills.map(toActiveSkillMetadata);
     }
     // What a user may pick (`/skill list`): `user-invocable: false` is the model's alone (API.md); the effective list shows it.
     const skills = (await deps.app.listEffective(identity.tenant, toLaneUser(identity), frame.projectId)).filter((skill) => skill.userInvocable).map(toSkillSummary);

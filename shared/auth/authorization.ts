@@ -113,3 +113,17 @@ export function assertProcessMetadataAccess(identity: Identity, process: OwnedPr
   if (isTenantAdmin(identity) || isProjectAdmin(identity, process.projectId)) return;
   assertProcessAccess(identity, process);
 }
+
+/**
+ * Whether the caller gets the process's content, not only its metadata: exactly the callers the
+ * owner-only routes admit (its user; anyone of the project for a process stored before processes
+ * had users). A project-admin or tenant-admin who is not the owner sees the metadata view.
+ */
+export function isProcessContentReader(identity: Identity, process: OwnedProcess): boolean {
+  try {
+    assertProcessAccess(identity, process);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,5 @@
 import type { ErrorBody } from "../http/error-response.js";
-import type { ActiveSkillRef, PendingMessage } from "../processes/process.js";
+import type { ActiveSkillMetadata, ActiveSkillRef, PendingMessage } from "../processes/process.js";
 import type { RequestError, RequestStatus } from "../processes/request-store.js";
 import type { SkillSummary } from "../skills/skill-summary.js";
 import type { TurnScheduledReason } from "../steering/process-events.js";
@@ -50,7 +50,8 @@ export interface SkillListResultFrame {
   processId?: string;
   requestId?: string;
   skills: SkillSummary[];
-  active: ActiveSkillRef[];
+  /** A caller who is not the process's owner gets them without `args` (the metadata view). */
+  active: (ActiveSkillRef | ActiveSkillMetadata)[];
   /** More skills follow: send `skill-list` again with this `cursor` (API.md, second round). */
   nextCursor?: string;
   /** Only the first skills (by name) fitted: GET /brain/{tenant}/skills/effective lists all `total`. */

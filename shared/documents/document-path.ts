@@ -54,6 +54,26 @@ export function validateDocumentPath(path: string): string {
   return path;
 }
 
+/** The folder of the service's own documents in every level (skills, recipes, …). */
+const SERVICE_FOLDER = "_vance/";
+
+/**
+ * A path a write may create. Under `_vance/` no segment may be hidden (start with `.`): such a
+ * document is never a skill's file (push skips hidden files), and `skills pull` writes this tree
+ * into a member's folder, where `.git/config` or `.vscode/tasks.json` would run code on the next
+ * `git status` or folder open. Reads and deletes stay allowed, so what was stored before can be
+ * seen and removed. Returns the path unchanged.
+ */
+export function validateWritableDocumentPath(path: string): string {
+  validateDocumentPath(path);
+  if (!path.startsWith(SERVICE_FOLDER)) return path;
+  const hidden = path.split("/").find((segment) => segment.startsWith("."));
+  if (hidden !== undefined) {
+    throw new InvalidRequest(`Document path ${shown(path)}: hidden segment ${shown(hidden)} is not allowed under ${SERVICE_FOLDER} (nothing there may start with '.')`);
+  }
+  return path;
+}
+
 /**
  * A listing prefix: empty (everything), a directory ending in `/`, or a partial last segment.
  * Same rules as a path, except that it may be empty and may end with `/`.

@@ -158,6 +158,58 @@ export const toApiProcess = (p: Process): ApiProcess => ({
   version: p.version,
 });
 
+/**
+ * The fields the metadata view leaves out, named in its `withheld`. Each can carry text derived
+ * from a `_user_` document of the owner (a private skill's rendered `action:` or `activate:` in
+ * `pending[].text`, the guard it installed, args a `run:` passed, a private recipe's skill list and
+ * pins), and API.md says such content reaches no one but its user, not even a tenant-admin.
+ */
+export const WITHHELD_PROCESS_FIELDS = ["pending[].text", "guard.source", "guard.path", "guard.layer", "activeSkills[].args", "allowedSkillsOverride", "skillVersions"] as const;
+
+/** An active skill as a non-owner sees it: that it is active and how, not its args. */
+export type ActiveSkillMetadata = Omit<ActiveSkillRef, "args">;
+
+/** A pending message as a non-owner sees it: that it waits, from whom and of which kind, not what it says. */
+type PendingMessageMetadata = Omit<PendingMessage, "text">;
+
+/** `GET …/processes/{id}` for `project-admin:P` or tenant-admin when they are not the owner. */
+interface ProcessMetadata extends Omit<ApiProcess, "activeSkills" | "pending" | "guard" | "allowedSkillsOverride" | "skillVersions"> {
+  activeSkills: ActiveSkillMetadata[];
+  pending: PendingMessageMetadata[];
+  guard: { type: GuardConfig["type"] } | null;
+  withheld: (typeof WITHHELD_PROCESS_FIELDS)[number][];
+}
+
+export const toActiveSkillMetadata = (ref: ActiveSkillRef): ActiveSkillMetadata => {
+  const { args: _args, ...rest } = ref;
+  return { ...rest };
+};
+
+/** The metadata view: built field by field from what may be shown, so a field added later stays out until it is named here. */
+export const toProcessMetadata = (p: Process): ProcessMetadata => ({
+  processId: p.processId,
+  sessionId: p.sessionId,
+  name: p.name,
+  recipe: p.recipe,
+  projectId: p.projectId,
+  activeSkills: p.activeSkills.map(toActiveSkillMetadata),
+  locked: p.locked,
+  pending: p.pending.map(({ id, sender, kind, at, skill, childProcessId }) => ({
+    id,
+    sender,
+    at,
+    ...(kind !== undefined ? { kind } : {}),
+    ...(skill !== undefined ? { skill } : {}),
+    ...(childProcessId !== undefined ? { childProcessId } : {}),
+  })),
+  guard: p.guard === null ? null : { type: p.guard.type },
+  parentProcessId: p.parentProcessId,
+  children: p.children.map((c) => ({ ...c })),
+  status: p.status,
+  version: p.version,
+  withheld: [...WITHHELD_PROCESS_FIELDS],
+});
+
 /** What a caller must decide when creating a process; everything else starts empty. */
 type NewProcessInit = Pick<Process, "tenant" | "processId" | "sessionId" | "name" | "recipe" | "engine" | "projectId"> &
   Partial<Omit<Process, "createdAt" | "updatedAt" | "version">>;

@@ -11,7 +11,8 @@ import type { SkillScope } from "../skills/skill-scope.js";
  * manual path sanitizing) are checked by recipe-document-parser.ts, which knows the lines.
  */
 const skillName = z.string().regex(SKILL_DIRECTORY_NAME, "must be a skill name (letters, digits, '_' and '-'; a letter or digit at both ends; at most 64)");
-const toolName = z.string().min(1).max(128);
+// eslint-disable-next-line no-control-regex
+const toolName = z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, "must not contain control characters");
 /** A document version id as the versions API hands it out (S3 ids are 32 URL-safe characters). */
 export const VERSION_ID_PATTERN = /^[\x21-\x7e]{1,1024}$/;
 const versionId = z.string().regex(VERSION_ID_PATTERN, "must be a versionId (1 to 1024 printable ASCII characters)");

@@ -8,9 +8,29 @@ import * as z from "zod";
 
 export const SKILL_NAME_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-const shortText = (max: number) => z.string().max(max);
+/*
+ * Control characters (C0, DEL, C1) in frontmatter reach terminals, editors and logs that print
+ * skills (issue 28: an ESC in a description set the window title and wrote the clipboard through
+ * `skills chat`). A single-line field (names, titles, tool names, paths, hints) refuses every one;
+ * a text field (descriptions, action:, commands) keeps tab and line breaks and refuses the rest.
+ */
+// eslint-disable-next-line no-control-regex
+const NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+// eslint-disable-next-line no-control-regex
+const NO_CONTROL_BUT_LINES = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$/;
+const SINGLE_LINE_MESSAGE = "must not contain control characters (line breaks, tabs, escape sequences)";
+const TEXT_MESSAGE = "must not contain control characters other than tab and line breaks (no escape sequences)";
+/** One line of text, no control characters at all. */
+const line = (max: number) => z.string().max(max).regex(NO_CONTROL, SINGLE_LINE_MESSAGE);
+/** Free text: tab and line breaks allowed, no other control character. */
+const text = (max: number) => z.string().max(max).regex(NO_CONTROL_BUT_LINES, TEXT_MESSAGE);
+const shortText = (max: number) => text(max);
 const NOT_BLANK = /\S/;
-const requiredText = (max: number) => z.string().min(1).max(max).regex(NOT_BLANK, "must not be blank");
+const requiredText = (max: number) => z.string().min(1).max(max).regex(NOT_BLANK, "must not be blank").regex(NO_CONTROL_BUT_LINES, TEXT_MESSAGE);
+const requiredLine = (max: number) => z.string().min(1).max(max).regex(NOT_BLANK, "must not be blank").regex(NO_CONTROL, SINGLE_LINE_MESSAGE);
+
+/** A tool name as a skill may list it (`tools`, `allowed-tools` entries): one line, no control characters. */
+export const hasControlCharacters = (value: string): boolean => !NO_CONTROL.test(value);
 
 const ArgumentType = z.enum(["string", "number", "integer", "boolean", "object", "array"]);
 
@@ -27,7 +47,7 @@ export const SkillArgument = z.strictObject({
   description: shortText(1024).optional(),
   required: z.boolean().default(false).describe("If the token is missing, activation fails"),
   enum: z
-    .array(z.union([z.string().max(256), z.number(), z.boolean()]))
+    .array(z.union([line(256), z.number(), z.boolean()]))
     .min(1)
     .max(MAX_ARGUMENT_ENUM_VALUES)
     .optional()
@@ -37,17 +57,17 @@ export const SkillArgument = z.strictObject({
 export const SkillTrigger = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("PATTERN"),
-    pattern: z.string().min(1).max(1000).describe("Java-style regex, matched case-insensitively with RE2 semantics"),
+    pattern: line(1000).min(1).describe("Java-style regex, matched case-insensitively with RE2 semantics"),
   }),
   z.strictObject({
     type: z.literal("KEYWORDS"),
-    keywords: z.array(z.string().min(1).max(200)).min(1).max(100),
+    keywords: z.array(line(200).min(1)).min(1).max(100),
   }),
 ]);
 
 export const SkillReferenceDoc = z.strictObject({
-  title: requiredText(200),
-  file: z.string().min(1).max(512).describe("Path relative to the skill directory, e.g. references/checklist.md"),
+  title: requiredLine(200),
+  file: line(512).min(1).describe("Path relative to the skill directory, e.g. references/checklist.md"),
   summary: shortText(500).optional(),
   loadMode: z.enum(["INLINE", "ON_DEMAND"]).default("INLINE"),
 });
@@ -59,42 +79,40 @@ export const SkillRun = z.strictObject({
     .regex(SKILL_NAME_PATTERN, "must be a recipe name (lowercase letters, digits, hyphens)")
     .optional()
     .describe("Recipe of the spawned worker; required for target: spawn"),
-  inherit: z.string().max(64).optional().describe("Like the recipe param inheritContext; default none for spawn"),
+  inherit: line(64).optional().describe("Like the recipe param inheritContext; default none for spawn"),
 });
 
 export const SkillScript = z.strictObject({
   name: z.string().regex(SKILL_NAME_PATTERN, "must be lowercase letters, digits and hyphens"),
   target: z.enum(["BRAIN", "FOOT"]).default("BRAIN"),
-  file: z.string().min(1).max(512).describe("Path relative to the skill directory, e.g. scripts/fetch-diff.js"),
+  file: line(512).min(1).describe("Path relative to the skill directory, e.g. scripts/fetch-diff.js"),
   description: shortText(1024).optional(),
   params: z.array(SkillArgument).max(64).optional(),
 });
 
-const commandList = z.array(z.string().min(1).max(64 * 1024)).max(64);
+const commandList = z.array(text(64 * 1024).min(1)).max(64);
 
 /** Agent Skills caps a description at 1 024 characters; longer ones load with a warning (skill-validator.ts). */
 export const AGENT_SKILLS_DESCRIPTION_CHARS = 1024;
 export const MAX_DESCRIPTION_CHARS = 16 * 1024;
 
 export const SkillFrontmatter = z.object({
-  title: requiredText(200).optional().describe("Display name; default: the `name` field, else the directory name"),
+  title: requiredLine(200).optional().describe("Display name; default: the `name` field, else the directory name"),
   description: requiredText(MAX_DESCRIPTION_CHARS).describe(
     "What the skill does and when to use it (catalog, UI, skill selection); Agent Skills hosts expect at most 1 024 characters. Default: the body's first paragraph",
   ),
-  version: z
-    .string()
-    .max(64)
+  version: line(64)
     .optional()
     .describe("Semantic version such as 1.0.0; absent in Agent Skills documents (then reported as absent)"),
   triggers: z.array(SkillTrigger).max(50).optional().describe("Auto-activation conditions; empty = explicit activation only"),
-  tools: z.array(z.string().min(1).max(128)).max(200).optional().describe("Tool names added to the whitelist while active"),
+  tools: z.array(line(128).min(1)).max(200).optional().describe("Tool names added to the whitelist while active"),
   manualPaths: z
-    .array(z.string().min(1).max(512))
+    .array(line(512).min(1))
     .max(50)
     .optional()
     .describe("Folders (relative to the document root) added to manual_read/manual_list while active"),
   referenceDocs: z.array(SkillReferenceDoc).max(50).optional(),
-  tags: z.array(z.string().min(1).max(64)).max(50).optional(),
+  tags: z.array(line(64).min(1)).max(50).optional(),
   enabled: z.boolean().default(true),
   lifecycle: z.enum(["sticky", "shot"]).default("sticky"),
   run: SkillRun.optional().describe("Where the activation takes effect: inline (default) or a spawned worker"),
@@ -104,7 +122,7 @@ export const SkillFrontmatter = z.object({
     .describe("true: consume the rest of the /skill line as args.text; a list: bind named arguments"),
   activate: commandList.optional().describe("Engine commands fired once on activation"),
   deactivate: commandList.optional().describe("Engine commands fired once on clear (never for lifecycle: shot)"),
-  action: z.string().max(64 * 1024).optional().describe("Turn prompt fired once on fresh activation"),
+  action: text(64 * 1024).optional().describe("Turn prompt fired once on fresh activation"),
   scripts: z.array(SkillScript).max(32).optional(),
   template: z
     .boolean()
@@ -113,16 +131,16 @@ export const SkillFrontmatter = z.object({
       "true: the body is a nunjucks template ({{ args.x }}, {% if %}); false: it reaches the model as written ($ARGUMENTS placeholders still apply when the skill asks for arguments). Default: true when title or version is given (this service's own form), or when arguments, lifecycle, activate, deactivate or action is declared and the body has template syntax; false otherwise (Agent Skills documents)",
     ),
   // Agent Skills (agentskills.io) and Claude Code fields (API.md "Agent Skills documents")
-  name: z.string().max(256).optional().describe("Agent Skills name (or a display name); the skill is always called by its directory name"),
+  name: line(256).optional().describe("Agent Skills name (or a display name); the skill is always called by its directory name"),
   "allowed-tools": z
-    .union([z.string().max(8192), z.array(z.string().min(1).max(512)).max(200)])
+    .union([text(8192), z.array(line(512).min(1)).max(200)])
     .optional()
     .describe("Tools while active: a list, or one string separated by commas and/or spaces; `Bash(git add:*)` permission patterns are kept whole"),
-  license: z.string().max(1024).optional(),
-  compatibility: z.string().max(1024).optional().describe("Agent Skills: environment requirements (informational)"),
-  metadata: z.record(z.string().max(128), z.string().max(4096)).optional(),
-  when_to_use: z.string().max(4096).optional().describe("Claude Code: when the model should use the skill; appended to the description in the catalog"),
-  "argument-hint": z.string().max(256).optional().describe("Claude Code: the arguments the skill expects, shown in pickers (e.g. [issue-number])"),
+  license: line(1024).optional(),
+  compatibility: text(1024).optional().describe("Agent Skills: environment requirements (informational)"),
+  metadata: z.record(line(128), text(4096)).optional(),
+  when_to_use: text(4096).optional().describe("Claude Code: when the model should use the skill; appended to the description in the catalog"),
+  "argument-hint": line(256).optional().describe("Claude Code: the arguments the skill expects, shown in pickers (e.g. [issue-number])"),
   "disable-model-invocation": z.boolean().default(false).describe("true: never in the model's catalog; explicit activation only"),
   "user-invocable": z.boolean().default(true).describe("false: hidden from explicit activation and from prompts; the model may still activate it"),
 });

@@ -2,7 +2,8 @@ import { MAX_PATTERN_TRIGGERS_PER_SKILL, patternCount } from "./triggers/trigger
 import type { YamlPath } from "../yaml/yaml-safety.js";
 import { checkSkillFilePath, sanitizeManualPath } from "./manual-path.js";
 import { parseAllowedTools } from "./allowed-tools.js";
-import { AGENT_SKILLS_DESCRIPTION_CHARS } from "./skill-frontmatter.js";
+import { isServiceTool } from "./service-tool-names.js";
+import { AGENT_SKILLS_DESCRIPTION_CHARS, hasControlCharacters } from "./skill-frontmatter.js";
 import type { SkillArgument, SkillFrontmatterParsed } from "./skill-frontmatter.js";
 import { triggerPatternWarnings } from "./triggers/pattern-dialect.js";
 import { checkTriggerPattern } from "./triggers/skill-trigger-pattern.js";
@@ -134,11 +135,21 @@ function checkTriggers(fm: SkillFrontmatterParsed, report: Report): void {
 }
 
 function checkAllowedTools(fm: SkillFrontmatterParsed, report: Report): void {
-  const { names, problems } = parseAllowedTools(fm["allowed-tools"]);
+  const { names, patterns, problems } = parseAllowedTools(fm["allowed-tools"]);
   for (const problem of problems) report("warning", ["allowed-tools"], problem);
   if (names.length > MAX_TOOLS) report("error", ["allowed-tools"], `must name at most ${MAX_TOOLS} tools`);
   const long = names.find((name) => name.length > MAX_TOOL_NAME);
   if (long !== undefined) report("error", ["allowed-tools"], `tool names must be at most ${MAX_TOOL_NAME} characters`);
+  // The string form splits on line breaks too, so the check is on each entry, permission pattern included.
+  if (patterns.some(hasControlCharacters)) report("error", ["allowed-tools"], "tool names must not contain control characters (escape sequences, tabs or line breaks inside an entry)");
+  checkServiceTools(["allowed-tools"], names, report);
+}
+
+/** A service tool in a skill's list is ignored at turn time (tool-union.ts); the author hears it at save. */
+function checkServiceTools(field: YamlPath, names: readonly string[], report: Report): void {
+  const granted = [...new Set(names.filter(isServiceTool))];
+  if (granted.length === 0) return;
+  report("warning", field, `${granted.map((name) => `'${name}'`).join(", ")}: service tools are not a skill's to grant (the service adds them by its own rules); ignored`);
 }
 
 /** `skillName` is the directory name the document was read from. */
@@ -152,5 +163,6 @@ export function validateSkillFrontmatter(fm: SkillFrontmatterParsed, skillName: 
   checkUniqueness(fm, report);
   checkTriggers(fm, report);
   checkAllowedTools(fm, report);
+  checkServiceTools(["tools"], fm.tools ?? [], report);
   return problems;
 }

@@ -1,3 +1,5 @@
+import { isServiceTool } from "./service-tool-names.js";
+
 /**
  * The tool whitelist and manual paths of a turn (spec §5b, §2 `manualPaths`). Order-preserving
  * and deduplicated; names pass through unchanged.
@@ -15,8 +17,10 @@ interface ToolUnionInput {
 }
 
 /**
- * `(engine ∪ recipe.add) \ recipe.remove ∪ ⋃ skill.tools`. Skills are applied after the removal:
- * a skill that needs a tool the recipe removed gets it, because a skill without its tool is broken.
+ * `(engine ∪ recipe.add) \ recipe.remove ∪ ⋃ (skill.tools \ service tools)`. Skills are applied
+ * after the removal: a skill that needs a tool the recipe removed gets it, because a skill without
+ * its tool is broken. A service tool is never a skill's to grant (service-tool-names.ts): the
+ * engine, the recipe or the service's own rules add it.
  */
 export function composeTools({ engineTools, recipeAdd = [], recipeRemove = [], skills }: ToolUnionInput): string[] {
   const removed = new Set(recipeRemove);
@@ -25,7 +29,7 @@ export function composeTools({ engineTools, recipeAdd = [], recipeRemove = [], s
     if (!removed.has(tool)) tools.add(tool);
   }
   for (const skill of skills) {
-    for (const tool of skill.tools) tools.add(tool);
+    for (const tool of skill.tools) if (!isServiceTool(tool)) tools.add(tool);
   }
   return [...tools];
 }

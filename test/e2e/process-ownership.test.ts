@@ -162,6 +162,15 @@ describe("nobody but the owner receives _user_ content (HTTP)", () => {
     expectNoSecret(`${who} active skills`, active);
   });
 
+  it.each(OTHERS)("answers %s 403 on /mcp with alice's processId, so no MCP tool hands out her process's content (issue 28)", async (who) => {
+    // Act
+    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "e2e", version: "1" } } };
+    const reply = await as[who].send("POST", `/brain/${TENANT}/mcp?projectId=${P1}&processId=${processId}`, { body: initialize });
+
+    // Assess
+    expectForbidden(`${who} mcp`, reply);
+  });
+
   it("refuses bob the metadata of alice's process", async () => {
     // Act
     const metadata = await as.bob.process(TENANT, processId);

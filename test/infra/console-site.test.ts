@@ -93,4 +93,33 @@ describe("web console site", () => {
     expect(markers).toContain(logicalIdOf(deployed.stack, deployed.stack.webSocketApi.api));
     expect(Object.keys(synth.template.findResources("Custom::CDKBucketDeployment"))).toHaveLength(0);
   });
+
+  it("answers with a strict Content-Security-Policy and frame-ancestors 'none' through its own response headers policy (issue 28)", () => {
+    // Prepare
+    const distributionId = logicalIdOf(synth.stack, synth.stack.consoleSite.distribution);
+
+    // Act
+    const policies = synth.template.findResources("AWS::CloudFront::ResponseHeadersPolicy");
+    const [policyId, policy] = Object.entries(policies)[0] ?? [];
+    const security = (policy?.Properties as { ResponseHeadersPolicyConfig: { SecurityHeadersConfig: Record<string, Record<string, unknown>> } } | undefined)?.ResponseHeadersPolicyConfig
+      .SecurityHeadersConfig;
+    const csp = JSON.stringify(security?.ContentSecurityPolicy?.ContentSecurityPolicy);
+
+    // Assess
+    expect(Object.keys(policies)).toHaveLength(1);
+    synth.template.hasResourceProperties("AWS::CloudFront::Distribution", {
+      DistributionConfig: Match.objectLike({ DefaultCacheBehavior: Match.objectLike({ ResponseHeadersPolicyId: { Ref: policyId } }) }),
+    });
+    expect(distributionId).toBeDefined();
+    expect(security?.ContentSecurityPolicy?.Override).toBe(true);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).not.toContain("unsafe-eval");
+    expect(csp).toContain("https://*.execute-api.");
+    expect(csp).toContain("wss://*.execute-api.");
+    expect(security?.FrameOptions).toEqual({ FrameOption: "DENY", Override: true });
+    expect(security?.ContentTypeOptions).toEqual({ Override: true });
+  });
 });

@@ -122,7 +122,8 @@ describe("Agent Skills shapes load, each deviation a warning with its line", () 
 
     // Assess
     expect(result.definition).toBeUndefined();
-    expect(errors(result)[0]).toMatch(/^name: .* looks like a path/);
+    // A control character (the tab) is refused by the schema before the path rule looks (issue 28).
+    expect(errors(result)[0]).toMatch(name.includes("\t") ? /^name: must not contain control characters/ : /^name: .* looks like a path/);
   });
 
   it("still refuses what would break behaviour here: an invalid regex trigger, a bad lifecycle", () => {

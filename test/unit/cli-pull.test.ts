@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -111,5 +111,75 @@ describe("skills pull", () => {
     // Assess
     expect(readFileSync(join(dir, "alpha/SKILL.md"), "utf8")).toBe("newer");
     expect(readFileSync(join(dir, "alpha/mine.md"), "utf8")).toBe("local only");
+  });
+
+  it("never writes a hidden segment, whatever the server lists: a pull into a git work tree leaves .git alone", async () => {
+    // Prepare: what a hostile project-admin stored before the service refused it, or a hostile server answers
+    const api = new FakeDocumentsApi();
+    api.documents.set("_vance/skills/.git/config", Buffer.from("[core]\n\tfsmonitor = touch /tmp/pwned\n"));
+    api.documents.set("_vance/skills/.git/HEAD", Buffer.from("ref: refs/heads/evil\n"));
+    api.documents.set("_vance/skills/.vscode/tasks.json", Buffer.from("{}"));
+    api.documents.set("_vance/skills/alpha/.github/workflows/ci.yml", Buffer.from("on: push"));
+    api.documents.set("_vance/skills/alpha/SKILL.md", Buffer.from("alpha"));
+    const dir = tempDir();
+    mkdirSync(join(dir, ".git"));
+    writeFileSync(join(dir, ".git/config"), "[core]\n");
+
+    // Act
+    const summary = await runPull({ dir, api, io: { err: () => undefined } });
+
+    // Assess
+    expect(summary.written).toBe(1);
+    expect(summary.failed.map((f) => f.path)).toEqual([
+      "_vance/skills/.git/HEAD",
+      "_vance/skills/.git/config",
+      "_vance/skills/.vscode/tasks.json",
+      "_vance/skills/alpha/.github/workflows/ci.yml",
+    ]);
+    expect(summary.failed.every((f) => f.reason.includes("hidden segment"))).toBe(true);
+    expect(readFileSync(join(dir, ".git/config"), "utf8")).toBe("[core]\n");
+    expect(existsSync(join(dir, ".git/HEAD"))).toBe(false);
+    expect(existsSync(join(dir, ".vscode"))).toBe(false);
+    expect(existsSync(join(dir, "alpha/.github"))).toBe(false);
+    expect(api.calls.filter((c) => c.startsWith("GET ") && c.includes("/."))).toEqual([]);
+  });
+
+  it("refuses a symbolic link at the file itself and leaves its target untouched", async () => {
+    // Prepare
+    const api = new FakeDocumentsApi();
+    api.documents.set("_vance/skills/alpha/SKILL.md", Buffer.from("from the server"));
+    const elsewhere = join(tempDir(), "victim.txt");
+    writeFileSync(elsewhere, "mine");
+    const dir = tempDir();
+    mkdirSync(join(dir, "alpha"));
+    symlinkSync(elsewhere, join(dir, "alpha/SKILL.md"));
+
+    // Act
+    const summary = await runPull({ dir, api, io: { err: () => undefined } });
+
+    // Assess
+    expect(summary.failed).toEqual([{ path: "_vance/skills/alpha/SKILL.md", reason: expect.stringContaining("is a symbolic link") }]);
+    expect(readFileSync(elsewhere, "utf8")).toBe("mine");
+    expect(lstatSync(join(dir, "alpha/SKILL.md")).isSymbolicLink()).toBe(true);
+  });
+
+  it("replaces a hard-linked file instead of writing through it, and leaves no temporary file behind", async () => {
+    // Prepare
+    const api = new FakeDocumentsApi();
+    api.documents.set("_vance/skills/alpha/SKILL.md", Buffer.from("from the server"));
+    const outside = tempDir();
+    const dir = tempDir();
+    mkdirSync(join(dir, "alpha"));
+    writeFileSync(join(outside, "victim.txt"), "mine");
+    linkSync(join(outside, "victim.txt"), join(dir, "alpha/SKILL.md"));
+
+    // Act
+    const summary = await runPull({ dir, api, io: { err: () => undefined } });
+
+    // Assess
+    expect(summary).toEqual({ written: 1, skills: 1, failed: [] });
+    expect(readFileSync(join(dir, "alpha/SKILL.md"), "utf8")).toBe("from the server");
+    expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("mine");
+    expect(readdirSync(join(dir, "alpha"))).toEqual(["SKILL.md"]);
   });
 });

@@ -107,6 +107,62 @@ describe("PUT …/documents/{path}", () => {
   });
 });
 
+describe("hidden path segments under _vance/ (issue 28: `skills pull` writes them into a member's folder)", () => {
+  it.each([
+    "_vance/skills/.git/config",
+    "_vance/skills/.git/HEAD",
+    "_vance/skills/.vscode/tasks.json",
+    "_vance/skills/.github/workflows/ci.yml",
+    "_vance/skills/alpha/.env",
+    "_vance/.hidden",
+  ])("PUT %s is 400 INVALID_REQUEST naming the segment, and nothing is written", async (path) => {
+    // Prepare
+    const h = await handlerHarness();
+
+    // Act
+    const reply = await h.call("documents", { method: "PUT", path: docs(PROJECT, path), as: IDENTITIES.padmin, body: "[core]\n\tfsmonitor = touch /tmp/pwned\n" });
+
+    // Assess
+    expect(reply.status).toBe(400);
+    expect(reply.json.error.code).toBe("INVALID_REQUEST");
+    expect(reply.json.error.message).toContain("hidden segment");
+    expect(await h.documents.get(TENANT, PROJECT, path)).toBeUndefined();
+  });
+
+  it("refuses a restore onto a hidden path too, while such a document stored before stays readable and deletable", async () => {
+    // Prepare: written around the API (before this rule existed)
+    const h = await handlerHarness();
+    const path = "_vance/skills/.git/config";
+    await h.documents.put(TENANT, "_user_alice", path, "old");
+    await h.documents.put(TENANT, "_user_alice", path, "new");
+    const [, old] = (await h.documents.versions(TENANT, "_user_alice", path))!;
+
+    // Act
+    const restore = await h.call("documents", { method: "POST", path: docs("_user_alice", `${path}:restore`), body: JSON.stringify({ versionId: old!.versionId }) });
+    const read = await h.call("documents", { method: "GET", path: docs("_user_alice", path) });
+    const removed = await h.call("documents", { method: "DELETE", path: docs("_user_alice", path) });
+
+    // Assess
+    expect(restore.status).toBe(400);
+    expect(restore.json.error.message).toContain("hidden segment");
+    expect(read.status).toBe(200);
+    expect(removed.status).toBe(204);
+  });
+
+  it("still accepts hidden names outside _vance/ and dots inside names under it", async () => {
+    // Prepare
+    const h = await handlerHarness();
+
+    // Act
+    const outside = await h.call("documents", { method: "PUT", path: docs("_user_alice", ".notes/todo.md"), body: "x" });
+    const dotted = await h.call("documents", { method: "PUT", path: docs("_user_alice", "_vance/skills/a.b/notes.v1.md"), body: "x" });
+
+    // Assess
+    expect(outside.status).toBe(200);
+    expect(dotted.status).toBe(200);
+  });
+});
+
 describe("documents: file modes (Skills-File-Mode)", () => {
   it("keeps the mode a PUT gives, answers it on GET and keeps it through a restore", async () => {
     // Prepare

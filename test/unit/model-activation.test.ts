@@ -99,6 +99,28 @@ describe("Turn catalog", () => {
     expect(none.tools).not.toContain(SKILL_ACTIVATE_TOOL);
   });
 
+  it("never lets a skill grant a service tool: tools: [skill_activate] leaves the catalog's tool off in a recipe without a catalog", async () => {
+    // Prepare
+    const h = await withSkills();
+    await h.putFile("_vance/recipes/bare.yaml", "engine: ford\ncatalogBudgetChars: 0\nallowedToolsRemove: [manual_read, manual_list]\n");
+    await h.putSkill("granter", {
+      description: "Grants itself the service's tools",
+      body: "Granter body.",
+      extra: "tools: [skill_activate, skill_search, skill_read_file, skill_reference_doc, manual_read, manual_list, own_tool]\nallowed-tools: skill_activate Read",
+    });
+    const off = await h.spawn("bare");
+    await h.activate(off.processId, "granter");
+
+    // Act
+    const turn = turnOf((await h.compose(off.processId, "hi")).result);
+
+    // Assess
+    expect(turn.catalog.entries).toEqual([]);
+    expect(turn.tools).toEqual(["file_read", "file_list", "web_search", "own_tool", "Read"]);
+    expect(turn.tools).not.toContain(SKILL_ACTIVATE_TOOL);
+    expect(turn.toolSpecs.map((spec) => spec.name)).not.toContain(SKILL_ACTIVATE_TOOL);
+  });
+
   it("keeps the recipe whitelist: a skill the recipe does not allow is no candidate", async () => {
     // Prepare
     const h = await withSkills();

@@ -30,11 +30,12 @@ async function setup() {
   const lane = new InMemoryLane();
   const connections = new InMemoryConnectionStore();
   const push = new RecordingConnectionPush({ connections });
+  const processes = new InMemoryProcessStore();
   let ids = 0;
   const app = createSkillsApp({
     documents,
     bundled: new EmptyLayer(),
-    processes: new InMemoryProcessStore(),
+    processes,
     requests,
     lane,
     renderer: new FakeRenderer(),
@@ -57,7 +58,7 @@ async function setup() {
   const drain = () => lane.drain((message) => app.applyLaneMessage(message, { messageId: message.requestId, groupId: undefined, receiveCount: 1 }));
   const spawn = (projectId = "proj1", tenant = "acme") =>
     app.spawn(tenant, { login: "alice" }, { sessionId: "s1", recipe: "open", projectId });
-  return { app, connections, push, requests, connect, drain, spawn, errors, documents };
+  return { app, connections, push, requests, connect, drain, spawn, errors, documents, processes };
 }
 
 const types = (frames: ServerFrame[]) => frames.map((f) => f.type);
@@ -420,6 +421,29 @@ describe("ws frame router: skill-list", () => {
     expect(frame.active.map((s) => s.name)).toEqual(["alpha"]);
     // The admin does not see Alice's personal skill.
     expect(frame.skills.map((s) => s.name)).toEqual(["alpha", "beta"]);
+  });
+
+  it("gives the owner the active skills' args and a tenant-admin the active skills without them (issue 28: args are the owner's)", async () => {
+    // Prepare
+    const t = await setup();
+    const owner = await t.connect("c1", ALICE);
+    const admin = await t.connect("a1", ADMIN);
+    const p = await t.spawn();
+    await t.app.steerSkill("acme", p.processId, { login: "alice" }, { command: "ACTIVATE", skillName: "alpha" });
+    await t.drain();
+    // Args as a skill that takes them (or a private skill's `run:`) leaves them on the process.
+    await t.processes.update("acme", p.processId, (stored) => ({ ...stored, activeSkills: stored.activeSkills.map((s) => ({ ...s, args: "SECRET-OF-ALICE" })) }));
+
+    // Act
+    await owner({ type: "skill-list", projectId: "proj1", processId: p.processId });
+    await admin({ type: "skill-list", projectId: "proj1", processId: p.processId });
+
+    // Assess
+    const [own] = t.push.framesTo("c1") as unknown as [{ active: { name: string; args?: string | null }[] }];
+    const [admins] = t.push.framesTo("a1") as unknown as [{ active: { name: string; args?: string | null }[] }];
+    expect(own.active).toEqual([expect.objectContaining({ name: "alpha", args: "SECRET-OF-ALICE" })]);
+    expect(admins.active).toEqual([expect.objectContaining({ name: "alpha", activatedBy: "explicit" })]);
+    expect(JSON.stringify(admins)).not.toContain("SECRET-OF-ALICE");
   });
 
   it("refuses a project the caller is not a member of, another tenant's process, and a process of another project", async () => {
