@@ -40,7 +40,7 @@ import type { RequestRecord, RequestStatus, RequestStore } from "../processes/re
 import { engineConfig } from "../recipes/engines.js";
 import type { EngineConfig } from "../recipes/engines.js";
 import { RecipeLoader } from "../recipes/recipe-loader.js";
-import type { ResolvedSkill, SkillProblem } from "../skills/resolved-skill.js";
+import type { ListedSkill, ResolvedSkill, SkillProblem } from "../skills/resolved-skill.js";
 import { SkillLoader } from "../skills/skill-loader.js";
 import { SkillResolver } from "../skills/skill-resolver.js";
 import type { SkillScopeContext } from "../skills/skill-scope.js";
@@ -201,9 +201,9 @@ export interface SkillsApp {
   activeSkills(tenant: string, processId: string): Promise<ActiveSkillRef[]>;
   previewTurn(tenant: string, processId: string, user: LaneUser | null, message?: string, context?: TurnContext): Promise<Turn>;
 
-  listEffective(tenant: string, user: LaneUser | null, projectId?: string): Promise<ResolvedSkill[]>;
+  listEffective(tenant: string, user: LaneUser | null, projectId?: string): Promise<ListedSkill[]>;
   /** listEffective plus every skill document an inner level hides, from the same (memoized) scan. */
-  listEffectiveWithShadowed(tenant: string, user: LaneUser | null, projectId?: string): Promise<{ skills: ResolvedSkill[]; shadowed: CascadeShadowed[] }>;
+  listEffectiveWithShadowed(tenant: string, user: LaneUser | null, projectId?: string): Promise<{ skills: ListedSkill[]; shadowed: CascadeShadowed[] }>;
   /** SkillNotFound when no visible, enabled skill has that name. */
   resolveEffective(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<ResolvedSkill>;
   skillProblems(tenant: string, user: LaneUser | null, projectId?: string): Promise<SkillProblem[]>;

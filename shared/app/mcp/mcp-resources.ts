@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { strictUtf8 } from "../../documents/document-body.js";
-import type { ResolvedSkill } from "../../skills/resolved-skill.js";
+import type { ListedSkill } from "../../skills/resolved-skill.js";
 import { matchSkillFile } from "../../skills/skill-files.js";
 import { SKILL_DOCUMENT_NAME } from "../../skills/skill-paths.js";
 import { RESOURCE_NOT_FOUND } from "./mcp-protocol.js";
@@ -70,7 +70,7 @@ export function parseSkillFileUri(uri: string): { skill: string; path: string } 
 }
 
 /** SKILL.md first, then the listed files (the loader's listing of the pinned layer). */
-export function skillResources(skill: ResolvedSkill): Resource[] {
+export function skillResources(skill: ListedSkill): Resource[] {
   const entry = (path: string, size?: number): Resource => {
     const mimeType = mimeTypeOf(path);
     return {
@@ -85,7 +85,7 @@ export function skillResources(skill: ResolvedSkill): Resource[] {
 }
 
 /** The path as the loader lists it: SKILL.md, or exactly one listed file (never another layer's). */
-export function listedPath(skill: ResolvedSkill, path: string): string {
+export function listedPath(skill: ListedSkill, path: string): string {
   if (path === SKILL_DOCUMENT_NAME) return path;
   const match = matchSkillFile(skill.files ?? [], path);
   if (match.kind !== "found" || match.file.path !== path) throw new McpError(RESOURCE_NOT_FOUND, `Skill '${skill.name}' has no file '${path.slice(0, 200)}'`);
