@@ -92,6 +92,13 @@ type Resolution<TItem> =
 
 const NOTHING = { item: undefined } as const;
 
+/**
+ * Per listing entry made from a prepared outcome: how to make it again from its document, in the
+ * layer it was found in. Module-wide, so any loader (MCP builds one per request) completes an
+ * entry another one listed without reading versions again.
+ */
+const origins = new WeakMap<object, () => Promise<unknown>>();
+
 type Lookup<TDefinition> =
   | { kind: "absent" }
   | { kind: "defective"; problems: CascadeProblem[] }
@@ -125,6 +132,23 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
   load(layers: readonly CascadeLayer[], name: string): Promise<TItem | undefined> {
     if (!this.kind.isName(name)) return Promise.resolve(undefined);
     return this.resolveName(layers, name, layers.map((l) => l.listing), [], false).then((r) => r.item);
+  }
+
+  /**
+   * The item a scan made from a prepared outcome (no document read), made again from its document
+   * in the same layer (the catalogue's layer: a body kept for its ETag costs no read). Undefined
+   * for an item this resolver did not make that way, or whose document is gone or now defective.
+   */
+  async complete(item: TItem): Promise<TItem | undefined> {
+    const origin = typeof item === "object" && item !== null ? origins.get(item) : undefined;
+    if (origin === undefined) return undefined;
+    return origin() as Promise<TItem | undefined>;
+  }
+
+  private async completeAt(at: CascadeLayer, name: string, listing: LayerListing | undefined): Promise<TItem | undefined> {
+    const lookup = await this.lookup(at, name, this.kind.documentPath(name));
+    if (lookup.kind !== "found" || !this.kind.isEnabled(lookup.definition)) return undefined;
+    return this.kind.materialize({ at, name, definition: lookup.definition, warnings: [...lookup.warnings], etag: lookup.etag, doc: lookup.doc, listing });
   }
 
   /**
@@ -210,6 +234,7 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
       }
       if (!this.kind.isEnabled(lookup.definition)) return { item: undefined, winner: i, disabled: true };
       const item = await this.kind.materialize({ at, name, definition: lookup.definition, warnings: [...lookup.warnings], etag: lookup.etag, doc: lookup.doc, listing });
+      if (prepared && typeof item === "object" && item !== null) origins.set(item, () => this.completeAt(at, name, listing));
       return { item, winner: i };
     }
     return NOTHING;

@@ -116,14 +116,17 @@ export class SkillLoader {
 
   /**
    * A listing entry with its body and INLINE references: the entry itself when it has them, else
-   * the skill loaded by name (its SKILL.md read once per ETag, then kept by the catalogue), kept
-   * per entry. Undefined when the skill no longer resolves (it changed since the listing).
+   * made again from its SKILL.md in the entry's layer (read once per ETag, then kept by the
+   * catalogue), kept per entry. Undefined when the skill no longer resolves.
    */
   complete(scope: SkillScopeContext, listed: ListedSkill): Promise<ResolvedSkill | undefined> {
     if (isComplete(listed)) return Promise.resolve(listed);
     const kept = this.completed.get(listed);
     if (kept !== undefined) return kept;
-    const loading = this.load(scope, listed.name);
+    // From the entry's own layer (no second version read); by name when the entry was not made here.
+    const loading = this.documents
+      .complete(listed as ResolvedSkill)
+      .then((skill) => skill ?? this.load(scope, listed.name));
     this.completed.set(listed, loading);
     loading.catch(() => this.completed.delete(listed));
     return loading;
