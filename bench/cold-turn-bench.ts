@@ -21,7 +21,8 @@ import { seed, subject } from "./catalogue-bench.js";
 import { shippedLaneWorker } from "./shipped-lane-worker.js";
 
 const execFileAsync = promisify(execFile);
-const SKILLS = 1000;
+/** Catalogue sizes measured (issue 27: flat cost at any size); COLD_TURN_SKILLS=1000 runs one. */
+const SIZES = (process.env.COLD_TURN_SKILLS ?? "100,1000,10000").split(",").map(Number);
 const TENANT = "coldturn";
 const USER = { login: "bench" };
 const credentials = { accessKeyId: "bench", secretAccessKey: "bench" };
@@ -32,6 +33,12 @@ const credentials = { accessKeyId: "bench", secretAccessKey: "bench" };
  * listed and read from S3. Reported: import → first turn applied.
  */
 export async function benchColdTurn(): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const size of SIZES) rows.push(...(await benchColdTurnAt(size)));
+  return rows;
+}
+
+async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const emulators = await startEmulators({ host: "127.0.0.1" });
   const clients = localClients(emulators.endpoints, "us-east-1", credentials);
@@ -54,7 +61,7 @@ export async function benchColdTurn(): Promise<BenchRow[]> {
       ...process.env,
       ...localEnvironment({ emulators, resources, region: "us-east-1", credentials, managementEndpoint: "http://127.0.0.1:9", jwtSecret: "bench-secret" }),
       SKILLS_BUNDLED_DIR: join(dir, "bundled"),
-      POWERTOOLS_LOG_LEVEL: "SILENT",
+      POWERTOOLS_LOG_LEVEL: process.env.COLD_TURN_LOG_LEVEL ?? "SILENT",
       NODE_OPTIONS: "--enable-source-maps",
     };
     const samples: number[] = [];
@@ -82,10 +89,11 @@ export async function benchColdTurn(): Promise<BenchRow[]> {
       const result = await execFileAsync(process.execPath, ["--input-type=module", "-e", probe], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
       const elapsed = Number.parseFloat(result.stdout);
       if (!Number.isFinite(elapsed)) throw new Error(`cold turn printed no time: ${result.stderr.slice(0, 2000)}`);
+      if (process.env.COLD_TURN_LOG_LEVEL) console.error(result.stderr.slice(0, 3000), result.stdout.slice(0, 3000));
       samples.push(elapsed);
     }
     return [
-      { metric: `cold_first_turn_ms_lane-worker_${SKILLS}`, ...repeated(samples), baseline: null, unit: "ms", note: `lane-worker bundle, fresh node: import + first turn.compose, catalogue of ${SKILLS} skills listed and read from S3` },
+      { metric: `cold_first_turn_ms_lane-worker_${SKILLS}`, ...repeated(samples), baseline: null, unit: "ms", note: `lane-worker bundle, fresh node: import + first turn.compose, catalogue of ${SKILLS} skills from the level snapshot (the first run lists, reads and writes it)` },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

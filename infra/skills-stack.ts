@@ -152,6 +152,8 @@ export class SkillsStack extends Stack {
     // Every turn and activation of a pinned process reads its pinned SKILL.md version.
     documents.grantReadVersion(functions["lane-worker"]);
     table.grantReadWriteItems(functions["lane-worker"]);
+    // Cold instances read level snapshots and write a missing or stale one (issue 27).
+    for (const name of ["lane-worker", "http-processes", "http-tools", "http-mcp"] as const) documents.grantLevelSnapshots(functions[name]);
     // Spawn enqueues `process.spawnActivate` on the child's lane.
     lane.grantSendMessages(functions["lane-worker"]);
     lane.grantParkMessages(functions["lane-worker"]);

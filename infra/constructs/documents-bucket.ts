@@ -82,6 +82,15 @@ export class DocumentsBucket extends Construct {
     return Grant.addToPrincipal({ grantee: user, actions: ["s3:ListBucketVersions"], resourceArns: [this.bucket.bucketArn] });
   }
 
+  /**
+   * Level snapshots (issue 27, `catalogue-snapshots/*`, outside the documents): read by a cold
+   * catalogue, written (and the replaced one deleted) when it found its snapshot missing or stale.
+   * Only for functions that may also move the pointer on the version item (UpdateItem).
+   */
+  grantLevelSnapshots(user: ResourceUser): Grant {
+    return Grant.addToPrincipal({ grantee: user, actions: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], resourceArns: [this.bucket.arnForObjects("catalogue-snapshots/*")] });
+  }
+
   private documentsArn(): string {
     return this.bucket.arnForObjects(`${DocumentsBucket.KEY_PREFIX}*`);
   }

@@ -1,3 +1,4 @@
+import type { LevelSnapshotStore } from "../catalogue/level-snapshot-store.js";
 import { TooManyRequests } from "../errors.js";
 import { DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY, DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY, InMemoryWaitSlots } from "../processes/wait-slots.js";
 import type { WaitSlots } from "../processes/wait-slots.js";
@@ -40,8 +41,8 @@ import type { RequestRecord, RequestStatus, RequestStore } from "../processes/re
 import { engineConfig } from "../recipes/engines.js";
 import type { EngineConfig } from "../recipes/engines.js";
 import { RecipeLoader } from "../recipes/recipe-loader.js";
-import type { ResolvedSkill, SkillProblem } from "../skills/resolved-skill.js";
-import { SkillLoader } from "../skills/skill-loader.js";
+import type { ListedSkill, ResolvedSkill, SkillProblem } from "../skills/resolved-skill.js";
+import { SkillLoader, skillDocumentPreparer } from "../skills/skill-loader.js";
 import { SkillResolver } from "../skills/skill-resolver.js";
 import type { SkillScopeContext } from "../skills/skill-scope.js";
 import { SkillTriggerMatcher } from "../skills/triggers/skill-trigger-matcher.js";
@@ -79,6 +80,11 @@ export interface SkillsAppDeps {
    * (catalogueChangeNotifier, bumpForS3Event).
    */
   catalogueVersions?: CatalogueVersions;
+  /**
+   * With the warm catalogue: where level snapshots live (issue 27). A cold instance then reads one
+   * object per level instead of listing it and reading every SKILL.md; without it, it lists.
+   */
+  levelSnapshots?: LevelSnapshotStore;
   /**
    * With the warm catalogue: reads a turn's process and its level versions in one round trip
    * (DynamoDBProcessVersionsReader: both live in the table). Default: `processes` and
@@ -206,9 +212,9 @@ export interface SkillsApp {
   activeSkills(tenant: string, processId: string): Promise<ActiveSkillRef[]>;
   previewTurn(tenant: string, processId: string, user: LaneUser | null, message?: string, context?: TurnContext): Promise<Turn>;
 
-  listEffective(tenant: string, user: LaneUser | null, projectId?: string): Promise<ResolvedSkill[]>;
+  listEffective(tenant: string, user: LaneUser | null, projectId?: string): Promise<ListedSkill[]>;
   /** listEffective plus every skill document an inner level hides, from the same (memoized) scan. */
-  listEffectiveWithShadowed(tenant: string, user: LaneUser | null, projectId?: string): Promise<{ skills: ResolvedSkill[]; shadowed: CascadeShadowed[] }>;
+  listEffectiveWithShadowed(tenant: string, user: LaneUser | null, projectId?: string): Promise<{ skills: ListedSkill[]; shadowed: CascadeShadowed[] }>;
   /** SkillNotFound when no visible, enabled skill has that name. */
   resolveEffective(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<ResolvedSkill>;
   skillProblems(tenant: string, user: LaneUser | null, projectId?: string): Promise<SkillProblem[]>;
@@ -228,7 +234,14 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
   const events = deps.events ?? new NoopProcessEvents();
   const bundled = deps.bundled ?? new BundledDocumentLayer();
   const catalogue = deps.catalogueVersions
-    ? new DocumentCatalogue({ store: deps.documents, bundled, versions: deps.catalogueVersions, ...(deps.logger ? { logger: deps.logger } : {}) })
+    ? new DocumentCatalogue({
+        store: deps.documents,
+        bundled,
+        versions: deps.catalogueVersions,
+        preparer: skillDocumentPreparer,
+        ...(deps.levelSnapshots ? { snapshots: deps.levelSnapshots } : {}),
+        ...(deps.logger ? { logger: deps.logger } : {}),
+      })
     : undefined;
   const sources = { store: deps.documents, bundled, catalogue };
   const skills = new SkillResolver(new SkillLoader(sources));

@@ -1,8 +1,22 @@
-import type { CascadeLayer, CascadeLevel } from "../documents/cascade-layers.js";
+import { randomUUID } from "node:crypto";
+import { mapWithConcurrency, type CascadeLayer, type CascadeLevel, type DocumentPreparer, type PreparedDocument } from "../documents/cascade-layers.js";
+import { isTransientServiceError } from "../support/transient-errors.js";
 import { validateDocumentPath, validateDocumentPrefix } from "../documents/document-path.js";
 import type { DocumentLayer, DocumentRef, StoredDocument } from "../documents/document-store.js";
 import { messageOf } from "../documents/cascade-resolver.js";
-import { CATALOGUE_PREFIX } from "./catalogue-versions.js";
+import { CATALOGUE_PREFIX, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
+import { decodeLevelSnapshot, encodeLevelSnapshot, type LevelSnapshotContent } from "./level-snapshot-codec.js";
+import { levelSnapshotKey, type LevelSnapshotStore } from "./level-snapshot-store.js";
+
+/** Documents read and parsed at once while a level's outcomes are prepared. */
+const PREPARE_CONCURRENCY = 16;
+
+/** What a store level needs to read and write its snapshot (issue 27); absent for the RESOURCE level. */
+export interface LevelSnapshotAccess {
+  tenant: string;
+  store: LevelSnapshotStore;
+  versions: CatalogueVersions;
+}
 
 /** A body above this is read again on every lookup instead of being kept (only a defective document is that big). */
 const MAX_KEPT_BODY_BYTES = 2 * 1024 * 1024;
@@ -16,6 +30,8 @@ export interface LevelSnapshot {
   readonly refs: readonly DocumentRef[];
   /** The level as a cascade layer answering from this listing and the level's bodies. */
   readonly cascadeLayer: CascadeLayer;
+  /** Parse outcomes by path (with a preparer): what a level snapshot stores besides `refs`. */
+  readonly prepared?: ReadonlyMap<string, PreparedDocument> | undefined;
 }
 
 const sameRefs = (a: readonly DocumentRef[], b: readonly DocumentRef[]): boolean =>
@@ -38,16 +54,24 @@ export class CatalogueLevel {
     readonly level: CascadeLevel,
     private readonly raw: DocumentLayer,
     private readonly logger: CatalogueLogger,
+    private readonly preparer?: DocumentPreparer,
+    private readonly snapshots?: LevelSnapshotAccess,
   ) {}
 
   /**
    * Lists the level again. A caller with the same known version joins a listing already under
    * way: it was started after someone read that version, so it reflects every write the version
    * counts. The snapshot object is kept when the listing did not change (stable identities).
+   *
+   * With a preparer, every SKILL.md of the listing gets its parse outcome (kept ones by ETag, the
+   * rest read and parsed once). With snapshot access, a cold level whose stored snapshot is at
+   * `version` is installed from that one object (no listing, no document read); a missing, stale
+   * or unreadable one is listed, diffed by ETag against what the stored one still tells, and
+   * written anew (conditionally on the version item: a stale rebuild never wins).
    */
-  refresh(token: string | undefined): Promise<LevelSnapshot> {
+  refresh(token: string | undefined, version?: LevelVersion): Promise<LevelSnapshot> {
     if (token !== undefined && this.refreshing?.token === token) return this.refreshing.promise;
-    const promise = this.raw.list(CATALOGUE_PREFIX).then((refs) => this.install(refs, token));
+    const promise = this.load(token, version);
     const entry = { token, promise };
     this.refreshing = entry;
     const settle = (): void => {
@@ -57,9 +81,79 @@ export class CatalogueLevel {
     return promise;
   }
 
-  private install(refs: DocumentRef[], token: string | undefined): LevelSnapshot {
+  private async load(token: string | undefined, version: LevelVersion | undefined): Promise<LevelSnapshot> {
+    const cold = this.snapshot === undefined;
+    const pointer = version?.snapshot;
+    let stored: LevelSnapshotContent | undefined;
+    let unreadable: string | undefined;
+    if (cold && this.snapshots && this.preparer && pointer && token !== undefined) {
+      try {
+        const bytes = await this.snapshots.store.get(pointer.key);
+        if (bytes !== undefined) stored = decodeLevelSnapshot(bytes);
+        else this.logger.warn("Level snapshot missing: listing the level", { project: this.level.project, key: pointer.key });
+      } catch (error) {
+        unreadable = pointer.key;
+        this.logger.warn("Level snapshot unreadable: listing the level and writing it again", { project: this.level.project, key: pointer.key, error: messageOf(error) });
+      }
+      if (stored && version && stored.version === version.version && stored.changedAt === version.changedAt) {
+        return this.install(stored.refs, token, stored.prepared);
+      }
+    }
+    const refs = await this.raw.list(CATALOGUE_PREFIX);
+    const prepared = this.preparer ? await this.prepareAll(refs, stored?.prepared ?? this.snapshot?.prepared) : undefined;
+    const snapshot = this.install(refs, token, prepared);
+    if (cold && prepared && version && token !== undefined && (pointer === undefined || pointer.version < version.version || unreadable !== undefined)) {
+      await this.write({ version: version.version, changedAt: version.changedAt, refs: snapshot.refs, prepared }, pointer?.key, unreadable);
+    }
+    return snapshot;
+  }
+
+  /** Stores the snapshot and moves the level's pointer to it; a failure only costs the next cold start a listing. */
+  private async write(content: LevelSnapshotContent, previous: string | undefined, unreadable: string | undefined): Promise<void> {
+    const access = this.snapshots;
+    if (!access?.versions.pointSnapshot) return;
+    const key = levelSnapshotKey(access.tenant, this.level.project, content.version, randomUUID());
+    try {
+      await access.store.put(key, encodeLevelSnapshot(content));
+      const moved = await access.versions.pointSnapshot(access.tenant, this.level.project, { version: content.version, key }, unreadable);
+      // The loser's object, or the winner's predecessor, is no one's snapshot any more.
+      const orphan = moved ? previous : key;
+      if (orphan !== undefined) await access.store.delete(orphan).catch(() => undefined);
+    } catch (error) {
+      this.logger.warn("Level snapshot not written: the next cold start lists the level", { project: this.level.project, error: messageOf(error) });
+    }
+  }
+
+  /** Parse outcomes of the listing's prepared documents: kept ones by ETag, the others read (bodies kept) and parsed. */
+  private async prepareAll(refs: readonly DocumentRef[], known: ReadonlyMap<string, PreparedDocument> | undefined): Promise<Map<string, PreparedDocument>> {
+    const preparer = this.preparer!;
+    const listing: ReadonlyMap<string, DocumentRef> = new Map(refs.map((ref) => [ref.path, ref]));
+    const wanted = refs.filter((ref) => preparer.handles(ref.path));
+    const outcomes = await mapWithConcurrency(wanted, PREPARE_CONCURRENCY, async (ref): Promise<PreparedDocument | undefined> => {
+      const kept = known?.get(ref.path);
+      if (kept !== undefined && kept.etag === ref.etag) return kept;
+      let doc: StoredDocument | undefined;
+      try {
+        doc = await this.read(ref.path, listing);
+      } catch (error) {
+        if (isTransientServiceError(error)) throw error;
+        return { etag: ref.etag, outcome: { ok: false, findings: [{ message: `could not be read: ${messageOf(error)}` }] } };
+      }
+      // Gone since the listing: left to the lookup, which finds it absent.
+      if (doc === undefined || doc.etag !== ref.etag) return undefined;
+      return { etag: doc.etag, outcome: preparer.prepare(ref.path, doc) };
+    });
+    const prepared = new Map<string, PreparedDocument>();
+    wanted.forEach((ref, i) => {
+      const outcome = outcomes[i];
+      if (outcome !== undefined) prepared.set(ref.path, outcome);
+    });
+    return prepared;
+  }
+
+  private install(refs: readonly DocumentRef[], token: string | undefined, prepared?: ReadonlyMap<string, PreparedDocument>): LevelSnapshot {
     const current = this.snapshot;
-    const snapshot = current && sameRefs(current.refs, refs) ? current : this.snapshotOf(refs);
+    const snapshot = current && sameRefs(current.refs, refs) && current.prepared?.size === prepared?.size ? current : this.snapshotOf(refs, prepared);
     this.snapshot = snapshot;
     this.token = token;
     const listing = snapshot.cascadeLayer.listing!;
@@ -67,7 +161,7 @@ export class CatalogueLevel {
     return snapshot;
   }
 
-  private snapshotOf(refs: DocumentRef[]): LevelSnapshot {
+  private snapshotOf(refs: readonly DocumentRef[], prepared?: ReadonlyMap<string, PreparedDocument>): LevelSnapshot {
     const frozen = Object.freeze(refs.map((ref) => Object.freeze({ path: ref.path, etag: ref.etag, size: ref.size })));
     const listing: ReadonlyMap<string, DocumentRef> = new Map(frozen.map((ref) => [ref.path, ref]));
     const layer: DocumentLayer = {
@@ -78,7 +172,7 @@ export class CatalogueLevel {
         return frozen.filter((ref) => ref.path.startsWith(prefix));
       },
     };
-    return { refs: frozen, cascadeLayer: { ...this.level, layer, listing } };
+    return { refs: frozen, prepared, cascadeLayer: { ...this.level, layer, listing, prepared } };
   }
 
   /** Absent unless listed; a kept body with the listed ETag is served without a read. */

@@ -13,6 +13,14 @@ export interface LevelVersion {
   version: number;
   /** ISO time of the last bump; tells a counter that was reset apart from the one seen before. */
   changedAt: string | null;
+  /** The level's latest snapshot (issue 27), when one was written; it may be older than `version`. */
+  snapshot?: SnapshotPointer | undefined;
+}
+
+/** Which snapshot object holds a level's listing and parse outcomes, and the version it was taken at. */
+export interface SnapshotPointer {
+  version: number;
+  key: string;
 }
 
 export const UNVERSIONED: LevelVersion = Object.freeze({ version: 0, changedAt: null });
@@ -25,6 +33,12 @@ export interface CatalogueVersions {
    * the read started is seen); a level never bumped is UNVERSIONED. One round trip for all of them.
    */
   read(tenant: string, projects: readonly string[]): Promise<Map<string, LevelVersion>>;
+  /**
+   * Points the level at a newer snapshot: only when the current pointer is older than
+   * `pointer.version`, or is `replacing` (a snapshot found unreadable). Resolves to whether it
+   * moved; a stale writer loses. Optional: without it no snapshot is written.
+   */
+  pointSnapshot?(tenant: string, project: string, pointer: SnapshotPointer, replacing?: string): Promise<boolean>;
 }
 
 /** What a snapshot remembers of the version it was taken at. */

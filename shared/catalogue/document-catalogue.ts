@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { LRUCache } from "lru-cache";
-import type { CascadeCatalogue, CascadeLevel, CascadeView, StaleLevel } from "../documents/cascade-layers.js";
+import type { CascadeCatalogue, CascadeLevel, CascadeView, DocumentPreparer, StaleLevel } from "../documents/cascade-layers.js";
+import type { LevelSnapshotStore } from "./level-snapshot-store.js";
 import { cascadeLevels } from "../documents/cascade-layers.js";
 import { messageOf } from "../documents/cascade-resolver.js";
 import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
@@ -19,6 +20,10 @@ export interface DocumentCatalogueOptions {
   logger?: CatalogueLogger;
   /** Levels (tenant × project) kept; the least recently used one is dropped beyond it. */
   maxLevels?: number;
+  /** Parses the documents a level snapshot keeps (skills: `skillDocumentPreparer`); without it every scan reads the documents. */
+  preparer?: DocumentPreparer;
+  /** Where level snapshots are stored (issue 27); without it (or without a preparer) none is read or written. */
+  snapshots?: LevelSnapshotStore;
 }
 
 /** Versions a caller read itself for the lookups it runs (see DocumentCatalogue.withVersions). */
@@ -55,12 +60,18 @@ export class DocumentCatalogue implements CascadeCatalogue {
   private readonly batch: VersionReadBatch;
   private readonly levels: LRUCache<string, CatalogueLevel>;
   private readonly primed = new AsyncLocalStorage<PrimedVersions>();
+  private readonly versions: CatalogueVersions;
+  private readonly preparer: DocumentPreparer | undefined;
+  private readonly snapshots: LevelSnapshotStore | undefined;
 
   constructor(options: DocumentCatalogueOptions) {
     this.store = options.store;
     this.bundled = options.bundled;
     this.logger = options.logger ?? console;
     this.batch = new VersionReadBatch(options.versions);
+    this.versions = options.versions;
+    this.preparer = options.preparer;
+    this.snapshots = options.snapshots;
     this.levels = new LRUCache({ max: options.maxLevels ?? DEFAULT_MAX_LEVELS });
   }
 
@@ -84,7 +95,10 @@ export class DocumentCatalogue implements CascadeCatalogue {
       levels.filter((l) => l.source !== "RESOURCE").map((l) => l.project),
     );
     const served = await Promise.all(
-      levels.map((level) => this.serve(tenant, level, level.source === "RESOURCE" ? RESOURCE_TOKEN : tokens.get(level.project))),
+      levels.map((level) => {
+        const version = level.source === "RESOURCE" ? undefined : tokens.get(level.project);
+        return this.serve(tenant, level, level.source === "RESOURCE" ? RESOURCE_TOKEN : version && versionToken(version), version);
+      }),
     );
     return {
       layers: served.map((s) => s.snapshot.cascadeLayer),
@@ -94,20 +108,20 @@ export class DocumentCatalogue implements CascadeCatalogue {
   }
 
   /** A level without a token has an unknown version: it is listed afresh. */
-  private async tokensOf(tenant: string, projects: string[]): Promise<Map<string, string>> {
+  private async tokensOf(tenant: string, projects: string[]): Promise<Map<string, LevelVersion>> {
     const primed = this.primed.getStore();
     const known = primed?.tenant === tenant ? primed.versions : undefined;
-    const tokens = new Map<string, string>();
+    const tokens = new Map<string, LevelVersion>();
     const missing: string[] = [];
     for (const project of projects) {
       const version = known?.get(project);
-      if (version) tokens.set(project, versionToken(version));
+      if (version) tokens.set(project, version);
       else missing.push(project);
     }
     if (missing.length === 0) return tokens;
     try {
       const versions = await this.batch.read(tenant, missing);
-      for (const [project, version] of versions) tokens.set(project, versionToken(version));
+      for (const [project, version] of versions) tokens.set(project, version);
     } catch (error) {
       this.logger.warn("Catalogue versions unavailable: listing the unvalidated levels of the scope", { tenant, error: messageOf(error) });
     }
@@ -115,11 +129,11 @@ export class DocumentCatalogue implements CascadeCatalogue {
   }
 
   /** `token` undefined: the version is unknown, so only a fresh listing will do. */
-  private async serve(tenant: string, level: CascadeLevel, token: string | undefined): Promise<{ snapshot: LevelSnapshot; stale?: StaleLevel }> {
+  private async serve(tenant: string, level: CascadeLevel, token: string | undefined, version?: LevelVersion): Promise<{ snapshot: LevelSnapshot; stale?: StaleLevel }> {
     const entry = this.entryFor(tenant, level);
     if (token !== undefined && entry.snapshot && entry.token === token) return { snapshot: entry.snapshot };
     try {
-      return { snapshot: await entry.refresh(token) };
+      return { snapshot: await entry.refresh(token, version) };
     } catch (error) {
       const previous = entry.snapshot;
       if (!previous) throw new CatalogueUnavailable(tenant, level.project, { cause: error });
@@ -134,7 +148,8 @@ export class DocumentCatalogue implements CascadeCatalogue {
     let entry = this.levels.get(key);
     if (!entry) {
       const raw = level.source === "RESOURCE" ? this.bundled : new StoreDocumentLayer(this.store, tenant, level.project);
-      entry = new CatalogueLevel(level, raw, this.logger);
+      const snapshots = level.source !== "RESOURCE" && this.snapshots ? { tenant, store: this.snapshots, versions: this.versions } : undefined;
+      entry = new CatalogueLevel(level, raw, this.logger, this.preparer, snapshots);
       this.levels.set(key, entry);
     }
     return entry;

@@ -1,4 +1,5 @@
 import { BatchGetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { validateProjectName, validateTenantId } from "../documents/document-path.js";
 import { documentClientOf } from "../aws/dynamodb-client.js";
@@ -6,7 +7,7 @@ import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import type { TableKey } from "../aws/dynamodb-keys.js";
 import { jitteredBackoffMs, sleep, type BackoffPolicy, type Sleep } from "../support/retry-backoff.js";
 import { CatalogueVersionsUnavailable } from "./catalogue-errors.js";
-import { UNVERSIONED, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
+import { UNVERSIONED, type CatalogueVersions, type LevelVersion, type SnapshotPointer } from "./catalogue-versions.js";
 
 /** Same rule as processes/dynamodb-keys.ts: URI-encoded parts, so `#` cannot forge another key. */
 const part = (value: string): string => encodeURIComponent(value);
@@ -61,6 +62,35 @@ export class DynamoDBCatalogueVersions implements CatalogueVersions {
     return toLevelVersion(out.Attributes);
   }
 
+  /** One conditional UpdateItem on the version item: the pointer only ever moves to a newer snapshot. */
+  async pointSnapshot(tenant: string, project: string, pointer: SnapshotPointer, replacing?: string): Promise<boolean> {
+    validateTenantId(tenant);
+    validateProjectName(project);
+    try {
+      await this.documents.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: levelVersionKey(tenant, project),
+          UpdateExpression: "SET #snapshot = :snapshot, #entity = :entity, #tenant = :tenant, #project = :project",
+          ConditionExpression: "attribute_not_exists(#snapshot) OR #snapshot.#version < :version OR #snapshot.#key = :replacing",
+          ExpressionAttributeNames: { "#snapshot": "snapshot", "#version": "version", "#key": "key", "#entity": "entity", "#tenant": "tenant", "#project": "project" },
+          ExpressionAttributeValues: {
+            ":snapshot": { version: pointer.version, key: pointer.key },
+            ":version": pointer.version,
+            ":replacing": replacing ?? "",
+            ":entity": "levelVersion",
+            ":tenant": tenant,
+            ":project": project,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException") return false;
+      throw error;
+    }
+  }
+
   async read(tenant: string, projects: readonly string[]): Promise<Map<string, LevelVersion>> {
     validateTenantId(tenant);
     const byPk = new Map<string, string>();
@@ -77,8 +107,8 @@ export class DynamoDBCatalogueVersions implements CatalogueVersions {
             [this.tableName]: {
               Keys: keys,
               ConsistentRead: true,
-              ProjectionExpression: "pk, #version, #changedAt",
-              ExpressionAttributeNames: { "#version": "version", "#changedAt": "changedAt" },
+              ProjectionExpression: "pk, #version, #changedAt, #snapshot",
+              ExpressionAttributeNames: { "#version": "version", "#changedAt": "changedAt", "#snapshot": "snapshot" },
             },
           },
         }),
@@ -95,5 +125,8 @@ export class DynamoDBCatalogueVersions implements CatalogueVersions {
 
 export function toLevelVersion(item: Record<string, unknown> | undefined): LevelVersion {
   const version = typeof item?.version === "number" ? item.version : 0;
-  return { version, changedAt: typeof item?.changedAt === "string" ? item.changedAt : null };
+  const level: LevelVersion = { version, changedAt: typeof item?.changedAt === "string" ? item.changedAt : null };
+  const snapshot = item?.snapshot as { version?: unknown; key?: unknown } | undefined;
+  if (snapshot && typeof snapshot.version === "number" && typeof snapshot.key === "string") level.snapshot = { version: snapshot.version, key: snapshot.key };
+  return level;
 }

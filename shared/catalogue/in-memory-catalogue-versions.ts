@@ -1,5 +1,5 @@
 import { validateProjectName, validateTenantId } from "../documents/document-path.js";
-import { UNVERSIONED, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
+import { UNVERSIONED, type CatalogueVersions, type LevelVersion, type SnapshotPointer } from "./catalogue-versions.js";
 
 /** CatalogueVersions in process memory: unit tests, and the local stack without DynamoDB. */
 export class InMemoryCatalogueVersions implements CatalogueVersions {
@@ -9,9 +9,20 @@ export class InMemoryCatalogueVersions implements CatalogueVersions {
 
   async bump(tenant: string, project: string): Promise<LevelVersion> {
     const key = levelKey(tenant, project);
-    const next = { version: (this.levels.get(key)?.version ?? 0) + 1, changedAt: this.clock().toISOString() };
+    const current = this.levels.get(key);
+    const next: LevelVersion = { version: (current?.version ?? 0) + 1, changedAt: this.clock().toISOString() };
+    if (current?.snapshot) next.snapshot = current.snapshot;
     this.levels.set(key, next);
     return { ...next };
+  }
+
+  async pointSnapshot(tenant: string, project: string, pointer: SnapshotPointer, replacing?: string): Promise<boolean> {
+    const key = levelKey(tenant, project);
+    const current = this.levels.get(key) ?? UNVERSIONED;
+    const at = current.snapshot;
+    if (at && at.version >= pointer.version && at.key !== replacing) return false;
+    this.levels.set(key, { ...current, snapshot: { ...pointer } });
+    return true;
   }
 
   async read(tenant: string, projects: readonly string[]): Promise<Map<string, LevelVersion>> {

@@ -57,6 +57,11 @@ export class CascadeDocuments<TDefinition, TItem extends CascadeItem> {
     return item && markStale(item, view.stale);
   }
 
+  /** A scan's entry made again from its document (CascadeDocumentResolver.complete); undefined when it cannot be. */
+  complete(item: TItem): Promise<TItem | undefined> {
+    return this.resolver.complete(item);
+  }
+
   async scan(scope: SkillScopeContext): Promise<CascadeScan<TItem>> {
     const catalogue = this.sources.catalogue;
     if (!catalogue) return this.resolver.scan(cascadeLayers(scope, this.sources));

@@ -1,7 +1,7 @@
-import { InvalidRequest } from "../errors.js";
+import { InvalidRequest, type DocumentProblem } from "../errors.js";
 import type { SkillScope, SkillScopeContext } from "../skills/skill-scope.js";
 import { TENANT_PROJECT, userProject } from "../skills/skill-scope.js";
-import type { DocumentLayer, DocumentRef, DocumentStore } from "./document-store.js";
+import type { DocumentLayer, DocumentRef, DocumentStore, StoredDocument } from "./document-store.js";
 import { validateLogin, validateProjectId, validateTenantId } from "./document-path.js";
 import { StoreDocumentLayer } from "./store-document-layer.js";
 
@@ -28,6 +28,31 @@ export interface CascadeLayer extends CascadeLevel {
    * path. A path it does not hold is absent, so a lookup skips the layer without a read.
    */
   listing?: ReadonlyMap<string, DocumentRef> | undefined;
+  /**
+   * Set by a catalogue with a level snapshot: per document path, the parse outcome of the
+   * document with that ETag, body left out. A scan takes it instead of reading the document, so
+   * a cold listing reads no SKILL.md; a lookup that needs the body still reads it.
+   */
+  prepared?: ReadonlyMap<string, PreparedDocument> | undefined;
+}
+
+/**
+ * A document's parse outcome as a level snapshot keeps it (JSON-safe): the definition without its
+ * body (`definition` is the kind's definition minus `body`), or the findings that make it defective.
+ */
+export interface PreparedDocument {
+  etag: string;
+  outcome:
+    | { ok: true; definition: unknown; warnings: DocumentProblem[] }
+    | { ok: false; findings: { line?: number | undefined; message: string }[] };
+}
+
+/** What a catalogue prepares per document (skills: shared/skills/skill-loader.ts `skillDocumentPreparer`). */
+export interface DocumentPreparer {
+  /** Whether `path` is a document this preparer parses (e.g. `_vance/skills/<name>/SKILL.md`). */
+  handles(path: string): boolean;
+  /** The outcome for the document read at `path`; never throws for bad content. */
+  prepare(path: string, doc: StoredDocument): PreparedDocument["outcome"];
 }
 
 /** Where a document was found: enough to read siblings from the same layer later (layer pinning). */

@@ -3,7 +3,7 @@ import type { DocumentProblem } from "../errors.js";
 import { SKILL_SCOPES_INNER_FIRST, type SkillScope } from "../skills/skill-scope.js";
 import { strictUtf8 } from "./document-body.js";
 import type { DocumentRef, StoredDocument } from "./document-store.js";
-import { mapWithConcurrency, type CascadeLayer } from "./cascade-layers.js";
+import { mapWithConcurrency, type CascadeLayer, type PreparedDocument } from "./cascade-layers.js";
 
 /** A document the cascade skipped, and why (skills: SkillProblem, recipes: RecipeProblem). */
 export interface CascadeProblem {
@@ -44,7 +44,13 @@ export interface FoundDocument<TDefinition> {
   name: string;
   definition: TDefinition;
   warnings: DocumentProblem[];
-  doc: StoredDocument;
+  /** ETag of the document the definition was parsed from. */
+  etag: string;
+  /**
+   * The document itself; absent when the definition came from the layer's prepared outcomes (a
+   * level snapshot): then `definition` carries no body, and the item is a listing entry only.
+   */
+  doc?: StoredDocument | undefined;
   /** The layer's listing when the lookup had one: a sibling it does not hold is absent. */
   listing: LayerListing | undefined;
 }
@@ -73,7 +79,8 @@ export interface CascadeDocumentKind<TDefinition, TItem> {
   foldName?(name: string): string;
 }
 
-type ParseOutcome<TDefinition> =
+/** A document parsed and validated: its definition and warnings, or why it is defective. JSON-safe. */
+export type ParseOutcome<TDefinition> =
   | { ok: true; definition: TDefinition; warnings: DocumentProblem[] }
   | { ok: false; findings: { line?: number | undefined; message: string }[] };
 
@@ -85,10 +92,17 @@ type Resolution<TItem> =
 
 const NOTHING = { item: undefined } as const;
 
+/**
+ * Per listing entry made from a prepared outcome: how to make it again from its document, in the
+ * layer it was found in. Module-wide, so any loader (MCP builds one per request) completes an
+ * entry another one listed without reading versions again.
+ */
+const origins = new WeakMap<object, () => Promise<unknown>>();
+
 type Lookup<TDefinition> =
   | { kind: "absent" }
   | { kind: "defective"; problems: CascadeProblem[] }
-  | { kind: "found"; definition: TDefinition; warnings: DocumentProblem[]; doc: StoredDocument };
+  | { kind: "found"; definition: TDefinition; warnings: DocumentProblem[]; etag: string; doc?: StoredDocument | undefined };
 
 /** Parallel reads during a listing: enough to hide latency, few enough not to queue SDK sockets. */
 const LISTING_CONCURRENCY = 16;
@@ -117,7 +131,24 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
   /** One name; a layer with a `listing` that lacks the document is skipped without a read. */
   load(layers: readonly CascadeLayer[], name: string): Promise<TItem | undefined> {
     if (!this.kind.isName(name)) return Promise.resolve(undefined);
-    return this.resolveName(layers, name, layers.map((l) => l.listing), []).then((r) => r.item);
+    return this.resolveName(layers, name, layers.map((l) => l.listing), [], false).then((r) => r.item);
+  }
+
+  /**
+   * The item a scan made from a prepared outcome (no document read), made again from its document
+   * in the same layer (the catalogue's layer: a body kept for its ETag costs no read). Undefined
+   * for an item this resolver did not make that way, or whose document is gone or now defective.
+   */
+  async complete(item: TItem): Promise<TItem | undefined> {
+    const origin = typeof item === "object" && item !== null ? origins.get(item) : undefined;
+    if (origin === undefined) return undefined;
+    return origin() as Promise<TItem | undefined>;
+  }
+
+  private async completeAt(at: CascadeLayer, name: string, listing: LayerListing | undefined): Promise<TItem | undefined> {
+    const lookup = await this.lookup(at, name, this.kind.documentPath(name));
+    if (lookup.kind !== "found" || !this.kind.isEnabled(lookup.definition)) return undefined;
+    return this.kind.materialize({ at, name, definition: lookup.definition, warnings: [...lookup.warnings], etag: lookup.etag, doc: lookup.doc, listing });
   }
 
   /**
@@ -142,7 +173,7 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
       }
     });
     const sorted = [...names].sort(byCodePoint);
-    const resolved = await mapWithConcurrency(sorted, LISTING_CONCURRENCY, (name) => this.resolveName(layers, name, listings, problems));
+    const resolved = await mapWithConcurrency(sorted, LISTING_CONCURRENCY, (name) => this.resolveName(layers, name, listings, problems, true));
     problems.sort((a, b) => byCodePoint(a.name, b.name) || layerRank(a.source) - layerRank(b.source));
     const items: TItem[] = [];
     const shadowed: CascadeShadowed[] = [];
@@ -177,6 +208,8 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
     name: string,
     listings: readonly (LayerListing | undefined)[],
     problems: CascadeProblem[],
+    /** A listing entry will do: a layer's prepared outcome stands in for reading the document. */
+    listed: boolean,
   ): Promise<Resolution<TItem>> {
     const path = this.kind.documentPath(name);
     for (const [i, at] of layers.entries()) {
@@ -192,14 +225,16 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
         });
         continue;
       }
-      const lookup = await this.lookup(at, name, path);
+      const prepared = listed ? preparedOutcome(at, listing, path) : undefined;
+      const lookup = prepared ? lookupOf<TDefinition>(prepared, (finding) => problemOf(at, name, path, finding)) : await this.lookup(at, name, path);
       if (lookup.kind === "absent") continue;
       if (lookup.kind === "defective") {
         problems.push(...lookup.problems);
         continue;
       }
       if (!this.kind.isEnabled(lookup.definition)) return { item: undefined, winner: i, disabled: true };
-      const item = await this.kind.materialize({ at, name, definition: lookup.definition, warnings: [...lookup.warnings], doc: lookup.doc, listing });
+      const item = await this.kind.materialize({ at, name, definition: lookup.definition, warnings: [...lookup.warnings], etag: lookup.etag, doc: lookup.doc, listing });
+      if (prepared && typeof item === "object" && item !== null) origins.set(item, () => this.completeAt(at, name, listing));
       return { item, winner: i };
     }
     return NOTHING;
@@ -229,13 +264,7 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
   }
 
   private async lookup(at: CascadeLayer, name: string, path: string): Promise<Lookup<TDefinition>> {
-    const problem = (finding: { line?: number | undefined; message: string }): CascadeProblem => ({
-      name,
-      source: at.source,
-      path,
-      ...(finding.line !== undefined ? { line: finding.line } : {}),
-      message: finding.message,
-    });
+    const problem = (finding: Finding): CascadeProblem => problemOf(at, name, path, finding);
     let doc: StoredDocument | undefined;
     try {
       doc = await at.layer.read(path);
@@ -248,7 +277,7 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
     if (!doc) return { kind: "absent" };
     const outcome = this.outcomeOf(doc, name, path);
     if (!outcome.ok) return { kind: "defective", problems: outcome.findings.map(problem) };
-    return { kind: "found", definition: outcome.definition, warnings: outcome.warnings, doc };
+    return { kind: "found", definition: outcome.definition, warnings: outcome.warnings, etag: doc.etag, doc };
   }
 
   private outcomeOf(doc: StoredDocument, name: string, path: string): ParseOutcome<TDefinition> {
@@ -260,22 +289,59 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
   }
 
   private parse(doc: StoredDocument, name: string, path: string): ParseOutcome<TDefinition> {
-    const fail = (message: string): ParseOutcome<TDefinition> => ({ ok: false, findings: [{ message }] });
-    // The parser's own limit, applied on the bytes without building the string.
-    if (doc.body.byteLength > this.kind.maxBytes) return fail(`is larger than ${this.kind.maxBytes} bytes`);
-    const text = strictUtf8(doc.body);
-    if (text === undefined) return fail("is not UTF-8 text (invalid byte sequence or binary content)");
-    let parsed: ParsedDocument<TDefinition>;
-    try {
-      parsed = this.kind.parse(name, text, path);
-    } catch (error) {
-      return fail(`could not be parsed: ${messageOf(error)}`);
-    }
-    const errors = parsed.problems.filter((p) => p.severity === "error");
-    if (!parsed.definition || errors.length > 0) {
-      if (errors.length === 0) return fail(this.kind.invalidDocumentMessage);
-      return { ok: false, findings: errors.map((p) => ({ ...(p.line !== undefined ? { line: p.line } : {}), message: p.message })) };
-    }
-    return { ok: true, definition: parsed.definition, warnings: parsed.problems.filter((p) => p.severity !== "error") };
+    return parseCascadeDocument(this.kind, doc, name, path);
   }
+}
+
+type Finding = { line?: number | undefined; message: string };
+
+const problemOf = (at: CascadeLayer, name: string, path: string, finding: Finding): CascadeProblem => ({
+  name,
+  source: at.source,
+  path,
+  ...(finding.line !== undefined ? { line: finding.line } : {}),
+  message: finding.message,
+});
+
+/** The layer's prepared outcome of `path`, when it was taken from the very document the listing names. */
+function preparedOutcome(at: CascadeLayer, listing: LayerListing | undefined, path: string): PreparedDocument | undefined {
+  const prepared = at.prepared?.get(path);
+  if (prepared === undefined) return undefined;
+  const ref = listing?.get(path) ?? at.listing?.get(path);
+  return ref !== undefined && ref.etag === prepared.etag ? prepared : undefined;
+}
+
+function lookupOf<TDefinition>(prepared: PreparedDocument, problem: (finding: Finding) => CascadeProblem): Lookup<TDefinition> {
+  const outcome = prepared.outcome;
+  if (!outcome.ok) return { kind: "defective", problems: outcome.findings.map(problem) };
+  return { kind: "found", definition: outcome.definition as TDefinition, warnings: outcome.warnings, etag: prepared.etag };
+}
+
+/**
+ * A document's bytes checked, decoded, parsed and validated as `kind` (the one parse per read):
+ * what the resolver memoizes per document object, and what a level snapshot keeps per SKILL.md.
+ */
+export function parseCascadeDocument<TDefinition>(
+  kind: Pick<CascadeDocumentKind<TDefinition, unknown>, "maxBytes" | "parse" | "invalidDocumentMessage">,
+  doc: StoredDocument,
+  name: string,
+  path: string,
+): ParseOutcome<TDefinition> {
+  const fail = (message: string): ParseOutcome<TDefinition> => ({ ok: false, findings: [{ message }] });
+  // The parser's own limit, applied on the bytes without building the string.
+  if (doc.body.byteLength > kind.maxBytes) return fail(`is larger than ${kind.maxBytes} bytes`);
+  const text = strictUtf8(doc.body);
+  if (text === undefined) return fail("is not UTF-8 text (invalid byte sequence or binary content)");
+  let parsed: ParsedDocument<TDefinition>;
+  try {
+    parsed = kind.parse(name, text, path);
+  } catch (error) {
+    return fail(`could not be parsed: ${messageOf(error)}`);
+  }
+  const errors = parsed.problems.filter((p) => p.severity === "error");
+  if (!parsed.definition || errors.length > 0) {
+    if (errors.length === 0) return fail(kind.invalidDocumentMessage);
+    return { ok: false, findings: errors.map((p) => ({ ...(p.line !== undefined ? { line: p.line } : {}), message: p.message })) };
+  }
+  return { ok: true, definition: parsed.definition, warnings: parsed.problems.filter((p) => p.severity !== "error") };
 }

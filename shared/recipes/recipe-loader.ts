@@ -29,10 +29,10 @@ const recipeKind: CascadeDocumentKind<RecipeDefinition, Recipe> = {
   isEnabled: () => true,
   // Object.assign, not `{ ...definition, source, … }`: on Node 20 that spread gives every recipe
   // (one per turn) a hidden class of its own, which the scavenger then promotes. Same keys, same order.
-  materialize: async ({ at, definition, warnings, doc }) =>
+  materialize: async ({ at, definition, warnings, etag }) =>
     Object.assign({}, definition, {
       source: at.source,
-      location: { source: at.source, project: at.project, etag: doc.etag },
+      location: { source: at.source, project: at.project, etag },
       warnings,
     }),
 };

@@ -109,7 +109,7 @@ export class PinnedSkillVersions {
       return { refusal: `version '${versionId.slice(0, 80)}' of ${path} at ${where} no longer validates: ${reason}` };
     }
     const at = pinnedLayer(scope, this.sources, location);
-    const skill = await this.materialize({ at, name, definition: parsed.definition, warnings: parsed.problems, doc, listing: undefined });
+    const skill = await this.materialize({ at, name, definition: parsed.definition, warnings: parsed.problems, etag: doc.etag, doc, listing: undefined });
     return { skill: { ...skill, location: { ...skill.location, versionId } } };
   }
 }

@@ -78,6 +78,17 @@ export interface ResolvedSkill extends Omit<SkillDefinition, "referenceDocs"> {
 }
 
 /**
+ * A skill as a listing (SkillLoader.listAvailable) hands it out: every field of ResolvedSkill, but
+ * the body and the INLINE reference contents only when they were read. A catalogue serves
+ * listings from level snapshots, which keep neither (they are read when a skill is active):
+ * SkillLoader.complete gives the whole skill. A ResolvedSkill is a ListedSkill.
+ */
+export type ListedSkill = Omit<ResolvedSkill, "body"> & { body?: string | undefined };
+
+/** A skill with its body (a ListedSkill from a snapshot has none; INLINE contents come with the body). */
+export const isComplete = (skill: ListedSkill): skill is ResolvedSkill => typeof skill.body === "string";
+
+/**
  * A finding of GET …/skills/problems: a document the cascade skipped and why (`error`), a
  * deviation of a skill that loads (`warning`, API.md "Agent Skills documents"), or a document an
  * inner level hides (`info`, API.md "Explainable activation").

@@ -1,4 +1,4 @@
-import type { ResolvedSkill } from "./resolved-skill.js";
+import type { ListedSkill, ResolvedSkill } from "./resolved-skill.js";
 import type { SkillScope } from "./skill-scope.js";
 
 /**
@@ -76,14 +76,14 @@ interface Candidate {
 }
 
 /** Per listing array (the warm catalogue hands out the same one while nothing changed), per options key. */
-const memo = new WeakMap<readonly ResolvedSkill[], Map<string, BuiltCatalog>>();
+const memo = new WeakMap<readonly ListedSkill[], Map<string, BuiltCatalog>>();
 const MAX_KEYS_PER_LISTING = 64;
 
 /**
  * The catalog of one listing for one recipe and active set, built once and then handed out
  * frozen: a steady turn pays a key lookup, not a pass over every skill.
  */
-export function catalogFor(listing: readonly ResolvedSkill[], options: CatalogOptions): BuiltCatalog {
+export function catalogFor(listing: readonly ListedSkill[], options: CatalogOptions): BuiltCatalog {
   const key = JSON.stringify([options.budgetChars, options.pinned ?? [], [...options.activeNames].sort(), options.allowedSkills]);
   let byKey = memo.get(listing);
   const hit = byKey?.get(key);
@@ -100,7 +100,7 @@ export function catalogFor(listing: readonly ResolvedSkill[], options: CatalogOp
 }
 
 /** Builds without the memo (tests, benches). */
-export function buildCatalog(listing: readonly ResolvedSkill[], options: CatalogOptions): BuiltCatalog {
+export function buildCatalog(listing: readonly ListedSkill[], options: CatalogOptions): BuiltCatalog {
   const budget = Math.max(0, Math.min(Math.floor(options.budgetChars), MAX_CATALOG_BUDGET_CHARS));
   if (budget === 0) return { catalog: { entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 }, text: "" };
   const candidates = orderedCandidates(listing, options);
@@ -123,16 +123,16 @@ export function buildCatalog(listing: readonly ResolvedSkill[], options: Catalog
   };
 }
 
-function orderedCandidates(listing: readonly ResolvedSkill[], options: CatalogOptions): Candidate[] {
+function orderedCandidates(listing: readonly ListedSkill[], options: CatalogOptions): Candidate[] {
   const active = new Set(options.activeNames);
   const allowed = options.allowedSkills === null ? undefined : new Set(options.allowedSkills);
-  const byName = new Map<string, ResolvedSkill>();
+  const byName = new Map<string, ListedSkill>();
   for (const skill of listing) {
     if (!skill.enabled || skill.disableModelInvocation || active.has(skill.name)) continue;
     if (allowed !== undefined && !allowed.has(skill.name)) continue;
     byName.set(skill.name, skill);
   }
-  const pinned: ResolvedSkill[] = [];
+  const pinned: ListedSkill[] = [];
   for (const name of options.pinned ?? []) {
     const skill = byName.get(name);
     if (skill === undefined) continue;

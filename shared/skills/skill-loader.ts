@@ -1,10 +1,10 @@
 import { InvalidDocument, InvalidRequest, type DocumentProblem } from "../errors.js";
 import type { StoredDocument } from "../documents/document-store.js";
 import { strictUtf8 } from "../documents/document-body.js";
-import { pinnedLayer, type CascadeLayer, type CascadeSources } from "../documents/cascade-layers.js";
+import { pinnedLayer, type CascadeLayer, type CascadeSources, type DocumentPreparer } from "../documents/cascade-layers.js";
 import { CascadeDocuments } from "../documents/cascade-documents.js";
-import { messageOf, type CascadeDocumentKind, type CascadeShadowed, type FoundDocument, type LayerListing } from "../documents/cascade-resolver.js";
-import type { ResolvedReferenceDoc, ResolvedSkill, SkillDefinition, SkillProblem } from "./resolved-skill.js";
+import { messageOf, parseCascadeDocument, type CascadeDocumentKind, type CascadeShadowed, type FoundDocument, type LayerListing } from "../documents/cascade-resolver.js";
+import { isComplete, type ListedSkill, type ResolvedReferenceDoc, type ResolvedSkill, type SkillDefinition, type SkillProblem } from "./resolved-skill.js";
 import { MAX_SKILL_TEXT_BYTES, parseSkillDocument } from "./skill-document-parser.js";
 import { skillFilesFromLayer, skillFilesFromListing, skillFilesWarning } from "./skill-files.js";
 import { isSkillName, skillDirectory, skillDirectoryNameOf, skillDocumentPath, skillFilePath, SKILLS_PREFIX } from "./skill-paths.js";
@@ -37,6 +37,23 @@ const skillKind: CascadeDocumentKind<SkillDefinition, ResolvedSkill> = {
 };
 
 /**
+ * What a level snapshot keeps of a SKILL.md (shared/catalogue/): its parse outcome with every
+ * field of the definition but the body, copied generically, so a field the parser adds is kept
+ * (and served by listings) without touching the snapshot code.
+ */
+export const skillDocumentPreparer: DocumentPreparer = {
+  handles: (path) => skillDirectoryNameOf(path) !== undefined,
+  prepare: (path, doc) => {
+    const name = skillDirectoryNameOf(path);
+    if (name === undefined || !isSkillName(name)) return { ok: false, findings: [{ message: skillKind.invalidNameMessage(name ?? path) }] };
+    const outcome = parseCascadeDocument(skillKind, doc, name, path);
+    if (!outcome.ok) return outcome;
+    const { body: _body, ...listed } = outcome.definition;
+    return { ok: true, definition: listed, warnings: outcome.warnings };
+  },
+};
+
+/**
  * The only place that materializes skills (spec §11). Cascade (spec §3), innermost first:
  * USER `_user_<userId>` (only with a user) → PROJECT `<projectId>` (only with a project) →
  * VANCE `_tenant` → RESOURCE (bundled). First usable hit wins; `enabled: false` hides the name
@@ -59,6 +76,8 @@ export class SkillLoader {
   private readonly documents: CascadeDocuments<SkillDefinition, ResolvedSkill>;
   private readonly problemMemo = new WeakMap<readonly ResolvedSkill[], { problems: readonly unknown[]; all: SkillProblem[] }>();
   private readonly pins: PinnedSkillVersions;
+  /** Listing entries completed with their body, per entry object (a warm listing hands out the same objects). */
+  private readonly completed = new WeakMap<ListedSkill, Promise<ResolvedSkill | undefined>>();
 
   constructor(options: SkillLoaderOptions) {
     this.sources = { store: options.store, bundled: options.bundled, catalogue: options.catalogue };
@@ -85,10 +104,32 @@ export class SkillLoader {
     return this.pins.resolve(scope, current, versionId);
   }
 
-  /** Union of all layers, deduplicated by name (inner wins), disabled and defective ones removed, by name; pins applied. */
-  async listAvailable(scope: SkillScopeContext): Promise<ResolvedSkill[]> {
+  /**
+   * Union of all layers, deduplicated by name (inner wins), disabled and defective ones removed, by
+   * name; pins applied. Entries served from a level snapshot carry no body and no INLINE
+   * reference contents (ListedSkill): `complete` reads them for the skills a turn composes.
+   */
+  async listAvailable(scope: SkillScopeContext): Promise<ListedSkill[]> {
     const items = (await this.documents.scan(scope)).items;
     return scope.skillVersions === undefined ? items : this.pins.applyToListing(scope, items);
+  }
+
+  /**
+   * A listing entry with its body and INLINE references: the entry itself when it has them, else
+   * made again from its SKILL.md in the entry's layer (read once per ETag, then kept by the
+   * catalogue), kept per entry. Undefined when the skill no longer resolves.
+   */
+  complete(scope: SkillScopeContext, listed: ListedSkill): Promise<ResolvedSkill | undefined> {
+    if (isComplete(listed)) return Promise.resolve(listed);
+    const kept = this.completed.get(listed);
+    if (kept !== undefined) return kept;
+    // From the entry's own layer (no second version read); by name when the entry was not made here.
+    const loading = this.documents
+      .complete(listed as ResolvedSkill)
+      .then((skill) => skill ?? this.load(scope, listed.name));
+    this.completed.set(listed, loading);
+    loading.catch(() => this.completed.delete(listed));
+    return loading;
   }
 
   /**
@@ -96,7 +137,7 @@ export class SkillLoader {
    * `disabled` by an `enabled: false` override), by name then level, inner first, with the listing
    * of listAvailable. Part of the same scan: with a catalogue it costs nothing beyond the listing.
    */
-  async listWithShadowed(scope: SkillScopeContext): Promise<{ skills: ResolvedSkill[]; shadowed: CascadeShadowed[] }> {
+  async listWithShadowed(scope: SkillScopeContext): Promise<{ skills: ListedSkill[]; shadowed: CascadeShadowed[] }> {
     // One scan for both: without a catalogue a second call would list and read every level again.
     const { items, shadowed } = await this.documents.scan(scope);
     return { skills: items, shadowed };
@@ -135,7 +176,7 @@ export class SkillLoader {
    * provided it. Takes the scope because a location names no tenant; the location must be one of
    * that scope's layers, so a stale or forged location cannot reach another project.
    */
-  async readSkillFile(scope: SkillScopeContext, skill: ResolvedSkill, relativePath: string): Promise<string | undefined> {
+  async readSkillFile(scope: SkillScopeContext, skill: ListedSkill, relativePath: string): Promise<string | undefined> {
     const doc = await this.readSkillFileDocument(scope, skill, relativePath);
     if (!doc) return undefined;
     const path = doc.path;
@@ -145,7 +186,7 @@ export class SkillLoader {
   }
 
   /** The bytes of a file of a resolved skill, from the layer that provided it (see readSkillFile). */
-  async readSkillFileDocument(scope: SkillScopeContext, skill: ResolvedSkill, relativePath: string): Promise<StoredDocument | undefined> {
+  async readSkillFileDocument(scope: SkillScopeContext, skill: ListedSkill, relativePath: string): Promise<StoredDocument | undefined> {
     const { directory } = skill.location;
     const { layer } = pinnedLayer(scope, this.sources, skill.location);
     if (!isSkillName(skill.name) || directory !== skillDirectory(skill.name)) {
@@ -164,12 +205,17 @@ function shadowedProblem(s: CascadeShadowed): SkillProblem {
   return { name: s.name, source: s.source, path: s.path, message, severity: "info" };
 }
 
-/** The winning SKILL.md with its INLINE references, read from the same layer. */
+/**
+ * The winning SKILL.md with its INLINE references, read from the same layer. A definition from a
+ * level snapshot (no `doc`) becomes a listing entry: no body, and INLINE references are not read
+ * (only checked against the listing), so a cold listing reads nothing of skills that are not active.
+ */
 async function materialize(found: FoundDocument<SkillDefinition>): Promise<ResolvedSkill> {
   const { at, name, listing } = found;
   const directory = skillDirectory(name);
   const warnings = [...found.warnings];
   const definition = found.definition;
+  const listed = found.doc === undefined;
   // One listing per level: the lookup's layer listing when it has one, else one list of the directory.
   const fileListing = listing ? skillFilesFromListing(listing, name) : await skillFilesFromLayer(at.layer, name);
   const filesWarning = skillFilesWarning(name, fileListing);
@@ -177,15 +223,15 @@ async function materialize(found: FoundDocument<SkillDefinition>): Promise<Resol
   const resolvedDocs = await Promise.all(
     definition.referenceDocs.map(async (ref): Promise<ResolvedReferenceDoc> => {
       if (ref.loadMode !== "INLINE") return { ...ref };
-      const result = await readReference(at, directory, ref.file, listing);
+      const result = listed ? listedReference(at, directory, ref.file, listing) : await readReference(at, directory, ref.file, listing);
       if (typeof result === "string") return { ...ref, content: result };
-      warnings.push(result);
+      if (result) warnings.push(result);
       return { ...ref };
     }),
   );
   return resolvedSkill(definition, resolvedDocs, {
     source: at.source,
-    location: { source: at.source, project: at.project, directory, etag: found.doc.etag },
+    location: { source: at.source, project: at.project, directory, etag: found.etag },
     warnings,
     files: fileListing.files,
   });
@@ -229,13 +275,36 @@ function resolvedSkill(
   skill.scripts = definition.scripts;
   if ("license" in definition) skill.license = definition.license;
   if ("metadata" in definition) skill.metadata = definition.metadata;
-  skill.body = definition.body;
+  // Fields the list above does not name (a field added to SkillDefinition later) are carried too.
+  for (const key of Object.keys(definition)) {
+    if (!(key in skill) && !RESOLVED_OWN_FIELDS.has(key)) (skill as Record<string, unknown>)[key] = (definition as unknown as Record<string, unknown>)[key];
+  }
+  // A listing entry from a level snapshot has no body (ListedSkill).
+  if (typeof definition.body === "string") skill.body = definition.body;
   skill.referenceDocs = referenceDocs;
   skill.source = placed.source;
   skill.location = placed.location;
   skill.warnings = placed.warnings;
   skill.files = placed.files;
   return skill as ResolvedSkill;
+}
+
+/** Fields resolvedSkill sets itself, never copied from the definition. */
+const RESOLVED_OWN_FIELDS: ReadonlySet<string> = new Set(["body", "referenceDocs", "source", "location", "warnings", "files"]);
+
+/** What a listing can tell of an INLINE reference without reading it: missing or too large (readReference says the rest). */
+function listedReference(at: CascadeLayer, directory: string, file: string, listing: LayerListing | undefined): DocumentProblem | undefined {
+  const skillPath = `${directory}/SKILL.md`;
+  let path: string;
+  try {
+    path = skillFilePath(directory, file);
+  } catch (error) {
+    return { path: skillPath, message: `referenceDocs file '${file}' is not a path inside the skill directory (${messageOf(error)})`, severity: "warning" };
+  }
+  const ref = listing?.get(path);
+  if (listing && !ref) return { path: skillPath, message: `referenceDocs file '${file}' not found in the ${at.source} layer (reference files are not looked up in other layers)`, severity: "warning" };
+  if (ref && ref.size > MAX_REFERENCE_DOC_BYTES) return { path: skillPath, message: `referenceDocs file '${file}' is larger than ${MAX_REFERENCE_DOC_BYTES} bytes`, severity: "warning" };
+  return undefined;
 }
 
 /** The content of an INLINE reference from the pinned layer, or the warning why there is none. */

@@ -1,5 +1,5 @@
 import type { CascadeShadowed } from "../documents/cascade-resolver.js";
-import type { ResolvedSkill, SkillProblem } from "./resolved-skill.js";
+import type { ListedSkill, ResolvedSkill, SkillProblem } from "./resolved-skill.js";
 import type { SkillLoader } from "./skill-loader.js";
 import type { SkillScopeContext } from "./skill-scope.js";
 import type { PinOutcome } from "./pinned-skill-versions.js";
@@ -24,12 +24,18 @@ export class SkillResolver {
     return this.loader.checkPin(ctx, name, versionId);
   }
 
-  listAvailable(ctx: SkillScopeContext): Promise<ResolvedSkill[]> {
+  /** Listing entries: a body and INLINE contents only where read (see SkillLoader.listAvailable, complete). */
+  listAvailable(ctx: SkillScopeContext): Promise<ListedSkill[]> {
     return this.loader.listAvailable(ctx);
   }
 
+  /** A listing entry with its body and INLINE references (SkillLoader.complete). */
+  complete(ctx: SkillScopeContext, listed: ListedSkill): Promise<ResolvedSkill | undefined> {
+    return this.loader.complete(ctx, listed);
+  }
+
   /** listAvailable plus the skill documents an inner level hides (GET …/skills/effective?includeShadowed=true). */
-  listWithShadowed(ctx: SkillScopeContext): Promise<{ skills: ResolvedSkill[]; shadowed: CascadeShadowed[] }> {
+  listWithShadowed(ctx: SkillScopeContext): Promise<{ skills: ListedSkill[]; shadowed: CascadeShadowed[] }> {
     return this.loader.listWithShadowed(ctx);
   }
 

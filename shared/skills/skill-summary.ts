@@ -1,4 +1,4 @@
-import type { ResolvedSkill } from "./resolved-skill.js";
+import type { ListedSkill } from "./resolved-skill.js";
 import type { SkillArgument, SkillRun, SkillTrigger } from "./skill-frontmatter.js";
 import type { SkillScope } from "./skill-scope.js";
 
@@ -23,7 +23,7 @@ export interface SkillSummary {
 }
 
 /** Copies, so a caller serializing or changing the summary never touches a cached skill. */
-export const toSkillSummary = (skill: ResolvedSkill): SkillSummary => ({
+export const toSkillSummary = (skill: ListedSkill): SkillSummary => ({
   name: skill.name,
   title: skill.title,
   description: skill.description,

@@ -1,4 +1,4 @@
-import type { ResolvedSkill } from "../skills/resolved-skill.js";
+import type { ListedSkill } from "../skills/resolved-skill.js";
 import type { SkillCatalog } from "../skills/skill-catalog.js";
 import type { ActivationEntry } from "./activation-ledger.js";
 
@@ -10,7 +10,7 @@ import type { ActivationEntry } from "./activation-ledger.js";
  * A preview only: never on the lane turn's path.
  */
 export function catalogLeftOut(
-  listing: readonly ResolvedSkill[],
+  listing: readonly ListedSkill[],
   catalog: SkillCatalog | undefined,
   activeNames: ReadonlySet<string>,
   allowedSkills: readonly string[] | null,

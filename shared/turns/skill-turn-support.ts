@@ -10,7 +10,7 @@ import type { ActiveSkillRef, PendingMessage, Process, ProcessStatus } from "../
 import type { ProcessStore } from "../processes/process-store.js";
 import { engineConfig } from "../recipes/engines.js";
 import type { EngineConfig } from "../recipes/engines.js";
-import type { ResolvedSkill } from "../skills/resolved-skill.js";
+import { isComplete, type ListedSkill, type ResolvedSkill } from "../skills/resolved-skill.js";
 import type { SkillTriggerMatcher } from "../skills/triggers/skill-trigger-matcher.js";
 import type { SkillScopeContext } from "../skills/skill-scope.js";
 import type { PinOutcome } from "../skills/pinned-skill-versions.js";
@@ -41,7 +41,10 @@ import { catalogFor, DEFAULT_CATALOG_BUDGET_CHARS } from "../skills/skill-catalo
 import { composeSection } from "../skills/skill-prompt-composer.js";
 
 export interface TurnSkillSource extends SkillSource {
-  listAvailable(ctx: SkillScopeContext): Promise<ResolvedSkill[]>;
+  /** Entries may lack their body (a listing from a level snapshot): `complete` reads it, else `resolve` does. */
+  listAvailable(ctx: SkillScopeContext): Promise<ListedSkill[]>;
+  /** A listing entry with its body, kept per entry (SkillResolver.complete); optional for hand-built sources. */
+  complete?(ctx: SkillScopeContext, listed: ListedSkill): Promise<ResolvedSkill | undefined>;
   /** Why a pinned skill cannot be served (SkillResolver.checkPin); optional for hand-built sources. */
   checkPin?(ctx: SkillScopeContext, name: string, versionId: string): Promise<PinOutcome>;
 }
@@ -85,7 +88,7 @@ export interface TurnCompleteResult {
 interface PreparedTurn {
   turn: Turn;
   /** Trigger activations that passed their `activate:` commands on the snapshot. */
-  triggered: ResolvedSkill[];
+  triggered: ListedSkill[];
   consumed: PendingMessage[];
   /** What the activation ledger says, to be rebuilt on the active set the write ends with. */
   facts: ActivationFacts;
@@ -279,7 +282,7 @@ export class SkillTurnSupport {
 
     // Trigger activations run their `activate:` on a trial copy; one that fails is skipped (§4a: the turn continues).
     let trial = snapshot;
-    const triggered: ResolvedSkill[] = [];
+    const triggered: ListedSkill[] = [];
     const failed: BlockedTrigger[] = [];
     const refused: SkillRefusal[] = [];
     for (const skill of triggerable) {
@@ -296,7 +299,7 @@ export class SkillTurnSupport {
 
     const availableByName = available && skillsByName(available);
     const definitions = availableByName
-      ? new Map(trial.activeSkills.map((s) => [s.name, availableByName.get(s.name)] as const))
+      ? await this.completeAll(scope, trial.activeSkills, availableByName)
       : await this.resolveAll(trial, trial.activeSkills);
 
     warnings.push(...(await this.unservedPinWarnings(scope, trial, definitions)));
@@ -354,7 +357,7 @@ export class SkillTurnSupport {
    * (§4c). In the write a failing one is skipped (strict=false): it passed on the snapshot, so
    * only a state that changed since could make it fail.
    */
-  private activateTriggered(process: Process, skill: ResolvedSkill, at: string, strict = false): Process {
+  private activateTriggered(process: Process, skill: ListedSkill, at: string, strict = false): Process {
     if (process.activeSkills.some((s) => s.name === skill.name)) return process;
     let next: Process;
     try {
@@ -374,6 +377,24 @@ export class SkillTurnSupport {
     const unserved = process.activeSkills.filter((s) => Object.hasOwn(pins, s.name) && definitions.get(s.name) === undefined);
     const outcomes = await Promise.all(unserved.map((s) => checkPin(scope, s.name, pins[s.name]!)));
     return outcomes.flatMap((outcome, i) => ("refusal" in outcome ? [`Skill '${unserved[i]!.name}' is pinned by skillVersions to a version that cannot be served: ${outcome.refusal}`] : []));
+  }
+
+  /**
+   * The active skills from the listing, each with its body: a snapshot-served entry has none, so
+   * it is completed (its SKILL.md read once per ETag and kept; a warm turn reads nothing).
+   */
+  private async completeAll(
+    scope: SkillScopeContext,
+    entries: readonly ActiveSkillRef[],
+    listing: ReadonlyMap<string, ListedSkill>,
+  ): Promise<Map<string, ResolvedSkill | undefined>> {
+    const complete = async (name: string): Promise<ResolvedSkill | undefined> => {
+      const listed = listing.get(name);
+      if (listed === undefined) return undefined;
+      if (isComplete(listed)) return listed;
+      return this.deps.skills.complete ? this.deps.skills.complete(scope, listed) : this.deps.skills.resolve(scope, name);
+    };
+    return new Map(await Promise.all(entries.map(async (e) => [e.name, await complete(e.name)] as const)));
   }
 
   private async resolveAll(process: Process, entries: readonly ActiveSkillRef[]): Promise<Map<string, ResolvedSkill | undefined>> {

@@ -1,5 +1,5 @@
 import type { Process } from "../processes/process.js";
-import type { ResolvedSkill } from "../skills/resolved-skill.js";
+import type { ListedSkill } from "../skills/resolved-skill.js";
 import type { SkillTriggerMatcher, TriggeredSkills } from "../skills/triggers/skill-trigger-matcher.js";
 import { matchTriggersForTurn } from "../skills/triggers/trigger-activation.js";
 import { TriggerMatchExplainer } from "../skills/triggers/trigger-match-detail.js";
@@ -10,7 +10,7 @@ import type { ActivationFacts, BlockedTrigger } from "./activation-ledger.js";
 /** How much of the activation a turn explains: matches only (every turn), or every skill with triggers (`explain=all` preview). */
 export type TriggerExplain = "matched" | "all";
 
-export type TriggerHookResult = TriggeredSkills<ResolvedSkill> & {
+export type TriggerHookResult = TriggeredSkills<ListedSkill> & {
   budgetMs: number;
   overCap: readonly string[];
   /** The ledger's view of this message (activation-ledger.ts); `matches` holds the fired skills' triggers too. */
@@ -28,7 +28,7 @@ export type TriggerHookResult = TriggeredSkills<ResolvedSkill> & {
  * (`facts.blocked`), and every match with the trigger that made it (`facts.matches`).
  */
 export function triggeredSkills(
-  available: readonly ResolvedSkill[],
+  available: readonly ListedSkill[],
   process: Pick<Process, "activeSkills" | "allowedSkillsOverride">,
   message: string,
   matcher: SkillTriggerMatcher,
@@ -51,7 +51,7 @@ export function triggeredSkills(
   // Built on the first match only: a message that matches nothing pays nothing for explanations.
   let explainer: TriggerMatchExplainer | undefined;
   const matches = new Map<string, TriggerMatch>();
-  const describe = (skill: ResolvedSkill): TriggerMatch | undefined => {
+  const describe = (skill: ListedSkill): TriggerMatch | undefined => {
     explainer ??= new TriggerMatchExplainer(message, budget);
     const match = explainer.explain(skill);
     if (match === undefined) return undefined;

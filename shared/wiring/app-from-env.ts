@@ -10,6 +10,7 @@ import { bundledDocuments } from "../documents/bundled-document-layer.js";
 import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
 import { HistoryKeepingDocumentStore } from "../documents/history-keeping-document-store.js";
 import { S3DocumentStore } from "../documents/s3-document-store.js";
+import { S3LevelSnapshotStore } from "../catalogue/s3-level-snapshot-store.js";
 import { DynamoDBProcessVersionsReader } from "../catalogue/dynamodb-process-versions-reader.js";
 import { DynamoDBFootInvocationStore } from "../foot/dynamodb-foot-invocation-store.js";
 import type { FootInvocationStore } from "../foot/foot-invocation-store.js";
@@ -116,6 +117,7 @@ export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEn
     ...(resources.environment.tableName
       ? {
           catalogueVersions: catalogueVersionsFromEnv(resources),
+          ...(resources.environment.bucketName ? { levelSnapshots: new S3LevelSnapshotStore(resources.clients.s3, resources.environment.bucketName) } : {}),
           // A turn reads its process and the level versions with one BatchGetItem (same table).
           processVersions: new DynamoDBProcessVersionsReader(resources.clients.dynamodb, resources.environment.tableName),
           // Waits are counted across instances: on Lambda each one holds an instance of its own.

@@ -21,6 +21,8 @@ const S3_READ = ["s3:GetObject", "s3:ListBucket"];
 const S3_READ_VERSION = [...S3_READ, "s3:GetObjectVersion"];
 /** ListObjectVersions too: the versions API of http-documents. */
 const S3_READ_HISTORY = [...S3_READ_VERSION, "s3:ListBucketVersions"];
+/** Level snapshots (issue 27): written under `catalogue-snapshots/*` only (asserted below). */
+const S3_SNAPSHOTS = ["s3:PutObject", "s3:DeleteObject"];
 const SQS_CONSUME = ["sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"];
 const ddb = (...actions: string[]): string[] => actions.map((action) => `dynamodb:${action}`);
 /** Active tracing: every function writes X-Ray segments. X-Ray has no resource-level permissions, so these are the one grant on "*". */
@@ -30,7 +32,7 @@ const isXRayStatement = (statement: PolicyStatement): boolean => JSON.stringify(
 /** Everything each function may do; anything more is a least-privilege regression. */
 const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
   "http-skills": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "DeleteItem")],
-  "http-processes": [...LOGS, ...S3_READ_VERSION, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem")],
+  "http-processes": [...LOGS, ...S3_READ_VERSION, ...S3_SNAPSHOTS, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem")],
   "http-steer": [...LOGS, "sqs:SendMessage", ...ddb("GetItem", "PutItem", "UpdateItem")],
   "http-documents": [...LOGS, ...S3_READ_HISTORY, "s3:PutObject", "s3:DeleteObject", ...ddb("UpdateItem")],
   "http-tools": [
@@ -54,6 +56,7 @@ const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
   "lane-worker": [
     ...LOGS,
     ...S3_READ_VERSION,
+    ...S3_SNAPSHOTS,
     ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"),
     "sqs:SendMessage",
     ...SQS_CONSUME,
@@ -134,6 +137,18 @@ describe("least-privilege IAM", () => {
     FUNCTION_NAMES.forEach((name, index) => {
       expect(logResources[index]).toEqual([getAtt(logicalIdOf(stack, stack.functions[name].logGroup), "Arn")]);
     });
+  });
+
+  it("lets the lane worker write objects only under catalogue-snapshots/", () => {
+    // Prepare
+    const bucketArn = getAtt(logicalIdOf(synth.stack, synth.stack.documents.bucket), "Arn");
+    const statements = statementsOf(synth, "lane-worker");
+
+    // Act
+    const writeResources = ["s3:PutObject", "s3:DeleteObject"].flatMap((action) => resourcesOf(statementsWith(statements, action)));
+
+    // Assess
+    expect(new Set(writeResources.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ "Fn::Join": ["", [bucketArn, "/catalogue-snapshots/*"]] })]));
   });
 
   it("scopes document object access to the tenants/ prefix and listing to the bucket", () => {

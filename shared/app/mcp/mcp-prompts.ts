@@ -4,7 +4,7 @@ import { SkillsError } from "../../errors.js";
 import { statusForCode } from "../../http/error-table.js";
 import { bindArguments } from "../../skills/skill-argument-binder.js";
 import { composeSection } from "../../skills/skill-prompt-composer.js";
-import type { ResolvedSkill } from "../../skills/resolved-skill.js";
+import type { ListedSkill, ResolvedSkill } from "../../skills/resolved-skill.js";
 import type { SkillArgument } from "../../skills/skill-frontmatter.js";
 import { skillTurnPrompt } from "../../steering/skill-turn-prompt.js";
 import type { RenderContext, TemplateRenderer } from "../../templates/template-renderer.js";
@@ -15,7 +15,7 @@ export const TEXT_ARGUMENT = "text";
 /** Values one completion answers at most (MCP: at most 100). */
 export const MAX_COMPLETION_VALUES = 100;
 
-function promptArguments(skill: ResolvedSkill): PromptArgument[] {
+function promptArguments(skill: ListedSkill): PromptArgument[] {
   if (skill.arguments === false) return [];
   if (skill.arguments === true) {
     return [{ name: TEXT_ARGUMENT, description: skill.argumentHint ?? "The text after the skill's name, as on a /skill line", required: false }];
@@ -24,7 +24,7 @@ function promptArguments(skill: ResolvedSkill): PromptArgument[] {
 }
 
 /** A user-invocable skill as an MCP prompt. */
-export function toPrompt(skill: ResolvedSkill): Prompt {
+export function toPrompt(skill: ListedSkill): Prompt {
   return { name: skill.name, title: skill.title, description: skill.description, arguments: promptArguments(skill) };
 }
 
@@ -36,7 +36,7 @@ const invalid = (message: string): McpError => new McpError(ErrorCode.InvalidPar
  * optional one may be left out only when every later one is too, and only the last string
  * argument may hold whitespace. An empty string counts as not given (hosts send them for blanks).
  */
-export function rawArguments(skill: ResolvedSkill, given: Readonly<Record<string, string>> = {}): string | undefined {
+export function rawArguments(skill: ListedSkill, given: Readonly<Record<string, string>> = {}): string | undefined {
   const declaration = skill.arguments;
   const present = Object.entries(given).filter(([, value]) => value !== "");
   if (declaration === false) {
@@ -92,7 +92,7 @@ export async function renderPrompt(
 }
 
 /** Values an argument offers: its `enum`, else true/false for a boolean; prefix matches, case-insensitive. */
-export function completeArgument(skill: ResolvedSkill, argumentName: string, prefix: string): { values: string[]; total: number; hasMore: boolean } {
+export function completeArgument(skill: ListedSkill, argumentName: string, prefix: string): { values: string[]; total: number; hasMore: boolean } {
   const argument = Array.isArray(skill.arguments) ? skill.arguments.find((a) => a.name === argumentName) : undefined;
   const declared = argument?.enum?.map(String) ?? (argument?.type === "boolean" ? ["true", "false"] : []);
   return completeFrom(declared, prefix);

@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { strictUtf8 } from "../../documents/document-body.js";
-import type { ResolvedSkill } from "../../skills/resolved-skill.js";
+import type { ListedSkill } from "../../skills/resolved-skill.js";
 import { matchSkillFile } from "../../skills/skill-files.js";
 import { SKILL_DOCUMENT_NAME } from "../../skills/skill-paths.js";
 import { RESOURCE_NOT_FOUND } from "./mcp-protocol.js";
@@ -70,7 +70,7 @@ export function parseSkillFileUri(uri: string): { skill: string; path: string } 
 }
 
 /** SKILL.md first, then the listed files (the loader's listing of the pinned layer). */
-export function skillResources(skill: ResolvedSkill): Resource[] {
+export function skillResources(skill: ListedSkill): Resource[] {
   const entry = (path: string, size?: number): Resource => {
     const mimeType = mimeTypeOf(path);
     return {
@@ -89,7 +89,7 @@ export function skillResources(skill: ResolvedSkill): Resource[] {
  * single match ignoring case, the rule skill_read_file follows (matchSkillFile), so
  * `skill://pdf/FORMS.md` reads `forms.md` wherever the tool would. Never another layer's file.
  */
-export function listedPath(skill: ResolvedSkill, path: string): string {
+export function listedPath(skill: ListedSkill, path: string): string {
   if (path.toLowerCase() === SKILL_DOCUMENT_NAME.toLowerCase()) return SKILL_DOCUMENT_NAME;
   const match = matchSkillFile(skill.files ?? [], path);
   if (match.kind === "ambiguous") {

@@ -16,7 +16,7 @@ import type { Identity } from "../../auth/identity.js";
 import { SkillsError } from "../../errors.js";
 import type { LaneUser } from "../../lanes/lane-message.js";
 import type { Process } from "../../processes/process.js";
-import type { ResolvedSkill } from "../../skills/resolved-skill.js";
+import type { ListedSkill, ResolvedSkill } from "../../skills/resolved-skill.js";
 import { SkillLoader } from "../../skills/skill-loader.js";
 import { isAllowedByRecipe } from "../../steering/active-skill-rules.js";
 import { activationRenderContext, turnRenderContext } from "../../steering/render-context.js";
@@ -69,17 +69,17 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
   const scope = { tenantId: identity.tenant, userId: user.login, projectId };
 
   /** Enabled skills of the cascade, within the process's recipe when there is one. */
-  const visible = async (): Promise<ResolvedSkill[]> => {
-    // A process's recipe pins (skillVersions) apply to its prompts as to its turns.
-    const skills =
-      process?.skillVersions !== undefined
-        ? await loader.listAvailable({ ...scope, skillVersions: process.skillVersions })
-        : await deps.app.listEffective(identity.tenant, user, projectId);
+  // A process's recipe pins (skillVersions) apply to its prompts as to its turns.
+  const pinnedScope = process?.skillVersions !== undefined ? { ...scope, skillVersions: process.skillVersions } : undefined;
+  const visible = async (): Promise<ListedSkill[]> => {
+    const skills = pinnedScope ? await loader.listAvailable(pinnedScope) : await deps.app.listEffective(identity.tenant, user, projectId);
     return process === undefined ? skills : skills.filter((s) => isAllowedByRecipe(process, s.name));
   };
-  const prompts = async (): Promise<ResolvedSkill[]> => (await visible()).filter((s) => s.userInvocable);
+  const prompts = async (): Promise<ListedSkill[]> => (await visible()).filter((s) => s.userInvocable);
+  /** The prompt's skill with its body (a listing entry may have none). */
   const promptNamed = async (name: string): Promise<ResolvedSkill> => {
-    const skill = (await prompts()).find((s) => s.name === name);
+    const listed = (await prompts()).find((s) => s.name === name);
+    const skill = listed && (await loader.complete(pinnedScope ?? scope, listed));
     if (skill === undefined) throw new McpError(ErrorCode.InvalidParams, `No prompt '${name.slice(0, 128)}': no visible, enabled, user-invocable skill of that name`);
     return skill;
   };
