@@ -1,5 +1,7 @@
 import type { ResolvedSkill } from "./resolved-skill.js";
 import type { SkillScope } from "./skill-scope.js";
+import { byCodePoints, listingRelevance, rankByRelevance, roundScore } from "./relevance/listing-relevance.js";
+import type { RankedPosition } from "./relevance/listing-relevance.js";
 
 /**
  * The skill catalog of a turn (API.md "Catalog and model activation"): the skills the model may
@@ -9,12 +11,19 @@ import type { SkillScope } from "./skill-scope.js";
  * not active, not `disable-model-invocation`. `user-invocable: false` skills are candidates:
  * that flag keeps a skill away from users, not from the model.
  *
- * Order (deterministic): the recipe's `catalogPinned` names in recipe order, then the others by
- * name in code-point order. Budget (`usedChars` counts the rendered block, header and newlines
- * included, in UTF-16 code units): when everything does not fit, the longest descriptions are
- * shortened first, all to one common length and never below MIN_CATALOG_DESCRIPTION_CHARS (cut
- * ones end in "…"); when even that does not fit, whole entries move to `omitted` from the end
- * (pinned ones last). Nothing is dropped without being named. A budget of 0 turns it off.
+ * Order (deterministic): the recipe's `catalogPinned` names in recipe order, then the others —
+ * by relevance to the turn's messages (`query`, issue 26: relevance/relevance-index.ts), ties by
+ * recent usage, then by name — or, when the messages carry no signal (no candidate scores), by
+ * name in code-point order as before. A relevance-ranked catalog's entries carry `score`.
+ *
+ * Budget (`usedChars` counts the rendered block, header, footer and newlines included, in UTF-16
+ * code units): when everything does not fit, a ranked catalog first keeps the full description
+ * of its most relevant entries (pinned ones and the MAX_FULL_DESCRIPTIONS best scored, in order,
+ * as long as they fit); the other descriptions are shortened, all to one common length and
+ * never below MIN_CATALOG_DESCRIPTION_CHARS (cut ones end in "…"); when even that does not fit,
+ * whole entries move to `omitted` from the end (pinned ones last), and the block's last line
+ * says how many more skills `skill_search` reaches. Nothing is dropped without being named. A
+ * budget of 0 turns it off. The same listing, options, query and usage give the same bytes.
  */
 export interface CatalogEntry {
   name: string;
@@ -23,6 +32,8 @@ export interface CatalogEntry {
   source: SkillScope;
   /** Characters of its catalog line / 4, rounded up. */
   approxTokens: number;
+  /** Relevance to the turn's messages (3 decimals); only in a relevance-ranked catalog. */
+  score?: number;
 }
 
 export interface SkillCatalog {
@@ -43,6 +54,10 @@ export interface CatalogOptions {
   activeNames: readonly string[];
   /** The process's allowedSkillsOverride: null = no restriction. */
   allowedSkills: readonly string[] | null;
+  /** What the model is about to answer (the turn's pending messages and user message): ranks by relevance when it scores any candidate. */
+  query?: string | undefined;
+  /** Recent activations by skill name (usage counters): breaks ties of relevance. */
+  usage?: ReadonlyMap<string, number> | undefined;
 }
 
 /** A built catalog and the text the system prompt carries for it ("" when it has no entries). */
@@ -65,6 +80,11 @@ export const MAX_OMITTED_NAMES = 500;
 export const MAX_CATALOG_DESCRIPTION_CHARS = 1_024;
 
 export const CATALOG_HEADER = 'Available skills — activate one with skill_activate {"name":"<name>"}:';
+/** Full descriptions a ranked catalog keeps for its best scored entries before anything of theirs is shortened. */
+export const MAX_FULL_DESCRIPTIONS = 5;
+/** The block's last line when candidates were omitted: they exist, and skill_search reaches them. */
+export const catalogFooter = (omittedCount: number): string =>
+  `${omittedCount} more skill${omittedCount === 1 ? "" : "s"} not listed — find them with skill_search {"query":"<what the user needs>"}`;
 const ELLIPSIS = "…";
 
 export const approxTokens = (chars: number): number => Math.ceil(chars / 4);
@@ -73,6 +93,7 @@ interface Candidate {
   name: string;
   source: SkillScope;
   description: string;
+  score?: number;
 }
 
 /** Per listing array (the warm catalogue hands out the same one while nothing changed), per options key. */
@@ -84,6 +105,9 @@ const MAX_KEYS_PER_LISTING = 64;
  * frozen: a steady turn pays a key lookup, not a pass over every skill.
  */
 export function catalogFor(listing: readonly ResolvedSkill[], options: CatalogOptions): BuiltCatalog {
+  // A ranked catalog depends on the message: not memoized (its index is, per listing).
+  const ranked = rankedCatalog(listing, options);
+  if (ranked !== undefined) return ranked;
   const key = JSON.stringify([options.budgetChars, options.pinned ?? [], [...options.activeNames].sort(), options.allowedSkills]);
   let byKey = memo.get(listing);
   const hit = byKey?.get(key);
@@ -101,15 +125,26 @@ export function catalogFor(listing: readonly ResolvedSkill[], options: CatalogOp
 
 /** Builds without the memo (tests, benches). */
 export function buildCatalog(listing: readonly ResolvedSkill[], options: CatalogOptions): BuiltCatalog {
-  const budget = Math.max(0, Math.min(Math.floor(options.budgetChars), MAX_CATALOG_BUDGET_CHARS));
-  if (budget === 0) return { catalog: { entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 }, text: "" };
-  const candidates = orderedCandidates(listing, options);
-  const fitted = fit(candidates, budget);
-  const entries: CatalogEntry[] = fitted.kept.map((c) => {
-    const description = shorten(c.description, fitted.descriptionChars);
-    return { name: c.name, description, source: c.source, approxTokens: approxTokens(lineChars(c.name, description.length)) };
+  return rankedCatalog(listing, options) ?? render(orderedCandidates(listing, options), budgetOf(options), 0);
+}
+
+const budgetOf = (options: CatalogOptions): number => Math.max(0, Math.min(Math.floor(options.budgetChars), MAX_CATALOG_BUDGET_CHARS));
+
+const EMPTY_CATALOG: SkillCatalog = { entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 };
+
+/** The fitted block: `fullFirst` leading candidates may keep their whole description. */
+function render(candidates: readonly Candidate[], budget: number, fullFirst: number): BuiltCatalog {
+  if (budget === 0) return { catalog: { ...EMPTY_CATALOG }, text: "" };
+  const fitted = fit(candidates, budget, fullFirst);
+  const entries: CatalogEntry[] = fitted.kept.map((c, i) => {
+    const description = i < fitted.fullCount ? c.description : shorten(c.description, fitted.descriptionChars);
+    const entry: CatalogEntry = { name: c.name, description, source: c.source, approxTokens: approxTokens(lineChars(c.name, description.length)) };
+    if (c.score !== undefined) entry.score = c.score;
+    return entry;
   });
-  const text = entries.length === 0 ? "" : [CATALOG_HEADER, ...entries.map((e) => `- ${e.name}: ${e.description}`)].join("\n");
+  const lines = entries.length === 0 ? [] : [CATALOG_HEADER, ...entries.map((e) => `- ${e.name}: ${e.description}`)];
+  if (lines.length > 0 && fitted.omitted.length > 0) lines.push(catalogFooter(fitted.omitted.length));
+  const text = lines.join("\n");
   return {
     catalog: {
       entries,
@@ -121,6 +156,81 @@ export function buildCatalog(listing: readonly ResolvedSkill[], options: Catalog
     },
     text,
   };
+}
+
+/** Whether a listed skill is a catalog candidate (the filter skill_search shares). */
+export function isCatalogCandidate(
+  skill: Pick<ResolvedSkill, "name" | "enabled" | "disableModelInvocation">,
+  active: ReadonlySet<string>,
+  allowed: ReadonlySet<string> | undefined,
+): boolean {
+  return skill.enabled && !skill.disableModelInvocation && !active.has(skill.name) && (allowed === undefined || allowed.has(skill.name));
+}
+
+/**
+ * The catalog ranked by relevance to `options.query`, or undefined when there is no query or it
+ * scores no candidate (the name-ordered catalog then, as before).
+ */
+function rankedCatalog(listing: readonly ResolvedSkill[], options: CatalogOptions): BuiltCatalog | undefined {
+  const budget = budgetOf(options);
+  if (budget === 0 || options.query === undefined || options.query.trim() === "") return undefined;
+  const relevance = listingRelevance(listing);
+  const active = new Set(options.activeNames);
+  const allowed = options.allowedSkills === null ? undefined : new Set(options.allowedSkills);
+  const pinnedNames = new Set(options.pinned ?? []);
+  const isCandidate = (position: number): boolean => {
+    const skill = listing[position]!;
+    return relevance.positionOf.get(skill.name) === position && isCatalogCandidate(skill, active, allowed);
+  };
+  const scored = relevance.index
+    .score(options.query, (position) => isCandidate(position) && !pinnedNames.has(listing[position]!.name))
+    .map((s) => ({ position: s.index, score: roundScore(s.score) }))
+    .filter((s) => s.score > 0);
+  if (scored.length === 0) return undefined;
+  const name = (position: number): string => listing[position]!.name;
+  const ranked = rankByRelevance(scored, name, options.usage);
+  const scoreOf = new Map(ranked.map((r) => [r.position, r.score]));
+
+  const candidates: Candidate[] = [];
+  const candidate = (position: number, score: number): Candidate => {
+    const skill = listing[position]!;
+    return { name: skill.name, source: skill.source, description: descriptionAt(listing, position), score };
+  };
+  for (const pinned of options.pinned ?? []) {
+    const position = relevance.positionOf.get(pinned);
+    if (position === undefined || !isCandidate(position) || candidates.some((c) => c.name === pinned)) continue;
+    candidates.push(candidate(position, roundScore(scoreOfPinned(relevance.index, options.query, position))));
+  }
+  const pinnedCount = candidates.length;
+  for (const r of ranked) candidates.push(candidate(r.position, r.score));
+  // Unscored candidates: recently used ones first (most used first), then the rest by name.
+  const unscored: RankedPosition[] = [];
+  const rest: number[] = [];
+  for (const position of relevance.nameOrder) {
+    if (scoreOf.has(position) || pinnedNames.has(listing[position]!.name) || !isCandidate(position)) continue;
+    if ((options.usage?.get(listing[position]!.name) ?? 0) > 0) unscored.push({ position, score: 0 });
+    else rest.push(position);
+  }
+  for (const r of rankByRelevance(unscored, name, options.usage)) candidates.push(candidate(r.position, 0));
+  for (const position of rest) candidates.push(candidate(position, 0));
+  return render(candidates, budget, pinnedCount + Math.min(MAX_FULL_DESCRIPTIONS, ranked.length));
+}
+
+/** A pinned skill's own score (it is listed first whatever it scores, but the reader sees how it fares). */
+function scoreOfPinned(index: ReturnType<typeof listingRelevance>["index"], query: string, position: number): number {
+  return index.score(query, (p) => p === position)[0]?.score ?? 0;
+}
+
+/** catalogDescription per listing position, computed once per listing (a ranked turn touches every candidate). */
+const descriptions = new WeakMap<readonly ResolvedSkill[], (string | undefined)[]>();
+
+function descriptionAt(listing: readonly ResolvedSkill[], position: number): string {
+  let cached = descriptions.get(listing);
+  if (cached === undefined) {
+    cached = new Array<string | undefined>(listing.length);
+    descriptions.set(listing, cached);
+  }
+  return (cached[position] ??= catalogDescription(listing[position]!));
 }
 
 function orderedCandidates(listing: readonly ResolvedSkill[], options: CatalogOptions): Candidate[] {
@@ -139,7 +249,7 @@ function orderedCandidates(listing: readonly ResolvedSkill[], options: CatalogOp
     pinned.push(skill);
     byName.delete(name);
   }
-  const rest = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const rest = [...byName.values()].sort((a, b) => byCodePoints(a.name, b.name));
   return [...pinned, ...rest].map((skill) => ({ name: skill.name, source: skill.source, description: catalogDescription(skill) }));
 }
 
@@ -157,43 +267,51 @@ const lineChars = (name: string, descriptionChars: number): number => 4 + name.l
 interface Fitted {
   kept: Candidate[];
   omitted: Candidate[];
-  /** The common length descriptions are shortened to (Infinity: none is). */
+  /** The first `fullCount` kept entries keep their whole description. */
+  fullCount: number;
+  /** The common length the other descriptions are shortened to (Infinity: none is). */
   descriptionChars: number;
 }
 
-/** Total characters of the block with descriptions cut to `limit`. */
-function total(candidates: readonly Candidate[], count: number, limit: number): number {
+/** Characters one candidate adds to the block (its newline included) with its description cut to `limit`. */
+const added = (c: Candidate, limit: number): number => 1 + lineChars(c.name, Math.min(c.description.length, limit));
+
+/** Total characters of the block: `full` leading entries whole, the rest up to `count` cut to `limit`. */
+function total(candidates: readonly Candidate[], full: number, count: number, limit: number): number {
   let sum = CATALOG_HEADER.length;
-  for (let i = 0; i < count; i++) {
-    const c = candidates[i]!;
-    sum += 1 + lineChars(c.name, Math.min(c.description.length, limit));
-  }
+  for (let i = 0; i < count; i++) sum += added(candidates[i]!, i < full ? Infinity : limit);
   return sum;
 }
 
-function fit(candidates: readonly Candidate[], budget: number): Fitted {
+function fit(candidates: readonly Candidate[], budgetChars: number, fullFirst: number): Fitted {
   const longest = candidates.reduce((max, c) => Math.max(max, c.description.length), 0);
-  if (total(candidates, candidates.length, longest) <= budget) return { kept: [...candidates], omitted: [], descriptionChars: Infinity };
-  // Keep as many entries as fit with every description at the floor, pinned ones first.
-  let count = candidates.length;
+  if (total(candidates, 0, candidates.length, longest) <= budgetChars) return { kept: [...candidates], omitted: [], fullCount: 0, descriptionChars: Infinity };
+  // Something will be cut or omitted: keep room for the footer line (its count is at most every candidate).
+  const budget = budgetChars - 1 - catalogFooter(candidates.length).length;
   const floor = MIN_CATALOG_DESCRIPTION_CHARS;
-  // Descending from the end, one entry at a time, by subtracting its line: O(n), not O(n²).
-  let atFloor = total(candidates, count, floor);
-  while (count > 0 && atFloor > budget) {
-    const c = candidates[count - 1]!;
-    atFloor -= 1 + lineChars(c.name, Math.min(c.description.length, floor));
-    count--;
-  }
-  if (count === 0) return { kept: [], omitted: [...candidates], descriptionChars: floor };
-  // Then the longest common description length the kept entries fit with (binary search).
+  // The most relevant entries whole, in order, while they fit with every other one at the floor…
+  let full = 0;
+  let used = CATALOG_HEADER.length;
+  while (full < Math.min(fullFirst, candidates.length) && used + added(candidates[full]!, Infinity) <= budget) used += added(candidates[full++]!, Infinity);
+  // …then as many entries as fit with their descriptions at the floor, pinned and relevant ones first.
+  let count = full;
+  while (count < candidates.length && used + added(candidates[count]!, floor) <= budget) used += added(candidates[count++]!, floor);
+  if (count === 0) return { kept: [], omitted: [...candidates], fullCount: 0, descriptionChars: floor };
+  // Everything listed after all: no footer, so its room goes to the shortened descriptions.
+  const limit = commonLength(candidates, full, count, floor, longest, count === candidates.length ? budgetChars : budget);
+  return { kept: candidates.slice(0, count), omitted: candidates.slice(count), fullCount: full, descriptionChars: limit };
+}
+
+/** The longest common description length the entries after the whole ones fit with (binary search). */
+function commonLength(candidates: readonly Candidate[], full: number, count: number, floor: number, longest: number, budget: number): number {
   let low = floor;
-  let high = longest;
+  let high = Math.max(floor, longest);
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
-    if (total(candidates, count, mid) <= budget) low = mid;
+    if (total(candidates, full, count, mid) <= budget) low = mid;
     else high = mid - 1;
   }
-  return { kept: candidates.slice(0, count), omitted: candidates.slice(count), descriptionChars: low };
+  return low;
 }
 
 /** Cut to `limit` characters, the last one "…"; never splits a surrogate pair. */

@@ -7,6 +7,7 @@ import type { SkillDefinition } from "./resolved-skill.js";
 import { KNOWN_FRONTMATTER_FIELDS, SkillFrontmatter } from "./skill-frontmatter.js";
 import { parseAllowedTools } from "./allowed-tools.js";
 import { usesPlaceholders } from "./skill-body.js";
+import { searchTextOf } from "./skill-search-text.js";
 import { foreignFieldMessage, tolerateForeignShapes } from "./agent-skills-fields.js";
 import { skillNameDeviation, skillNameRefusal } from "./skill-name.js";
 import type { SkillFrontmatterParsed } from "./skill-frontmatter.js";
@@ -75,6 +76,8 @@ function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string): S
   // Agent Skills document has neither, and its `{{ … }}` is text meant for the model.
   const template = fm.template ?? (fm.title !== undefined || fm.version !== undefined);
   const run = fm.run ?? { target: "inline" as const };
+  const tools = [...new Set([...(fm.tools ?? []), ...allowed.names])];
+  const searchText = searchTextOf(body, tools);
   const manualPaths = (fm.manualPaths ?? []).flatMap((raw) => {
     const checked = sanitizeManualPath(raw);
     return checked.ok ? [checked.path] : [];
@@ -90,7 +93,7 @@ function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string): S
     disableModelInvocation: fm["disable-model-invocation"],
     userInvocable: fm["user-invocable"],
     triggers: fm.triggers ?? [],
-    tools: [...new Set([...(fm.tools ?? []), ...allowed.names])],
+    tools,
     allowedToolPatterns: allowed.patterns,
     template,
     manualPaths: [...new Set(manualPaths)],
@@ -110,6 +113,7 @@ function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string): S
     ...(fm.license !== undefined ? { license: fm.license } : {}),
     ...(fm.metadata !== undefined ? { metadata: fm.metadata } : {}),
     body,
+    ...(searchText !== "" ? { searchText } : {}),
   };
 }
 
