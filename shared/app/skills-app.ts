@@ -5,6 +5,7 @@ import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.j
 import { recipeActivations, reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { InMemorySkillUsageStore } from "../usage/in-memory-skill-usage-store.js";
+import { RecentUsageTally } from "../usage/recent-usage.js";
 import type { SkillUsageStore, UsageAnswer } from "../usage/skill-usage.js";
 import { countUsage } from "./usage-counting.js";
 import { TRIGGER_EVALS_FILE, parseTriggerEvals, runTriggerEvals } from "../skills/evals/trigger-evals.js";
@@ -218,7 +219,8 @@ export interface SkillsApp {
 
 export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
   const clock = deps.clock ?? (() => new Date());
-  const usage = deps.usage ?? new InMemorySkillUsageStore();
+  // Counting through the tally lets a turn rank ties by recent usage without a request of its own.
+  const usage = new RecentUsageTally(deps.usage ?? new InMemorySkillUsageStore());
   const newId = deps.newId ?? randomUUID;
   const events = deps.events ?? new NoopProcessEvents();
   const bundled = deps.bundled ?? new BundledDocumentLayer();
@@ -265,6 +267,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     requests: laneRequests,
     engines: deps.engines ?? engineConfig,
     clock,
+    usage,
   });
   const applyLaneMessage = createLaneApplier({
     steer,

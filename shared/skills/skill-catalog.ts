@@ -64,6 +64,11 @@ export interface CatalogOptions {
 export interface BuiltCatalog {
   catalog: SkillCatalog;
   text: string;
+  /**
+   * Every omitted candidate in catalog order, with its score in a ranked catalog (the ledger's
+   * `explain=all` gives each its rank and score; `catalog.omitted` names only the first 500).
+   */
+  omittedRanked?: readonly { name: string; score?: number }[];
 }
 
 export const DEFAULT_CATALOG_BUDGET_CHARS = 8_000;
@@ -84,7 +89,7 @@ export const CATALOG_HEADER = 'Available skills — activate one with skill_acti
 export const MAX_FULL_DESCRIPTIONS = 5;
 /** The block's last line when candidates were omitted: they exist, and skill_search reaches them. */
 export const catalogFooter = (omittedCount: number): string =>
-  `${omittedCount} more skill${omittedCount === 1 ? "" : "s"} not listed — find them with skill_search {"query":"<what the user needs>"}`;
+  `+${omittedCount} more skill${omittedCount === 1 ? "" : "s"} not listed: find them with skill_search {"query":"…"}`;
 const ELLIPSIS = "…";
 
 export const approxTokens = (chars: number): number => Math.ceil(chars / 4);
@@ -143,9 +148,10 @@ function render(candidates: readonly Candidate[], budget: number, fullFirst: num
     return entry;
   });
   const lines = entries.length === 0 ? [] : [CATALOG_HEADER, ...entries.map((e) => `- ${e.name}: ${e.description}`)];
-  if (lines.length > 0 && fitted.omitted.length > 0) lines.push(catalogFooter(fitted.omitted.length));
+  if (lines.length > 0 && fitted.footer) lines.push(catalogFooter(fitted.omitted.length));
   const text = lines.join("\n");
   return {
+    ...(fitted.omitted.length > 0 ? { omittedRanked: fitted.omitted.map((c) => (c.score === undefined ? { name: c.name } : { name: c.name, score: c.score })) } : {}),
     catalog: {
       entries,
       omitted: fitted.omitted.slice(0, MAX_OMITTED_NAMES).map((c) => c.name),
@@ -271,6 +277,8 @@ interface Fitted {
   fullCount: number;
   /** The common length the other descriptions are shortened to (Infinity: none is). */
   descriptionChars: number;
+  /** Whether the block ends with the footer line (omitted ones, unless a tiny budget has no room for it). */
+  footer: boolean;
 }
 
 /** Characters one candidate adds to the block (its newline included) with its description cut to `limit`. */
@@ -285,21 +293,27 @@ function total(candidates: readonly Candidate[], full: number, count: number, li
 
 function fit(candidates: readonly Candidate[], budgetChars: number, fullFirst: number): Fitted {
   const longest = candidates.reduce((max, c) => Math.max(max, c.description.length), 0);
-  if (total(candidates, 0, candidates.length, longest) <= budgetChars) return { kept: [...candidates], omitted: [], fullCount: 0, descriptionChars: Infinity };
-  // Something will be cut or omitted: keep room for the footer line (its count is at most every candidate).
-  const budget = budgetChars - 1 - catalogFooter(candidates.length).length;
+  if (total(candidates, 0, candidates.length, longest) <= budgetChars) return { kept: [...candidates], omitted: [], fullCount: 0, descriptionChars: Infinity, footer: false };
+  // Something will be cut or omitted: keep room for the footer line (its count is at most every candidate)…
+  const withFooter = fitWithin(candidates, budgetChars - 1 - catalogFooter(candidates.length).length, budgetChars, fullFirst, longest);
+  // …unless that leaves no entry at all (a tiny budget): entries matter more than the line.
+  return withFooter.kept.length > 0 ? withFooter : { ...fitWithin(candidates, budgetChars, budgetChars, fullFirst, longest), footer: false };
+}
+
+function fitWithin(candidates: readonly Candidate[], budget: number, budgetChars: number, fullFirst: number, longest: number): Fitted {
   const floor = MIN_CATALOG_DESCRIPTION_CHARS;
-  // The most relevant entries whole, in order, while they fit with every other one at the floor…
+  // The most relevant entries whole, in order, while they fit…
   let full = 0;
   let used = CATALOG_HEADER.length;
   while (full < Math.min(fullFirst, candidates.length) && used + added(candidates[full]!, Infinity) <= budget) used += added(candidates[full++]!, Infinity);
   // …then as many entries as fit with their descriptions at the floor, pinned and relevant ones first.
   let count = full;
   while (count < candidates.length && used + added(candidates[count]!, floor) <= budget) used += added(candidates[count++]!, floor);
-  if (count === 0) return { kept: [], omitted: [...candidates], fullCount: 0, descriptionChars: floor };
+  if (count === 0) return { kept: [], omitted: [...candidates], fullCount: 0, descriptionChars: floor, footer: false };
   // Everything listed after all: no footer, so its room goes to the shortened descriptions.
-  const limit = commonLength(candidates, full, count, floor, longest, count === candidates.length ? budgetChars : budget);
-  return { kept: candidates.slice(0, count), omitted: candidates.slice(count), fullCount: full, descriptionChars: limit };
+  const all = count === candidates.length;
+  const limit = commonLength(candidates, full, count, floor, longest, all ? budgetChars : budget);
+  return { kept: candidates.slice(0, count), omitted: candidates.slice(count), fullCount: full, descriptionChars: limit, footer: !all };
 }
 
 /** The longest common description length the entries after the whole ones fit with (binary search). */
