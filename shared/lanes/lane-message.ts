@@ -45,8 +45,10 @@ export type LaneMessage = z.infer<typeof laneMessageSchema>;
 export const LANE_MESSAGE_MAX_BYTES = 256 * 1024;
 
 // JSON.stringify leaves U+FFFE/U+FFFF unescaped, but SQS rejects them in a message body;
-// they can only occur inside JSON strings, where a \u escape is equivalent.
-const SQS_FORBIDDEN_NONCHARACTERS = /[\uFFFE\uFFFF]/g;
+// they can only occur inside JSON strings, where a \u escape is equivalent. Characters above
+// U+FFFF (emoji) are escaped too, as their two surrogate halves: SQS accepts them raw, but the
+// local stack's emulator refuses them, and a chat message of "👍" must compose there as well.
+const SQS_FORBIDDEN_NONCHARACTERS = /[\uFFFE\uFFFF\uD800-\uDFFF]/g;
 
 /** Validates and serializes a message exactly as it will travel on the lane. */
 export function encodeLaneMessage(message: LaneMessage, maxBytes: number = LANE_MESSAGE_MAX_BYTES): string {

@@ -169,9 +169,10 @@ describe("lane message codec", () => {
     // Assess
     const forbidden = [...body].filter((c) => {
       const code = c.codePointAt(0) ?? 0;
-      return (code < 0x20 && c !== "\t" && c !== "\n" && c !== "\r") || code === 0xfffe || code === 0xffff;
+      return (code < 0x20 && c !== "\t" && c !== "\n" && c !== "\r") || code === 0xfffe || code === 0xffff || code > 0xffff;
     });
     expect(forbidden).toEqual([]);
+    expect(body).toContain("\\ud83d\\ude00");
     expect(body).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
     expect(decodeLaneMessage(body)).toEqual(original);
   });
