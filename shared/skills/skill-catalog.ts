@@ -1,6 +1,6 @@
 import type { ResolvedSkill } from "./resolved-skill.js";
 import type { SkillScope } from "./skill-scope.js";
-import { byCodePoints, listingRelevance, rankByRelevance, roundScore } from "./relevance/listing-relevance.js";
+import { byCodePoints, listingRelevance, matchedPositions, rankByRelevance, roundScore } from "./relevance/listing-relevance.js";
 import type { RankedPosition } from "./relevance/listing-relevance.js";
 
 /**
@@ -68,7 +68,7 @@ export interface BuiltCatalog {
    * Every omitted candidate in catalog order, with its score in a ranked catalog (the ledger's
    * `explain=all` gives each its rank and score; `catalog.omitted` names only the first 500).
    */
-  omittedRanked?: readonly { name: string; score?: number }[];
+  omittedRanked?: () => readonly { name: string; score?: number }[];
 }
 
 export const DEFAULT_CATALOG_BUDGET_CHARS = 8_000;
@@ -94,11 +94,14 @@ const ELLIPSIS = "…";
 
 export const approxTokens = (chars: number): number => Math.ceil(chars / 4);
 
-interface Candidate {
-  name: string;
-  source: SkillScope;
-  description: string;
-  score?: number;
+/** The candidates in catalog order, read by position (a ranked 10 000-skill catalog builds no object per candidate). */
+interface Candidates {
+  readonly length: number;
+  name(i: number): string;
+  description(i: number): string;
+  source(i: number): SkillScope;
+  /** Relevance; undefined when the order is not by relevance. */
+  score(i: number): number | undefined;
 }
 
 /** Per listing array (the warm catalogue hands out the same one while nothing changed), per options key. */
@@ -113,11 +116,16 @@ export function catalogFor(listing: readonly ResolvedSkill[], options: CatalogOp
   // A ranked catalog depends on the message: not memoized (its index is, per listing).
   const ranked = rankedCatalog(listing, options);
   if (ranked !== undefined) return ranked;
+  return nameOrdered(listing, options);
+}
+
+/** The catalog in name order (no query, or no signal in it), memoized per listing and options. */
+function nameOrdered(listing: readonly ResolvedSkill[], options: CatalogOptions): BuiltCatalog {
   const key = JSON.stringify([options.budgetChars, options.pinned ?? [], [...options.activeNames].sort(), options.allowedSkills]);
   let byKey = memo.get(listing);
   const hit = byKey?.get(key);
   if (hit !== undefined) return hit;
-  const built = deepFreeze(buildCatalog(listing, options));
+  const built = deepFreeze(render(orderedCandidates(listing, options), budgetOf(options), 0));
   if (byKey === undefined) {
     byKey = new Map();
     memo.set(listing, byKey);
@@ -138,28 +146,36 @@ const budgetOf = (options: CatalogOptions): number => Math.max(0, Math.min(Math.
 const EMPTY_CATALOG: SkillCatalog = { entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 };
 
 /** The fitted block: `fullFirst` leading candidates may keep their whole description. */
-function render(candidates: readonly Candidate[], budget: number, fullFirst: number): BuiltCatalog {
+function render(candidates: Candidates, budget: number, fullFirst: number): BuiltCatalog {
   if (budget === 0) return { catalog: { ...EMPTY_CATALOG }, text: "" };
   const fitted = fit(candidates, budget, fullFirst);
-  const entries: CatalogEntry[] = fitted.kept.map((c, i) => {
-    const description = i < fitted.fullCount ? c.description : shorten(c.description, fitted.descriptionChars);
-    const entry: CatalogEntry = { name: c.name, description, source: c.source, approxTokens: approxTokens(lineChars(c.name, description.length)) };
-    if (c.score !== undefined) entry.score = c.score;
-    return entry;
-  });
+  const entries: CatalogEntry[] = [];
+  for (let i = 0; i < fitted.count; i++) {
+    const full = candidates.description(i);
+    const description = i < fitted.fullCount ? full : shorten(full, fitted.descriptionChars);
+    const name = candidates.name(i);
+    const entry: CatalogEntry = { name, description, source: candidates.source(i), approxTokens: approxTokens(lineChars(name.length, description.length)) };
+    const score = candidates.score(i);
+    if (score !== undefined) entry.score = score;
+    entries.push(entry);
+  }
+  const omittedCount = candidates.length - fitted.count;
   const lines = entries.length === 0 ? [] : [CATALOG_HEADER, ...entries.map((e) => `- ${e.name}: ${e.description}`)];
-  if (lines.length > 0 && fitted.footer) lines.push(catalogFooter(fitted.omitted.length));
+  if (lines.length > 0 && fitted.footer) lines.push(catalogFooter(omittedCount));
   const text = lines.join("\n");
+  const omitted: string[] = [];
+  for (let i = fitted.count; i < Math.min(candidates.length, fitted.count + MAX_OMITTED_NAMES); i++) omitted.push(candidates.name(i));
   return {
-    ...(fitted.omitted.length > 0 ? { omittedRanked: fitted.omitted.map((c) => (c.score === undefined ? { name: c.name } : { name: c.name, score: c.score })) } : {}),
-    catalog: {
-      entries,
-      omitted: fitted.omitted.slice(0, MAX_OMITTED_NAMES).map((c) => c.name),
-      omittedCount: fitted.omitted.length,
-      budgetChars: budget,
-      usedChars: text.length,
-      approxTokens: approxTokens(text.length),
-    },
+    ...(omittedCount > 0
+      ? {
+          omittedRanked: () =>
+            Array.from({ length: omittedCount }, (_, k) => {
+              const score = candidates.score(fitted.count + k);
+              return score === undefined ? { name: candidates.name(fitted.count + k) } : { name: candidates.name(fitted.count + k), score };
+            }),
+        }
+      : {}),
+    catalog: { entries, omitted, omittedCount, budgetChars: budget, usedChars: text.length, approxTokens: approxTokens(text.length) },
     text,
   };
 }
@@ -184,41 +200,47 @@ function rankedCatalog(listing: readonly ResolvedSkill[], options: CatalogOption
   const active = new Set(options.activeNames);
   const allowed = options.allowedSkills === null ? undefined : new Set(options.allowedSkills);
   const pinnedNames = new Set(options.pinned ?? []);
-  const isCandidate = (position: number): boolean => {
-    const skill = listing[position]!;
-    return relevance.positionOf.get(skill.name) === position && isCatalogCandidate(skill, active, allowed);
-  };
-  const scored = relevance.index
-    .score(options.query, (position) => isCandidate(position) && !pinnedNames.has(listing[position]!.name))
-    .map((s) => ({ position: s.index, score: roundScore(s.score) }))
-    .filter((s) => s.score > 0);
-  if (scored.length === 0) return undefined;
+  const isCandidate = (position: number): boolean => relevance.nameRank[position] !== -1 && isCatalogCandidate(listing[position]!, active, allowed);
+  const scored = matchedPositions(relevance, options.query, (position) => isCandidate(position) && !pinnedNames.has(listing[position]!.name));
+  if (scored === undefined) return undefined;
   const name = (position: number): string => listing[position]!.name;
-  const ranked = rankByRelevance(scored, name, options.usage);
-  const scoreOf = new Map(ranked.map((r) => [r.position, r.score]));
+  const ranked = rankByRelevance(scored, name, options.usage, relevance.nameRank);
+  const matched = new Set(ranked.map((r) => r.position));
 
-  const candidates: Candidate[] = [];
-  const candidate = (position: number, score: number): Candidate => {
-    const skill = listing[position]!;
-    return { name: skill.name, source: skill.source, description: descriptionAt(listing, position), score };
-  };
+  const order: number[] = [];
+  const scores: number[] = [];
   for (const pinned of options.pinned ?? []) {
     const position = relevance.positionOf.get(pinned);
-    if (position === undefined || !isCandidate(position) || candidates.some((c) => c.name === pinned)) continue;
-    candidates.push(candidate(position, roundScore(scoreOfPinned(relevance.index, options.query, position))));
+    if (position === undefined || !isCandidate(position) || order.includes(position)) continue;
+    order.push(position);
+    scores.push(roundScore(scoreOfPinned(relevance.index, options.query, position)));
   }
-  const pinnedCount = candidates.length;
-  for (const r of ranked) candidates.push(candidate(r.position, r.score));
+  const pinnedCount = order.length;
+  for (const r of ranked) {
+    order.push(r.position);
+    scores.push(r.score);
+  }
   // Unscored candidates: recently used ones first (most used first), then the rest by name.
   const unscored: RankedPosition[] = [];
   const rest: number[] = [];
+  const usage = options.usage;
   for (const position of relevance.nameOrder) {
-    if (scoreOf.has(position) || pinnedNames.has(listing[position]!.name) || !isCandidate(position)) continue;
-    if ((options.usage?.get(listing[position]!.name) ?? 0) > 0) unscored.push({ position, score: 0 });
+    if (matched.has(position)) continue;
+    const skill = listing[position]!;
+    if (!isCatalogCandidate(skill, active, allowed) || pinnedNames.has(skill.name)) continue;
+    if (usage !== undefined && (usage.get(skill.name) ?? 0) > 0) unscored.push({ position, score: 0 });
     else rest.push(position);
   }
-  for (const r of rankByRelevance(unscored, name, options.usage)) candidates.push(candidate(r.position, 0));
-  for (const position of rest) candidates.push(candidate(position, 0));
+  for (const r of rankByRelevance(unscored, name, usage, relevance.nameRank)) order.push(r.position);
+  for (const position of rest) order.push(position);
+  const descriptionOf = descriptionsOf(listing);
+  const candidates: Candidates = {
+    length: order.length,
+    name: (i) => listing[order[i]!]!.name,
+    description: (i) => descriptionOf(order[i]!),
+    source: (i) => listing[order[i]!]!.source,
+    score: (i) => scores[i] ?? 0,
+  };
   return render(candidates, budget, pinnedCount + Math.min(MAX_FULL_DESCRIPTIONS, ranked.length));
 }
 
@@ -227,19 +249,20 @@ function scoreOfPinned(index: ReturnType<typeof listingRelevance>["index"], quer
   return index.score(query, (p) => p === position)[0]?.score ?? 0;
 }
 
-/** catalogDescription per listing position, computed once per listing (a ranked turn touches every candidate). */
+/** catalogDescription per listing position, computed once per listing (a ranked turn may touch every candidate). */
 const descriptions = new WeakMap<readonly ResolvedSkill[], (string | undefined)[]>();
 
-function descriptionAt(listing: readonly ResolvedSkill[], position: number): string {
+function descriptionsOf(listing: readonly ResolvedSkill[]): (position: number) => string {
   let cached = descriptions.get(listing);
   if (cached === undefined) {
     cached = new Array<string | undefined>(listing.length);
     descriptions.set(listing, cached);
   }
-  return (cached[position] ??= catalogDescription(listing[position]!));
+  const memo = cached;
+  return (position) => (memo[position] ??= catalogDescription(listing[position]!));
 }
 
-function orderedCandidates(listing: readonly ResolvedSkill[], options: CatalogOptions): Candidate[] {
+function orderedCandidates(listing: readonly ResolvedSkill[], options: CatalogOptions): Candidates {
   const active = new Set(options.activeNames);
   const allowed = options.allowedSkills === null ? undefined : new Set(options.allowedSkills);
   const byName = new Map<string, ResolvedSkill>();
@@ -256,7 +279,16 @@ function orderedCandidates(listing: readonly ResolvedSkill[], options: CatalogOp
     byName.delete(name);
   }
   const rest = [...byName.values()].sort((a, b) => byCodePoints(a.name, b.name));
-  return [...pinned, ...rest].map((skill) => ({ name: skill.name, source: skill.source, description: catalogDescription(skill) }));
+  const ordered = [...pinned, ...rest];
+  const descriptionOf = descriptionsOf(listing);
+  const positionOf = new Map(listing.map((skill, i) => [skill, i] as const));
+  return {
+    length: ordered.length,
+    name: (i) => ordered[i]!.name,
+    description: (i) => descriptionOf(positionOf.get(ordered[i]!)!),
+    source: (i) => ordered[i]!.source,
+    score: () => undefined,
+  };
 }
 
 /** Description and when_to_use on one line, whitespace collapsed, capped before any budget applies. */
@@ -268,12 +300,12 @@ export function catalogDescription(skill: Pick<ResolvedSkill, "description" | "w
 }
 
 /** `- name: description`, one per line after the header. */
-const lineChars = (name: string, descriptionChars: number): number => 4 + name.length + descriptionChars;
+const lineChars = (nameChars: number, descriptionChars: number): number => 4 + nameChars + descriptionChars;
 
 interface Fitted {
-  kept: Candidate[];
-  omitted: Candidate[];
-  /** The first `fullCount` kept entries keep their whole description. */
+  /** The first `count` candidates are listed, the others omitted. */
+  count: number;
+  /** The first `fullCount` listed entries keep their whole description. */
   fullCount: number;
   /** The common length the other descriptions are shortened to (Infinity: none is). */
   descriptionChars: number;
@@ -281,45 +313,56 @@ interface Fitted {
   footer: boolean;
 }
 
-/** Characters one candidate adds to the block (its newline included) with its description cut to `limit`. */
-const added = (c: Candidate, limit: number): number => 1 + lineChars(c.name, Math.min(c.description.length, limit));
+/** Characters candidate i adds to the block (its newline included) with its description cut to `limit`. */
+const added = (c: Candidates, i: number, limit: number): number => 1 + lineChars(c.name(i).length, Math.min(c.description(i).length, limit));
 
 /** Total characters of the block: `full` leading entries whole, the rest up to `count` cut to `limit`. */
-function total(candidates: readonly Candidate[], full: number, count: number, limit: number): number {
+function total(candidates: Candidates, full: number, count: number, limit: number): number {
   let sum = CATALOG_HEADER.length;
-  for (let i = 0; i < count; i++) sum += added(candidates[i]!, i < full ? Infinity : limit);
+  for (let i = 0; i < count; i++) sum += added(candidates, i, i < full ? Infinity : limit);
   return sum;
 }
 
-function fit(candidates: readonly Candidate[], budgetChars: number, fullFirst: number): Fitted {
-  const longest = candidates.reduce((max, c) => Math.max(max, c.description.length), 0);
-  if (total(candidates, 0, candidates.length, longest) <= budgetChars) return { kept: [...candidates], omitted: [], fullCount: 0, descriptionChars: Infinity, footer: false };
-  // Something will be cut or omitted: keep room for the footer line (its count is at most every candidate)…
-  const withFooter = fitWithin(candidates, budgetChars - 1 - catalogFooter(candidates.length).length, budgetChars, fullFirst, longest);
-  // …unless that leaves no entry at all (a tiny budget): entries matter more than the line.
-  return withFooter.kept.length > 0 ? withFooter : { ...fitWithin(candidates, budgetChars, budgetChars, fullFirst, longest), footer: false };
+/** Whether every candidate fits with its whole description (stops counting once over). */
+function fitsWhole(candidates: Candidates, budget: number): boolean {
+  let sum = CATALOG_HEADER.length;
+  for (let i = 0; i < candidates.length; i++) {
+    sum += added(candidates, i, Infinity);
+    if (sum > budget) return false;
+  }
+  return true;
 }
 
-function fitWithin(candidates: readonly Candidate[], budget: number, budgetChars: number, fullFirst: number, longest: number): Fitted {
+function fit(candidates: Candidates, budgetChars: number, fullFirst: number): Fitted {
+  if (fitsWhole(candidates, budgetChars)) return { count: candidates.length, fullCount: 0, descriptionChars: Infinity, footer: false };
+  // Something will be cut or omitted: keep room for the footer line (its count is at most every candidate)…
+  const withFooter = fitWithin(candidates, budgetChars - 1 - catalogFooter(candidates.length).length, budgetChars, fullFirst);
+  // …unless that leaves no entry at all (a tiny budget): entries matter more than the line.
+  return withFooter.count > 0 ? withFooter : { ...fitWithin(candidates, budgetChars, budgetChars, fullFirst), footer: false };
+}
+
+function fitWithin(candidates: Candidates, budget: number, budgetChars: number, fullFirst: number): Fitted {
   const floor = MIN_CATALOG_DESCRIPTION_CHARS;
   // The most relevant entries whole, in order, while they fit…
   let full = 0;
   let used = CATALOG_HEADER.length;
-  while (full < Math.min(fullFirst, candidates.length) && used + added(candidates[full]!, Infinity) <= budget) used += added(candidates[full++]!, Infinity);
+  while (full < Math.min(fullFirst, candidates.length) && used + added(candidates, full, Infinity) <= budget) used += added(candidates, full++, Infinity);
   // …then as many entries as fit with their descriptions at the floor, pinned and relevant ones first.
   let count = full;
-  while (count < candidates.length && used + added(candidates[count]!, floor) <= budget) used += added(candidates[count++]!, floor);
-  if (count === 0) return { kept: [], omitted: [...candidates], fullCount: 0, descriptionChars: floor, footer: false };
+  while (count < candidates.length && used + added(candidates, count, floor) <= budget) used += added(candidates, count++, floor);
+  if (count === 0) return { count: 0, fullCount: 0, descriptionChars: floor, footer: false };
   // Everything listed after all: no footer, so its room goes to the shortened descriptions.
   const all = count === candidates.length;
-  const limit = commonLength(candidates, full, count, floor, longest, all ? budgetChars : budget);
-  return { kept: candidates.slice(0, count), omitted: candidates.slice(count), fullCount: full, descriptionChars: limit, footer: !all };
+  const limit = commonLength(candidates, full, count, floor, all ? budgetChars : budget);
+  return { count, fullCount: full, descriptionChars: limit, footer: !all };
 }
 
 /** The longest common description length the entries after the whole ones fit with (binary search). */
-function commonLength(candidates: readonly Candidate[], full: number, count: number, floor: number, longest: number, budget: number): number {
+function commonLength(candidates: Candidates, full: number, count: number, floor: number, budget: number): number {
+  let longest = floor;
+  for (let i = full; i < count; i++) longest = Math.max(longest, candidates.description(i).length);
   let low = floor;
-  let high = Math.max(floor, longest);
+  let high = longest;
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
     if (total(candidates, full, count, mid) <= budget) low = mid;

@@ -11,9 +11,9 @@
  *   3. the first words of the body's prose, code blocks left out (weighted below the description).
  * The whole is at most MAX_SEARCH_TEXT_CHARS; an empty body and no tools give "".
  */
-export const MAX_SEARCH_TEXT_CHARS = 2_048;
-const MAX_HEADINGS_CHARS = 600;
-const MAX_TOOLS_CHARS = 500;
+export const MAX_SEARCH_TEXT_CHARS = 1_024;
+const MAX_HEADINGS_CHARS = 400;
+const MAX_TOOLS_CHARS = 300;
 /** The body is scanned this far at most: a 1 MB body costs the same as a 64 KB one. */
 const MAX_SCANNED_BODY_CHARS = 64 * 1024;
 

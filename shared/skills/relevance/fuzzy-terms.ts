@@ -45,8 +45,8 @@ export class FuzzyTerms {
     const maxEdits = maxEditsFor(word.length);
     if (maxEdits === 0) return [];
     const grams = [...new Set(trigramsOf(word))];
-    // Every edit destroys at most 3 trigrams: fewer shared ones than this cannot be close enough.
-    const needed = Math.max(1, grams.length - 3 * maxEdits);
+    // An edit destroys at most 3 trigrams, a swap of neighbours 4: fewer shared ones cannot be close enough.
+    const needed = Math.max(1, grams.length - 4 * maxEdits);
     const shared = new Map<number, number>();
     for (const gram of grams) {
       const list = this.byTrigram.get(gram);

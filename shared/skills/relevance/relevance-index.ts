@@ -95,47 +95,44 @@ export class RelevanceIndex {
     const termIds = new Map<string, number>();
     const fuzzy = new FuzzyTerms();
     const inFuzzy = new Set<number>();
-    // Pass 1: per skill and field, term counts and lengths; postings hold raw per-field counts.
+    const averages = averageLengths(skills);
+    // One pass: each field's terms counted, length-normalized and weighted, summed per term into
+    // the skill's one weighted frequency, appended to that term's postings.
     const postingDocs: number[][] = [];
-    const postingCounts: number[][] = [];
-    const lengths = FIELDS.map(() => new Float64Array(skills.length));
+    const postingWeights: number[][] = [];
+    const weighted = new Map<number, number>();
+    const counts = new Map<string, number>();
     for (let doc = 0; doc < skills.length; doc++) {
       const fields = fieldTexts(skills[doc]!);
-      const counts = new Map<number, number[]>();
+      weighted.clear();
       for (let f = 0; f < FIELDS.length; f++) {
         const spec = FIELDS[f]!;
-        const compounds: string[] = [];
-        const terms = termsOf(fields[f]!, spec.compounds ? { compounds } : {});
-        terms.push(...compounds);
-        lengths[f]![doc] = terms.length;
-        for (const term of terms) {
+        const terms = fieldTerms(fields[f]!, spec);
+        if (terms.length === 0) continue;
+        counts.clear();
+        for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+        const norm = 1 - spec.b + (spec.b * terms.length) / averages[f]!;
+        for (const [term, tf] of counts) {
           let id = termIds.get(term);
           if (id === undefined) {
             id = termIds.size;
             termIds.set(term, id);
             postingDocs.push([]);
-            postingCounts.push([]);
-          }
-          let perField = counts.get(id);
-          if (perField === undefined) {
-            perField = new Array<number>(FIELDS.length).fill(0);
-            counts.set(id, perField);
+            postingWeights.push([]);
           }
           // The typo vocabulary holds the words of the fields a product is named in, each once.
           if (spec.fuzzy && !inFuzzy.has(id)) {
             inFuzzy.add(id);
             fuzzy.add(term);
           }
-          perField[f]! += 1;
+          weighted.set(id, (weighted.get(id) ?? 0) + (spec.weight * tf) / norm);
         }
       }
-      for (const [id, perField] of counts) {
+      for (const [id, w] of weighted) {
         postingDocs[id]!.push(doc);
-        postingCounts[id]!.push(...perField);
+        postingWeights[id]!.push(w);
       }
     }
-    // Pass 2: weighted, length-normalized frequency per posting, packed.
-    const averages = lengths.map((l) => Math.max(1, l.reduce((sum, x) => sum + x, 0) / Math.max(1, skills.length)));
     const offsets = new Int32Array(termIds.size + 1);
     let total = 0;
     for (let t = 0; t < termIds.size; t++) {
@@ -147,22 +144,9 @@ export class RelevanceIndex {
     const weights = new Float32Array(total);
     const idf = new Float64Array(termIds.size);
     for (let t = 0; t < termIds.size; t++) {
-      const list = postingDocs[t]!;
-      const counts = postingCounts[t]!;
-      const start = offsets[t]!;
-      for (let p = 0; p < list.length; p++) {
-        const doc = list[p]!;
-        let weighted = 0;
-        for (let f = 0; f < FIELDS.length; f++) {
-          const tf = counts[p * FIELDS.length + f]!;
-          if (tf === 0) continue;
-          const spec = FIELDS[f]!;
-          weighted += (spec.weight * tf) / (1 - spec.b + (spec.b * lengths[f]![doc]!) / averages[f]!);
-        }
-        docs[start + p] = doc;
-        weights[start + p] = weighted;
-      }
-      const df = list.length;
+      docs.set(postingDocs[t]!, offsets[t]!);
+      weights.set(postingWeights[t]!, offsets[t]!);
+      const df = postingDocs[t]!.length;
       idf[t] = Math.log(1 + (skills.length - df + 0.5) / (df + 0.5));
     }
     return new RelevanceIndex({ size: skills.length, termIds, offsets, docs, weights, idf, fuzzy });
@@ -173,8 +157,17 @@ export class RelevanceIndex {
    * listing position (the catalog's candidates). No signal (stop words only, nothing known) → [].
    */
   score(query: string, accept?: (index: number) => boolean): ScoredSkill[] {
+    const all = this.scoreAll(query);
+    if (all === undefined) return [];
+    const out: ScoredSkill[] = [];
+    for (const doc of all.touched) if (all.scores[doc]! > 0 && (accept === undefined || accept(doc))) out.push({ index: doc, score: all.scores[doc]! });
+    return out;
+  }
+
+  /** Every skill's score (0: not matched) and the skills matched, in index order; undefined without signal. */
+  scoreAll(query: string): { scores: Float64Array; touched: number[] } | undefined {
     const weighted = this.queryTerms(query);
-    if (weighted.length === 0) return [];
+    if (weighted.length === 0) return undefined;
     const scores = new Float64Array(this.size);
     const touched: number[] = [];
     for (const { id, weight } of weighted) {
@@ -188,9 +181,7 @@ export class RelevanceIndex {
       }
     }
     touched.sort((a, b) => a - b);
-    const out: ScoredSkill[] = [];
-    for (const doc of touched) if (scores[doc]! > 0 && (accept === undefined || accept(doc))) out.push({ index: doc, score: scores[doc]! });
-    return out;
+    return { scores, touched };
   }
 
   /** The query's known terms with their weight (1 + ln of repeats; typos discounted), rarest first, bounded. */
@@ -224,6 +215,30 @@ export class RelevanceIndex {
     terms.sort((a, b) => this.idf[b.id]! - this.idf[a.id]! || a.id - b.id);
     return terms.slice(0, MAX_QUERY_TERMS);
   }
+}
+
+/** Skills whose field lengths give the average lengths BM25 normalizes by: a deterministic sample, so the build reads each skill once. */
+const LENGTH_SAMPLE = 256;
+
+function fieldTerms(text: string, spec: FieldSpec): string[] {
+  if (!spec.compounds) return termsOf(text);
+  const compounds: string[] = [];
+  const terms = termsOf(text, { compounds });
+  for (const c of compounds) terms.push(c);
+  return terms;
+}
+
+/** Average terms per field over the first LENGTH_SAMPLE skills and evenly spaced others (at least 1). */
+function averageLengths(skills: readonly IndexableSkill[]): number[] {
+  const step = Math.max(1, Math.floor(skills.length / LENGTH_SAMPLE));
+  const sums = FIELDS.map(() => 0);
+  let sampled = 0;
+  for (let doc = 0; doc < skills.length; doc += step) {
+    const fields = fieldTexts(skills[doc]!);
+    for (let f = 0; f < FIELDS.length; f++) sums[f]! += fieldTerms(fields[f]!, FIELDS[f]!).length;
+    sampled++;
+  }
+  return sums.map((sum) => Math.max(1, sum / Math.max(1, sampled)));
 }
 
 const cap = (text: string | undefined): string => (text === undefined ? "" : text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text);

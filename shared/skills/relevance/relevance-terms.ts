@@ -29,41 +29,70 @@ export interface TermOptions {
 export function termsOf(text: string, options: TermOptions = {}): string[] {
   const max = options.maxTerms ?? Number.POSITIVE_INFINITY;
   const out: string[] = [];
-  const folded = /[^\u0000-\u007f]/.test(text) ? text.normalize("NFKD").replace(MARKS, "") : text;
+  const ascii = !NON_ASCII.test(text);
+  const folded = ascii ? text : text.normalize("NFKD").replace(MARKS, "");
+  const compounds = options.compounds;
   let previous: string | undefined;
   let previousEnd = -1;
-  for (const match of folded.matchAll(WORD)) {
-    if (out.length >= max) break;
-    const word = match[0];
-    if (word.length > MAX_WORD_CHARS) {
+  let previousStop = false;
+  const word = (start: number, end: number): void => {
+    const raw = folded.slice(start, end);
+    if (raw.length > MAX_WORD_CHARS) {
       previous = undefined;
-      continue;
+      return;
     }
-    const lower = word.toLowerCase();
+    const lower = raw.toLowerCase();
     const stop = STOP_WORDS.has(lower);
-    push(out, lower);
-    if (word !== lower || /\d/.test(word)) {
-      const parts = word.match(CAMEL_PARTS);
-      if (parts !== null && parts.length > 1) for (const part of parts) if (part.length >= 2) push(out, part.toLowerCase());
+    push(out, lower, stop);
+    if (raw !== lower || DIGIT.test(raw)) {
+      const parts = raw.match(CAMEL_PARTS);
+      if (parts !== null && parts.length > 1) for (const part of parts) if (part.length >= 2) push(out, part.toLowerCase(), STOP_WORDS.has(part.toLowerCase()));
     }
-    // Adjacent means separated by one separator character at most (`seat-geek`, `seat geek`).
-    if (options.compounds !== undefined && previous !== undefined && !stop && match.index - previousEnd <= 1) push(options.compounds, previous + lower);
-    previous = stop ? undefined : lower;
-    previousEnd = match.index + word.length;
+    // Adjacent means separated by one separator character at most (`seat-geek`, `seat geek`); a
+    // stop word joins only without a space (`to-do` → todo, but not `the slack` → theslack).
+    if (compounds !== undefined && previous !== undefined && start - previousEnd <= 1) {
+      const joined = start === previousEnd || folded.charCodeAt(previousEnd) !== 32;
+      if (joined || (!stop && !previousStop)) push(compounds, previous + lower, false);
+    }
+    previous = lower;
+    previousEnd = end;
+    previousStop = stop;
+  };
+  if (ascii) {
+    // The common case, without a regular expression: runs of ASCII letters and digits.
+    let start = -1;
+    for (let i = 0; i <= folded.length && out.length < max; i++) {
+      const c = i < folded.length ? folded.charCodeAt(i) : 32;
+      const alnum = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+      if (alnum) {
+        if (start === -1) start = i;
+      } else if (start !== -1) {
+        word(start, i);
+        start = -1;
+      }
+    }
+  } else {
+    for (const match of folded.matchAll(WORD)) {
+      if (out.length >= max) break;
+      word(match.index, match.index + match[0].length);
+    }
   }
   return out.length > max ? out.slice(0, max) : out;
 }
 
-function push(out: string[], lower: string): void {
-  if (STOP_WORDS.has(lower)) return;
+const NON_ASCII = /[^\u0000-\u007f]/;
+const DIGIT = /\d/;
+
+function push(out: string[], lower: string, stop: boolean): void {
+  if (stop) return;
   const term = stem(lower);
-  if (term.length >= 2 || /\d/.test(term)) out.push(term);
+  if (term.length >= 2 || DIGIT.test(term)) out.push(term);
 }
 
 /** A suffix stemmer small enough to read: enough for plurals and verb forms of skill texts. */
 export function stem(word: string): string {
   let w = word;
-  if (w.length <= 3 || /\d/.test(w)) return w;
+  if (w.length <= 3 || DIGIT.test(w)) return w;
   if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (w.endsWith("sses")) w = w.slice(0, -2);
   else if (w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is")) w = w.slice(0, -1);

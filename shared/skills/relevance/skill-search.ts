@@ -2,7 +2,7 @@ import { InvalidRequest } from "../../errors.js";
 import type { ResolvedSkill } from "../resolved-skill.js";
 import { catalogDescription } from "../skill-catalog.js";
 import type { SkillScope } from "../skill-scope.js";
-import { listingRelevance, rankByRelevance, roundScore } from "./listing-relevance.js";
+import { listingRelevance, matchedPositions, rankByRelevance } from "./listing-relevance.js";
 
 /**
  * skill_search and `GET …/skills/search` (API.md "Catalog at scale"): the skills of a listing
@@ -35,14 +35,9 @@ export interface SkillSearchOptions {
 
 export function searchSkills(listing: readonly ResolvedSkill[], query: string, options: SkillSearchOptions): SkillSearchAnswer {
   const relevance = listingRelevance(listing);
-  const scored = relevance.index
-    .score(query, (position) => {
-      const skill = listing[position]!;
-      return relevance.positionOf.get(skill.name) === position && (options.accept === undefined || options.accept(skill));
-    })
-    .map((s) => ({ position: s.index, score: roundScore(s.score) }))
-    .filter((s) => s.score > 0);
-  const ranked = rankByRelevance(scored, (position) => listing[position]!.name, options.usage);
+  const accept = options.accept;
+  const scored = matchedPositions(relevance, query, (position) => accept === undefined || accept(listing[position]!)) ?? [];
+  const ranked = rankByRelevance(scored, (position) => listing[position]!.name, options.usage, relevance.nameRank);
   const results = ranked.slice(0, options.limit).map(({ position, score }) => {
     const skill = listing[position]!;
     return { name: skill.name, description: catalogDescription(skill), source: skill.source, score };
