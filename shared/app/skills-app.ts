@@ -6,6 +6,8 @@ import { recipeActivations, reportActivations } from "../steering/skill-activati
 import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { InMemorySkillUsageStore } from "../usage/in-memory-skill-usage-store.js";
 import { RecentUsageTally } from "../usage/recent-usage.js";
+import { searchSkills as searchSkillsIn } from "../skills/relevance/skill-search.js";
+import type { SkillSearchAnswer } from "../skills/relevance/skill-search.js";
 import type { SkillUsageStore, UsageAnswer } from "../usage/skill-usage.js";
 import { countUsage } from "./usage-counting.js";
 import { TRIGGER_EVALS_FILE, parseTriggerEvals, runTriggerEvals } from "../skills/evals/trigger-evals.js";
@@ -215,6 +217,11 @@ export interface SkillsApp {
   skillUsage(tenant: string, projectId: string, days: number, viewer: string, name?: string): Promise<UsageAnswer>;
   /** A skill's `evals/triggers.yaml` from its own level, run against it and the other visible skills; DOCUMENT_NOT_FOUND without one. */
   skillEvals(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<EvalReport>;
+  /**
+   * API.md "Catalog at scale" `GET …/skills/search`: the caller's effective skills ranked by
+   * relevance to `query` (ties by this instance's recent usage, then name), the first `limit`.
+   */
+  searchSkills(tenant: string, user: LaneUser | null, projectId: string | undefined, query: string, limit: number): Promise<SkillSearchAnswer>;
 }
 
 export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
@@ -420,5 +427,11 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       return runTriggerEvals(skill, await skills.listAvailable(at), evals, deps.evalsBudget?.() ?? new EvalTimeBudget(ROUTE_EVALS_TIME_BUDGET_MS));
     },
     skillUsage: (tenant, projectId, days, viewer, name) => usage.read({ tenant, projectId, days, name, viewer, now: clock() }),
+
+    async searchSkills(tenant, user, projectId, query, limit) {
+      const listing = await skills.listAvailable(scope(tenant, user, projectId));
+      const recent = projectId === undefined ? undefined : usage.recent(tenant, projectId, user?.login, clock());
+      return searchSkillsIn(listing, query, { limit, usage: recent });
+    },
   };
 }
