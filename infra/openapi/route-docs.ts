@@ -148,6 +148,8 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
               fired: z.boolean().describe("A turn would activate the skill on this message"),
               blocked: z.string().optional().describe("The trigger matches but a turn would not activate the skill, in the activation ledger's words: spawn-only, shot, disabled, argument-missing"),
               alsoFired: z.array(z.string()).describe("The other skills a turn would activate on the same message (the confusion list)"),
+              listed: z.boolean().optional().describe("`should` cases: the turn's catalog would list the skill for this message (its level's context, default budget)"),
+              searchRank: z.number().int().nullable().optional().describe("`should` cases: the skill's 1-based rank in skill_search for this message, null past 20"),
             }),
           ),
           totalCases: z.number().int().describe("Cases in the evals file"),

@@ -6,6 +6,7 @@ import { recipeActivations, reportActivations } from "../steering/skill-activati
 import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { InMemorySkillUsageStore } from "../usage/in-memory-skill-usage-store.js";
 import { RecentUsageTally } from "../usage/recent-usage.js";
+import { withRouting } from "../skills/evals/routing-evals.js";
 import { searchSkills as searchSkillsIn } from "../skills/relevance/skill-search.js";
 import type { SkillSearchAnswer } from "../skills/relevance/skill-search.js";
 import type { SkillUsageStore, UsageAnswer } from "../usage/skill-usage.js";
@@ -424,7 +425,8 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       if (!doc) throw new DocumentNotFound(path);
       // Strict: a lossy decode would report a binary file's replacement characters as a YAML error.
       const evals = parseTriggerEvals(textOrInvalid(path, doc.body), path);
-      return runTriggerEvals(skill, await skills.listAvailable(at), evals, deps.evalsBudget?.() ?? new EvalTimeBudget(ROUTE_EVALS_TIME_BUDGET_MS));
+      const listing = await skills.listAvailable(at);
+      return withRouting(runTriggerEvals(skill, listing, evals, deps.evalsBudget?.() ?? new EvalTimeBudget(ROUTE_EVALS_TIME_BUDGET_MS)), listing);
     },
     skillUsage: (tenant, projectId, days, viewer, name) => usage.read({ tenant, projectId, days, name, viewer, now: clock() }),
 
