@@ -31,18 +31,19 @@ interface FieldSpec {
   weight: number;
   /** BM25 length normalization of this field: 0 none, 1 full. */
   b: number;
-  compounds: boolean;
+  /** Adjacent words also as one term: every pair (`all`), only those written together (`joined`), or none. */
+  compounds: "all" | "joined" | "none";
   fuzzy: boolean;
 }
 
 /** In fieldTexts order: name, tags, description, when_to_use, searchText keywords (headings, tools), searchText prose. */
 const FIELDS: readonly FieldSpec[] = [
-  { weight: 6, b: 0.3, compounds: true, fuzzy: true },
-  { weight: 3, b: 0.3, compounds: true, fuzzy: true },
-  { weight: 2, b: 0.75, compounds: false, fuzzy: true },
-  { weight: 1.5, b: 0.75, compounds: false, fuzzy: true },
-  { weight: 1.5, b: 0.5, compounds: false, fuzzy: true },
-  { weight: 0.4, b: 0.75, compounds: false, fuzzy: false },
+  { weight: 6, b: 0.3, compounds: "all", fuzzy: true },
+  { weight: 3, b: 0.3, compounds: "all", fuzzy: true },
+  { weight: 2, b: 0.75, compounds: "joined", fuzzy: true },
+  { weight: 1.5, b: 0.75, compounds: "joined", fuzzy: true },
+  { weight: 1.5, b: 0.5, compounds: "joined", fuzzy: true },
+  { weight: 0.4, b: 0.75, compounds: "none", fuzzy: false },
 ];
 
 const K1 = 1.2;
@@ -221,9 +222,9 @@ export class RelevanceIndex {
 const LENGTH_SAMPLE = 256;
 
 function fieldTerms(text: string, spec: FieldSpec): string[] {
-  if (!spec.compounds) return termsOf(text);
+  if (spec.compounds === "none") return termsOf(text);
   const compounds: string[] = [];
-  const terms = termsOf(text, { compounds });
+  const terms = termsOf(text, { compounds, joinedOnly: spec.compounds === "joined" });
   for (const c of compounds) terms.push(c);
   return terms;
 }

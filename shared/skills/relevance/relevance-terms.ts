@@ -21,6 +21,8 @@ const MAX_WORD_CHARS = 40;
 export interface TermOptions {
   /** Also the concatenation of each two adjacent words (neither a stop word), pushed here (may be the output array itself). */
   compounds?: string[] | undefined;
+  /** Compounds only of words written together (`to-do`, `seat_geek`), not of words a space separates. */
+  joinedOnly?: boolean;
   /** Stop at this many terms (queries: bounded work whatever the message). */
   maxTerms?: number;
 }
@@ -52,7 +54,7 @@ export function termsOf(text: string, options: TermOptions = {}): string[] {
     // stop word joins only without a space (`to-do` → todo, but not `the slack` → theslack).
     if (compounds !== undefined && previous !== undefined && start - previousEnd <= 1) {
       const joined = start === previousEnd || folded.charCodeAt(previousEnd) !== 32;
-      if (joined || (!stop && !previousStop)) push(compounds, previous + lower, false);
+      if (joined || (options.joinedOnly !== true && !stop && !previousStop)) push(compounds, previous + lower, false);
     }
     previous = lower;
     previousEnd = end;
