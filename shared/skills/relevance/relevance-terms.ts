@@ -82,7 +82,8 @@ export function termsOf(text: string, options: TermOptions = {}): string[] {
   return out.length > max ? out.slice(0, max) : out;
 }
 
-const NON_ASCII = /[^\u0000-\u007f]/;
+/** Any character outside 7-bit ASCII (the fast tokenizer reads only ASCII). */
+const NON_ASCII = /[^\t\n\r\u0020-\u007e]/;
 const DIGIT = /\d/;
 
 function push(out: string[], lower: string, stop: boolean): void {
