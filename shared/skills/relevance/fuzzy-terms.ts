@@ -10,6 +10,8 @@
 export const MIN_FUZZY_CHARS = 4;
 /** Known words a typo may stand for, closest first; more would dilute the query. */
 const MAX_FUZZY_MATCHES = 3;
+/** Words up to this long are also looked up by first letter and length (trigrams are too few to find their typos). */
+const MAX_HEAD_CHARS = 6;
 /** Trigram lists longer than this are too common to narrow anything down ("ion", "ing"). */
 const MAX_TRIGRAM_POSTINGS = 4_000;
 
@@ -24,12 +26,20 @@ function trigramsOf(term: string): string[] {
 
 export class FuzzyTerms {
   private readonly byTrigram = new Map<string, number[]>();
+  /** Short words by first letter and length: a swap in a 4-letter word ("jria") shares no trigram with it. */
+  private readonly byHead = new Map<string, number[]>();
   private readonly terms: string[] = [];
 
   add(term: string): void {
     if (term.length < MIN_FUZZY_CHARS) return;
     const id = this.terms.length;
     this.terms.push(term);
+    if (term.length <= MAX_HEAD_CHARS) {
+      const key = `${term[0]}${term.length}`;
+      const list = this.byHead.get(key);
+      if (list === undefined) this.byHead.set(key, [id]);
+      else list.push(id);
+    }
     for (const gram of new Set(trigramsOf(term))) {
       let list = this.byTrigram.get(gram);
       if (list === undefined) {
@@ -53,9 +63,13 @@ export class FuzzyTerms {
       if (list === undefined || list.length > MAX_TRIGRAM_POSTINGS) continue;
       for (const id of list) shared.set(id, (shared.get(id) ?? 0) + 1);
     }
+    const candidates = new Set<number>();
+    for (const [id, count] of shared) if (count >= needed) candidates.add(id);
+    if (word.length <= MAX_HEAD_CHARS) {
+      for (let length = word.length - 1; length <= word.length + 1; length++) for (const id of this.byHead.get(`${word[0]}${length}`) ?? []) candidates.add(id);
+    }
     const found: { term: string; edits: number }[] = [];
-    for (const [id, count] of shared) {
-      if (count < needed) continue;
+    for (const id of candidates) {
       const term = this.terms[id]!;
       if (Math.abs(term.length - word.length) > maxEdits) continue;
       const edits = boundedEditDistance(word, term, maxEdits);

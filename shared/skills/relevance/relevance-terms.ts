@@ -3,6 +3,7 @@
  * spelled `SeatGeek`, `seat-geek`, `seatgeek` or `Seat Geek` meets itself:
  *
  * - Unicode letters and digits only; accents folded (NFKD, marks dropped); lower case.
+ * - A capital letter written alone is a term (`post on X`); other one-character words are not.
  * - Each word also yields its camel-case and letter/digit parts (`AbuseIPDB` → abuseipdb, abuse,
  *   ipdb; `s3Bucket` → s3bucket, s, 3, bucket — parts under 2 characters are dropped).
  * - With `compounds`, two adjacent words also yield their concatenation (`seat-geek` →
@@ -45,7 +46,9 @@ export function termsOf(text: string, options: TermOptions = {}): string[] {
     }
     const lower = raw.toLowerCase();
     const stop = STOP_WORDS.has(lower);
-    push(out, lower, stop);
+    // A capital letter alone is a name (`X`, `R`); a lower-case one is noise.
+    if (raw.length === 1 && raw !== lower && !stop) out.push(lower);
+    else push(out, lower, stop);
     if (raw !== lower || DIGIT.test(raw)) {
       const parts = raw.match(CAMEL_PARTS);
       if (parts !== null && parts.length > 1) for (const part of parts) if (part.length >= 2) push(out, part.toLowerCase(), STOP_WORDS.has(part.toLowerCase()));
