@@ -6,6 +6,7 @@ import { cpus, totalmem } from "node:os";
 import { QUICK } from "./bench-mode.js";
 import { formatTable, type BenchRow } from "./bench-table.js";
 import { benchCompose } from "./compose-bench.js";
+import { benchRelevance } from "./relevance-bench.js";
 import { benchComposeWithFiles } from "./compose-files-bench.js";
 import { benchBundles } from "./bundle-bench.js";
 import { benchConsole } from "./console-bench.js";
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
 
   await section("compose", benchCompose);
   await section("compose with files", benchComposeWithFiles);
+  await section("relevance", benchRelevance);
   await section("catalogue", benchCatalogue);
   await section("usage counters", benchUsage);
   await section("trigger storm", benchTriggerStorm);

@@ -7,6 +7,7 @@ import { EvalTimeBudget, OFFLINE_EVALS_TIME_BUDGET_MS } from "../shared/skills/e
 import type { ResolvedSkill } from "../shared/skills/resolved-skill.js";
 import { buildCatalog, DEFAULT_CATALOG_BUDGET_CHARS } from "../shared/skills/skill-catalog.js";
 import { parseSkillDocument } from "../shared/skills/skill-document-parser.js";
+import { withRouting } from "../shared/skills/evals/routing-evals.js";
 import { SKILL_DOCUMENT, scanSkillTree } from "./skill-tree.js";
 
 /**
@@ -55,7 +56,8 @@ export async function runEvals(root: string, name?: string): Promise<EvalRun> {
   const reports: EvalRun["reports"] = [];
   for (const { skill, text, path } of withEvals) {
     try {
-      reports.push({ ...(await runTriggerEvals(skill, listing, parseTriggerEvals(text, path), new EvalTimeBudget(OFFLINE_EVALS_TIME_BUDGET_MS))), catalog: standing(skill.name) });
+      const report = withRouting(await runTriggerEvals(skill, listing, parseTriggerEvals(text, path), new EvalTimeBudget(OFFLINE_EVALS_TIME_BUDGET_MS)), listing);
+      reports.push({ ...report, catalog: standing(skill.name) });
     } catch (error) {
       if (!(error instanceof InvalidDocument)) throw error;
       failures.push({ name: skill.name, message: error.problems.map((p) => `${p.line !== undefined ? `line ${p.line}: ` : ""}${p.message}`).join("; ") });
@@ -70,10 +72,16 @@ const pct = (n: number): string => `${(n * 100).toFixed(1)}%`;
 /** One summary line per skill, then its wrong cases and the confusion list. */
 export function formatEvalReport(report: EvalReport & { catalog?: CatalogStanding }): string[] {
   const catalog = report.catalog === undefined ? "" : `; catalog: ${report.catalog}`;
-  const lines = [`${report.name}: precision ${pct(report.precision)}, recall ${pct(report.recall)} (${report.cases.length} case(s))${catalog}`];
+  const should = report.cases.filter((c) => c.expected && c.listed !== undefined);
+  const routing =
+    should.length === 0
+      ? ""
+      : `; listed ${should.filter((c) => c.listed === true).length}/${should.length}, in search top 5 ${should.filter((c) => c.searchRank != null && c.searchRank <= 5).length}/${should.length}`;
+  const lines = [`${report.name}: precision ${pct(report.precision)}, recall ${pct(report.recall)} (${report.cases.length} case(s))${catalog}${routing}`];
   for (const c of report.cases) {
     const blocked = c.blocked === undefined ? "" : ` (matches, but a turn would not activate it: ${c.blocked})`;
     if (c.expected !== c.fired) lines.push(`  ${c.expected ? "missed" : "false positive"}: ${JSON.stringify(c.message.slice(0, 120))}${blocked}`);
+    if (c.expected && c.listed === false) lines.push(`  not listed: ${JSON.stringify(c.message.slice(0, 120))} (search rank ${c.searchRank ?? "past 20"})`);
     if (c.alsoFired.length > 0) lines.push(`  confusion: ${JSON.stringify(c.message.slice(0, 120))} also fires ${c.alsoFired.join(", ")}`);
   }
   return lines;

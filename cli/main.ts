@@ -12,6 +12,7 @@ import { renderSkill, renderTarget } from "./render.js";
 import { runTokenCommand } from "./token.js";
 import { evalExitCode, formatEvalReport, runEvals } from "./eval.js";
 import { fetchUsage, formatUsage } from "./usage-client.js";
+import { fetchSearch, formatSearch } from "./search-client.js";
 import { COMMAND_USAGE, isCommandName, USAGE } from "./usage.js";
 import type { CommandName } from "./usage.js";
 import { formatValidationLine, validateSkillReport, validationJson } from "./validate.js";
@@ -182,6 +183,21 @@ async function usage(rest: readonly string[]): Promise<number> {
   return 0;
 }
 
+async function search(rest: readonly string[]): Promise<number> {
+  const { values, positionals } = parse("search", rest, { ...REMOTE_OPTIONS, limit: { type: "string" }, json: { type: "boolean" } });
+  if (values.help) return help("search");
+  const [where, ...words] = positionals;
+  const query = words.join(" ");
+  if (query.trim() === "") throw new UsageError("search needs a <tenant>/<project> and a query", "search");
+  const limit = values.limit === undefined ? 5 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 20) throw new UsageError(`--limit must be an integer from 1 to 20, got '${values.limit}'`, "search");
+  const target = await remote("search", where, "<tenant>/<project>", values);
+  const answer = await fetchSearch(target, query, limit);
+  if (values.json) console.log(JSON.stringify(answer, null, 2));
+  else for (const line of formatSearch(answer)) console.log(line);
+  return 0;
+}
+
 /** A bare skill name stands for its SKILL.md. */
 const documentPathOf = (value: string): string => (value.includes("/") ? value : `_vance/skills/${value}/SKILL.md`);
 
@@ -253,6 +269,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return usage(rest);
     case "eval":
       return evaluate(rest);
+    case "search":
+      return search(rest);
     case "history":
       return history(rest);
     case "restore":

@@ -56,6 +56,11 @@ export const COMMAND_USAGE = {
   (explicit, trigger, model, recipe, spawn) and refused activations.
   --days N             days back, today included (1-400, default 30)
   --name NAME          one skill only`,
+  search: `usage: skills search <tenant>/<project> <query> [--limit N] [--json] [--url URL] [--token T]
+  Finds the project's skills (your effective skills: the project, tenant and bundled levels and
+  your own) for what a user asks, as skill_search does for the model: best first, with score.
+  --limit N            results at most (1-20, default 5)
+  --json               print {results:[{name, description, source, score}], total}`,
   history: `usage: skills history <tenant>/<level> <skill-name|document-path> [--url URL] [--token T]
   Lists a document's versions, newest first (versionId, lastModified, size, etag, who wrote it:
   '-' where unknown). A bare skill name means _vance/skills/<name>/SKILL.md.`,

@@ -19,6 +19,7 @@ import type {
   DocumentVersion,
   SkillUsageRow,
   SkillEvalsResult,
+  SkillSearchResult,
   ShadowedSkill,
   SkillDetail,
   SkillProblem,
@@ -171,6 +172,9 @@ export class SkillsClient {
       const body = await this.http.json<{ usage: SkillUsageRow[]; truncated?: boolean }>("GET", `${this.t}/skills/usage`, { query: options });
       return { usage: body.usage, truncated: body.truncated === true };
     },
+    /** Skills ranked by relevance to `query` (API.md "Catalog at scale"), best first; `limit` 1..20 (default 5). */
+    search: async (query: string, options: { projectId?: string; limit?: number } = {}): Promise<SkillSearchResult> =>
+      this.http.json("GET", `${this.t}/skills/search`, { query: { projectId: options.projectId, q: query, limit: options.limit } }),
     evals: async (name: string, options: { projectId?: string } = {}): Promise<SkillEvalsResult> =>
       this.http.json("GET", `${this.t}/skills/effective/${segment(name)}/evals`, { query: { projectId: options.projectId } }),
     active: async (processId: string): Promise<ActiveSkillRef[]> => {

@@ -120,6 +120,12 @@ export interface SkillUsageRow {
   refusedCodes?: Record<string, number>;
 }
 
+/** `GET …/skills/search`: the best matches and how many skills matched in all. */
+export interface SkillSearchResult {
+  results: { name: string; description: string; source: string; score: number }[];
+  total: number;
+}
+
 export interface SkillEvalsResult {
   name: string;
   precision: number;
@@ -132,7 +138,11 @@ export interface SkillEvalsResult {
    * `disabled`, `argument-missing`). `alsoFired`: the other skills a turn would activate on the
    * same message (the confusion list).
    */
-  cases: { message: string; expected: boolean; fired: boolean; blocked?: string; alsoFired?: string[] }[];
+  /**
+   * `listed` and `searchRank` (`should` cases): whether the catalog would list the skill for the
+   * message in its level's context, and its 1-based rank in skill_search (null past 20).
+   */
+  cases: { message: string; expected: boolean; fired: boolean; blocked?: string; alsoFired?: string[]; listed?: boolean; searchRank?: number | null }[];
   /** Cases in the evals file; `cases` holds fewer when `incomplete`. */
   totalCases?: number;
   /** The run's time budget ran out: only the first cases ran, and precision and recall are theirs. */

@@ -42,6 +42,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   { method: "GET", path: "/brain/{tenant}/skills/problems", function: "http-skills" },
   { method: "GET", path: "/brain/{tenant}/skills/active", function: "http-skills" },
   { method: "GET", path: "/brain/{tenant}/skills/usage", function: "http-skills" },
+  { method: "GET", path: "/brain/{tenant}/skills/search", function: "http-skills" },
   { method: "GET", path: "/brain/{tenant}/skills/effective/{name}/evals", function: "http-skills" },
 
   { method: "POST", path: "/brain/{tenant}/sessions/{sessionId}/processes", function: "http-processes" },

@@ -97,6 +97,7 @@ function EvalsReport({ report }: { report: SkillEvalsResult }) {
           model choosing it from the catalog (<code>skills eval</code> shows its catalog standing).
         </p>
       )}
+      <Routing report={report} />
       <CaseList title="Misses (should fire, did not)" testId="evals-misses" cases={misses} empty="None: every should message fires." />
       <CaseList title="False hits (should not fire, did)" testId="evals-false-hits" cases={falseHits} empty="None: no should-not message fires." />
       <h3>Confusion (other skills firing on the same message)</h3>
@@ -112,6 +113,29 @@ function EvalsReport({ report }: { report: SkillEvalsResult }) {
         </ul>
       )}
     </div>
+  );
+}
+
+/** "Does the skill reach the model" per should message: listed in the catalog, and its rank in skill_search. */
+function Routing({ report }: { report: SkillEvalsResult }) {
+  const should = report.cases.filter((c) => c.expected && c.listed !== undefined);
+  if (should.length === 0) return null;
+  const listed = should.filter((c) => c.listed === true).length;
+  return (
+    <>
+      <h3>Reaching the model (catalog and skill_search)</h3>
+      <p data-testid="evals-routing">
+        Listed in the catalog for {listed} of {should.length} should messages; in the search's top 5 for{" "}
+        {should.filter((c) => c.searchRank != null && c.searchRank <= 5).length}.
+      </p>
+      <ul data-testid="evals-routing-cases">
+        {should.map((c, index) => (
+          <li key={index}>
+            “{c.message}” — {c.listed === true ? "listed" : "not listed"}, search rank {c.searchRank ?? "past 20"}
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { ShadowedSkill, SkillDetail, SkillProblem, SkillsClient, SkillSummary } from "./api.js";
+import type { ShadowedSkill, SkillDetail, SkillProblem, SkillSearchResult, SkillsClient, SkillSummary } from "./api.js";
 import type { EditorTarget } from "./editor-screen.js";
 import { ProblemsPanel } from "./problems-panel.js";
 import { SourceBadge } from "./source-badge.js";
@@ -52,6 +52,7 @@ export function SkillsScreen({ client, project, onEdit }: { client: SkillsClient
             Reload
           </button>
         </div>
+        {needle !== "" && <RelevantSkills client={client} project={project} query={query.trim()} onSelect={setSelected} />}
         {data.error && <p role="alert" class="error">{data.error}</p>}
         {data.loading && !data.value && <p aria-live="polite">Loading…</p>}
         <ul class="skill-rows" aria-label="Skills">
@@ -92,6 +93,34 @@ export function SkillsScreen({ client, project, onEdit }: { client: SkillsClient
         <ProblemsPanel problems={problems} />
       </div>
     </div>
+  );
+}
+
+/**
+ * What the model's skill_search would answer for the search text (GET …/skills/search): the best
+ * matches with their score, typos and product spellings included, beside the plain filter below.
+ */
+function RelevantSkills({ client, project, query, onSelect }: { client: SkillsClient; project: string; query: string; onSelect: (name: string) => void }) {
+  const found = useLoad<SkillSearchResult>(() => client.skills.search(query, { projectId: project, limit: 10 }), [client, project, query]);
+  const results = found.value?.results ?? [];
+  return (
+    <section class="relevant-skills" aria-label="Best matches">
+      <h3>Best matches {found.value ? `(${results.length} of ${found.value.total})` : ""}</h3>
+      {found.error && <p role="alert" class="error">{found.error}</p>}
+      {found.value && results.length === 0 && <p>No skill is relevant to “{query}”.</p>}
+      <ol class="skill-rows">
+        {results.map((r) => (
+          <li key={r.name} data-relevant={r.name}>
+            <button type="button" class="skill-row" onClick={() => onSelect(r.name)}>
+              <span class="skill-name">{r.name}</span>
+              <SourceBadge source={r.source} />
+              <span class="flag">score {r.score.toFixed(2)}</span>
+              <span class="skill-description">{r.description}</span>
+            </button>
+          </li>
+        ))}
+      </ol>
+    </section>
   );
 }
 

@@ -7,6 +7,7 @@ import { toActiveSkillMetadata } from "../../shared/processes/process.js";
 import { toSkillDetail } from "../../shared/skills/skill-detail.js";
 import { toSkillSummary } from "../../shared/skills/skill-summary.js";
 import { parseUsageDays } from "../../shared/usage/skill-usage.js";
+import { parseSearchLimit, parseSearchQuery } from "../../shared/skills/relevance/skill-search.js";
 import { publicRoute, route } from "../_shared/http-route.js";
 import type { AuthenticatedRequest, HttpRoute } from "../_shared/http-route.js";
 import { accessibleProcess } from "../_shared/process-access.js";
@@ -15,7 +16,7 @@ import { optionalQuery, requiredQuery } from "../_shared/query.js";
 import openApiDocument from "../../schema/openapi.json" with { type: "json" };
 
 interface SkillsRoutesDeps {
-  app: Pick<SkillsApp, "listEffective" | "listEffectiveWithShadowed" | "resolveEffective" | "skillProblems" | "getProcess" | "skillUsage" | "skillEvals">;
+  app: Pick<SkillsApp, "listEffective" | "listEffectiveWithShadowed" | "resolveEffective" | "skillProblems" | "getProcess" | "skillUsage" | "skillEvals" | "searchSkills">;
 }
 
 /** `includeShadowed=true|false` (absent: false); anything else is a mistake worth telling. */
@@ -60,6 +61,14 @@ export function skillsRoutes({ app }: SkillsRoutesDeps): HttpRoute[] {
     route("GET", "/brain/{tenant}/skills/effective/{name}/evals", async (request) => {
       const report = await app.skillEvals(request.identity.tenant, request.user, projectIdOf(request), request.param("name"));
       return jsonResponse(200, report);
+    }),
+
+    route("GET", "/brain/{tenant}/skills/search", async (request) => {
+      // Checked before anything is read: a bad limit or a blank query is the caller's mistake.
+      const query = parseSearchQuery(optionalQuery(request, "q"));
+      const limit = parseSearchLimit(optionalQuery(request, "limit"));
+      const answer = await app.searchSkills(request.identity.tenant, request.user, projectIdOf(request), query, limit);
+      return jsonResponse(200, answer);
     }),
 
     route("GET", "/brain/{tenant}/skills/problems", async (request) => {

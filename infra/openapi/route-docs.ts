@@ -110,6 +110,25 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
       },
     },
   },
+  "GET /brain/{tenant}/skills/search": {
+    tag: "skills",
+    summary:
+      "The caller's effective skills ranked by relevance to q (field-weighted BM25 over name, description, when_to_use, tags and the body's headings and tool names; typos tolerated), best first; ties by recent usage, then name",
+    query: projectIdQuery.extend({
+      q: z.string().meta({ description: "What to find, e.g. \"post a message to Slack\". Required, not blank; a long one is read as its first and last 4 KB" }),
+      limit: z.string().optional().meta({ description: "Results at most: 1 to 20 (default 5)" }),
+    }),
+    responses: {
+      200: {
+        description: "The best matches, and how many skills matched",
+        schema: z.object({
+          results: z.array(z.object({ name: z.string(), description: z.string(), source: z.string(), score: z.number() })),
+          total: z.number().int(),
+        }),
+      },
+    },
+    errors: ["INVALID_REQUEST"],
+  },
   "GET /brain/{tenant}/skills/effective/{name}/evals": {
     tag: "skills",
     summary: "Runs the skill's evals/triggers.yaml through the turn's trigger rule (no process: no recipe whitelist) under a 5 s budget: precision, recall and every case",
@@ -129,6 +148,8 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
               fired: z.boolean().describe("A turn would activate the skill on this message"),
               blocked: z.string().optional().describe("The trigger matches but a turn would not activate the skill, in the activation ledger's words: spawn-only, shot, disabled, argument-missing"),
               alsoFired: z.array(z.string()).describe("The other skills a turn would activate on the same message (the confusion list)"),
+              listed: z.boolean().optional().describe("`should` cases: the turn's catalog would list the skill for this message (its level's context, default budget)"),
+              searchRank: z.number().int().nullable().optional().describe("`should` cases: the skill's 1-based rank in skill_search for this message, null past 20"),
             }),
           ),
           totalCases: z.number().int().describe("Cases in the evals file"),

@@ -6,6 +6,10 @@ import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.j
 import { recipeActivations, reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { InMemorySkillUsageStore } from "../usage/in-memory-skill-usage-store.js";
+import { RecentUsageTally } from "../usage/recent-usage.js";
+import { withRouting } from "../skills/evals/routing-evals.js";
+import { searchSkills as searchSkillsIn } from "../skills/relevance/skill-search.js";
+import type { SkillSearchAnswer } from "../skills/relevance/skill-search.js";
 import type { SkillUsageStore, UsageAnswer } from "../usage/skill-usage.js";
 import { countUsage } from "./usage-counting.js";
 import { TRIGGER_EVALS_FILE, parseTriggerEvals, runTriggerEvals } from "../skills/evals/trigger-evals.js";
@@ -225,11 +229,17 @@ export interface SkillsApp {
   skillUsage(tenant: string, projectId: string, days: number, viewer: string, name?: string): Promise<UsageAnswer>;
   /** A skill's `evals/triggers.yaml` from its own level, run against it and the other visible skills; DOCUMENT_NOT_FOUND without one. */
   skillEvals(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<EvalReport>;
+  /**
+   * API.md "Catalog at scale" `GET …/skills/search`: the caller's effective skills ranked by
+   * relevance to `query` (ties by this instance's recent usage, then name), the first `limit`.
+   */
+  searchSkills(tenant: string, user: LaneUser | null, projectId: string | undefined, query: string, limit: number): Promise<SkillSearchAnswer>;
 }
 
 export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
   const clock = deps.clock ?? (() => new Date());
-  const usage = deps.usage ?? new InMemorySkillUsageStore();
+  // Counting through the tally lets a turn rank ties by recent usage without a request of its own.
+  const usage = new RecentUsageTally(deps.usage ?? new InMemorySkillUsageStore());
   const newId = deps.newId ?? randomUUID;
   const events = deps.events ?? new NoopProcessEvents();
   const bundled = deps.bundled ?? new BundledDocumentLayer();
@@ -283,6 +293,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     requests: laneRequests,
     engines: deps.engines ?? engineConfig,
     clock,
+    usage,
   });
   const applyLaneMessage = createLaneApplier({
     steer,
@@ -440,11 +451,17 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
         throw new TooManyRequests(`At most ${evalSlots.limit} trigger evals run${evalSlots.limit === 1 ? "" : "s"} may be in flight at a time per identity; retry when yours has answered`, Math.ceil(ROUTE_EVALS_TIME_BUDGET_MS / 1000));
       }
       try {
-        return await runTriggerEvals(skill, listing, evals, deps.evalsBudget?.() ?? new EvalTimeBudget(ROUTE_EVALS_TIME_BUDGET_MS));
+        return withRouting(await runTriggerEvals(skill, listing, evals, deps.evalsBudget?.() ?? new EvalTimeBudget(ROUTE_EVALS_TIME_BUDGET_MS)), listing);
       } finally {
         await release();
       }
     },
     skillUsage: (tenant, projectId, days, viewer, name) => usage.read({ tenant, projectId, days, name, viewer, now: clock() }),
+
+    async searchSkills(tenant, user, projectId, query, limit) {
+      const listing = await skills.listAvailable(scope(tenant, user, projectId));
+      const recent = projectId === undefined ? undefined : usage.recent(tenant, projectId, user?.login, clock());
+      return searchSkillsIn(listing, query, { limit, usage: recent });
+    },
   };
 }

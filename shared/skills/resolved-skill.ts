@@ -44,6 +44,11 @@ export interface SkillDefinition {
   metadata?: Record<string, string> | undefined;
   /** The promptExtension (Markdown after the frontmatter), possibly empty. */
   body: string;
+  /**
+   * What relevance indexes of the body (skill-search-text.ts): headings, tool names, first words;
+   * bounded, derived at parse time so search never needs the body. Absent when there is nothing.
+   */
+  searchText?: string | undefined;
 }
 
 /** Where a resolved skill came from: the layer every sibling file is read from (layer pinning). */

@@ -1,5 +1,7 @@
-import type { ListedSkill, ResolvedSkill } from "./resolved-skill.js";
+import type { ListedSkill } from "./resolved-skill.js";
 import type { SkillScope } from "./skill-scope.js";
+import { byCodePoints, listingRelevance, matchedPositions, rankByRelevance, roundScore } from "./relevance/listing-relevance.js";
+import type { RankedPosition } from "./relevance/listing-relevance.js";
 
 /**
  * The skill catalog of a turn (API.md "Catalog and model activation"): the skills the model may
@@ -9,12 +11,19 @@ import type { SkillScope } from "./skill-scope.js";
  * not active, not `disable-model-invocation`. `user-invocable: false` skills are candidates:
  * that flag keeps a skill away from users, not from the model.
  *
- * Order (deterministic): the recipe's `catalogPinned` names in recipe order, then the others by
- * name in code-point order. Budget (`usedChars` counts the rendered block, header and newlines
- * included, in UTF-16 code units): when everything does not fit, the longest descriptions are
- * shortened first, all to one common length and never below MIN_CATALOG_DESCRIPTION_CHARS (cut
- * ones end in "…"); when even that does not fit, whole entries move to `omitted` from the end
- * (pinned ones last). Nothing is dropped without being named. A budget of 0 turns it off.
+ * Order (deterministic): the recipe's `catalogPinned` names in recipe order, then the others —
+ * by relevance to the turn's messages (`query`, issue 26: relevance/relevance-index.ts), ties by
+ * recent usage, then by name — or, when the messages carry no signal (no candidate scores), by
+ * name in code-point order as before. A relevance-ranked catalog's entries carry `score`.
+ *
+ * Budget (`usedChars` counts the rendered block, header, footer and newlines included, in UTF-16
+ * code units): when everything does not fit, a ranked catalog first keeps the full description
+ * of its most relevant entries (pinned ones and the MAX_FULL_DESCRIPTIONS best scored, in order,
+ * as long as they fit); the other descriptions are shortened, all to one common length and
+ * never below MIN_CATALOG_DESCRIPTION_CHARS (cut ones end in "…"); when even that does not fit,
+ * whole entries move to `omitted` from the end (pinned ones last), and the block's last line
+ * says how many more skills `skill_search` reaches. Nothing is dropped without being named. A
+ * budget of 0 turns it off. The same listing, options, query and usage give the same bytes.
  */
 export interface CatalogEntry {
   name: string;
@@ -23,6 +32,8 @@ export interface CatalogEntry {
   source: SkillScope;
   /** Characters of its catalog line / 4, rounded up. */
   approxTokens: number;
+  /** Relevance to the turn's messages (3 decimals); only in a relevance-ranked catalog. */
+  score?: number;
 }
 
 export interface SkillCatalog {
@@ -43,12 +54,21 @@ export interface CatalogOptions {
   activeNames: readonly string[];
   /** The process's allowedSkillsOverride: null = no restriction. */
   allowedSkills: readonly string[] | null;
+  /** What the model is about to answer (the turn's pending messages and user message): ranks by relevance when it scores any candidate. */
+  query?: string | undefined;
+  /** Recent activations by skill name (usage counters): breaks ties of relevance. */
+  usage?: ReadonlyMap<string, number> | undefined;
 }
 
 /** A built catalog and the text the system prompt carries for it ("" when it has no entries). */
 export interface BuiltCatalog {
   catalog: SkillCatalog;
   text: string;
+  /**
+   * Every omitted candidate in catalog order, with its score in a ranked catalog (the ledger's
+   * `explain=all` gives each its rank and score; `catalog.omitted` names only the first 500).
+   */
+  omittedRanked?: () => readonly { name: string; score?: number }[];
 }
 
 export const DEFAULT_CATALOG_BUDGET_CHARS = 8_000;
@@ -65,14 +85,23 @@ export const MAX_OMITTED_NAMES = 500;
 export const MAX_CATALOG_DESCRIPTION_CHARS = 1_024;
 
 export const CATALOG_HEADER = 'Available skills — activate one with skill_activate {"name":"<name>"}:';
+/** Full descriptions a ranked catalog keeps for its best scored entries before anything of theirs is shortened. */
+export const MAX_FULL_DESCRIPTIONS = 5;
+/** The block's last line when candidates were omitted: they exist, and skill_search reaches them. */
+export const catalogFooter = (omittedCount: number): string =>
+  `+${omittedCount} more skill${omittedCount === 1 ? "" : "s"} not listed: find them with skill_search {"query":"…"}`;
 const ELLIPSIS = "…";
 
 export const approxTokens = (chars: number): number => Math.ceil(chars / 4);
 
-interface Candidate {
-  name: string;
-  source: SkillScope;
-  description: string;
+/** The candidates in catalog order, read by position (a ranked 10 000-skill catalog builds no object per candidate). */
+interface Candidates {
+  readonly length: number;
+  name(i: number): string;
+  description(i: number): string;
+  source(i: number): SkillScope;
+  /** Relevance; undefined when the order is not by relevance. */
+  score(i: number): number | undefined;
 }
 
 /** Per listing array (the warm catalogue hands out the same one while nothing changed), per options key. */
@@ -84,11 +113,19 @@ const MAX_KEYS_PER_LISTING = 64;
  * frozen: a steady turn pays a key lookup, not a pass over every skill.
  */
 export function catalogFor(listing: readonly ListedSkill[], options: CatalogOptions): BuiltCatalog {
+  // A ranked catalog depends on the message: not memoized (its index is, per listing).
+  const ranked = rankedCatalog(listing, options);
+  if (ranked !== undefined) return ranked;
+  return nameOrdered(listing, options);
+}
+
+/** The catalog in name order (no query, or no signal in it), memoized per listing and options. */
+function nameOrdered(listing: readonly ListedSkill[], options: CatalogOptions): BuiltCatalog {
   const key = JSON.stringify([options.budgetChars, options.pinned ?? [], [...options.activeNames].sort(), options.allowedSkills]);
   let byKey = memo.get(listing);
   const hit = byKey?.get(key);
   if (hit !== undefined) return hit;
-  const built = deepFreeze(buildCatalog(listing, options));
+  const built = deepFreeze(render(orderedCandidates(listing, options), budgetOf(options), 0));
   if (byKey === undefined) {
     byKey = new Map();
     memo.set(listing, byKey);
@@ -101,29 +138,131 @@ export function catalogFor(listing: readonly ListedSkill[], options: CatalogOpti
 
 /** Builds without the memo (tests, benches). */
 export function buildCatalog(listing: readonly ListedSkill[], options: CatalogOptions): BuiltCatalog {
-  const budget = Math.max(0, Math.min(Math.floor(options.budgetChars), MAX_CATALOG_BUDGET_CHARS));
-  if (budget === 0) return { catalog: { entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 }, text: "" };
-  const candidates = orderedCandidates(listing, options);
-  const fitted = fit(candidates, budget);
-  const entries: CatalogEntry[] = fitted.kept.map((c) => {
-    const description = shorten(c.description, fitted.descriptionChars);
-    return { name: c.name, description, source: c.source, approxTokens: approxTokens(lineChars(c.name, description.length)) };
-  });
-  const text = entries.length === 0 ? "" : [CATALOG_HEADER, ...entries.map((e) => `- ${e.name}: ${e.description}`)].join("\n");
+  return rankedCatalog(listing, options) ?? render(orderedCandidates(listing, options), budgetOf(options), 0);
+}
+
+const budgetOf = (options: CatalogOptions): number => Math.max(0, Math.min(Math.floor(options.budgetChars), MAX_CATALOG_BUDGET_CHARS));
+
+const EMPTY_CATALOG: SkillCatalog = { entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 };
+
+/** The fitted block: `fullFirst` leading candidates may keep their whole description. */
+function render(candidates: Candidates, budget: number, fullFirst: number): BuiltCatalog {
+  if (budget === 0) return { catalog: { ...EMPTY_CATALOG }, text: "" };
+  const fitted = fit(candidates, budget, fullFirst);
+  const entries: CatalogEntry[] = [];
+  for (let i = 0; i < fitted.count; i++) {
+    const full = candidates.description(i);
+    const description = i < fitted.fullCount ? full : shorten(full, fitted.descriptionChars);
+    const name = candidates.name(i);
+    const entry: CatalogEntry = { name, description, source: candidates.source(i), approxTokens: approxTokens(lineChars(name.length, description.length)) };
+    const score = candidates.score(i);
+    if (score !== undefined) entry.score = score;
+    entries.push(entry);
+  }
+  const omittedCount = candidates.length - fitted.count;
+  const lines = entries.length === 0 ? [] : [CATALOG_HEADER, ...entries.map((e) => `- ${e.name}: ${e.description}`)];
+  if (lines.length > 0 && fitted.footer) lines.push(catalogFooter(omittedCount));
+  const text = lines.join("\n");
+  const omitted: string[] = [];
+  for (let i = fitted.count; i < Math.min(candidates.length, fitted.count + MAX_OMITTED_NAMES); i++) omitted.push(candidates.name(i));
   return {
-    catalog: {
-      entries,
-      omitted: fitted.omitted.slice(0, MAX_OMITTED_NAMES).map((c) => c.name),
-      omittedCount: fitted.omitted.length,
-      budgetChars: budget,
-      usedChars: text.length,
-      approxTokens: approxTokens(text.length),
-    },
+    ...(omittedCount > 0
+      ? {
+          omittedRanked: () =>
+            Array.from({ length: omittedCount }, (_, k) => {
+              const score = candidates.score(fitted.count + k);
+              return score === undefined ? { name: candidates.name(fitted.count + k) } : { name: candidates.name(fitted.count + k), score };
+            }),
+        }
+      : {}),
+    catalog: { entries, omitted, omittedCount, budgetChars: budget, usedChars: text.length, approxTokens: approxTokens(text.length) },
     text,
   };
 }
 
-function orderedCandidates(listing: readonly ListedSkill[], options: CatalogOptions): Candidate[] {
+/** Whether a listed skill is a catalog candidate (the filter skill_search shares). */
+export function isCatalogCandidate(
+  skill: Pick<ListedSkill, "name" | "enabled" | "disableModelInvocation">,
+  active: ReadonlySet<string>,
+  allowed: ReadonlySet<string> | undefined,
+): boolean {
+  return skill.enabled && !skill.disableModelInvocation && !active.has(skill.name) && (allowed === undefined || allowed.has(skill.name));
+}
+
+/**
+ * The catalog ranked by relevance to `options.query`, or undefined when there is no query or it
+ * scores no candidate (the name-ordered catalog then, as before).
+ */
+function rankedCatalog(listing: readonly ListedSkill[], options: CatalogOptions): BuiltCatalog | undefined {
+  const budget = budgetOf(options);
+  if (budget === 0 || options.query === undefined || options.query.trim() === "") return undefined;
+  const relevance = listingRelevance(listing);
+  const active = new Set(options.activeNames);
+  const allowed = options.allowedSkills === null ? undefined : new Set(options.allowedSkills);
+  const pinnedNames = new Set(options.pinned ?? []);
+  const isCandidate = (position: number): boolean => relevance.nameRank[position] !== -1 && isCatalogCandidate(listing[position]!, active, allowed);
+  const scored = matchedPositions(relevance, options.query, (position) => isCandidate(position) && !pinnedNames.has(listing[position]!.name));
+  if (scored === undefined) return undefined;
+  const name = (position: number): string => listing[position]!.name;
+  const ranked = rankByRelevance(scored, name, options.usage, relevance.nameRank);
+  const matched = new Set(ranked.map((r) => r.position));
+
+  const order: number[] = [];
+  const scores: number[] = [];
+  for (const pinned of options.pinned ?? []) {
+    const position = relevance.positionOf.get(pinned);
+    if (position === undefined || !isCandidate(position) || order.includes(position)) continue;
+    order.push(position);
+    scores.push(roundScore(scoreOfPinned(relevance.index, options.query, position)));
+  }
+  const pinnedCount = order.length;
+  for (const r of ranked) {
+    order.push(r.position);
+    scores.push(r.score);
+  }
+  // Unscored candidates: recently used ones first (most used first), then the rest by name.
+  const unscored: RankedPosition[] = [];
+  const rest: number[] = [];
+  const usage = options.usage;
+  for (const position of relevance.nameOrder) {
+    if (matched.has(position)) continue;
+    const skill = listing[position]!;
+    if (!isCatalogCandidate(skill, active, allowed) || pinnedNames.has(skill.name)) continue;
+    if (usage !== undefined && (usage.get(skill.name) ?? 0) > 0) unscored.push({ position, score: 0 });
+    else rest.push(position);
+  }
+  for (const r of rankByRelevance(unscored, name, usage, relevance.nameRank)) order.push(r.position);
+  for (const position of rest) order.push(position);
+  const descriptionOf = descriptionsOf(listing);
+  const candidates: Candidates = {
+    length: order.length,
+    name: (i) => listing[order[i]!]!.name,
+    description: (i) => descriptionOf(order[i]!),
+    source: (i) => listing[order[i]!]!.source,
+    score: (i) => scores[i] ?? 0,
+  };
+  return render(candidates, budget, pinnedCount + Math.min(MAX_FULL_DESCRIPTIONS, ranked.length));
+}
+
+/** A pinned skill's own score (it is listed first whatever it scores, but the reader sees how it fares). */
+function scoreOfPinned(index: ReturnType<typeof listingRelevance>["index"], query: string, position: number): number {
+  return index.score(query, (p) => p === position)[0]?.score ?? 0;
+}
+
+/** catalogDescription per listing position, computed once per listing (a ranked turn may touch every candidate). */
+const descriptions = new WeakMap<readonly ListedSkill[], (string | undefined)[]>();
+
+function descriptionsOf(listing: readonly ListedSkill[]): (position: number) => string {
+  let cached = descriptions.get(listing);
+  if (cached === undefined) {
+    cached = new Array<string | undefined>(listing.length);
+    descriptions.set(listing, cached);
+  }
+  const memo = cached;
+  return (position) => (memo[position] ??= catalogDescription(listing[position]!));
+}
+
+function orderedCandidates(listing: readonly ListedSkill[], options: CatalogOptions): Candidates {
   const active = new Set(options.activeNames);
   const allowed = options.allowedSkills === null ? undefined : new Set(options.allowedSkills);
   const byName = new Map<string, ListedSkill>();
@@ -139,12 +278,21 @@ function orderedCandidates(listing: readonly ListedSkill[], options: CatalogOpti
     pinned.push(skill);
     byName.delete(name);
   }
-  const rest = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return [...pinned, ...rest].map((skill) => ({ name: skill.name, source: skill.source, description: catalogDescription(skill) }));
+  const rest = [...byName.values()].sort((a, b) => byCodePoints(a.name, b.name));
+  const ordered = [...pinned, ...rest];
+  const descriptionOf = descriptionsOf(listing);
+  const positionOf = new Map(listing.map((skill, i) => [skill, i] as const));
+  return {
+    length: ordered.length,
+    name: (i) => ordered[i]!.name,
+    description: (i) => descriptionOf(positionOf.get(ordered[i]!)!),
+    source: (i) => ordered[i]!.source,
+    score: () => undefined,
+  };
 }
 
 /** Description and when_to_use on one line, whitespace collapsed, capped before any budget applies. */
-export function catalogDescription(skill: Pick<ResolvedSkill, "description" | "whenToUse">): string {
+export function catalogDescription(skill: Pick<ListedSkill, "description" | "whenToUse">): string {
   const head = skill.description.length > MAX_CATALOG_DESCRIPTION_CHARS * 2 ? skill.description.slice(0, MAX_CATALOG_DESCRIPTION_CHARS * 2) : skill.description;
   const when = skill.whenToUse === undefined ? "" : skill.whenToUse.slice(0, MAX_CATALOG_DESCRIPTION_CHARS * 2);
   const joined = `${head} ${when}`.replace(/\s+/g, " ").trim();
@@ -152,48 +300,75 @@ export function catalogDescription(skill: Pick<ResolvedSkill, "description" | "w
 }
 
 /** `- name: description`, one per line after the header. */
-const lineChars = (name: string, descriptionChars: number): number => 4 + name.length + descriptionChars;
+const lineChars = (nameChars: number, descriptionChars: number): number => 4 + nameChars + descriptionChars;
 
 interface Fitted {
-  kept: Candidate[];
-  omitted: Candidate[];
-  /** The common length descriptions are shortened to (Infinity: none is). */
+  /** The first `count` candidates are listed, the others omitted. */
+  count: number;
+  /** The first `fullCount` listed entries keep their whole description. */
+  fullCount: number;
+  /** The common length the other descriptions are shortened to (Infinity: none is). */
   descriptionChars: number;
+  /** Whether the block ends with the footer line (omitted ones, unless a tiny budget has no room for it). */
+  footer: boolean;
 }
 
-/** Total characters of the block with descriptions cut to `limit`. */
-function total(candidates: readonly Candidate[], count: number, limit: number): number {
+/** Characters candidate i adds to the block (its newline included) with its description cut to `limit`. */
+const added = (c: Candidates, i: number, limit: number): number => 1 + lineChars(c.name(i).length, Math.min(c.description(i).length, limit));
+
+/** Total characters of the block: `full` leading entries whole, the rest up to `count` cut to `limit`. */
+function total(candidates: Candidates, full: number, count: number, limit: number): number {
   let sum = CATALOG_HEADER.length;
-  for (let i = 0; i < count; i++) {
-    const c = candidates[i]!;
-    sum += 1 + lineChars(c.name, Math.min(c.description.length, limit));
-  }
+  for (let i = 0; i < count; i++) sum += added(candidates, i, i < full ? Infinity : limit);
   return sum;
 }
 
-function fit(candidates: readonly Candidate[], budget: number): Fitted {
-  const longest = candidates.reduce((max, c) => Math.max(max, c.description.length), 0);
-  if (total(candidates, candidates.length, longest) <= budget) return { kept: [...candidates], omitted: [], descriptionChars: Infinity };
-  // Keep as many entries as fit with every description at the floor, pinned ones first.
-  let count = candidates.length;
-  const floor = MIN_CATALOG_DESCRIPTION_CHARS;
-  // Descending from the end, one entry at a time, by subtracting its line: O(n), not O(n²).
-  let atFloor = total(candidates, count, floor);
-  while (count > 0 && atFloor > budget) {
-    const c = candidates[count - 1]!;
-    atFloor -= 1 + lineChars(c.name, Math.min(c.description.length, floor));
-    count--;
+/** Whether every candidate fits with its whole description (stops counting once over). */
+function fitsWhole(candidates: Candidates, budget: number): boolean {
+  let sum = CATALOG_HEADER.length;
+  for (let i = 0; i < candidates.length; i++) {
+    sum += added(candidates, i, Infinity);
+    if (sum > budget) return false;
   }
-  if (count === 0) return { kept: [], omitted: [...candidates], descriptionChars: floor };
-  // Then the longest common description length the kept entries fit with (binary search).
+  return true;
+}
+
+function fit(candidates: Candidates, budgetChars: number, fullFirst: number): Fitted {
+  if (fitsWhole(candidates, budgetChars)) return { count: candidates.length, fullCount: 0, descriptionChars: Infinity, footer: false };
+  // Something will be cut or omitted: keep room for the footer line (its count is at most every candidate)…
+  const withFooter = fitWithin(candidates, budgetChars - 1 - catalogFooter(candidates.length).length, budgetChars, fullFirst);
+  // …unless that leaves no entry at all (a tiny budget): entries matter more than the line.
+  return withFooter.count > 0 ? withFooter : { ...fitWithin(candidates, budgetChars, budgetChars, fullFirst), footer: false };
+}
+
+function fitWithin(candidates: Candidates, budget: number, budgetChars: number, fullFirst: number): Fitted {
+  const floor = MIN_CATALOG_DESCRIPTION_CHARS;
+  // The most relevant entries whole, in order, while they fit…
+  let full = 0;
+  let used = CATALOG_HEADER.length;
+  while (full < Math.min(fullFirst, candidates.length) && used + added(candidates, full, Infinity) <= budget) used += added(candidates, full++, Infinity);
+  // …then as many entries as fit with their descriptions at the floor, pinned and relevant ones first.
+  let count = full;
+  while (count < candidates.length && used + added(candidates, count, floor) <= budget) used += added(candidates, count++, floor);
+  if (count === 0) return { count: 0, fullCount: 0, descriptionChars: floor, footer: false };
+  // Everything listed after all: no footer, so its room goes to the shortened descriptions.
+  const all = count === candidates.length;
+  const limit = commonLength(candidates, full, count, floor, all ? budgetChars : budget);
+  return { count, fullCount: full, descriptionChars: limit, footer: !all };
+}
+
+/** The longest common description length the entries after the whole ones fit with (binary search). */
+function commonLength(candidates: Candidates, full: number, count: number, floor: number, budget: number): number {
+  let longest = floor;
+  for (let i = full; i < count; i++) longest = Math.max(longest, candidates.description(i).length);
   let low = floor;
   let high = longest;
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
-    if (total(candidates, count, mid) <= budget) low = mid;
+    if (total(candidates, full, count, mid) <= budget) low = mid;
     else high = mid - 1;
   }
-  return { kept: candidates.slice(0, count), omitted: candidates.slice(count), descriptionChars: low };
+  return low;
 }
 
 /** Cut to `limit` characters, the last one "…"; never splits a surrogate pair. */

@@ -8,6 +8,7 @@ import { KNOWN_FRONTMATTER_FIELDS, SkillFrontmatter } from "./skill-frontmatter.
 import { parseAllowedTools } from "./allowed-tools.js";
 import { hasTemplateSyntax } from "../templates/template-renderer.js";
 import { mentionsArguments, numberedPlaceholders } from "./skill-body.js";
+import { searchTextOf } from "./skill-search-text.js";
 import { foreignFieldMessage, foreignFieldSeverity, tolerateForeignShapes } from "./agent-skills-fields.js";
 import { skillNameDeviation, skillNameRefusal } from "./skill-name.js";
 import type { SkillFrontmatterParsed } from "./skill-frontmatter.js";
@@ -95,6 +96,8 @@ const READS_ARGS = /\{\{-?\s*args\b/;
 function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string, template: boolean): SkillDefinition {
   const allowed = parseAllowedTools(fm["allowed-tools"]);
   const run = fm.run ?? { target: "inline" as const };
+  const tools = [...new Set([...(fm.tools ?? []), ...allowed.names])];
+  const searchText = searchTextOf(body, tools);
   const manualPaths = (fm.manualPaths ?? []).flatMap((raw) => {
     const checked = sanitizeManualPath(raw);
     return checked.ok ? [checked.path] : [];
@@ -110,7 +113,7 @@ function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string, te
     disableModelInvocation: fm["disable-model-invocation"],
     userInvocable: fm["user-invocable"],
     triggers: fm.triggers ?? [],
-    tools: [...new Set([...(fm.tools ?? []), ...allowed.names])],
+    tools,
     allowedToolPatterns: allowed.patterns,
     template,
     manualPaths: [...new Set(manualPaths)],
@@ -132,6 +135,7 @@ function toDefinition(name: string, fm: SkillFrontmatterParsed, body: string, te
     ...(fm.license !== undefined ? { license: fm.license } : {}),
     ...(fm.metadata !== undefined ? { metadata: fm.metadata } : {}),
     body,
+    ...(searchText !== "" ? { searchText } : {}),
   };
 }
 

@@ -9,6 +9,7 @@ import { SKILL_REFERENCE_DOC_TOOL } from "../turns/service-tool-specs.js";
 import { activeReferences, readReference } from "./skill-reference-docs.js";
 import { skillActivateTool } from "./skill-activate.js";
 import { skillReadFileTool } from "./skill-read-file.js";
+import { skillSearchTool } from "./skill-search.js";
 import { serviceTool } from "./tool-invoker.js";
 import type { ServiceTool, ToolCall } from "./tool-invoker.js";
 
@@ -113,4 +114,4 @@ const skillReferenceDocTool = serviceTool({
 });
 
 /** The tools the service serves today; the skill-scripts issue adds script tools beside them. */
-export const SERVICE_TOOLS: readonly ServiceTool[] = [manualReadTool, manualListTool, skillReferenceDocTool, skillReadFileTool, skillActivateTool];
+export const SERVICE_TOOLS: readonly ServiceTool[] = [manualReadTool, manualListTool, skillReferenceDocTool, skillReadFileTool, skillActivateTool, skillSearchTool];

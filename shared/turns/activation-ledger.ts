@@ -28,6 +28,10 @@ export interface ActivationEntry {
   trigger?: TriggerMatch;
   /** An active skill composed at the version its recipe pins (skillVersions), not the newest. */
   pinnedVersion?: string;
+  /** `omitted-by-budget`: its relevance to the turn's messages (only when the catalog was ranked by relevance). */
+  score?: number;
+  /** `omitted-by-budget`: its 1-based place in the catalog's order (the listed entries come first). */
+  rank?: number;
 }
 
 /** A matched trigger that did not activate its skill. */

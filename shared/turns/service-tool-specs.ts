@@ -7,10 +7,30 @@ import type { ToolSpec } from "./turn.js";
 export const SKILL_REFERENCE_DOC_TOOL = "skill_reference_doc";
 /** API.md "Catalog and model activation": the model activates a catalog skill. */
 export const SKILL_ACTIVATE_TOOL = "skill_activate";
+/** API.md "Catalog at scale": finds catalog candidates, listed or omitted, by relevance. */
+export const SKILL_SEARCH_TOOL = "skill_search";
 /** API.md "Skill files": reads a text file of an active skill's directory. */
 export const SKILL_READ_FILE_TOOL = "skill_read_file";
 
+/** The skill_search spec (API.md "Catalog at scale"). */
+export const SKILL_SEARCH_SPEC: ToolSpec = {
+  name: SKILL_SEARCH_TOOL,
+  description:
+    "Search every skill you may activate, also those the \"Available skills\" list leaves out, by what the user needs " +
+    "(product names, the task in a few words). Answers the best matches first with name, description and score; activate one with skill_activate.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      query: { type: "string", minLength: 1, description: "What the skill should do or which product it is for, e.g. \"post a message to Slack\"" },
+      limit: { type: "integer", minimum: 1, maximum: 20, description: "Results at most; default 5" },
+    },
+    required: ["query"],
+    additionalProperties: false,
+  },
+};
+
 export const SERVICE_TOOL_SPECS: Readonly<Record<string, ToolSpec>> = {
+  [SKILL_SEARCH_TOOL]: SKILL_SEARCH_SPEC,
   manual_read: {
     name: "manual_read",
     description:
@@ -99,17 +119,26 @@ export class ServiceToolSpecs implements ToolSpecProvider {
   }
 }
 
-/** The skill_activate spec of one catalog: its names as an enum, so the model cannot name another skill. */
-export function skillActivateSpec(names: readonly string[]): ToolSpec {
+/**
+ * The skill_activate spec of one catalog. While the catalog lists every candidate its names are
+ * an enum, so the model cannot name another skill; once it omits some (API.md "Catalog at
+ * scale") any candidate may be activated — one found with skill_search too — so the name is free
+ * text, checked by the lane like an explicit activation.
+ */
+export function skillActivateSpec(names: readonly string[], omitted = false): ToolSpec {
   return {
     name: SKILL_ACTIVATE_TOOL,
-    description:
-      "Activate one of the skills listed under \"Available skills\" in the system prompt when the task matches its description. " +
-      "Answers with the skill's instructions; follow them. `args` is the rest of an invocation line, for skills that take arguments.",
+    description: omitted
+      ? "Activate a skill listed under \"Available skills\" in the system prompt, or one skill_search found, when the task matches its description. " +
+        "Answers with the skill's instructions; follow them. `args` is the rest of an invocation line, for skills that take arguments."
+      : "Activate one of the skills listed under \"Available skills\" in the system prompt when the task matches its description. " +
+        "Answers with the skill's instructions; follow them. `args` is the rest of an invocation line, for skills that take arguments.",
     inputSchema: {
       type: "object",
       properties: {
-        name: { type: "string", enum: [...names], description: "Name of the skill, as listed" },
+        name: omitted
+          ? { type: "string", minLength: 1, maxLength: 128, description: "Name of the skill, as listed or as skill_search found it" }
+          : { type: "string", enum: [...names], description: "Name of the skill, as listed" },
         args: { type: "string", description: "Arguments for the skill (optional)" },
       },
       required: ["name"],

@@ -39,6 +39,7 @@ import type { Turn, TurnMessage } from "./turn.js";
 import { skillsByName } from "../skills/skill-listing.js";
 import { catalogFor, DEFAULT_CATALOG_BUDGET_CHARS } from "../skills/skill-catalog.js";
 import { composeSection } from "../skills/skill-prompt-composer.js";
+import type { RecentUsage } from "../usage/recent-usage.js";
 
 export interface TurnSkillSource extends SkillSource {
   /** Entries may lack their body (a listing from a level snapshot): `complete` reads it, else `resolve` does. */
@@ -69,6 +70,8 @@ export interface SkillTurnSupportDeps {
   requests: LaneRequests;
   engines?: (name: string) => EngineConfig | undefined;
   clock?: () => Date;
+  /** Recent activations per skill (usage counters): the catalog's ties of relevance. Absent: ties by name. */
+  usage?: RecentUsage;
 }
 
 export const GUARD_SENDER = "_guard";
@@ -304,7 +307,11 @@ export class SkillTurnSupport {
 
     warnings.push(...(await this.unservedPinWarnings(scope, trial, definitions)));
 
+    const consumed = [...snapshot.pending];
+    const messages: TurnMessage[] = [...consumed.map((m) => ({ ...m, role: "user" as const })), ...(userMessage ? [userMessage] : [])];
     const budgetChars = recipe?.catalogBudgetChars ?? engineBudget;
+    // Issue 26: the catalog is ranked for what the model is about to answer — this turn's messages.
+    const query = messages.map((m) => m.text).join("\n");
     const catalog =
       available && budgetChars > 0
         ? catalogFor(available, {
@@ -312,6 +319,7 @@ export class SkillTurnSupport {
             pinned: recipe?.catalogPinned,
             activeNames: trial.activeSkills.map((s) => s.name),
             allowedSkills: trial.allowedSkillsOverride,
+            ...(query.trim() !== "" ? { query, usage: this.deps.usage?.recent(snapshot.tenant, snapshot.projectId, snapshot.userId, this.clock()) } : {}),
           })
         : undefined;
 
@@ -323,7 +331,7 @@ export class SkillTurnSupport {
             blockedFacts,
             catalogLeftOut(
               available,
-              catalog?.catalog,
+              catalog,
               new Set(trial.activeSkills.map((s) => s.name)),
               trial.allowedSkillsOverride,
               new Set([...blockedFacts.notMatched.map((n) => n.name), ...blockedFacts.blocked.map((b) => b.name)]),
@@ -332,8 +340,6 @@ export class SkillTurnSupport {
         : blockedFacts;
     const activation = withPinnedVersions(activationLedger(trial.activeSkills, new Set(triggered.map((s) => s.name)), facts, warnings), definitions);
 
-    const consumed = [...snapshot.pending];
-    const messages: TurnMessage[] = [...consumed.map((m) => ({ ...m, role: "user" as const })), ...(userMessage ? [userMessage] : [])];
     const turn = await composeTurn(
       {
         turnId,

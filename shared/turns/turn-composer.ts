@@ -11,7 +11,7 @@ import { hasTemplateSyntax } from "../templates/template-renderer.js";
 import type { RenderContext, TemplateRenderer } from "../templates/template-renderer.js";
 import type { BuiltCatalog } from "../skills/skill-catalog.js";
 import { approxTokens } from "../skills/skill-catalog.js";
-import { SKILL_ACTIVATE_TOOL, SKILL_READ_FILE_TOOL, SKILL_REFERENCE_DOC_TOOL, skillActivateSpec } from "./service-tool-specs.js";
+import { SKILL_ACTIVATE_TOOL, SKILL_READ_FILE_TOOL, SKILL_REFERENCE_DOC_TOOL, SKILL_SEARCH_TOOL, skillActivateSpec } from "./service-tool-specs.js";
 import type { ToolSpecProvider } from "./service-tool-specs.js";
 import type { ActivationEntry } from "./activation-ledger.js";
 import type { SystemMessage, ToolSpec, Turn, TurnMessage } from "./turn.js";
@@ -45,7 +45,7 @@ const activateSpecs = new WeakMap<BuiltCatalog, ToolSpec>();
 function activateSpecOf(built: BuiltCatalog): ToolSpec {
   let spec = activateSpecs.get(built);
   if (spec === undefined) {
-    spec = freezeDeep(skillActivateSpec(built.catalog.entries.map((e) => e.name)));
+    spec = freezeDeep(skillActivateSpec(built.catalog.entries.map((e) => e.name), built.catalog.omittedCount > 0));
     activateSpecs.set(built, spec);
   }
   return spec;
@@ -98,6 +98,10 @@ export async function composeTurn(input: TurnComposition, deps: TurnComposerDeps
   const built = input.catalog ?? NO_CATALOG;
   const hasCatalog = built.catalog.entries.length > 0;
   if (hasCatalog && !tools.includes(SKILL_ACTIVATE_TOOL)) tools.push(SKILL_ACTIVATE_TOOL);
+  // API.md "Catalog at scale": what the catalog left out is reached by search, exactly while something is.
+  const omitted = built.catalog.omittedCount;
+  if (omitted > 0 && !tools.includes(SKILL_SEARCH_TOOL)) tools.push(SKILL_SEARCH_TOOL);
+  if (omitted > 0) warnings.push(omittedWarning(omitted));
 
   const base = await basePrompt(input, deps.renderer, warnings);
   const systemPrompt: SystemMessage[] = [];
@@ -123,6 +127,10 @@ export async function composeTurn(input: TurnComposition, deps: TurnComposerDeps
     skillTokens: section.included.map((name, i) => ({ name, approxTokens: approxTokens(section.blockChars[i] ?? 0) })),
   };
 }
+
+/** One warning per turn, however many were omitted (API.md "Catalog at scale"). */
+export const omittedWarning = (count: number): string =>
+  `The skill catalog omitted ${count} candidate${count === 1 ? "" : "s"} over its budget; skill_search reaches ${count === 1 ? "it" : "them"} and skill_activate accepts ${count === 1 ? "it" : "them"}`;
 
 /**
  * [1] engine default prompt and [2] recipe promptPrefix (spec §5a): APPEND joins them with a blank

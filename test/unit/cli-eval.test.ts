@@ -37,7 +37,7 @@ describe("skills eval: offline trigger evals over a skills folder", () => {
     // Assess
     expect(run.failures).toEqual([]);
     expect(formatEvalReport(run.reports[0]!)).toEqual([
-      "deploy: precision 100.0%, recall 50.0% (3 case(s)); catalog: listed",
+      "deploy: precision 100.0%, recall 50.0% (3 case(s)); catalog: listed; listed 2/2, in search top 5 1/2",
       '  confusion: "deploy now" also fires ops',
       '  missed: "ship it"',
     ]);
@@ -73,11 +73,11 @@ describe("skills eval: offline trigger evals over a skills folder", () => {
     // Assess
     const byName = Object.fromEntries(run.reports.map((r) => [r.name, formatEvalReport(r)]));
     expect(byName.macro).toEqual([
-      "macro: precision 100.0%, recall 0.0% (1 case(s)); catalog: listed",
+      "macro: precision 100.0%, recall 0.0% (1 case(s)); catalog: listed; listed 1/1, in search top 5 0/1",
       '  missed: "deploy now" (matches, but a turn would not activate it: shot)',
       '  confusion: "deploy now" also fires deploy',
     ]);
-    expect(byName.deploy).toEqual(["deploy: precision 100.0%, recall 100.0% (1 case(s)); catalog: listed"]);
+    expect(byName.deploy).toEqual(["deploy: precision 100.0%, recall 100.0% (1 case(s)); catalog: listed; listed 1/1, in search top 5 1/1"]);
   });
 
   it("reports an invalid evals file and a missing skill as failures (exit 1)", async () => {

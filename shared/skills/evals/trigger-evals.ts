@@ -57,6 +57,10 @@ export interface EvalCase {
   blocked?: TriggerBlockReason;
   /** The other skills a turn would activate on the same message (the confusion list). */
   alsoFired: string[];
+  /** `should` cases (routing-evals.ts): whether the turn's catalog would list the skill for this message. */
+  listed?: boolean;
+  /** `should` cases: the skill's 1-based rank in skill_search for this message, null past 20. */
+  searchRank?: number | null;
 }
 
 /** API.md "Author's loop": `{name, precision, recall, cases}`. */

@@ -1,0 +1,105 @@
+/**
+ * Typo tolerance for the relevance index (issue 26): a query word the index does not know
+ * (`abuselpdb`, `slak`, `hubspott`) is matched to the known words at a small edit distance
+ * (Damerau–Levenshtein: one edit from 4 characters on, two from 8), found through the character
+ * trigrams they share instead of a pass over the vocabulary.
+ *
+ * Only words of the fields a product is named in (name, tags, description, when_to_use, headings
+ * and tool names) take part: running body text would triple the vocabulary for little gain.
+ */
+export const MIN_FUZZY_CHARS = 4;
+/** Known words a typo may stand for, closest first; more would dilute the query. */
+const MAX_FUZZY_MATCHES = 3;
+/** Words up to this long are also looked up by first letter and length (trigrams are too few to find their typos). */
+const MAX_HEAD_CHARS = 6;
+/** Trigram lists longer than this are too common to narrow anything down ("ion", "ing"). */
+const MAX_TRIGRAM_POSTINGS = 4_000;
+
+export const maxEditsFor = (length: number): number => (length >= 8 ? 2 : length >= MIN_FUZZY_CHARS ? 1 : 0);
+
+function trigramsOf(term: string): string[] {
+  const padded = `^${term}$`;
+  const out: string[] = [];
+  for (let i = 0; i + 3 <= padded.length; i++) out.push(padded.slice(i, i + 3));
+  return out;
+}
+
+export class FuzzyTerms {
+  private readonly byTrigram = new Map<string, number[]>();
+  /** Short words by first letter and length: a swap in a 4-letter word ("jria") shares no trigram with it. */
+  private readonly byHead = new Map<string, number[]>();
+  private readonly terms: string[] = [];
+
+  add(term: string): void {
+    if (term.length < MIN_FUZZY_CHARS) return;
+    const id = this.terms.length;
+    this.terms.push(term);
+    if (term.length <= MAX_HEAD_CHARS) {
+      const key = `${term[0]}${term.length}`;
+      const list = this.byHead.get(key);
+      if (list === undefined) this.byHead.set(key, [id]);
+      else list.push(id);
+    }
+    for (const gram of new Set(trigramsOf(term))) {
+      let list = this.byTrigram.get(gram);
+      if (list === undefined) {
+        list = [];
+        this.byTrigram.set(gram, list);
+      }
+      list.push(id);
+    }
+  }
+
+  /** Known words within the edit distance `word` allows, closest first, then in code-point order. */
+  near(word: string): { term: string; edits: number }[] {
+    const maxEdits = maxEditsFor(word.length);
+    if (maxEdits === 0) return [];
+    const grams = [...new Set(trigramsOf(word))];
+    // An edit destroys at most 3 trigrams, a swap of neighbours 4: fewer shared ones cannot be close enough.
+    const needed = Math.max(1, grams.length - 4 * maxEdits);
+    const shared = new Map<number, number>();
+    for (const gram of grams) {
+      const list = this.byTrigram.get(gram);
+      if (list === undefined || list.length > MAX_TRIGRAM_POSTINGS) continue;
+      for (const id of list) shared.set(id, (shared.get(id) ?? 0) + 1);
+    }
+    const candidates = new Set<number>();
+    for (const [id, count] of shared) if (count >= needed) candidates.add(id);
+    if (word.length <= MAX_HEAD_CHARS) {
+      for (let length = word.length - 1; length <= word.length + 1; length++) for (const id of this.byHead.get(`${word[0]}${length}`) ?? []) candidates.add(id);
+    }
+    const found: { term: string; edits: number }[] = [];
+    for (const id of candidates) {
+      const term = this.terms[id]!;
+      if (Math.abs(term.length - word.length) > maxEdits) continue;
+      const edits = boundedEditDistance(word, term, maxEdits);
+      if (edits <= maxEdits) found.push({ term, edits });
+    }
+    found.sort((a, b) => a.edits - b.edits || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+    return found.slice(0, MAX_FUZZY_MATCHES);
+  }
+}
+
+/** Optimal string alignment distance (a swap of two neighbours is one edit), or max+1 once it exceeds max. */
+export function boundedEditDistance(a: string, b: string, max: number): number {
+  const n = a.length;
+  const m = b.length;
+  if (Math.abs(n - m) > max) return max + 1;
+  let prevPrev = new Array<number>(m + 1).fill(0);
+  let prev = Array.from({ length: m + 1 }, (_, j) => j);
+  let row = new Array<number>(m + 1).fill(0);
+  for (let i = 1; i <= n; i++) {
+    row[0] = i;
+    let rowMin = row[0];
+    for (let j = 1; j <= m; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      let value = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, prevPrev[j - 2]! + 1);
+      row[j] = value;
+      if (value < rowMin) rowMin = value;
+    }
+    if (rowMin > max) return max + 1;
+    [prevPrev, prev, row] = [prev, row, prevPrev];
+  }
+  return prev[m]!;
+}

@@ -1,0 +1,254 @@
+import { FuzzyTerms, MIN_FUZZY_CHARS } from "./fuzzy-terms.js";
+import { termsOf } from "./relevance-terms.js";
+
+/**
+ * Field-weighted BM25 (BM25F) over a listing's skills (issue 26; docs/decisions.md "Issue 26").
+ *
+ * Fields and weights: the name split into words (and its adjacent-word compounds) weighs most, a
+ * product is usually named there; tags; description; when_to_use; the `searchText` headings and
+ * tool names line(s); then its prose line, weighing least. BM25F folds each field's length-
+ * normalized term frequency into one weighted frequency per (term, skill) before saturation;
+ * since skills do not change while indexed, that number is computed once at build time, and a
+ * query is a walk over the postings of its terms: one Float32 and one Int32 per posting.
+ *
+ * Queries: terms as relevance-terms.ts makes them; a query word the index does not know is
+ * matched to known words one or two edits away (fuzzy-terms.ts) at a discount. The work is
+ * bounded whatever the message: MAX_QUERY_CHARS of text (head and tail of a longer one),
+ * MAX_QUERY_TERMS distinct terms (the rarest kept), MAX_FUZZY_WORDS typo look-ups.
+ *
+ * Deterministic: the same skills in the same order and the same query give the same scores.
+ * The index needs no body: `searchText` is derived at parse time (skill-search-text.ts).
+ */
+export interface IndexableSkill {
+  readonly name: string;
+  readonly description: string;
+  readonly whenToUse?: string | undefined;
+  readonly tags?: readonly string[] | undefined;
+  readonly searchText?: string | undefined;
+}
+
+interface FieldSpec {
+  weight: number;
+  /** BM25 length normalization of this field: 0 none, 1 full. */
+  b: number;
+  /** Adjacent words also as one term: every pair (`all`), only those written together (`joined`), or none. */
+  compounds: "all" | "joined" | "none";
+  fuzzy: boolean;
+}
+
+/** In fieldTexts order: name, tags, description, when_to_use, searchText keywords (headings, tools), searchText prose. */
+const FIELDS: readonly FieldSpec[] = [
+  { weight: 6, b: 0.3, compounds: "all", fuzzy: true },
+  { weight: 3, b: 0.3, compounds: "all", fuzzy: true },
+  { weight: 2, b: 0.75, compounds: "joined", fuzzy: true },
+  { weight: 1.5, b: 0.75, compounds: "joined", fuzzy: true },
+  { weight: 1.5, b: 0.5, compounds: "joined", fuzzy: true },
+  { weight: 0.4, b: 0.75, compounds: "none", fuzzy: false },
+];
+
+const K1 = 1.2;
+/** A query text longer than this is read as its first and last halves of this (the ask is usually at one end). */
+export const MAX_QUERY_CHARS = 8_192;
+/** Distinct query terms scored at most; the rarest (most telling) are kept. */
+const MAX_QUERY_TERMS = 48;
+/** Query words looked up as typos at most, in order of appearance. */
+const MAX_FUZZY_WORDS = 8;
+/** A word matched as a typo counts this much of the word it stands for. */
+const FUZZY_DISCOUNT = 0.7;
+/** Characters of each field indexed at most: 10 000 skills of 1 KB descriptions stay within budget. */
+const MAX_FIELD_CHARS = 4_096;
+
+export interface ScoredSkill {
+  /** Position of the skill in the indexed listing. */
+  index: number;
+  score: number;
+}
+
+export class RelevanceIndex {
+  readonly size: number;
+  private readonly termIds: Map<string, number>;
+  /** CSR postings: the skills of term t are docs[offsets[t] .. offsets[t+1]), with their weighted frequency. */
+  private readonly offsets: Int32Array;
+  private readonly docs: Int32Array;
+  private readonly weights: Float32Array;
+  private readonly idf: Float64Array;
+  private readonly fuzzy: FuzzyTerms;
+
+  private constructor(parts: {
+    size: number;
+    termIds: Map<string, number>;
+    offsets: Int32Array;
+    docs: Int32Array;
+    weights: Float32Array;
+    idf: Float64Array;
+    fuzzy: FuzzyTerms;
+  }) {
+    this.size = parts.size;
+    this.termIds = parts.termIds;
+    this.offsets = parts.offsets;
+    this.docs = parts.docs;
+    this.weights = parts.weights;
+    this.idf = parts.idf;
+    this.fuzzy = parts.fuzzy;
+  }
+
+  static build(skills: readonly IndexableSkill[]): RelevanceIndex {
+    const termIds = new Map<string, number>();
+    const fuzzy = new FuzzyTerms();
+    const inFuzzy = new Set<number>();
+    const averages = averageLengths(skills);
+    // One pass: each field's terms counted, length-normalized and weighted, summed per term into
+    // the skill's one weighted frequency, appended to that term's postings.
+    const postingDocs: number[][] = [];
+    const postingWeights: number[][] = [];
+    const weighted = new Map<number, number>();
+    const counts = new Map<string, number>();
+    for (let doc = 0; doc < skills.length; doc++) {
+      const fields = fieldTexts(skills[doc]!);
+      weighted.clear();
+      for (let f = 0; f < FIELDS.length; f++) {
+        const spec = FIELDS[f]!;
+        const terms = fieldTerms(fields[f]!, spec);
+        if (terms.length === 0) continue;
+        counts.clear();
+        for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+        const norm = 1 - spec.b + (spec.b * terms.length) / averages[f]!;
+        for (const [term, tf] of counts) {
+          let id = termIds.get(term);
+          if (id === undefined) {
+            id = termIds.size;
+            termIds.set(term, id);
+            postingDocs.push([]);
+            postingWeights.push([]);
+          }
+          // The typo vocabulary holds the words of the fields a product is named in, each once.
+          if (spec.fuzzy && !inFuzzy.has(id)) {
+            inFuzzy.add(id);
+            fuzzy.add(term);
+          }
+          weighted.set(id, (weighted.get(id) ?? 0) + (spec.weight * tf) / norm);
+        }
+      }
+      for (const [id, w] of weighted) {
+        postingDocs[id]!.push(doc);
+        postingWeights[id]!.push(w);
+      }
+    }
+    const offsets = new Int32Array(termIds.size + 1);
+    let total = 0;
+    for (let t = 0; t < termIds.size; t++) {
+      offsets[t] = total;
+      total += postingDocs[t]!.length;
+    }
+    offsets[termIds.size] = total;
+    const docs = new Int32Array(total);
+    const weights = new Float32Array(total);
+    const idf = new Float64Array(termIds.size);
+    for (let t = 0; t < termIds.size; t++) {
+      docs.set(postingDocs[t]!, offsets[t]!);
+      weights.set(postingWeights[t]!, offsets[t]!);
+      const df = postingDocs[t]!.length;
+      idf[t] = Math.log(1 + (skills.length - df + 0.5) / (df + 0.5));
+    }
+    return new RelevanceIndex({ size: skills.length, termIds, offsets, docs, weights, idf, fuzzy });
+  }
+
+  /**
+   * Skills with a score above 0 for `query`, in index order (callers rank). `accept` filters by
+   * listing position (the catalog's candidates). No signal (stop words only, nothing known) → [].
+   */
+  score(query: string, accept?: (index: number) => boolean): ScoredSkill[] {
+    const all = this.scoreAll(query);
+    if (all === undefined) return [];
+    const out: ScoredSkill[] = [];
+    for (const doc of all.touched) if (all.scores[doc]! > 0 && (accept === undefined || accept(doc))) out.push({ index: doc, score: all.scores[doc]! });
+    return out;
+  }
+
+  /** Every skill's score (0: not matched) and the skills matched, in index order; undefined without signal. */
+  scoreAll(query: string): { scores: Float64Array; touched: number[] } | undefined {
+    const weighted = this.queryTerms(query);
+    if (weighted.length === 0) return undefined;
+    const scores = new Float64Array(this.size);
+    const touched: number[] = [];
+    for (const { id, weight } of weighted) {
+      const idf = this.idf[id]! * weight;
+      const end = this.offsets[id + 1]!;
+      for (let p = this.offsets[id]!; p < end; p++) {
+        const doc = this.docs[p]!;
+        const tf = this.weights[p]!;
+        if (scores[doc] === 0) touched.push(doc);
+        scores[doc]! += (idf * tf * (K1 + 1)) / (tf + K1);
+      }
+    }
+    touched.sort((a, b) => a - b);
+    return { scores, touched };
+  }
+
+  /** The query's known terms with their weight (1 + ln of repeats; typos discounted), rarest first, bounded. */
+  private queryTerms(raw: string): { id: number; weight: number }[] {
+    const text = raw.length > MAX_QUERY_CHARS ? `${raw.slice(0, MAX_QUERY_CHARS / 2)}\n${raw.slice(-MAX_QUERY_CHARS / 2)}` : raw;
+    const compounds: string[] = [];
+    const words = termsOf(text, { compounds });
+    const counts = new Map<number, number>();
+    const unknown: string[] = [];
+    const add = (id: number, weight: number): void => {
+      counts.set(id, (counts.get(id) ?? 0) + weight);
+    };
+    for (const word of words) {
+      const id = this.termIds.get(word);
+      if (id !== undefined) add(id, 1);
+      else if (word.length >= MIN_FUZZY_CHARS && unknown.length < MAX_FUZZY_WORDS && !unknown.includes(word)) unknown.push(word);
+    }
+    for (const compound of compounds) {
+      const id = this.termIds.get(compound);
+      if (id !== undefined) add(id, 1);
+    }
+    for (const word of unknown) {
+      for (const near of this.fuzzy.near(word)) {
+        const id = this.termIds.get(near.term);
+        if (id !== undefined && !counts.has(id)) add(id, FUZZY_DISCOUNT / near.edits);
+      }
+    }
+    const terms = [...counts].map(([id, count]) => ({ id, weight: count >= 1 ? 1 + Math.log(count) : count }));
+    if (terms.length <= MAX_QUERY_TERMS) return terms;
+    // Keep the rarest; ties by term id (the order terms entered the index): deterministic.
+    terms.sort((a, b) => this.idf[b.id]! - this.idf[a.id]! || a.id - b.id);
+    return terms.slice(0, MAX_QUERY_TERMS);
+  }
+}
+
+/** Skills whose field lengths give the average lengths BM25 normalizes by: a deterministic sample, so the build reads each skill once. */
+const LENGTH_SAMPLE = 256;
+
+function fieldTerms(text: string, spec: FieldSpec): string[] {
+  if (spec.compounds === "none") return termsOf(text);
+  const compounds: string[] = [];
+  const terms = termsOf(text, { compounds, joinedOnly: spec.compounds === "joined" });
+  for (const c of compounds) terms.push(c);
+  return terms;
+}
+
+/** Average terms per field over the first LENGTH_SAMPLE skills and evenly spaced others (at least 1). */
+function averageLengths(skills: readonly IndexableSkill[]): number[] {
+  const step = Math.max(1, Math.floor(skills.length / LENGTH_SAMPLE));
+  const sums = FIELDS.map(() => 0);
+  let sampled = 0;
+  for (let doc = 0; doc < skills.length; doc += step) {
+    const fields = fieldTexts(skills[doc]!);
+    for (let f = 0; f < FIELDS.length; f++) sums[f]! += fieldTerms(fields[f]!, FIELDS[f]!).length;
+    sampled++;
+  }
+  return sums.map((sum) => Math.max(1, sum / Math.max(1, sampled)));
+}
+
+const cap = (text: string | undefined): string => (text === undefined ? "" : text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text);
+
+/** The texts of each field, in FIELDS order; `searchText`'s first two lines are keywords, the rest prose. */
+function fieldTexts(skill: IndexableSkill): string[] {
+  const search = skill.searchText ?? "";
+  const second = search.indexOf("\n", search.indexOf("\n") + 1);
+  const keywords = second === -1 ? search : search.slice(0, second);
+  const prose = second === -1 ? "" : search.slice(second + 1);
+  return [skill.name, cap((skill.tags ?? []).join(" , ")), cap(skill.description), cap(skill.whenToUse), cap(keywords), cap(prose)];
+}
