@@ -53,11 +53,25 @@ function coldInitMs(outfile: string, env: NodeJS.ProcessEnv, cwd: string): numbe
   return elapsed;
 }
 
+/** Each function's init ÷ the authorizer's, pairing the fresh processes of one repetition (run side by side, so a slow moment of the machine hits both). */
+export function coldInitRatioRows(samples: ReadonlyMap<FunctionName, readonly number[]>): BenchRow[] {
+  const authorizer = samples.get("authorizer");
+  if (authorizer === undefined) throw new Error("the cold-init ratios need the authorizer's samples");
+  return [...samples].map(([name, own]) => ({
+    metric: `cold_init_ratio_${name}`,
+    ...repeated(own.map((ms, i) => ms / (authorizer[i] as number))),
+    baseline: null,
+    unit: "×",
+    note: `cold init ÷ the authorizer's in the same repetition${COMPOSITION_PATH_FUNCTIONS.includes(name) ? "; target ≤ 3.5×" : ""}`,
+  }));
+}
+
 export async function benchBundles(): Promise<BenchRow[]> {
   const root = mkdtempSync(join(tmpdir(), "skills-bundle-bench-"));
   const sizes: BenchRow[] = [];
   const inits: BenchRow[] = [];
   try {
+    const built: { name: FunctionName; outfile: string; outDir: string }[] = [];
     for (const name of FUNCTION_NAMES) {
       const outDir = join(root, name);
       mkdirSync(outDir, { recursive: true });
@@ -69,10 +83,18 @@ export async function benchBundles(): Promise<BenchRow[]> {
         .map(([pkg, bytes]) => `${pkg} ${(bytes / 1024).toFixed(0)}`)
         .join(", ");
       sizes.push({ metric: `bundle_kb_${name}`, ours: statSync(outfile).size / 1024, baseline: null, unit: "KB", note: onPath ? `target ≤ 300 KB; largest KB: ${largest}` : "index.mjs, minified" });
-      const env = functionEnv(outDir);
-      const samples = Array.from({ length: REPETITIONS }, () => coldInitMs(outfile, env, outDir));
-      inits.push({ metric: `cold_init_ms_${name}`, ...repeated(samples), baseline: null, unit: "ms", note: `import → handler, fresh node each${onPath ? "; target ≤ 150 ms" : ""}` });
+      built.push({ name, outfile, outDir });
     }
+    // Repetition by repetition, every function once: the ratio rows pair samples of one round.
+    const samples = new Map<FunctionName, number[]>(built.map(({ name }) => [name, []]));
+    for (let round = 0; round < REPETITIONS; round++) {
+      for (const { name, outfile, outDir } of built) samples.get(name)?.push(coldInitMs(outfile, functionEnv(outDir), outDir));
+    }
+    for (const { name } of built) {
+      const onPath = COMPOSITION_PATH_FUNCTIONS.includes(name);
+      inits.push({ metric: `cold_init_ms_${name}`, ...repeated(samples.get(name) ?? []), baseline: null, unit: "ms", note: `import → handler, fresh node each${onPath ? "; target ≤ 150 ms" : ""}` });
+    }
+    inits.push(...coldInitRatioRows(samples));
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
