@@ -14,6 +14,7 @@ const README_METRICS = [
   "bundle_kb_http-mcp", "cold_init_ms_http-mcp", "mcp_prompts_list_page_p50_ms", "mcp_prompts_get_p50_ms", "console_bundle_js_kb",
   "cold_first_turn_ms_lane-worker_1000", "bundle_kb_authorizer", "cold_init_ms_authorizer",
   "usage_counts_written_per_quiet_turn", "usage_counts_written_per_one_trigger_turn",
+  "cold_init_ratio_http-processes", "cold_init_ratio_lane-worker", "cold_init_ratio_http-mcp", "awaits_300k_ms_lane-worker",
 ];
 const rows = JSON.parse(readFileSync(new URL("./results.json", import.meta.url), "utf8")) as BenchRow[];
 console.log(markdownTable(rows, README_METRICS));
