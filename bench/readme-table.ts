@@ -15,6 +15,7 @@ const README_METRICS = [
   "cold_first_turn_ms_lane-worker_1000", "bundle_kb_authorizer", "cold_init_ms_authorizer",
   "usage_counts_written_per_quiet_turn", "usage_counts_written_per_one_trigger_turn",
   "catalog_relevance_p99_ms_1000", "catalog_relevance_p99_ms_10000", "skill_search_p99_ms_10000", "relevance_index_build_ms_10000",
+  "cold_init_ratio_http-processes", "cold_init_ratio_lane-worker", "cold_init_ratio_http-mcp", "awaits_300k_ms_lane-worker",
 ];
 const rows = JSON.parse(readFileSync(new URL("./results.json", import.meta.url), "utf8")) as BenchRow[];
 console.log(markdownTable(rows, README_METRICS));

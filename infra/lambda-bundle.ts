@@ -29,7 +29,16 @@ export const LAMBDA_BUNDLE_BUDGET_KB: Readonly<Partial<Record<FunctionName, numb
 export const LAZY_ON_COMPOSITION_PATH: readonly { name: string; path: RegExp }[] = [
   { name: "nunjucks compiler", path: /node_modules\/nunjucks\/src\/(compiler|parser|lexer|transformer)\.js$/ },
   { name: "QuickJS sandbox wasm", path: /quickjs|@jitl\// },
+  // Its context tracking installs an async hook at import: every await of the process gets ~10× dearer.
+  { name: "X-Ray SDK (Powertools Tracer)", path: /node_modules\/(aws-xray-sdk-core|cls-hooked|@aws-lambda-powertools\/tracer)\// },
 ];
+
+/**
+ * What CDK's NodejsFunction does by default: leave the AWS SDK to the one in the Lambda runtime.
+ * Not deployed (docs/decisions.md, issue 31: it makes cold init slower, not faster); the bundle
+ * bench builds this variant beside the deployed one to show the difference.
+ */
+export const SDK_FROM_RUNTIME: readonly string[] = ["@aws-sdk/*"];
 
 /** The esbuild options SkillsFunction hands NodejsFunction (infra/constructs/skills-function.ts), for one function. */
 export const lambdaBundleOptions = (name: FunctionName): BuildOptions => ({
@@ -48,9 +57,9 @@ export const lambdaBundleOptions = (name: FunctionName): BuildOptions => ({
   absWorkingDir: PROJECT_ROOT,
 });
 
-/** Builds one function's bundle as deployed, with its metafile; `outfile` undefined keeps it in memory. */
-export async function buildLambdaBundle(name: FunctionName, outfile?: string): Promise<{ metafile: Metafile; bytes: number }> {
-  const result = await build({ ...lambdaBundleOptions(name), metafile: true, ...(outfile === undefined ? { write: false, outfile: join(PROJECT_ROOT, ".bundle", name, "index.mjs") } : { outfile }) });
+/** Builds one function's bundle as deployed (or with `external` packages left out), with its metafile; `outfile` undefined keeps it in memory. */
+export async function buildLambdaBundle(name: FunctionName, outfile?: string, external: readonly string[] = []): Promise<{ metafile: Metafile; bytes: number }> {
+  const result = await build({ ...lambdaBundleOptions(name), external: [...external], metafile: true, ...(outfile === undefined ? { write: false, outfile: join(PROJECT_ROOT, ".bundle", name, "index.mjs") } : { outfile }) });
   const output = Object.entries(result.metafile.outputs).find(([path]) => path.endsWith(".mjs"));
   if (output === undefined) throw new Error(`esbuild wrote no index.mjs for ${name}`);
   return { metafile: result.metafile, bytes: output[1].bytes };

@@ -82,7 +82,7 @@ export function reservedKeySafe(logger: HandlerLogger): HandlerLogger {
   };
 }
 
-/** Module-scope observability of one function: Powertools Logger (level from POWERTOOLS_LOG_LEVEL), Metrics and Tracer. */
+/** Module-scope observability of one function: Powertools Logger (level from POWERTOOLS_LOG_LEVEL), Metrics and Tracer (loaded only where it traces: functions/_shared/tracing.ts). */
 export function powertoolsObservability(serviceName: string): Observability {
   return { logger: reservedKeySafe(new Logger({ serviceName })), activations: new PowertoolsActivationMetrics(), tracer: powertoolsTracing(serviceName) };
 }

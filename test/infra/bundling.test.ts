@@ -21,6 +21,27 @@ const filesUnder = (root: string, dir = root): string[] =>
     return statSync(path).isDirectory() ? filesUnder(root, path) : [relative(root, path)];
   });
 
+/**
+ * Imports a bundle in a fresh Node process with `async_hooks.createHook` spied on (the X-Ray SDK's
+ * context tracking calls it at load), lets loads started at init finish, and reports.
+ */
+function importInFreshProcess(dir: string, env: NodeJS.ProcessEnv): { report: { handler: string; asyncHooks: number; xray: boolean } | undefined; stderr: string; status: number | null } {
+  const probe = [
+    "import asyncHooks from 'node:async_hooks';",
+    "let created = 0; const createHook = asyncHooks.createHook;",
+    "asyncHooks.createHook = (...args) => { created += 1; return createHook(...args); };",
+    `const m = await import(${JSON.stringify(pathToFileURL(join(dir, "index.mjs")).href)});`,
+    "await new Promise((resolve) => setImmediate(resolve));",
+    // Bundled, the X-Ray SDK's modules are not in require.cache: its context library (cls-hooked) marks `process.namespaces` at load.
+    "const xray = 'namespaces' in process;",
+    "console.log(JSON.stringify({ handler: typeof m.handler, asyncHooks: created, xray }));",
+    "process.exit(0);",
+  ].join(" ");
+  const result = spawnSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
+  const line = result.stdout.trim().split("\n").pop() ?? "";
+  return { report: line.startsWith("{") ? (JSON.parse(line) as { handler: string; asyncHooks: number; xray: boolean }) : undefined, stderr: result.stderr, status: result.status };
+}
+
 let outdir: string;
 let assetDirs: Record<FunctionName, string>;
 
@@ -113,18 +134,32 @@ describe("function bundles", () => {
     expect(differing).toEqual([]);
   });
 
-  it.each(FUNCTION_NAMES)("%s loads in a fresh Node process and exports a handler function", (name) => {
+  it.each(FUNCTION_NAMES)("%s loads in a fresh Node process, exports a handler function and installs no async hook (tracing off)", (name) => {
     // Prepare
     const dir = assetDirs[name];
     const env = placeholderFunctionEnvironment(join(dir, "bundled"));
-    const probe = `const m = await import(${JSON.stringify(pathToFileURL(join(dir, "index.mjs")).href)}); console.log(typeof m.handler); process.exit(0);`;
 
     // Act
-    const result = spawnSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
+    const result = importInFreshProcess(dir, env);
 
     // Assess
     expect(result.stderr).not.toMatch(/Error/);
-    expect(result.stdout.trim()).toBe("function");
+    expect(result.report).toEqual({ handler: "function", asyncHooks: 0, xray: false });
+    expect(result.status).toBe(0);
+  });
+
+  it("inside Lambda (AWS_EXECUTION_ENV set) the same bundle loads the X-Ray SDK after import, and the spy sees its async hook", () => {
+    // Prepare
+    const dir = assetDirs["lane-worker"];
+    const env = { ...placeholderFunctionEnvironment(join(dir, "bundled")), AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", AWS_XRAY_CONTEXT_MISSING: "IGNORE_ERROR" };
+
+    // Act
+    const result = importInFreshProcess(dir, env);
+
+    // Assess
+    expect(result.report?.handler).toBe("function");
+    expect(result.report?.asyncHooks).toBeGreaterThan(0);
+    expect(result.report?.xray).toBe(true);
     expect(result.status).toBe(0);
   });
 

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { Tracer } from "@aws-lambda-powertools/tracer";
 import { afterEach, describe, expect, it } from "vitest";
-import { traced, tracingHooks } from "../../functions/_shared/tracing.js";
+import { lazyTracing, powertoolsTracing, traced, tracingHooks, tracingWanted, UNTRACED } from "../../functions/_shared/tracing.js";
 import type { TracerPort } from "../../functions/_shared/tracing.js";
 import { processEventsFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
 
@@ -113,6 +113,101 @@ describe("tracing hooks", () => {
     // Assess
     expect(instrumented).toBe(client);
     expect(events).toEqual(["capture client"]);
+  });
+});
+
+describe("tracer loaded only where it traces", () => {
+  it.each([
+    ["outside Lambda (tests, tools, the local stack)", {}, false],
+    ["inside Lambda", { AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x" }, true],
+    ["inside Lambda with POWERTOOLS_TRACE_ENABLED=false", { AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", POWERTOOLS_TRACE_ENABLED: "FALSE" }, false],
+    ["under SAM local", { AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", AWS_SAM_LOCAL: "true" }, false],
+    ["under Amplify's mock", { AWS_EXECUTION_ENV: "AWS_Lambda_amplify-mock" }, false],
+  ])("wants tracing %s: %s", (_case, env, wanted) => {
+    // Act
+    const result = tracingWanted(env);
+
+    // Assess
+    expect(result).toBe(wanted);
+  });
+
+  it("untraced, a handler is returned as it is and clients are left alone", () => {
+    // Prepare
+    const handler = async (event: number) => event + 1;
+    const client = new DynamoDBClient({ region: "us-east-1" });
+    const before = client.middlewareStack.identify();
+
+    // Act
+    const tracer = powertoolsTracing("skills-test", {});
+    const wrapped = traced(tracer, "http-skills", handler);
+    tracer.instrument(client);
+
+    // Assess
+    expect(tracer).toBe(UNTRACED);
+    expect(wrapped).toBe(handler);
+    expect(client.middlewareStack.identify()).toEqual(before);
+  });
+
+  it("captures the clients built while the tracer loads before the first invocation runs, later ones at once", async () => {
+    // Prepare
+    const { port, events } = recordingTracer();
+    let finishLoading: (tracer: TracerPort) => void = () => undefined;
+    const hooks = lazyTracing(() => new Promise<TracerPort>((resolve) => (finishLoading = resolve)));
+    const early = { name: "early" };
+
+    // Act
+    const instrumented = hooks.instrument(early);
+    const captureBeforeLoad = [...events];
+    const invocation = hooks.invocation("lane-worker", async () => {
+      events.push("handler runs");
+      return "applied";
+    });
+    finishLoading(port);
+    const result = await invocation;
+    hooks.instrument({ name: "late" });
+
+    // Assess
+    expect(instrumented).toBe(early);
+    expect(captureBeforeLoad).toEqual([]);
+    expect(result).toBe("applied");
+    expect(events.indexOf("capture client")).toBeLessThan(events.indexOf("handler runs"));
+    expect(events.filter((event) => event === "capture client")).toHaveLength(2);
+    expect(events).toContain("open ## lane-worker");
+  });
+
+  it("fails the invocations when the tracer cannot be loaded, without an unhandled rejection at init", async () => {
+    // Prepare
+    const hooks = lazyTracing(() => Promise.reject(new Error("tracer missing from the bundle")));
+    await new Promise((resolve) => setImmediate(resolve));
+
+    // Act
+    const thrown = await hooks.invocation("http-steer", async () => "never").catch((error: unknown) => error);
+
+    // Assess
+    expect((thrown as Error).message).toBe("tracer missing from the bundle");
+  });
+
+  it("inside Lambda the Powertools Tracer is loaded and adds the X-Ray middleware to a client built before it loaded", async () => {
+    // Prepare
+    const env = { AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x" };
+    const executionEnv = process.env.AWS_EXECUTION_ENV;
+    process.env.AWS_EXECUTION_ENV = env.AWS_EXECUTION_ENV;
+    try {
+      const tracer = powertoolsTracing("skills-test", env);
+      const client = new DynamoDBClient({ region: "us-east-1" });
+      const before = client.middlewareStack.identify();
+
+      // Act
+      tracer.instrument(client);
+      await tracer.invocation("http-skills", async () => "no Lambda segment here: runs bare");
+
+      // Assess
+      const added = client.middlewareStack.identify().filter((name) => !before.includes(name));
+      expect(added.join(" ")).toMatch(/XRay/i);
+    } finally {
+      if (executionEnv === undefined) delete process.env.AWS_EXECUTION_ENV;
+      else process.env.AWS_EXECUTION_ENV = executionEnv;
+    }
   });
 });
 
