@@ -1,5 +1,6 @@
 import type { Tracer } from "@aws-lambda-powertools/tracer";
 import type { ClientInstrumentation } from "../../shared/aws/aws-clients.js";
+import { ENV } from "../../shared/config/config.js";
 
 /**
  * The tracing hooks of one function. Importing the Powertools Tracer loads the X-Ray SDK, whose
@@ -50,14 +51,14 @@ export const UNTRACED: HandlerTracer = {
 
 /**
  * Whether Powertools Tracer would trace here, decided from the environment alone and by its own
- * rule (Tracer.setTracingEnabled): inside Lambda (AWS_EXECUTION_ENV set, not Amplify's mock, not
- * SAM local) unless POWERTOOLS_TRACE_ENABLED is `false`. Tests, tools and the local stack: no.
+ * rule (Tracer.setTracingEnabled): inside Lambda (the runtime's execution environment set, not
+ * Amplify's mock, not SAM local) unless the trace switch is `false`. Tests, tools and the local stack: no.
  */
 export function tracingWanted(env: Readonly<Record<string, string | undefined>>): boolean {
-  const executionEnv = env.AWS_EXECUTION_ENV ?? "";
+  const executionEnv = env[ENV.awsExecutionEnv] ?? "";
   if (executionEnv === "" || executionEnv === "AWS_Lambda_amplify-mock") return false;
   if ((env.AWS_SAM_LOCAL ?? "") !== "") return false;
-  return (env.POWERTOOLS_TRACE_ENABLED ?? "").toLowerCase() !== "false";
+  return (env[ENV.powertoolsTraceEnabled] ?? "").toLowerCase() !== "false";
 }
 
 /**

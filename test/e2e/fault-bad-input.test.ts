@@ -415,7 +415,10 @@ describe("path traversal", () => {
 
     // Assess
     expect(keys.length).toBeGreaterThan(0);
-    for (const key of keys) {
+    // Level snapshots (issue 27) sit beside the documents, keyed by tenant and level, never inside a level.
+    const snapshots = keys.filter((k) => k.startsWith("catalogue-snapshots/"));
+    for (const key of snapshots) expect(key).toMatch(/^catalogue-snapshots\/(hostile|bystander)\/(_tenant|p1|_user_[a-z0-9-]+)\/\d+-[\w-]+\.json\.gz$/);
+    for (const key of keys.filter((k) => !k.startsWith("catalogue-snapshots/"))) {
       const match = /^tenants\/(hostile|bystander)\/projects\/(_tenant|p1)\/(.+)$/.exec(key);
       expect(match, key).not.toBeNull();
       expect(isValidDocumentPath(match![3]!), key).toBe(true);

@@ -43,8 +43,15 @@ let warmWorker: Promise<WorkerHandler> | undefined;
 const loadWorker = async (href: string): Promise<WorkerHandler> => ((await import(href)) as { handler: WorkerHandler }).handler;
 
 /** The real lane-worker function, from one warm container or from a new container per invocation. */
+/** While set, the outage ends when this container starts (S3 is back for a redelivery). */
+let outageEndsAtContainer: number | undefined;
+
 async function laneWorker(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  if (coldWorkers) return (await loadWorker(`${LANE_WORKER_MODULE}?container=${++containers}`))(event, context);
+  if (coldWorkers) {
+    const container = ++containers;
+    if (outageEndsAtContainer !== undefined && container >= outageEndsAtContainer) outage = undefined;
+    return (await loadWorker(`${LANE_WORKER_MODULE}?container=${container}`))(event, context);
+  }
   warmWorker ??= loadWorker(LANE_WORKER_MODULE);
   return (await warmWorker)(event, context);
 }
@@ -70,6 +77,7 @@ beforeAll(async () => {
 
 afterEach(() => {
   outage = undefined;
+  outageEndsAtContainer = undefined;
   coldWorkers = false;
 });
 
@@ -149,17 +157,19 @@ describe("S3 unavailable during a turn", () => {
   });
 
   it("composes a cold lane worker's turn on a redelivery when S3 comes back before the lane gives up", async () => {
-    // Prepare: the first delivery's first S3 call fails, then S3 is back
+    // Prepare: S3 fails throughout the first delivery (a snapshot read that fails falls back to a
+    // listing, so one refused call is absorbed), then is back for the redelivery
     const before = await processWithPendingAction("blip");
     const [refusedBefore, containersBefore] = [refused, containers];
     coldWorkers = true;
-    outage = { remaining: 1 };
+    outage = { remaining: Number.POSITIVE_INFINITY };
+    outageEndsAtContainer = containersBefore + 2;
 
     // Act
     const turn = await api.compose(TENANT, before.processId, { message: "go" }, WAIT);
 
     // Assess
-    expect(refused - refusedBefore).toBe(1);
+    expect(refused - refusedBefore).toBeGreaterThanOrEqual(1);
     expect(containers - containersBefore).toBe(2);
     expect(turn.status, turn.text.slice(0, 300)).toBe(200);
     expect((turn.json.result as Turn).messages.map((m) => m.text)).toEqual(["Kick off.", "go"]);

@@ -95,7 +95,7 @@ describe("local gateway answers in API.md's error shape", () => {
 
   it("413 PAYLOAD_TOO_LARGE for a body declared past 10 MB, before it is sent", async () => {
     // Act
-    const answer = await raw(`PUT /brain/demo/projects/demo/documents/big.txt HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: ${11 * 1024 * 1024}\r\n\r\n`);
+    const answer = await raw(`PUT /brain/demo/projects/demo/documents/big.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Length: ${11 * 1024 * 1024}\r\n\r\n`);
 
     // Assess
     expectTableError(answer, 413, "PAYLOAD_TOO_LARGE");
@@ -104,7 +104,7 @@ describe("local gateway answers in API.md's error shape", () => {
   it("413 PAYLOAD_TOO_LARGE for a chunked body that grows past 10 MB", async () => {
     // Prepare
     const chunk = Buffer.alloc(1024 * 1024, 0x61);
-    const head = `PUT /brain/demo/projects/demo/documents/big.txt HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n\r\n`;
+    const head = `PUT /brain/demo/projects/demo/documents/big.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n\r\n`;
     const body = Buffer.concat([Buffer.from(head), ...Array.from({ length: 11 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")])), Buffer.from("0\r\n\r\n")]);
 
     // Act
@@ -120,7 +120,7 @@ describe("local gateway answers in API.md's error shape", () => {
     ["a huge cookie", (filler: string) => `Cookie: a=${filler}\r\n`],
   ])("413 PAYLOAD_TOO_LARGE for headers past API Gateway's 10 KB quota: %s", async (_label, headers) => {
     // Act
-    const answer = await raw(`GET /brain/demo/skills/effective?projectId=demo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n${headers("a".repeat(20_000))}\r\n`);
+    const answer = await raw(`GET /brain/demo/skills/effective?projectId=demo HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n${headers("a".repeat(20_000))}\r\n`);
 
     // Assess
     expectTableError(answer, 413, "PAYLOAD_TOO_LARGE");
@@ -128,17 +128,17 @@ describe("local gateway answers in API.md's error shape", () => {
 
   it("413 PAYLOAD_TOO_LARGE for a request line (URL) past the quota", async () => {
     // Act
-    const answer = await raw(`GET /brain/demo/skills/effective?projectId=${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const answer = await raw(`GET /brain/demo/skills/effective?projectId=${"a".repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
 
     // Assess
     expectTableError(answer, 413, "PAYLOAD_TOO_LARGE");
   });
 
   it.each([
-    ["a header line without a colon", "GET /health HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n"],
+    ["a header line without a colon", "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nNoColonHere\r\n\r\n"],
     ["a garbage request line", "\u0001\u0002 nonsense\r\n\r\n"],
     ["an invalid header name", "GET /health HTTP/1.1\r\nBad Header: x\r\n\r\n"],
-    ["a bad Content-Length", "PUT /brain/demo/projects/demo/documents/a.md HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n"],
+    ["a bad Content-Length", "PUT /brain/demo/projects/demo/documents/a.md HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n"],
   ])("400 INVALID_REQUEST for %s node:http cannot parse", async (_label, request) => {
     // Act
     const answer = await raw(request);
@@ -151,7 +151,7 @@ describe("local gateway answers in API.md's error shape", () => {
     "400 INVALID_REQUEST, never a 500, for malformed percent-encoding %s",
     async (path) => {
       // Act
-      const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+      const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
 
       // Assess
       expectTableError(answer, 400, "INVALID_REQUEST");

@@ -28,6 +28,7 @@ const API_MD_ROUTES: [routeKey: string, fn: FunctionName][] = [
   ["POST /brain/{tenant}/processes/{processId}/tools/{toolName}", "http-tools"],
   // API.md "Author's loop" (issue 17): usage, evals, and `…/documents/{path}:restore` on the greedy document route.
   ["GET /brain/{tenant}/skills/usage", "http-skills"],
+  ["GET /brain/{tenant}/skills/search", "http-skills"],
   ["GET /brain/{tenant}/skills/effective/{name}/evals", "http-skills"],
   ["POST /brain/{tenant}/projects/{project}/documents/{path+}", "http-documents"],
   ["POST /brain/{tenant}/mcp", "http-mcp"],

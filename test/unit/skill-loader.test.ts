@@ -113,8 +113,9 @@ describe("SkillLoader cascade", () => {
     const [full, plain] = await loader.listAvailable(FULL);
 
     // Assess
-    expect(Object.keys(plain ?? {})).toEqual([...common, "scripts", ...placed]);
-    expect(Object.keys(full ?? {})).toEqual([...common, "action", "scripts", "license", "metadata", ...placed]);
+    // searchText (issue 26): headings, tool names and the body's first words, for the relevance index.
+    expect(Object.keys(plain ?? {})).toEqual([...common, "scripts", "searchText", ...placed]);
+    expect(Object.keys(full ?? {})).toEqual([...common, "action", "scripts", "license", "metadata", "searchText", ...placed]);
     expect(full).toMatchObject({ action: "go now", license: "MIT", metadata: { owner: "team" }, title: "full", source: "PROJECT" });
   });
 

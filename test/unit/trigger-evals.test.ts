@@ -287,11 +287,12 @@ describe("GET …/skills/effective/{name}/evals (SkillsApp.skillEvals)", () => {
       precision: 1,
       recall: 1,
       triggers: 1,
-      cases: [{ message: "deploy it", expected: true, fired: true, alsoFired: ["ops"] }],
+      cases: [{ message: "deploy it", expected: true, fired: true, alsoFired: ["ops"], listed: true, searchRank: 1 }],
       totalCases: 1,
       incomplete: false,
     });
-    expect(spawner.cases).toEqual([{ message: "deploy it", expected: true, fired: false, blocked: "spawn-only", alsoFired: ["deploy", "ops"] }]);
+    // Listed (three skills fit any budget) but not found by search: "deploy" is only its trigger keyword.
+    expect(spawner.cases).toEqual([{ message: "deploy it", expected: true, fired: false, blocked: "spawn-only", alsoFired: ["deploy", "ops"], listed: true, searchRank: null }]);
     expect(missing).toBeInstanceOf(DocumentNotFound);
   });
 
