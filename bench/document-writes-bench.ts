@@ -36,7 +36,7 @@ export async function benchDocumentWrites(): Promise<BenchRow[]> {
   try {
     for (const size of SIZES) {
       const project = `level-${size}`;
-      const token = await stack.token({ tenant: TENANT, login: "bench", projects: [project], roles: ["admin"] });
+      const token = await stack.token({ tenant: TENANT, login: "bench", projects: [project], roles: ["tenant-admin"] });
       await mapWithConcurrency(Array.from({ length: size }, (_, i) => i), 32, (i) => store.put(TENANT, project, skillPath(`seeded-${i}`), skillMd()));
       const put = async (name: string): Promise<void> => {
         const response = await fetch(`${stack.httpUrl}/brain/${TENANT}/projects/${project}/documents/${skillPath(name)}`, {
@@ -55,7 +55,7 @@ export async function benchDocumentWrites(): Promise<BenchRow[]> {
       mkdirSync(join(skillsDir, `pushed-${i}`), { recursive: true });
       writeFileSync(join(skillsDir, `pushed-${i}`, "SKILL.md"), skillMd({ description: `Pushed skill ${i}` }));
     }
-    const token = await stack.token({ tenant: TENANT, login: "bench", projects: ["pushed"], roles: ["admin"] });
+    const token = await stack.token({ tenant: TENANT, login: "bench", projects: ["pushed"], roles: ["tenant-admin"] });
     const api = httpDocumentsApi({ baseUrl: new URL(stack.httpUrl), token, tenant: TENANT, level: "pushed" });
     const started = performance.now();
     const summary = await runPush({ dir: skillsDir, api, io: { out: () => undefined, err: () => undefined } });
