@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { randomUUID } from "node:crypto";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
@@ -38,11 +40,38 @@ export async function benchColdTurn(): Promise<BenchRow[]> {
   return rows;
 }
 
+/**
+ * A pass-through HTTP proxy in front of the S3 emulator that counts requests: the cold instance is
+ * another process, so the SDK middleware counter cannot see its requests.
+ */
+async function countingS3Proxy(target: string): Promise<{ url: string; count: () => number; reset: () => void; close: () => Promise<void> }> {
+  const upstream = new URL(target);
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests++;
+    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on("error", (error) => res.destroy(error));
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    count: () => requests,
+    reset: () => void (requests = 0),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const emulators = await startEmulators({ host: "127.0.0.1" });
   const clients = localClients(emulators.endpoints, "us-east-1", credentials);
   const dir = mkdtempSync(join(tmpdir(), "skills-cold-turn-"));
+  const s3Proxy = await countingS3Proxy(emulators.endpoints.s3);
   try {
     const resources = await createLocalResources(
       clients,
@@ -59,12 +88,13 @@ async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
     cpSync(join(PROJECT_ROOT, "shared/bundled"), join(dir, "bundled"), { recursive: true });
     const env = {
       ...process.env,
-      ...localEnvironment({ emulators, resources, region: "us-east-1", credentials, managementEndpoint: "http://127.0.0.1:9", jwtSecret: "bench-secret" }),
+      ...localEnvironment({ emulators: { ...emulators, endpoints: { ...emulators.endpoints, s3: s3Proxy.url } }, resources, region: "us-east-1", credentials, managementEndpoint: "http://127.0.0.1:9", jwtSecret: "bench-secret" }),
       SKILLS_BUNDLED_DIR: join(dir, "bundled"),
       POWERTOOLS_LOG_LEVEL: process.env.COLD_TURN_LOG_LEVEL ?? "SILENT",
       NODE_OPTIONS: "--enable-source-maps",
     };
     const samples: number[] = [];
+    const s3Requests: number[] = [];
     for (let run = 0; run < REPETITIONS; run++) {
       const message: LaneMessage = {
         requestId: randomUUID(),
@@ -85,18 +115,22 @@ async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
         "if (response.batchItemFailures.length > 0) { console.error(JSON.stringify(response)); process.exit(2); }",
         "process.stdout.write(String(elapsed)); process.exit(0);",
       ].join(" ");
+      s3Proxy.reset();
       // Asynchronously: the emulators answer from this process's event loop.
       const result = await execFileAsync(process.execPath, ["--input-type=module", "-e", probe], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
       const elapsed = Number.parseFloat(result.stdout);
       if (!Number.isFinite(elapsed)) throw new Error(`cold turn printed no time: ${result.stderr.slice(0, 2000)}`);
       if (process.env.COLD_TURN_LOG_LEVEL) console.error(result.stderr.slice(0, 3000), result.stdout.slice(0, 3000));
       samples.push(elapsed);
+      s3Requests.push(s3Proxy.count());
     }
     return [
       { metric: `cold_first_turn_ms_lane-worker_${SKILLS}`, ...repeated(samples), baseline: null, unit: "ms", note: `lane-worker bundle, fresh node: import + first turn.compose, catalogue of ${SKILLS} skills from the level snapshot (the first run lists, reads and writes it)` },
+      { metric: `cold_first_turn_s3_requests_${SKILLS}`, ...repeated(s3Requests), baseline: null, unit: "", note: `S3 requests of that cold first turn at ${SKILLS} skills (counted by a proxy in front of the emulator; the first run lists and writes the snapshot)` },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    await s3Proxy.close();
     clients.destroy();
     await emulators.stop();
   }

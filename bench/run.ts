@@ -51,6 +51,7 @@ async function main(): Promise<void> {
   await section("bundles", benchBundles);
   await section("console", benchConsole);
   await section("cold first turn", benchColdTurn);
+  await section("document writes", () => inChild("./document-writes-only.ts"));
   await section("sandbox", async () => {
     const figures = await benchSandbox();
     return Object.entries(figures).map(([metric, ours]) => ({ metric: `sandbox_${metric}`, ours, baseline: null, unit: metric.endsWith("Ms") || metric.includes("Ms") ? "ms" : "" }));

@@ -131,8 +131,9 @@ export class SkillsStack extends Stack {
     documents.grantReadWrite(functions["http-documents"]);
     // The versions API (issue 17): list, read and restore versions; recipe saves check their pins.
     documents.grantReadHistory(functions["http-documents"]);
-    // Catalogue version bumps, so warm Lambdas notice a changed level.
-    table.grantItemActions(functions["http-documents"], "UpdateItem");
+    // Catalogue version bumps, so warm Lambdas notice a changed level; the level's usage counters,
+    // document entries and name claims (issue 27: a write reads no listing).
+    table.grantItemActions(functions["http-documents"], "GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem");
 
     // Skill scripts read and write the project's workspace (vance.workspace.*) and wait for FOOT
     // answers stored in the table by the WebSocket router.

@@ -1,7 +1,6 @@
 import { TRIGGER_EVALS_FILE, evalWarnings, evalsSkillNameOf, parseTriggerEvals, runTriggerEvals } from "../skills/evals/trigger-evals.js";
 import type { EvalReport, TriggerEvals } from "../skills/evals/trigger-evals.js";
 import { EvalTimeBudget, SAVE_EVALS_TIME_BUDGET_MS } from "../skills/evals/eval-time-budget.js";
-import { mapWithConcurrency } from "../documents/cascade-layers.js";
 import type { SkillScope } from "../skills/skill-scope.js";
 import { MAX_PATTERN_TRIGGERS_PER_LEVEL, patternCount } from "../skills/triggers/trigger-caps.js";
 import { noDocumentChangeNotifier, type DocumentChangeNotifier } from "../catalogue/document-change-notifier.js";
@@ -16,17 +15,17 @@ import type { SkillDefinition } from "../skills/resolved-skill.js";
 import { MAX_SKILL_TEXT_BYTES, parseSkillDocument } from "../skills/skill-document-parser.js";
 import { DocumentTooLargeToRead } from "../documents/document-store-errors.js";
 import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
-import { foldedSkillName } from "../skills/skill-name.js";
 import { templateVariableWarnings } from "../skills/skill-template-lint.js";
 import { linkedSiblingPaths } from "../skills/skill-body-links.js";
 import { strictUtf8, textOrInvalid } from "../documents/document-body.js";
 import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validateDocumentPrefix, validateProjectName, validateWritableDocumentPath } from "../documents/document-path.js";
 import { capFindings } from "../support/capped-list.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../documents/document-store.js";
-import { assertWithinDocumentLimits, DEFAULT_DOCUMENT_LIMITS, MAX_DOCUMENT_BYTES } from "./document-limits.js";
+import { DEFAULT_DOCUMENT_LIMITS, MAX_DOCUMENT_BYTES } from "./document-limits.js";
+import { countedLevel, listedLevel, recordDeleted, type WriteLevelView } from "./write-level-view.js";
+import type { LevelUsage } from "../catalogue/level-usage.js";
 import type { DocumentLimits } from "./document-limits.js";
 
-const LEVEL_SCAN_CONCURRENCY = 16;
 
 const levelOf = (project: string): SkillScope =>
   project === TENANT_PROJECT_NAME ? "VANCE" : project.startsWith(USER_PROJECT_PREFIX) ? "USER" : "PROJECT";
@@ -117,7 +116,13 @@ export class DocumentService {
     private readonly store: DocumentStore,
     private readonly notify: DocumentChangeNotifier = noDocumentChangeNotifier,
     private readonly limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
+    /** Per-level counters (issue 27): a write then reads no listing and no other skill. Without them, the level is listed. */
+    private readonly usage?: LevelUsage,
   ) {}
+
+  private levelFor(tenant: string, project: string, path: string): Promise<WriteLevelView> {
+    return this.usage ? countedLevel(this.store, this.usage, tenant, project, path) : listedLevel(this.store, tenant, project, path);
+  }
 
   /** `mode`: the file's permission bits (document-mode.ts), kept so a pull restores them. */
   async put(identity: Identity, tenant: string, project: string, path: string, body: Uint8Array, contentType?: string, mode?: number): Promise<DocumentSaved> {
@@ -125,10 +130,12 @@ export class DocumentService {
     validateProjectName(project);
     validateWritableDocumentPath(path);
     assertDocumentSize(path, body);
-    const level = await this.store.list(tenant, project, "");
-    const warnings = [...(await this.validate(tenant, project, path, body, level)), ...strayPathWarnings(path)];
-    assertWithinDocumentLimits(this.limits, project, path, body.byteLength, level);
+    const level = await this.levelFor(tenant, project, path);
+    const { warnings: found, patterns } = await this.validate(tenant, project, path, body, level);
+    const warnings = [...found, ...strayPathWarnings(path)];
+    level.assertWithinLimits(this.limits, project, path, body.byteLength);
     const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType), { writtenBy: identity.login, ...(mode !== undefined ? { mode } : {}) });
+    await level.record({ size: body.byteLength, patterns });
     await this.notify({ tenant, project, path });
     return { path: saved.path, etag: saved.etag, warnings: capFindings(warnings) };
   }
@@ -145,7 +152,10 @@ export class DocumentService {
   async delete(identity: Identity, tenant: string, project: string, path: string): Promise<void> {
     assertCanWriteDocuments(identity, tenant, project);
     validateProjectName(project);
-    if (!(await this.store.delete(tenant, project, validateDocumentPath(path)))) throw new DocumentNotFound(path);
+    validateDocumentPath(path);
+    const before = this.usage && (await this.usage.read(tenant, project, path))?.entry;
+    if (!(await this.store.delete(tenant, project, path))) throw new DocumentNotFound(path);
+    if (this.usage) await recordDeleted(this.usage, tenant, project, path, before);
     await this.notify({ tenant, project, path });
   }
 
@@ -195,15 +205,21 @@ export class DocumentService {
     return refs.map(({ path, etag, size }) => ({ path, etag, size }));
   }
 
-  /** Warnings of a document that may be saved; `InvalidDocument` for one that must not be. */
-  private async validate(tenant: string, project: string, path: string, body: Uint8Array, level: readonly DocumentRef[]): Promise<DocumentWarning[]> {
+  /** Warnings of a document that may be saved, and the PATTERN triggers it brings; `InvalidDocument` for one that must not be. */
+  private async validate(tenant: string, project: string, path: string, body: Uint8Array, level: WriteLevelView): Promise<{ warnings: DocumentWarning[]; patterns: number }> {
+    const patterns = { value: 0 };
+    const warnings = await this.findings(tenant, project, path, body, level, patterns);
+    return { warnings, patterns: patterns.value };
+  }
+
+  private async findings(tenant: string, project: string, path: string, body: Uint8Array, level: WriteLevelView, patterns: { value: number }): Promise<DocumentWarning[]> {
     const skillName = skillDirectoryNameOf(path);
     if (skillName !== undefined) {
       const text = textOrInvalid(path, body);
       const parsed = parseSkillDocument(skillName, text, path);
       if (!parsed.definition || parsed.problems.some((p) => p.severity === "error")) throw new InvalidDocument(path, parsed.problems);
-      assertNoCaseCollision(project, path, skillName, level);
-      await this.assertLevelPatternCap(tenant, project, path, parsed.definition);
+      await assertNoCaseCollision(project, path, skillName, level);
+      patterns.value = await assertLevelPatternCap(project, path, parsed.definition, level);
       const missing = await this.missingSiblings(tenant, project, skillName, parsed.definition);
       const evals = await this.evalsOfSkill(tenant, project, skillName, parsed.definition);
       return [...parsed.problems.map(toWarning), ...(await templateVariableWarnings(parsed.definition, path, text)).map(toWarning), ...missing, ...evals];
@@ -265,30 +281,6 @@ export class DocumentService {
   }
 
   /**
-   * The level's PATTERN triggers with this document's, against the level's cap (trigger-caps.ts).
-   * Only a document that brings patterns pays for reading the level's other SKILL.md files.
-   */
-  private async assertLevelPatternCap(tenant: string, project: string, path: string, skill: SkillDefinition): Promise<void> {
-    const own = patternCount(skill.triggers);
-    if (own === 0) return;
-    const level = levelOf(project);
-    const cap = MAX_PATTERN_TRIGGERS_PER_LEVEL[level];
-    const others = (await this.store.list(tenant, project, SKILLS_PREFIX)).filter((ref) => ref.path !== path && skillDirectoryNameOf(ref.path) !== undefined);
-    const counts = await mapWithConcurrency(others, LEVEL_SCAN_CONCURRENCY, async (ref) => {
-      const doc = await this.store.get(tenant, project, ref.path);
-      const text = doc && strictUtf8(doc.body);
-      const name = skillDirectoryNameOf(ref.path);
-      return text === undefined || !name ? 0 : patternCount(parseSkillDocument(name, text, ref.path).definition?.triggers);
-    });
-    const total = counts.reduce((a, b) => a + b, own);
-    if (total > cap) {
-      throw new InvalidDocument(path, [
-        { path, message: `level '${project}' would hold ${total} PATTERN triggers; at most ${cap} are allowed per ${level.toLowerCase()} level (this skill brings ${own})`, severity: "error" },
-      ]);
-    }
-  }
-
-  /**
    * Sibling files are read from the SKILL.md's own layer only (layer pinning), so one that is not
    * in this project yet will not be found later either — unless it is uploaded next, which is
    * why this is a warning and not an error.
@@ -324,9 +316,8 @@ export class DocumentService {
  * Two skills of one level whose names differ only in case would be one folder on macOS and
  * Windows (a `skills pull` could not write both), and the cascade refuses both: refused at save.
  */
-function assertNoCaseCollision(project: string, path: string, name: string, level: readonly DocumentRef[]): void {
-  const folded = foldedSkillName(name);
-  const other = level.map((ref) => skillDirectoryNameOf(ref.path)).find((dir) => dir !== undefined && dir !== name && foldedSkillName(dir) === folded);
+async function assertNoCaseCollision(project: string, path: string, name: string, level: WriteLevelView): Promise<void> {
+  const other = await level.caseCollision(name);
   if (other === undefined) return;
   throw new InvalidDocument(path, [
     {
@@ -335,6 +326,24 @@ function assertNoCaseCollision(project: string, path: string, name: string, leve
       severity: "error",
     },
   ]);
+}
+
+/**
+ * The level's PATTERN triggers with this document's, against the level's cap (trigger-caps.ts);
+ * resolves to this document's count. Only a document that brings patterns asks the level.
+ */
+async function assertLevelPatternCap(project: string, path: string, skill: SkillDefinition, level: WriteLevelView): Promise<number> {
+  const own = patternCount(skill.triggers);
+  if (own === 0) return 0;
+  const scope = levelOf(project);
+  const cap = MAX_PATTERN_TRIGGERS_PER_LEVEL[scope];
+  const total = own + (await level.otherPatterns());
+  if (total > cap) {
+    throw new InvalidDocument(path, [
+      { path, message: `level '${project}' would hold ${total} PATTERN triggers; at most ${cap} are allowed per ${scope.toLowerCase()} level (this skill brings ${own})`, severity: "error" },
+    ]);
+  }
+  return own;
 }
 
 /** A SKILL.md that will never be a skill: the cascade only reads `_vance/skills/<name>/SKILL.md`. */

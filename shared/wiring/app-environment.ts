@@ -1,3 +1,5 @@
+import { DynamoDBLevelUsage } from "../catalogue/dynamodb-level-usage.js";
+import type { LevelUsage } from "../catalogue/level-usage.js";
 import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
 import { DynamoDBCatalogueVersions } from "../catalogue/dynamodb-catalogue-versions.js";
 import { dynamodbClient } from "../aws/aws-clients.js";
@@ -52,6 +54,12 @@ export interface RuntimeOptions {
 }
 
 /** The warm catalogue's per-level version items live in the table (shared/catalogue). */
+/** Per-level counters for the documents API (issue 27); without a table the level is listed on each write. */
+export function levelUsageFromEnv(resources: TableRuntime): LevelUsage | undefined {
+  const { tableName } = resources.environment;
+  return tableName ? new DynamoDBLevelUsage(resources.clients.dynamodb, tableName) : undefined;
+}
+
 export function catalogueVersionsFromEnv(resources: TableRuntime): CatalogueVersions {
   const { tableName } = resources.environment;
   return tableName ? new DynamoDBCatalogueVersions(resources.clients.dynamodb, tableName) : unconfigured<CatalogueVersions>("The catalogue versions", ENV.tableName);

@@ -34,7 +34,7 @@ const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
   "http-skills": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "DeleteItem")],
   "http-processes": [...LOGS, ...S3_READ_VERSION, ...S3_SNAPSHOTS, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem")],
   "http-steer": [...LOGS, "sqs:SendMessage", ...ddb("GetItem", "PutItem", "UpdateItem")],
-  "http-documents": [...LOGS, ...S3_READ_HISTORY, "s3:PutObject", "s3:DeleteObject", ...ddb("UpdateItem")],
+  "http-documents": [...LOGS, ...S3_READ_HISTORY, "s3:PutObject", "s3:DeleteObject", ...ddb("GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem")],
   "http-tools": [
     ...LOGS,
     ...S3_READ_VERSION,

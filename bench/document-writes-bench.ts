@@ -1,0 +1,86 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { httpDocumentsApi } from "../cli/documents-client.js";
+import { runPush } from "../cli/push.js";
+import { startLocalStack } from "../infra/local/local-stack.js";
+import type { LocalStackLogger } from "../infra/local/local-logger.js";
+import { localClients } from "../infra/local/local-resources.js";
+import { DocumentService } from "../shared/app/document-service.js";
+import { DynamoDBLevelUsage } from "../shared/catalogue/dynamodb-level-usage.js";
+import { mapWithConcurrency } from "../shared/documents/cascade-layers.js";
+import { S3DocumentStore } from "../shared/documents/s3-document-store.js";
+import { skillMd, skillPath } from "../test/support/skill-fixtures.js";
+import { QUICK, REPETITIONS } from "./bench-mode.js";
+import { repeated, timeMany, type BenchRow } from "./bench-table.js";
+
+/** Level sizes measured (issue 27: a write costs the same at any size); PUT_LEVEL_SIZES=10,1000 runs fewer. */
+const SIZES = (process.env.PUT_LEVEL_SIZES ?? "10,1000,10000").split(",").map(Number);
+const PUSH_SKILLS = Number(process.env.PUSH_SKILLS ?? (QUICK ? 100 : 1000));
+const TENANT = "writes";
+const quiet: LocalStackLogger = { info: () => undefined, warn: () => undefined, error: (message, detail) => console.error(`[local stack] ${message}`, detail ?? "") };
+const PUTS = Math.max(REPETITIONS * 4, 20);
+
+/**
+ * Through the shipped wiring (the local stack's http-documents function over the emulators): the
+ * p50 of a SKILL.md PUT into a level already holding N documents (seeded straight into the bucket;
+ * the first PUT seeds the level's counters and is not timed), and `skills push` of a folder of
+ * skills (the CLI's own push, 8 at a time) into an empty level.
+ */
+export async function benchDocumentWrites(): Promise<BenchRow[]> {
+  process.env.POWERTOOLS_LOG_LEVEL ??= "ERROR";
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  const stack = await startLocalStack({ port: 0, logger: quiet, s3Events: false });
+  const clients = localClients(stack.endpoints, stack.region, stack.credentials);
+  const store = new S3DocumentStore({ client: clients.s3, bucket: stack.resources.bucketName });
+  const dir = mkdtempSync(join(tmpdir(), "skills-push-bench-"));
+  const rows: BenchRow[] = [];
+  try {
+    for (const size of SIZES) {
+      const project = `level-${size}`;
+      const token = await stack.token({ tenant: TENANT, login: "bench", projects: [project], roles: ["tenant-admin"] });
+      await mapWithConcurrency(Array.from({ length: size }, (_, i) => i), 32, (i) => store.put(TENANT, project, skillPath(`seeded-${i}`), skillMd()));
+      const put = async (name: string): Promise<void> => {
+        const response = await fetch(`${stack.httpUrl}/brain/${TENANT}/projects/${project}/documents/${skillPath(name)}`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${token}`, "content-type": "text/markdown" },
+          body: skillMd({ extra: `triggers:\n  - type: PATTERN\n    pattern: '${name} (now|later)'` }),
+        });
+        if (!response.ok) throw new Error(`PUT ${name}: ${response.status} ${await response.text()}`);
+      };
+      // Edits of seeded skills (each now with a PATTERN trigger): the level holds exactly `size`
+      // documents throughout, so 10 000 stays within the default cap of documents per level.
+      // Seeding a never-counted level lists it and reads every SKILL.md once: at 10 000 documents
+      // on a loaded machine that outlasts the function's 30 s timeout, so it is done here, in process,
+      // with the same adapters (docs/decisions.md: the seed is a known one-time cost).
+      await new DocumentService(store, undefined, undefined, new DynamoDBLevelUsage(clients.dynamodb, stack.resources.tableName)).put(
+        { login: "bench", tenant: TENANT, projects: [project], roles: ["tenant-admin"] },
+        TENANT,
+        project,
+        skillPath("seeded-0"),
+        new TextEncoder().encode(skillMd()),
+      );
+      // Untimed edits first: the stack's first requests pay JIT and connection set-up.
+      for (let i = 0; i < 5; i++) await put(`seeded-${i % size}`);
+      const samples = await timeMany(PUTS, (i) => put(`seeded-${(i + 1) % size}`));
+      rows.push({ metric: `put_skill_p50_ms_level_${size}`, ...repeated(samples), baseline: null, unit: "ms", note: `HTTP PUT of a SKILL.md with a PATTERN trigger into a level of ${size} documents (an edit of one of them; local stack, per-level counters)` });
+    }
+    const skillsDir = join(dir, "skills");
+    for (let i = 0; i < PUSH_SKILLS; i++) {
+      mkdirSync(join(skillsDir, `pushed-${i}`), { recursive: true });
+      writeFileSync(join(skillsDir, `pushed-${i}`, "SKILL.md"), skillMd({ description: `Pushed skill ${i}` }));
+    }
+    const token = await stack.token({ tenant: TENANT, login: "bench", projects: ["pushed"], roles: ["tenant-admin"] });
+    const api = httpDocumentsApi({ baseUrl: new URL(stack.httpUrl), token, tenant: TENANT, level: "pushed" });
+    const started = performance.now();
+    const summary = await runPush({ dir: skillsDir, api, io: { out: () => undefined, err: () => undefined } });
+    const seconds = (performance.now() - started) / 1000;
+    if (summary.failed.length + summary.refused.length > 0 || summary.uploaded.length !== PUSH_SKILLS) throw new Error(`push did not upload every skill: ${JSON.stringify({ failed: summary.failed[0], refused: summary.refused[0] })}`);
+    rows.push({ metric: `push_s_${PUSH_SKILLS}`, ours: seconds, baseline: null, unit: "s", note: `skills push of ${PUSH_SKILLS} skills into an empty level (local stack, 8 at a time; one run)` });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    clients.destroy();
+    await stack.close();
+  }
+  return rows;
+}
