@@ -232,7 +232,13 @@ describe("the web console in Chromium", () => {
     await picker.fill(CROWDED);
     await picker.press("Enter");
     await page.getByRole("heading", { name: `Effective skills in ${CROWDED}` }).waitFor();
-    const hashAfterTyping = new URL(page.url()).hash;
+    // The console writes the hash back in an effect after the screen renders: wait for it (bounded).
+    const hashAfterTyping = await page
+      .waitForFunction((project) => (globalThis as unknown as { location: { hash: string } }).location.hash === `#project=${project}`, CROWDED, { timeout: 5_000 })
+      .then(
+        () => new URL(page.url()).hash,
+        () => new URL(page.url()).hash,
+      );
     await page.evaluate(`location.hash = "#project=${PROJECT}"`);
     await page.getByRole("heading", { name: `Effective skills in ${PROJECT}` }).waitFor();
     const pickerFollowed = await picker.inputValue();
