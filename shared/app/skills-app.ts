@@ -293,7 +293,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     requests: laneRequests,
     engines: deps.engines ?? engineConfig,
     clock,
-    // No usage here: this instance's tally differs from the next instance's, and a turn composed
+    // Takes no usage: this instance's tally differs from the next instance's, and a turn composed
     // again (a redelivery, a replay) must give the same catalog bytes. Catalog ties go by name
     // until a usage snapshot every instance shares exists (docs/decisions.md, issue 26).
   });

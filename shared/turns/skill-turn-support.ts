@@ -39,7 +39,6 @@ import type { Turn, TurnMessage } from "./turn.js";
 import { skillsByName } from "../skills/skill-listing.js";
 import { catalogFor, DEFAULT_CATALOG_BUDGET_CHARS } from "../skills/skill-catalog.js";
 import { composeSection } from "../skills/skill-prompt-composer.js";
-import type { RecentUsage } from "../usage/recent-usage.js";
 
 export interface TurnSkillSource extends SkillSource {
   /** Entries may lack their body (a listing from a level snapshot): `complete` reads it, else `resolve` does. */
@@ -70,8 +69,6 @@ export interface SkillTurnSupportDeps {
   requests: LaneRequests;
   engines?: (name: string) => EngineConfig | undefined;
   clock?: () => Date;
-  /** Recent activations per skill (usage counters): the catalog's ties of relevance. Absent: ties by name. */
-  usage?: RecentUsage;
 }
 
 export const GUARD_SENDER = "_guard";
@@ -319,7 +316,7 @@ export class SkillTurnSupport {
             pinned: recipe?.catalogPinned,
             activeNames: trial.activeSkills.map((s) => s.name),
             allowedSkills: trial.allowedSkillsOverride,
-            ...(query.trim() !== "" ? { query, usage: this.deps.usage?.recent(snapshot.tenant, snapshot.projectId, snapshot.userId, this.clock()) } : {}),
+            ...(query.trim() !== "" ? { query } : {}),
           })
         : undefined;
 
