@@ -13,6 +13,8 @@ export class FakeDocumentsApi implements DocumentsApi {
   readonly modes = new Map<string, number>();
   readonly calls: string[] = [];
   maxInFlight = 0;
+  /** How long each call takes; 0 is one turn of the event loop. */
+  latencyMs = 0;
   private inFlight = 0;
   /** A PUT of one of these paths answers this error. */
   readonly failPut = new Map<string, DocumentsApiError>();
@@ -23,7 +25,7 @@ export class FakeDocumentsApi implements DocumentsApi {
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
       // A turn of the event loop, so concurrent calls really overlap.
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => (this.latencyMs > 0 ? setTimeout(resolve, this.latencyMs) : setImmediate(resolve)));
       return work();
     } finally {
       this.inFlight -= 1;

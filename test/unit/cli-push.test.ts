@@ -146,6 +146,9 @@ describe("skills push: what is uploaded, in which order", () => {
       for (let f = 0; f < 5; f += 1) files[`s${s}/f${f}.md`] = `${s}-${f}\n`;
     }
     const api = new FakeDocumentsApi();
+    // Calls that take a while: one event-loop turn was shorter than the next skill's file reads
+    // on a loaded machine, so the calls never overlapped and the test failed there.
+    api.latencyMs = 20;
 
     // Act
     const { summary } = await push(folder(files), api, { concurrency: 3 });
