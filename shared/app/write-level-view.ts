@@ -1,11 +1,9 @@
 import { mapWithConcurrency } from "../documents/cascade-layers.js";
 import type { DocumentRef, DocumentStore } from "../documents/document-store.js";
-import { strictUtf8 } from "../documents/document-body.js";
 import type { LevelUsage, PathUsage } from "../catalogue/level-usage.js";
 import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf } from "../skills/skill-paths.js";
 import { foldedSkillName } from "../skills/skill-name.js";
-import { parseSkillDocument } from "../skills/skill-document-parser.js";
-import { patternCount } from "../skills/triggers/trigger-caps.js";
+import { skillDocumentPatterns } from "../skills/skill-document-patterns.js";
 import { assertWithinDocumentLimits, assertWithinLevelCounts, type DocumentLimits } from "./document-limits.js";
 
 const LEVEL_SCAN_CONCURRENCY = 16;
@@ -30,8 +28,7 @@ async function storedPatterns(store: DocumentStore, tenant: string, project: str
   const name = skillDirectoryNameOf(path);
   if (!name) return 0;
   const doc = await store.get(tenant, project, path);
-  const text = doc && strictUtf8(doc.body);
-  return text === undefined ? 0 : patternCount(parseSkillDocument(name, text, path).definition?.triggers);
+  return doc ? skillDocumentPatterns(name, doc.body, path) : 0;
 }
 
 const skillNames = (refs: readonly DocumentRef[]): string[] => refs.map((ref) => skillDirectoryNameOf(ref.path)).filter((name): name is string => name !== undefined);

@@ -104,7 +104,7 @@ export class TemplatesNotRendered implements TemplateRenderer {
   }
 }
 
-export type AppFromEnvOptions = Partial<Pick<SkillsAppDeps, "renderer" | "events" | "logger" | "onApplied" | "activations" | "guard" | "toolSpecs">>;
+export type AppFromEnvOptions = Partial<Pick<SkillsAppDeps, "renderer" | "events" | "logger" | "onApplied" | "activations" | "guard" | "toolSpecs" | "levelSnapshotWrites">>;
 
 export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEnvOptions = {}): SkillsApp {
   return createSkillsApp({

@@ -73,7 +73,8 @@ const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
   ],
   authorizer: [...LOGS, "secretsmanager:GetSecretValue"],
   // Lambda sends an event the function kept failing to the document events' DLQ with the function's role.
-  "s3-events": [...LOGS, ...ddb("UpdateItem"), "sqs:SendMessage"],
+  // Issue 27: it reads the changed object, keeps the level's counters and name claims, and rebuilds the level snapshot.
+  "s3-events": [...LOGS, ...S3_READ, ...S3_SNAPSHOTS, ...ddb("GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem"), "sqs:SendMessage"],
 };
 
 const resourcesOf = (statements: PolicyStatement[]): unknown[] =>
@@ -139,16 +140,30 @@ describe("least-privilege IAM", () => {
     });
   });
 
-  it("lets the lane worker write objects only under catalogue-snapshots/", () => {
+  it.each(["lane-worker", "s3-events"] as const)("lets %s write objects only under catalogue-snapshots/", (name) => {
     // Prepare
     const bucketArn = getAtt(logicalIdOf(synth.stack, synth.stack.documents.bucket), "Arn");
-    const statements = statementsOf(synth, "lane-worker");
+    const statements = statementsOf(synth, name);
 
     // Act
     const writeResources = ["s3:PutObject", "s3:DeleteObject"].flatMap((action) => resourcesOf(statementsWith(statements, action)));
 
     // Assess
     expect(new Set(writeResources.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ "Fn::Join": ["", [bucketArn, "/catalogue-snapshots/*"]] })]));
+  });
+
+  it.each(["http-skills", "ws-default"] as const)("lets %s read level snapshots (GetObject on catalogue-snapshots/), write none", (name) => {
+    // Prepare
+    const bucketArn = getAtt(logicalIdOf(synth.stack, synth.stack.documents.bucket), "Arn");
+    const statements = statementsOf(synth, name);
+
+    // Act
+    const readResources = resourcesOf(statementsWith(statements, "s3:GetObject")).map((r) => JSON.stringify(r));
+    const writes = actionsOf(statements).filter((action) => action === "s3:PutObject" || action === "s3:DeleteObject");
+
+    // Assess
+    expect(readResources).toContain(JSON.stringify({ "Fn::Join": ["", [bucketArn, "/catalogue-snapshots/*"]] }));
+    expect(writes).toEqual([]);
   });
 
   it("scopes document object access to the tenants/ prefix and listing to the bucket", () => {
