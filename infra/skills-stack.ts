@@ -134,6 +134,8 @@ export class SkillsStack extends Stack {
     // Catalogue version bumps, so warm Lambdas notice a changed level; the level's usage counters,
     // document entries and name claims (issue 27: a write reads no listing).
     table.grantItemActions(functions["http-documents"], "GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem");
+    // The counters' one-time seed of a level takes PATTERN counts from its snapshot (issue 27).
+    documents.grantLevelSnapshotRead(functions["http-documents"]);
 
     // Skill scripts read and write the project's workspace (vance.workspace.*) and wait for FOOT
     // answers stored in the table by the WebSocket router.

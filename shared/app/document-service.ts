@@ -22,6 +22,7 @@ import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validat
 import { capFindings } from "../support/capped-list.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../documents/document-store.js";
 import { DEFAULT_DOCUMENT_LIMITS, MAX_DOCUMENT_BYTES } from "./document-limits.js";
+import type { LevelPatternHints } from "../catalogue/level-snapshot-patterns.js";
 import { countedLevel, listedLevel, recordDeleted, type WriteLevelView } from "./write-level-view.js";
 import type { LevelUsage } from "../catalogue/level-usage.js";
 import type { DocumentLimits } from "./document-limits.js";
@@ -118,10 +119,12 @@ export class DocumentService {
     private readonly limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
     /** Per-level counters (issue 27): a write then reads no listing and no other skill. Without them, the level is listed. */
     private readonly usage?: LevelUsage,
+    /** PATTERN counts from the level snapshot for the counters' one-time seed (issue 27); without them the seed reads every SKILL.md. */
+    private readonly seedHints?: LevelPatternHints,
   ) {}
 
   private levelFor(tenant: string, project: string, path: string): Promise<WriteLevelView> {
-    return this.usage ? countedLevel(this.store, this.usage, tenant, project, path) : listedLevel(this.store, tenant, project, path);
+    return this.usage ? countedLevel(this.store, this.usage, tenant, project, path, this.seedHints) : listedLevel(this.store, tenant, project, path);
   }
 
   /** `mode`: the file's permission bits (document-mode.ts), kept so a pull restores them. */
