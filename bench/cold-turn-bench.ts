@@ -91,7 +91,8 @@ async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
       ...localEnvironment({ emulators: { ...emulators, endpoints: { ...emulators.endpoints, s3: s3Proxy.url } }, resources, region: "us-east-1", credentials, managementEndpoint: "http://127.0.0.1:9", jwtSecret: "bench-secret" }),
       SKILLS_BUNDLED_DIR: join(dir, "bundled"),
       POWERTOOLS_LOG_LEVEL: process.env.COLD_TURN_LOG_LEVEL ?? "SILENT",
-      NODE_OPTIONS: "--enable-source-maps",
+      // COLD_TURN_CPU_PROF=<dir>: one V8 CPU profile per cold process (what the first turn spends its time on).
+      NODE_OPTIONS: ["--enable-source-maps", ...(process.env.COLD_TURN_CPU_PROF ? [`--cpu-prof --cpu-prof-dir=${process.env.COLD_TURN_CPU_PROF}`] : [])].join(" "),
     };
     const samples: number[] = [];
     const s3Requests: number[] = [];
