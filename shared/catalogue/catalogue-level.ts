@@ -92,6 +92,7 @@ export class CatalogueLevel {
       // A level that had no catalogue document at this version: nothing to GET.
       if (pointer.key === EMPTY_LEVEL_SNAPSHOT && pointer.version === version.version && pointer.changedAt === version.changedAt) return this.install([], token, new Map());
       if (pointer.key !== EMPTY_LEVEL_SNAPSHOT) ({ stored, unreadable } = await this.readStored(pointer.key));
+      if (stored?.extras !== undefined) this.preparer.levelExtras?.use(stored.extras);
       if (stored && version && stored.version === version.version && stored.changedAt === version.changedAt) {
         return this.install(stored.refs, token, stored.prepared);
       }
@@ -100,7 +101,8 @@ export class CatalogueLevel {
     const prepared = this.preparer ? await this.prepareAll(refs, stored?.prepared ?? this.snapshot?.prepared) : undefined;
     const snapshot = this.install(refs, token, prepared);
     if (cold && prepared && version && token !== undefined && (pointer === undefined || pointer.version < version.version || unreadable !== undefined)) {
-      await this.write({ version: version.version, changedAt: version.changedAt, refs: snapshot.refs, prepared }, pointer?.key, unreadable);
+      const extras = this.preparer?.levelExtras?.of(prepared);
+      await this.write({ version: version.version, changedAt: version.changedAt, refs: snapshot.refs, prepared, ...(extras === undefined ? {} : { extras }) }, pointer?.key, unreadable);
     }
     return snapshot;
   }

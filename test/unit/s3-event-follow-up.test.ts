@@ -7,6 +7,7 @@ import { decodeLevelSnapshot } from "../../shared/catalogue/level-snapshot-codec
 import { EMPTY_LEVEL_SNAPSHOT } from "../../shared/catalogue/catalogue-versions.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { skillDocumentPreparer } from "../../shared/skills/skill-loader.js";
+import { memoizedRequiredLiterals } from "../../shared/skills/triggers/pattern-prefilter.js";
 import { skillMd, skillPath } from "../support/skill-fixtures.js";
 
 const TENANT = "acme";
@@ -132,5 +133,24 @@ describe("s3-events follow-up (writes around the API, issue 27)", () => {
     // Assess
     expect((await snapshot())?.pointer).toMatchObject({ version: 2, key: EMPTY_LEVEL_SNAPSHOT });
     expect(snapshots.objects.size).toBe(0);
+  });
+});
+
+describe("level snapshot extras: PATTERN literals", () => {
+  it("stores the required literals of the level's PATTERN triggers in the snapshot, and ignores a tree of the wrong shape", async () => {
+    // Prepare
+    const { store, handler, snapshot } = setup();
+    await store.put(TENANT, PROJECT, skillPath("alpha"), withPatterns(2));
+
+    // Act
+    await handler(created(skillPath("alpha")));
+    const extras = (await snapshot())?.content?.extras as { patternLiterals: [string, unknown][] };
+
+    // Assess
+    expect(extras.patternLiterals.map(([pattern]) => pattern)).toEqual(["p0 (now|later)", "p1 (now|later)"]);
+    expect(extras.patternLiterals[0]![1]).toMatchObject({ kind: "all" });
+    const bogus = "q9 (never|seen)";
+    skillDocumentPreparer.levelExtras!.use({ patternLiterals: [[bogus, { kind: "literal", text: "NOT LOWER" }]] });
+    expect(memoizedRequiredLiterals(bogus)).not.toEqual({ kind: "literal", text: "NOT LOWER" });
   });
 });

@@ -1,8 +1,7 @@
 import type { TriggerTimeBudget } from "./trigger-time-budget.js";
 import { CANDIDATE_FIRED, CANDIDATE_OPEN, type CandidateMarks } from "./trigger-candidate-marks.js";
-import { LRUCache } from "lru-cache";
 import { InvalidTriggerPattern } from "../skill-errors.js";
-import { requiredLiterals, type RequiredLiterals } from "./pattern-prefilter.js";
+import { memoizedRequiredLiterals, type RequiredLiterals } from "./pattern-prefilter.js";
 import {
   compileTriggerPattern,
   type CompiledTriggerPattern,
@@ -16,12 +15,6 @@ import { TriggerRegexSet } from "./trigger-regex-set.js";
 const MAX_SET_MEMBER_PROGRAM = 200;
 const MAX_SET_PATTERNS = 64;
 const MAX_SET_PROGRAM = 2000;
-
-/**
- * Required literals by pattern text, for patterns the index has not compiled: a warm instance
- * builds a new index whenever a level changes, and a pattern's literals never change.
- */
-const prefilterMemo = new LRUCache<string, { literals: RequiredLiterals | undefined }>({ max: 50_000 });
 
 /** A pattern that failed to compile: it never fires (the parser refused it at load already). */
 const UNUSABLE = "unusable";
@@ -124,16 +117,10 @@ export class PatternTriggerIndex {
     this.cut = new Uint8Array(this.texts.length);
   }
 
-  /** The pattern's required literals: from its compiled form when the cache has one, else computed (memoized). */
+  /** The pattern's required literals: from its compiled form when the cache has one, else memoized per text. */
   private prefilterOf(text: string): RequiredLiterals | undefined {
     const cached = this.cache.peek(text);
-    if (cached !== undefined && !(cached instanceof InvalidTriggerPattern)) return cached.prefilter;
-    let memo = prefilterMemo.get(text);
-    if (memo === undefined) {
-      memo = { literals: requiredLiterals(text) };
-      prefilterMemo.set(text, memo);
-    }
-    return memo.literals;
+    return cached !== undefined && !(cached instanceof InvalidTriggerPattern) ? cached.prefilter : memoizedRequiredLiterals(text);
   }
 
   /** The compiled pattern, compiled now if it was not; undefined for one that cannot compile. */
