@@ -297,7 +297,7 @@ describe("MCP Skills extension over the local stack (SDK client, custom requests
 
     // Assess
     expect(detail.status).toBe(200);
-    const files = (detail.json as unknown as { files: { path: string; size: number; digest?: string }[] }).files;
+    const { files } = detail.json;
     expect(files.find((f) => f.path === "assets/logo.png")).toEqual({ path: "assets/logo.png", size: LOGO.byteLength, digest: sha256(LOGO) });
     expect(files.every((f) => f.digest === sha256(Buffer.isBuffer(PDF_FILES[f.path]) ? (PDF_FILES[f.path] as Buffer) : Buffer.from(String(PDF_FILES[f.path]))))).toBe(true);
   });
