@@ -36,6 +36,8 @@ export interface SkillManifest {
 
 export type ManifestOutcome = { manifest: SkillManifest } | { refusal: string };
 
+const tooLarge = (bytes: number): string => `the skill's files hold ${bytes} bytes or more; the Skills extension serves at most ${MAX_SKILL_TOTAL_BYTES} per skill`;
+
 interface Hashed {
   digest: StoredDigest;
   size: number;
@@ -60,6 +62,9 @@ export class SkillManifests {
     if (!AGENT_SKILLS_NAME.test(skill.name)) return { refusal: `the folder name '${skill.name}' is not an Agent Skills name (lower-case letters, digits and single hyphens, at most 64)` };
     const files = skill.files ?? [];
     if (files.length + 1 > MAX_SKILL_RESOURCES) return { refusal: `the skill has ${files.length + 1} files or more; the Skills extension serves at most ${MAX_SKILL_RESOURCES} per skill` };
+    // From the listing first, so an oversized skill costs no read; checked again with the sizes served.
+    const listedBytes = files.reduce((sum, file) => sum + file.size, 0);
+    if (listedBytes > MAX_SKILL_TOTAL_BYTES) return { refusal: tooLarge(listedBytes) };
     const stored = await this.stored(scope, skill);
     const skillMd = await this.hashed(scope, skill, stored, SKILL_DOCUMENT_NAME, skill.location.etag, undefined);
     if (skillMd === undefined) return { refusal: "SKILL.md is no longer there" };
@@ -74,7 +79,7 @@ export class SkillManifests {
       ...files.map((file, i) => ({ path: file.path, size: hashed[i]!.size, sha256: hashed[i]!.digest.sha256 })),
     ];
     const total = manifestFiles.reduce((sum, file) => sum + file.size, 0);
-    if (total > MAX_SKILL_TOTAL_BYTES) return { refusal: `the skill's files hold ${total} bytes; the Skills extension serves at most ${MAX_SKILL_TOTAL_BYTES} per skill` };
+    if (total > MAX_SKILL_TOTAL_BYTES) return { refusal: tooLarge(total) };
     return { manifest: { frontmatter: JSON.parse(rendition.frontmatter) as SkillFrontmatterObject, files: manifestFiles } };
   }
 
