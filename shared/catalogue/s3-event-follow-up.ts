@@ -20,8 +20,12 @@ export interface LevelFollowUp {
   project: string;
   /** Paths whose counter entry was set to what the bucket holds now; 0 when the level was never counted. */
   counted: number;
-  /** Whether the level's snapshot was rebuilt at the bumped version (false: the next cold start lists, see the warning). */
-  snapshot: boolean;
+  /**
+   * The level snapshot: rebuilt at the bumped version; superseded (the version moved on meanwhile:
+   * the event of that newer write rebuilds, so a burst of uploads rebuilds about once, not once per
+   * key); failed (a warning; the next cold start lists).
+   */
+  snapshot: "rebuilt" | "superseded" | "failed";
 }
 
 /**
@@ -36,15 +40,19 @@ export interface LevelFollowUp {
  * nothing). A level never counted is left alone: the documents API seeds it from a listing.
  *
  * Rejects when the counters cannot be written (the event is retried; recording again is
- * harmless). A snapshot that cannot be rebuilt is only a warning.
+ * harmless). A snapshot that cannot be rebuilt is only a warning. The rebuild is skipped when the
+ * level's version already moved past this bump: every write (the API's too) sends its own event,
+ * whose handler rebuilds at that newer version.
  */
 export async function followS3EventBump(deps: S3EventFollowUpDeps, tenant: string, project: string, version: LevelVersion, paths: readonly string[]): Promise<LevelFollowUp> {
   const counted = await mapWithConcurrency(paths, KEY_CONCURRENCY, (path) => recordCurrentState(deps, tenant, project, path));
-  let snapshot = true;
+  let snapshot: LevelFollowUp["snapshot"] = "rebuilt";
   try {
-    await rebuildLevelSnapshot(deps, tenant, project, version);
+    const current = (await deps.versions.read(tenant, [project])).get(project);
+    if (current !== undefined && current.version > version.version) snapshot = "superseded";
+    else await rebuildLevelSnapshot(deps, tenant, project, current ?? version);
   } catch (error) {
-    snapshot = false;
+    snapshot = "failed";
     deps.logger.warn("Level snapshot not rebuilt after an S3 event: the next cold start lists the level", { tenant, project, error: messageOf(error) });
   }
   return { tenant, project, counted: counted.filter(Boolean).length, snapshot };

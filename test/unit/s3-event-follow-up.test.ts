@@ -5,6 +5,7 @@ import { InMemoryLevelSnapshotStore } from "../../shared/catalogue/in-memory-lev
 import { InMemoryLevelUsage } from "../../shared/catalogue/in-memory-level-usage.js";
 import { decodeLevelSnapshot } from "../../shared/catalogue/level-snapshot-codec.js";
 import { EMPTY_LEVEL_SNAPSHOT } from "../../shared/catalogue/catalogue-versions.js";
+import { followS3EventBump } from "../../shared/catalogue/s3-event-follow-up.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { skillDocumentPreparer } from "../../shared/skills/skill-loader.js";
 import { memoizedRequiredLiterals } from "../../shared/skills/triggers/pattern-prefilter.js";
@@ -48,7 +49,7 @@ describe("s3-events follow-up (writes around the API, issue 27)", () => {
     const outcome = await handler(created(skillPath("Alpha")));
 
     // Assess
-    expect(outcome.followedUp).toEqual([{ tenant: TENANT, project: PROJECT, counted: 1, snapshot: true }]);
+    expect(outcome.followedUp).toEqual([{ tenant: TENANT, project: PROJECT, counted: 1, snapshot: "rebuilt" }]);
     expect(await counts()).toEqual({ documents: 1, bytes: new TextEncoder().encode(body).byteLength, patterns: 2 });
     expect(await usage.claimName(TENANT, PROJECT, "alpha", "alpha")).toBe("Alpha");
   });
@@ -80,7 +81,7 @@ describe("s3-events follow-up (writes around the API, issue 27)", () => {
     const outcome = await handler(created(skillPath("alpha")));
 
     // Assess
-    expect(outcome.followedUp).toEqual([{ tenant: TENANT, project: PROJECT, counted: 0, snapshot: true }]);
+    expect(outcome.followedUp).toEqual([{ tenant: TENANT, project: PROJECT, counted: 0, snapshot: "rebuilt" }]);
     expect(await counts()).toBeUndefined();
     const written = await snapshot();
     expect(written?.pointer.version).toBe(1);
@@ -117,6 +118,27 @@ describe("s3-events follow-up (writes around the API, issue 27)", () => {
     const outcome = (await snapshot())?.content?.prepared.get(skillPath("broken"))?.outcome;
     expect(outcome?.ok).toBe(false);
     expect(outcome && !outcome.ok ? outcome.findings[0]?.message : "").not.toBe("");
+  });
+
+  it("leaves the rebuild to the newer event when the version moved past its bump (a burst of uploads rebuilds about once)", async () => {
+    // Prepare
+    const { store, versions, usage, snapshots, snapshot } = setup();
+    await store.put(TENANT, PROJECT, skillPath("alpha"), skillMd());
+    const first = await versions.bump(TENANT, PROJECT);
+    await store.put(TENANT, PROJECT, skillPath("beta"), skillMd());
+    await versions.bump(TENANT, PROJECT);
+    const deps = { store, snapshots, versions, usage, preparer: skillDocumentPreparer, logger: quiet };
+
+    // Act
+    const stale = await followS3EventBump(deps, TENANT, PROJECT, first, [skillPath("alpha")]);
+    const before = await snapshot();
+    const latest = await followS3EventBump(deps, TENANT, PROJECT, (await versions.read(TENANT, [PROJECT])).get(PROJECT)!, [skillPath("beta")]);
+
+    // Assess
+    expect(stale.snapshot).toBe("superseded");
+    expect(before).toBeUndefined();
+    expect(latest.snapshot).toBe("rebuilt");
+    expect((await snapshot())?.content?.refs.map((ref) => ref.path)).toEqual([skillPath("alpha"), skillPath("beta")]);
   });
 
   it("points an emptied level at no object, deleting the one it replaces", async () => {
