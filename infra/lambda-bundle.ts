@@ -59,6 +59,11 @@ export const LAZY_ON_COMPOSITION_PATH: readonly { name: string; path: RegExp }[]
   { name: "QuickJS sandbox wasm", path: /quickjs|@jitl\// },
   // Its context tracking installs an async hook at import: every await of the process gets ~10× dearer.
   { name: "X-Ray SDK (Powertools Tracer)", path: /node_modules\/(aws-xray-sdk-core|cls-hooked|@aws-lambda-powertools\/tracer)\// },
+  // Required on first parse / pattern compile from their own files (shared/lazy/lazy-libraries.ts).
+  { name: "YAML parser", path: /node_modules\/yaml\// },
+  { name: "re2js", path: /node_modules\/re2js\// },
+  // The MCP SDK's default validator: the server is given its own (shared/app/mcp/mcp-json-schema-validator.ts).
+  { name: "ajv", path: /node_modules\/ajv(-formats)?\// },
 ];
 
 /**
@@ -98,6 +103,8 @@ export const lambdaBundleOptions = (name: FunctionName, outdir: string, external
   mainFields: ["module", "main"],
   banner: { js: ESM_REQUIRE_SHIM },
   alias: { ...BUNDLE_ALIASES },
+  // shared/lazy/lazy-libraries.ts: yaml and re2js are files beside the code (writeLambdaAsset), required on first use.
+  define: { SKILLS_LAZY_LIBRARY_FILES: "true" },
   external: [...external],
   metafile: true,
   logLevel: "warning",

@@ -2,6 +2,7 @@ import { cpSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { buildSync, type Metafile } from "esbuild";
+import { LAZY_LIBRARY_NAMES, lazyLibraryFile } from "../shared/lazy/lazy-libraries.js";
 import type { FunctionName } from "./api-routes.js";
 import { ESM_REQUIRE_SHIM, externalFor, AWS_SDK_SOURCE, lambdaBundleOptions, NODE_TARGET, PROJECT_ROOT } from "./lambda-bundle.js";
 
@@ -37,6 +38,12 @@ const quickjsWasmPath = (): string => {
 export function writeLambdaAsset(name: FunctionName, outDir: string, contents: LambdaAssetContents, external: readonly string[] = externalFor(AWS_SDK_SOURCE)): Metafile {
   mkdirSync(outDir, { recursive: true });
   const { metafile } = buildSync({ ...lambdaBundleOptions(name, outDir, external), write: true });
+  // Only for code that can ask for them (shared/lazy/lazy-libraries.ts is in the bundle).
+  if (Object.keys(metafile!.inputs).some((input) => input.endsWith("shared/lazy/lazy-libraries.ts"))) {
+    for (const library of LAZY_LIBRARY_NAMES) {
+      buildSync({ entryPoints: [library], bundle: true, platform: "node", format: "cjs", target: NODE_TARGET, minify: true, logLevel: "warning", absWorkingDir: PROJECT_ROOT, outfile: join(outDir, lazyLibraryFile(library)) });
+    }
+  }
   if (contents.loadsSkills) cpSync(join(PROJECT_ROOT, BUNDLED_SOURCE), join(outDir, BUNDLED_TARGET), { recursive: true });
   if (contents.runsSandbox) {
     buildSync({
