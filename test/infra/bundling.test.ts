@@ -9,6 +9,7 @@ import { FUNCTION_NAMES, type FunctionName } from "../../infra/api-routes.js";
 import { PROJECT_ROOT, QUICKJS_WASM_FILE, SANDBOX_WORKER_FILE } from "../../infra/constructs/skills-function.js";
 import { placeholderFunctionEnvironment } from "../../infra/placeholder-environment.js";
 import { FUNCTION_SETTINGS, SkillsStack } from "../../infra/skills-stack.js";
+import { LAZY_LIBRARY_NAMES, lazyLibraryFile } from "../../shared/lazy/lazy-libraries.js";
 import { SandboxError, SandboxOutputTooLarge } from "../../shared/sandbox/sandbox-errors.js";
 import { SandboxPool } from "../../shared/sandbox/sandbox-pool.js";
 
@@ -132,7 +133,10 @@ describe("function bundles", () => {
     // Assess
     const chunks = files.filter((file) => /^chunk-[A-Z0-9]+\.mjs(\.map)?$/.test(file));
     expect(chunks.filter((file) => file.endsWith(".mjs")).map((file) => `${file}.map`)).toEqual(chunks.filter((file) => file.endsWith(".map")));
-    const expected = ["index.mjs", "index.mjs.map", ...chunks];
+    // Both lazy libraries or neither (shared/lazy/lazy-libraries.ts is in the bundle or not).
+    const lazyLibraries = files.filter((file) => file.startsWith("lazy-"));
+    expect([[], LAZY_LIBRARY_NAMES.map(lazyLibraryFile).sort()]).toContainEqual(lazyLibraries);
+    const expected = ["index.mjs", "index.mjs.map", ...chunks, ...lazyLibraries];
     if (settings.loadsSkills) expected.push(...filesUnder(join(PROJECT_ROOT, "shared/bundled")).map((file) => join("bundled", file)));
     if (settings.runsSandbox) expected.push(SANDBOX_WORKER_FILE, QUICKJS_WASM_FILE);
     expect(files).toEqual(expected.sort());
@@ -165,10 +169,10 @@ describe("function bundles", () => {
     expect(result.status).toBe(0);
   });
 
-  it.each(FUNCTION_NAMES)("%s's lazy chunks (those import() reaches on first use) load too", (name) => {
+  it.each(FUNCTION_NAMES)("%s's lazy chunks and libraries (loaded on first use) load too", (name) => {
     // Prepare
     const dir = assetDirs[name];
-    const chunks = readdirSync(dir).filter((file) => file.startsWith("chunk-") && file.endsWith(".mjs"));
+    const chunks = readdirSync(dir).filter((file) => (file.startsWith("chunk-") && file.endsWith(".mjs")) || (file.startsWith("lazy-") && file.endsWith(".cjs")));
     const probe = `for (const file of ${JSON.stringify(chunks)}) await import(new URL(file, ${JSON.stringify(pathToFileURL(`${dir}/`).href)}).href); console.log("loaded", ${chunks.length}); process.exit(0);`;
 
     // Act
