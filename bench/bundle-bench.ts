@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import type { Metafile } from "esbuild";
 import { FUNCTION_NAMES } from "../infra/api-routes.js";
 import type { FunctionName } from "../infra/api-routes.js";
-import { bundleSizes, bytesByPackage, COMPOSITION_PATH_FUNCTIONS, HANDLER_FILE, initOutputs, PROJECT_ROOT, SDK_FROM_RUNTIME } from "../infra/lambda-bundle.js";
+import { AWS_SDK_SOURCE, bundleSizes, bytesByPackage, COMPOSITION_PATH_FUNCTIONS, externalFor, HANDLER_FILE, initOutputs, PROJECT_ROOT } from "../infra/lambda-bundle.js";
 import { writeLambdaAsset } from "../infra/write-lambda-asset.js";
 import { placeholderFunctionEnvironment } from "../infra/placeholder-environment.js";
 import { FUNCTION_SETTINGS } from "../infra/skills-stack.js";
@@ -21,8 +21,13 @@ import { REPETITIONS } from "./bench-mode.js";
  * authorizer's init of the same round (steady from one day to the next where milliseconds swing).
  */
 
+/** The AWS SDK variant not deployed (the AWS_SDK_SOURCE switch), built beside the deployed one. */
+const OTHER_SDK_SOURCE = AWS_SDK_SOURCE === "bundled" ? "runtime" : "bundled";
+const OTHER_SDK_SUFFIX = OTHER_SDK_SOURCE === "runtime" ? "_sdk_from_runtime" : "_sdk_bundled";
+const OTHER_SDK_NOTE = OTHER_SDK_SOURCE === "runtime" ? "not deployed: @aws-sdk/* left to the runtime, as NodejsFunction's default" : "not deployed: the AWS SDK bundled into the chunks";
+
 /** One function's asset as deployed (infra/write-lambda-asset.ts), or with `external` packages left out. */
-function bundle(name: FunctionName, outDir: string, external: readonly string[] = []): { outfile: string; metafile: Metafile } {
+function bundle(name: FunctionName, outDir: string, external: readonly string[] = externalFor(AWS_SDK_SOURCE)): { outfile: string; metafile: Metafile } {
   const metafile = writeLambdaAsset(name, outDir, FUNCTION_SETTINGS[name], external);
   return { outfile: join(outDir, HANDLER_FILE), metafile };
 }
@@ -74,8 +79,8 @@ export function coldInitRatioRow(metric: string, own: readonly number[], authori
   return { metric, ...repeated(own.map((ms, i) => ms / (authorizer[i] as number))), baseline: null, unit: "×", note };
 }
 
-/** Functions also built the way CDK's NodejsFunction does by default (the SDK left to the runtime), to show why we do not. */
-const SDK_FROM_RUNTIME_SHOWN: readonly FunctionName[] = [...COMPOSITION_PATH_FUNCTIONS, "s3-events"];
+/** Functions also built with the other AWS SDK source, to show the difference in init. */
+const OTHER_SDK_SHOWN: readonly FunctionName[] = [...COMPOSITION_PATH_FUNCTIONS, "s3-events"];
 
 interface Built {
   key: string;
@@ -108,12 +113,12 @@ export async function benchBundles(): Promise<BenchRow[]> {
       sizes.push({ metric: `bundle_kb_${name}`, ours: initKb, baseline: null, unit: "KB", note: `loaded at init (index.mjs + static chunks; ${totalKb.toFixed(0)} KB with lazy chunks)${onPath ? `; target ≤ 350 KB (http-mcp 450); largest KB: ${largest}` : ""}` });
       built.push({ key: name, name, outfile, outDir });
     }
-    for (const name of SDK_FROM_RUNTIME_SHOWN) {
+    for (const name of OTHER_SDK_SHOWN) {
       const outDir = join(runtimeRoot, name);
       mkdirSync(outDir, { recursive: true });
-      const { outfile, metafile } = bundle(name, outDir, SDK_FROM_RUNTIME);
-      sizes.push({ metric: `bundle_kb_${name}_sdk_from_runtime`, ours: sizeOf(metafile).initKb, baseline: null, unit: "KB", note: "not deployed: @aws-sdk/* left to the runtime, as NodejsFunction's default" });
-      built.push({ key: `${name}_sdk_from_runtime`, name, outfile, outDir });
+      const { outfile, metafile } = bundle(name, outDir, externalFor(OTHER_SDK_SOURCE));
+      sizes.push({ metric: `bundle_kb_${name}${OTHER_SDK_SUFFIX}`, ours: sizeOf(metafile).initKb, baseline: null, unit: "KB", note: OTHER_SDK_NOTE });
+      built.push({ key: `${name}${OTHER_SDK_SUFFIX}`, name, outfile, outDir });
     }
     // Repetition by repetition, every bundle once: the ratio rows pair samples of one round.
     const samples = new Map<string, InitSample[]>([["bare", []], ...built.map(({ key }) => [key, []] as [string, InitSample[]])]);
@@ -129,7 +134,7 @@ export async function benchBundles(): Promise<BenchRow[]> {
     }
     for (const { key, name } of built) {
       const onPath = COMPOSITION_PATH_FUNCTIONS.includes(name);
-      const note = key === name ? `init ÷ the authorizer's in the same round${onPath ? "; target ≤ 3.5×" : ""}` : "not deployed: SDK from the runtime (node_modules), ÷ the deployed authorizer's init";
+      const note = key === name ? `init ÷ the authorizer's in the same round${onPath ? "; target ≤ 3.5×" : ""}` : `${OTHER_SDK_NOTE} (a runtime SDK is the project's node_modules), ÷ the deployed authorizer's init`;
       rows.push(coldInitRatioRow(`cold_init_ratio_${key}`, initsOf(key), authorizer, note));
     }
     const bareAwaits = median((samples.get("bare") ?? []).map((sample) => sample.awaitsMs));
