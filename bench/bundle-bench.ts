@@ -51,6 +51,8 @@ const AWAITS = 300_000;
 interface InitSample {
   /** Milliseconds from just before `import()` to `handler` being a function. */
   initMs: number;
+  /** CPU milliseconds (user + system, all threads) of the same span: what a loaded machine's preemption does not inflate. */
+  initCpuMs: number;
   /** Milliseconds for AWAITS sequential `await null` right after. */
   awaitsMs: number;
 }
@@ -58,12 +60,12 @@ interface InitSample {
 /** One fresh process: import the bundle (none for `outfile` undefined, the bare baseline), then time the awaits. */
 function coldInit(outfile: string | undefined, env: NodeJS.ProcessEnv, cwd: string): InitSample {
   const probe = [
-    "const started = performance.now();",
+    "const cpuStarted = process.cpuUsage(); const started = performance.now();",
     outfile === undefined ? "const mod = { handler() {} };" : `const mod = await import(${JSON.stringify(pathToFileURL(outfile).href)});`,
-    "const elapsed = performance.now() - started;",
+    "const elapsed = performance.now() - started; const cpu = process.cpuUsage(cpuStarted);",
     "if (typeof mod.handler !== 'function') { console.error('no handler export'); process.exit(2); }",
     `const awaitsStarted = performance.now(); for (let i = 0; i < ${AWAITS}; i++) await null;`,
-    "process.stdout.write(JSON.stringify({ initMs: elapsed, awaitsMs: performance.now() - awaitsStarted }));",
+    "process.stdout.write(JSON.stringify({ initMs: elapsed, initCpuMs: (cpu.user + cpu.system) / 1000, awaitsMs: performance.now() - awaitsStarted }));",
     "process.exit(0);",
   ].join(" ");
   const result = spawnSync(process.execPath, ["--input-type=module", "-e", probe], { cwd, env, encoding: "utf8", timeout: 60_000 });
@@ -136,6 +138,11 @@ export async function benchBundles(): Promise<BenchRow[]> {
       const onPath = COMPOSITION_PATH_FUNCTIONS.includes(name);
       const note = key === name ? `init ÷ the authorizer's in the same round${onPath ? "; target ≤ 3.5×" : ""}` : `${OTHER_SDK_NOTE} (a runtime SDK is the project's node_modules), ÷ the deployed authorizer's init`;
       rows.push(coldInitRatioRow(`cold_init_ratio_${key}`, initsOf(key), authorizer, note));
+    }
+    const cpuOf = (key: string): number[] => (samples.get(key) ?? []).map((sample) => sample.initCpuMs);
+    for (const { key, name } of built) {
+      if (!COMPOSITION_PATH_FUNCTIONS.includes(name) && name !== "authorizer") continue;
+      rows.push(coldInitRatioRow(`cold_init_cpu_ratio_${key}`, cpuOf(key), cpuOf("authorizer"), "init CPU time ÷ the authorizer's in the same round (steadier than wall time on a loaded machine)"));
     }
     const bareAwaits = median((samples.get("bare") ?? []).map((sample) => sample.awaitsMs));
     for (const name of COMPOSITION_PATH_FUNCTIONS) {
