@@ -6,7 +6,7 @@
 import { TRIGGER_EVALS_FILE, evalWarnings, evalsSkillNameOf, parseTriggerEvals, runTriggerEvals } from "../skills/evals/trigger-evals.js";
 import type { EvalReport, TriggerEvals } from "../skills/evals/trigger-evals.js";
 import { EvalTimeBudget, SAVE_EVALS_TIME_BUDGET_MS } from "../skills/evals/eval-time-budget.js";
-import type { SkillScope } from "../skills/skill-scope.js";
+import type { SkillScope } from "../documents/cascade-scope.js";
 import { MAX_PATTERN_TRIGGERS_PER_LEVEL, patternCount } from "../skills/triggers/trigger-caps.js";
 import { InvalidDocument, InvalidRequest } from "../errors.js";
 import type { DocumentProblem } from "../errors.js";

@@ -30,12 +30,12 @@ import type { RequestRecord, RequestStatus, RequestStore } from "../processes/re
 import type { RecipeLoader } from "../recipes/recipe-loader.js";
 import type { ListedSkill, ResolvedSkill, SkillProblem } from "../skills/resolved-skill.js";
 import type { SkillResolver } from "../skills/skill-resolver.js";
-import type { SkillScopeContext } from "../skills/skill-scope.js";
+import type { SkillScopeContext } from "../documents/cascade-scope.js";
 import { RequestId, toLaneCommand } from "../steering/process-skill-request.js";
 import { skillNotFound } from "../steering/skill-steer-processor.js";
 import type { SkillSteerProcessor } from "../steering/skill-steer-processor.js";
 import type { SkillTurnSupport } from "../turns/skill-turn-support.js";
-import { composeRequestIdOf, turnIdFor } from "../turns/turn-ids.js";
+import { composeRequestIdOf, turnIdFor } from "../processes/turn-ids.js";
 import type { Turn } from "../turns/turn.js";
 import { createSkillsDomain } from "./skills-domain.js";
 import type { SkillsAppDeps } from "./skills-domain.js";

@@ -6,7 +6,7 @@ import { cascadeLevels } from "../documents/cascade-layers.js";
 import { messageOf } from "../documents/cascade-resolver.js";
 import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
 import { StoreDocumentLayer } from "../documents/store-document-layer.js";
-import type { SkillScopeContext } from "../skills/skill-scope.js";
+import type { SkillScopeContext } from "../documents/cascade-scope.js";
 import { CatalogueUnavailable } from "./catalogue-errors.js";
 import { CatalogueLevel, type CatalogueLogger, type LevelSnapshot } from "./catalogue-level.js";
 import { versionToken, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";

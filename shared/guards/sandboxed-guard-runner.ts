@@ -6,7 +6,8 @@ import { llmScriptBindings } from "../llm/llm-script-binding.js";
 import type { HostFunction } from "../sandbox/host-call.js";
 import type { SandboxPool } from "../sandbox/sandbox-pool.js";
 import { runScript } from "../sandbox/script-runtime.js";
-import { MAX_PENDING_TEXT_BYTES, truncateUtf8 } from "../steering/steering-limits.js";
+import { MAX_PENDING_TEXT_BYTES } from "../processes/process-limits.js";
+import { truncateUtf8 } from "../steering/steering-limits.js";
 import type { GuardEvaluation, GuardRunner, GuardVerdict } from "../turns/guard-runner.js";
 import { guardSource } from "./guard-source.js";
 

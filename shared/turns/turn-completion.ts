@@ -11,7 +11,8 @@ import type { SkillCommandRunner } from "../steering/skill-command-runner.js";
 import { deactivateAll } from "../steering/skill-steer-processor.js";
 import { derivedRequestId, pendingId } from "../steering/steer-context.js";
 import type { SteerOutcome, SteerRequest } from "../steering/steer-context.js";
-import { appendPending, MAX_PENDING_TEXT_BYTES, truncateUtf8 } from "../steering/steering-limits.js";
+import { MAX_PENDING_TEXT_BYTES } from "../processes/process-limits.js";
+import { appendPending, truncateUtf8 } from "../steering/steering-limits.js";
 import type { GuardRunner } from "./guard-runner.js";
 
 export const GUARD_SENDER = "_guard";

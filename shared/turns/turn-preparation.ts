@@ -12,7 +12,7 @@ import type { ActiveSkillRef, PendingMessage, Process } from "../processes/proce
 import type { EngineConfig } from "../recipes/engines.js";
 import { isComplete, type ListedSkill, type ResolvedSkill } from "../skills/resolved-skill.js";
 import type { SkillTriggerMatcher } from "../skills/triggers/skill-trigger-matcher.js";
-import type { SkillScopeContext } from "../skills/skill-scope.js";
+import type { SkillScopeContext } from "../documents/cascade-scope.js";
 import type { PinOutcome } from "../skills/pinned-skill-versions.js";
 import type { TemplateRenderer } from "../templates/template-renderer.js";
 import { addTriggered } from "../steering/active-skill-rules.js";
