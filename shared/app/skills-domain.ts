@@ -50,7 +50,7 @@ import { InMemorySkillUsageStore } from "../usage/in-memory-skill-usage-store.js
 import { RecentUsageTally } from "../usage/recent-usage.js";
 import type { SkillUsageStore } from "../usage/skill-usage.js";
 import { createLaneApplier } from "./lane-applier.js";
-import type { LaneApplierLogger } from "./lane-applier.js";
+import type { Logger } from "../support/logger.js";
 
 /** Every port the service runs on; the composition root builds the domain services from them. */
 export interface SkillsAppDeps {
@@ -88,7 +88,7 @@ export interface SkillsAppDeps {
   newId?: () => string;
   /** Process ids of spawned processes (default: time-ordered random ids). */
   newProcessId?: () => string;
-  logger?: LaneApplierLogger;
+  logger?: Pick<Logger, "warn">;
   /** See LaneApplierDeps.onApplied. */
   onApplied?: (message: LaneMessage, record: RequestRecord) => void;
   /** A fresh time budget per message for regex triggers (tests inject a clock; default: real time). */
