@@ -6,6 +6,8 @@ import { assertCanReadDocuments, assertCanWriteDocuments } from "../auth/authori
 import type { Identity } from "../auth/identity.js";
 import { DocumentNotFound, InvalidRequest, VersionsUnavailable } from "../errors.js";
 import { VERSION_ID_PATTERN } from "../recipes/recipe-schema.js";
+import { bareEtag } from "../documents/document-body.js";
+import { documentDigest } from "../skills/document-digest.js";
 import { validateDocumentPath, validateDocumentPrefix, validateProjectName, validateWritableDocumentPath } from "../documents/document-path.js";
 import { capFindings } from "../support/capped-list.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../documents/document-store.js";
@@ -66,7 +68,8 @@ export class DocumentService {
     const { warnings, patterns } = await this.rules.check(tenant, project, path, body, level);
     level.assertWithinLimits(this.limits, project, path, body.byteLength);
     const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType), { writtenBy: identity.login, ...(mode !== undefined ? { mode } : {}) });
-    await level.record({ size: body.byteLength, patterns });
+    // The digest rides on the level's entry (no request of its own): MCP manifests and the skill detail read it.
+    await level.record({ size: body.byteLength, patterns, digest: documentDigest(path, bareEtag(saved.etag), body) });
     await this.notify({ tenant, project, path });
     return { path: saved.path, etag: saved.etag, warnings: capFindings(warnings) };
   }
