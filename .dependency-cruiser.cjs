@@ -12,7 +12,7 @@ const DOMAIN = "^shared/(?!app/|wiring/|aws/)";
 // list, and the check then proves the new order still has no upward arrow. A new folder of
 // shared/ must be listed here (or be app/, wiring/, aws/), else `unlisted-domain-folder` fails.
 const FOLDER_ORDER = [
-  "support", "config", "yaml", "sandbox", "http", "llm", "templates", "documents", "skills", "recipes", "processes", "lanes",
+  "support", "lazy", "config", "yaml", "sandbox", "http", "llm", "templates", "documents", "skills", "recipes", "processes", "lanes",
   "auth", "catalogue", "steering", "usage", "scripts", "connections", "turns", "foot", "guards", "tools",
 ];
 const folderOrderRules = FOLDER_ORDER.slice(0, -1).map((folder, i) => ({
