@@ -4,12 +4,12 @@ import { followS3EventBump, type LevelFollowUp, type S3EventFollowUpDeps } from 
 import { catalogueVersionsFromEnv, tableRuntimeFromEnv } from "../../shared/wiring/app-environment.js";
 import { s3EventFollowUpFromEnv } from "../../shared/wiring/s3-events-from-env.js";
 import { powertoolsObservability } from "../_shared/observability.js";
-import type { HandlerLogger } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 export interface S3EventsDeps {
   versions: CatalogueVersions;
-  logger: HandlerLogger;
+  logger: Logger;
   /** Counters, name claims and the level snapshot after each bump (issue 27); without it the function only bumps. */
   followUp?: S3EventFollowUpDeps | undefined;
 }

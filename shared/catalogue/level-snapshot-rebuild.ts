@@ -1,8 +1,9 @@
 import type { CascadeLevel, DocumentPreparer } from "../documents/cascade-layers.js";
 import type { DocumentStore } from "../documents/document-store.js";
 import { StoreDocumentLayer } from "../documents/store-document-layer.js";
-import { TENANT_PROJECT, userProject } from "../skills/skill-scope.js";
-import { CatalogueLevel, type CatalogueLogger } from "./catalogue-level.js";
+import { TENANT_PROJECT, userProject } from "../documents/cascade-scope.js";
+import type { Logger } from "../support/logger.js";
+import { CatalogueLevel } from "./catalogue-level.js";
 import { versionToken, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
 import type { LevelSnapshotStore } from "./level-snapshot-store.js";
 
@@ -11,7 +12,7 @@ export interface LevelSnapshotRebuildDeps {
   snapshots: LevelSnapshotStore;
   versions: CatalogueVersions;
   preparer: DocumentPreparer;
-  logger: CatalogueLogger;
+  logger: Pick<Logger, "warn">;
 }
 
 const levelOf = (project: string): CascadeLevel => ({
@@ -31,7 +32,12 @@ const levelOf = (project: string): CascadeLevel => ({
  * limited to the documents whose ETag changed. A failure is the caller's to log: the next cold
  * start lists the level instead.
  */
-export async function rebuildLevelSnapshot(deps: LevelSnapshotRebuildDeps, tenant: string, project: string, version: LevelVersion): Promise<void> {
+export async function rebuildLevelSnapshot(
+  deps: LevelSnapshotRebuildDeps,
+  tenant: string,
+  project: string,
+  version: LevelVersion,
+): Promise<void> {
   const level = new CatalogueLevel(levelOf(project), new StoreDocumentLayer(deps.store, tenant, project), deps.logger, deps.preparer, {
     tenant,
     store: deps.snapshots,

@@ -44,7 +44,13 @@ export interface LevelFollowUp {
  * level's version already moved past this bump: every write (the API's too) sends its own event,
  * whose handler rebuilds at that newer version.
  */
-export async function followS3EventBump(deps: S3EventFollowUpDeps, tenant: string, project: string, version: LevelVersion, paths: readonly string[]): Promise<LevelFollowUp> {
+export async function followS3EventBump(
+  deps: S3EventFollowUpDeps,
+  tenant: string,
+  project: string,
+  version: LevelVersion,
+  paths: readonly string[],
+): Promise<LevelFollowUp> {
   const counted = await mapWithConcurrency(paths, KEY_CONCURRENCY, (path) => recordCurrentState(deps, tenant, project, path));
   let snapshot: LevelFollowUp["snapshot"] = "rebuilt";
   try {
@@ -53,7 +59,11 @@ export async function followS3EventBump(deps: S3EventFollowUpDeps, tenant: strin
     else await rebuildLevelSnapshot(deps, tenant, project, current ?? version);
   } catch (error) {
     snapshot = "failed";
-    deps.logger.warn("Level snapshot not rebuilt after an S3 event: the next cold start lists the level", { tenant, project, error: messageOf(error) });
+    deps.logger.warn("Level snapshot not rebuilt after an S3 event: the next cold start lists the level", {
+      tenant,
+      project,
+      error: messageOf(error),
+    });
   }
   return { tenant, project, counted: counted.filter(Boolean).length, snapshot };
 }
@@ -87,7 +97,12 @@ async function keepNameClaim(deps: S3EventFollowUpDeps, tenant: string, project:
   const holder = await usage.claimName(tenant, project, folded, name);
   if (holder === undefined) return;
   if (await store.get(tenant, project, `${skillDirectory(holder)}/SKILL.md`)) {
-    deps.logger.warn("Skill written around the API collides with another skill's name (case-folded): the claim stays with the other", { tenant, project, name, holder });
+    deps.logger.warn("Skill written around the API collides with another skill's name (case-folded): the claim stays with the other", {
+      tenant,
+      project,
+      name,
+      holder,
+    });
     return;
   }
   await usage.forceName(tenant, project, folded, name);

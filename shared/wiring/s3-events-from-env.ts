@@ -1,6 +1,6 @@
 import { DynamoDBLevelUsage } from "../catalogue/dynamodb-level-usage.js";
 import { S3LevelSnapshotStore } from "../catalogue/s3-level-snapshot-store.js";
-import type { CatalogueLogger } from "../catalogue/catalogue-level.js";
+import type { Logger } from "../support/logger.js";
 import type { S3EventFollowUpDeps } from "../catalogue/s3-event-follow-up.js";
 import { s3Client } from "../aws/aws-clients.js";
 import { S3DocumentStore } from "../documents/s3-document-store.js";
@@ -12,7 +12,7 @@ import { catalogueVersionsFromEnv, type TableRuntime } from "./app-environment.j
  * documents and the level snapshots), the per-level counters and the skill parser. Undefined
  * without a bucket or table: the function then only bumps, as before.
  */
-export function s3EventFollowUpFromEnv(resources: TableRuntime, logger: CatalogueLogger): S3EventFollowUpDeps | undefined {
+export function s3EventFollowUpFromEnv(resources: TableRuntime, logger: Pick<Logger, "warn">): S3EventFollowUpDeps | undefined {
   const { bucketName, tableName } = resources.environment;
   if (!bucketName || !tableName) return undefined;
   const s3 = s3Client(resources.environment, resources.instrument);

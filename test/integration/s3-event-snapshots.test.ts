@@ -52,21 +52,40 @@ const store = (): S3DocumentStore => new S3DocumentStore({ client: s3, bucket })
 const versions = (): DynamoDBCatalogueVersions => new DynamoDBCatalogueVersions(dynamodb, tableName);
 const usage = (): DynamoDBLevelUsage => new DynamoDBLevelUsage(dynamodb, tableName);
 const snapshots = (): S3LevelSnapshotStore => new S3LevelSnapshotStore(s3, bucket);
-const deps = () => ({ store: store(), snapshots: snapshots(), versions: versions(), usage: usage(), preparer: skillDocumentPreparer, logger });
+const deps = () => ({
+  store: store(),
+  snapshots: snapshots(),
+  versions: versions(),
+  usage: usage(),
+  preparer: skillDocumentPreparer,
+  logger,
+});
 const handler = () => createS3EventsHandler({ versions: versions(), logger, followUp: deps() });
-const eventFor = (tenant: string, ...paths: string[]) => ({ Records: paths.map((path) => ({ s3: { object: { key: `tenants/${tenant}/projects/_tenant/${path}` } } })) });
+const eventFor = (tenant: string, ...paths: string[]) => ({
+  Records: paths.map((path) => ({ s3: { object: { key: `tenants/${tenant}/projects/_tenant/${path}` } } })),
+});
 
 function coldLoader(): SkillLoader {
-  const catalogue = new DocumentCatalogue({ store: store(), bundled: new EmptyLayer(), versions: versions(), preparer: skillDocumentPreparer, snapshots: snapshots(), logger });
+  const catalogue = new DocumentCatalogue({
+    store: store(),
+    bundled: new EmptyLayer(),
+    versions: versions(),
+    preparer: skillDocumentPreparer,
+    snapshots: snapshots(),
+    logger,
+  });
   return new SkillLoader({ store: store(), bundled: new EmptyLayer(), catalogue });
 }
 
 const newTenant = (): string => `t-${randomUUID().slice(0, 8)}`;
 const pointerOf = async (tenant: string) => (await versions().read(tenant, ["_tenant"])).get("_tenant")!;
 const objectsOf = async (tenant: string): Promise<string[]> =>
-  ((await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `catalogue-snapshots/${tenant}/` }))).Contents ?? []).map((o) => o.Key!);
+  ((await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `catalogue-snapshots/${tenant}/` }))).Contents ?? []).map(
+    (o) => o.Key!,
+  );
 /** What `aws s3 cp` does: a PutObject, nothing else. */
-const copy = (tenant: string, path: string, body: string) => s3.send(new PutObjectCommand({ Bucket: bucket, Key: `tenants/${tenant}/projects/_tenant/${path}`, Body: body }));
+const copy = (tenant: string, path: string, body: string) =>
+  s3.send(new PutObjectCommand({ Bucket: bucket, Key: `tenants/${tenant}/projects/_tenant/${path}`, Body: body }));
 
 describe("S3-event follow-up on the emulators", () => {
   it("after a direct write, counts the level right and lets the next cold instance read one snapshot; a document that does not parse is skipped with its reason", async () => {
@@ -74,7 +93,11 @@ describe("S3-event follow-up on the emulators", () => {
     const tenant = newTenant();
     for (const name of ["alpha", "beta"]) await store().put(tenant, "_tenant", skillPath(name), skillMd({ description: name }));
     await usage().seed(tenant, "_tenant", new Map(), []); // a level the documents API counts already
-    await copy(tenant, skillPath("copied"), skillMd({ description: "copied", extra: "triggers:\n  - type: PATTERN\n    pattern: 'deploy (now|later)'" }));
+    await copy(
+      tenant,
+      skillPath("copied"),
+      skillMd({ description: "copied", extra: "triggers:\n  - type: PATTERN\n    pattern: 'deploy (now|later)'" }),
+    );
     await copy(tenant, skillPath("broken"), "---\ndescription: [unclosed\n---\n");
 
     // Act

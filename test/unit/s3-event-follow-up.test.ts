@@ -27,12 +27,21 @@ function setup() {
   const snapshots = new InMemoryLevelSnapshotStore();
   const warnings: string[] = [];
   const logger = { ...quiet, warn: (message: string) => void warnings.push(message) };
-  const handler = createS3EventsHandler({ versions, logger, followUp: { store, snapshots, versions, usage, preparer: skillDocumentPreparer, logger } });
+  const handler = createS3EventsHandler({
+    versions,
+    logger,
+    followUp: { store, snapshots, versions, usage, preparer: skillDocumentPreparer, logger },
+  });
   const seeded = () => usage.seed(TENANT, PROJECT, new Map(), []);
   const counts = async () => (await usage.read(TENANT, PROJECT, "x"))?.counts;
   const snapshot = async () => {
     const pointer = (await versions.read(TENANT, [PROJECT])).get(PROJECT)!.snapshot;
-    return pointer && { pointer, content: pointer.key === EMPTY_LEVEL_SNAPSHOT ? undefined : decodeLevelSnapshot(snapshots.objects.get(pointer.key)!) };
+    return (
+      pointer && {
+        pointer,
+        content: pointer.key === EMPTY_LEVEL_SNAPSHOT ? undefined : decodeLevelSnapshot(snapshots.objects.get(pointer.key)!),
+      }
+    );
   };
   return { store, versions, usage, snapshots, warnings, handler, seeded, counts, snapshot };
 }
@@ -132,7 +141,9 @@ describe("s3-events follow-up (writes around the API, issue 27)", () => {
     // Act
     const stale = await followS3EventBump(deps, TENANT, PROJECT, first, [skillPath("alpha")]);
     const before = await snapshot();
-    const latest = await followS3EventBump(deps, TENANT, PROJECT, (await versions.read(TENANT, [PROJECT])).get(PROJECT)!, [skillPath("beta")]);
+    const latest = await followS3EventBump(deps, TENANT, PROJECT, (await versions.read(TENANT, [PROJECT])).get(PROJECT)!, [
+      skillPath("beta"),
+    ]);
 
     // Assess
     expect(stale.snapshot).toBe("superseded");

@@ -17,7 +17,9 @@ export const patternLiteralsExtras: NonNullable<DocumentPreparer["levelExtras"]>
       const triggers = (outcome.definition as { triggers?: readonly { type?: unknown; pattern?: unknown }[] }).triggers ?? [];
       for (const trigger of triggers) if (trigger.type === "PATTERN" && typeof trigger.pattern === "string") patterns.add(trigger.pattern);
     }
-    return patterns.size === 0 ? undefined : { patternLiterals: [...patterns].map((pattern) => [pattern, memoizedRequiredLiterals(pattern) ?? null]) };
+    return patterns.size === 0
+      ? undefined
+      : { patternLiterals: [...patterns].map((pattern) => [pattern, memoizedRequiredLiterals(pattern) ?? null]) };
   },
   use(extras: unknown): void {
     const entries = (extras as { patternLiterals?: unknown } | null)?.patternLiterals;
