@@ -139,6 +139,12 @@ const EVALS_LEASE_MS = ROUTE_EVALS_TIME_BUDGET_MS + 5_000;
 /** A slot outlives its wait by this much, so a holder that crashed frees it soon after. */
 const WAIT_LEASE_MARGIN_MS = 5_000;
 
+/**
+ * The process as the caller has just read it (an access check does): enqueuing then needs no read
+ * of its own. Its project is fixed at spawn, so a read a moment old gives the same answer.
+ */
+export type KnownProcess = Pick<Process, "projectId">;
+
 export interface Accepted {
   requestId: string;
   status: RequestStatus;
@@ -178,14 +184,16 @@ export interface SkillsApp {
     kind: K,
     payload: LanePayloads[K],
     requestId?: string,
+    known?: KnownProcess,
   ): Promise<Accepted>;
   /** API.md ProcessSkillRequest (ACTIVATE / CLEAR / CLEAR_ALL). */
-  steerSkill(tenant: string, processId: string, user: LaneUser, request: unknown): Promise<Accepted>;
+  steerSkill(tenant: string, processId: string, user: LaneUser, request: unknown, known?: KnownProcess): Promise<Accepted>;
   composeTurn(
     tenant: string,
     processId: string,
     user: LaneUser,
     input?: { message?: string | undefined; context?: TurnContext | undefined; requestId?: string | undefined },
+    known?: KnownProcess,
   ): Promise<Accepted & { turnId: string }>;
   completeTurn(
     tenant: string,
@@ -193,6 +201,7 @@ export interface SkillsApp {
     user: LaneUser | null,
     turnId: string,
     input: { output: string; final?: boolean | undefined; requestId?: string | undefined },
+    known?: KnownProcess,
   ): Promise<Accepted>;
   /**
    * With `waiter` (the caller's login) the wait takes one of that identity's wait slots for its
@@ -331,9 +340,9 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     return parsed.data;
   };
 
-  const enqueue: SkillsApp["enqueue"] = async (tenant, processId, user, kind, payload, requestId) => {
+  const enqueue: SkillsApp["enqueue"] = async (tenant, processId, user, kind, payload, requestId, known) => {
     // Unknown (or another tenant's) process: answered now, not as a FAILED request later.
-    const { projectId } = await getProcess(tenant, processId);
+    const { projectId } = known ?? (await getProcess(tenant, processId));
     const id = requestIdOf(requestId);
     const record = await laneRequests.enqueue({ tenant, processId, projectId, user, kind, payload, requestId: id });
     return { requestId: id, status: record.status };
@@ -354,12 +363,12 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     applyLaneMessage,
     enqueue,
 
-    async steerSkill(tenant, processId, user, request) {
+    async steerSkill(tenant, processId, user, request, known) {
       const command = toLaneCommand(request);
-      return enqueue(tenant, processId, user, command.kind, command.payload as LanePayloads[typeof command.kind], command.requestId);
+      return enqueue(tenant, processId, user, command.kind, command.payload as LanePayloads[typeof command.kind], command.requestId, known);
     },
 
-    async composeTurn(tenant, processId, user, input = {}) {
+    async composeTurn(tenant, processId, user, input = {}, known) {
       // The turn is known by its compose request (turn-ids.ts): GET …/turns/{turnId} reads that record.
       const requestId = requestIdOf(input.requestId);
       const turnId = turnIdFor(requestId);
@@ -368,16 +377,16 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
         ...(input.message !== undefined ? { message: input.message } : {}),
         ...(input.context !== undefined ? { context: input.context } : {}),
       };
-      return { ...(await enqueue(tenant, processId, user, "turn.compose", payload, requestId)), turnId };
+      return { ...(await enqueue(tenant, processId, user, "turn.compose", payload, requestId, known)), turnId };
     },
 
-    async completeTurn(tenant, processId, user, turnId, input) {
+    async completeTurn(tenant, processId, user, turnId, input, known) {
       const payload: LanePayloads["turn.complete"] = {
         turnId,
         output: input.output,
         ...(input.final !== undefined ? { final: input.final } : {}),
       };
-      return enqueue(tenant, processId, user, "turn.complete", payload, input.requestId);
+      return enqueue(tenant, processId, user, "turn.complete", payload, input.requestId, known);
     },
 
     async waitForRequest(tenant, processId, requestId, timeoutMs, options = {}) {
