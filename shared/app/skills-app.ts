@@ -2,6 +2,7 @@ import type { LevelSnapshotStore } from "../catalogue/level-snapshot-store.js";
 import { TooManyRequests } from "../errors.js";
 import { DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY, DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY, InMemoryWaitSlots } from "../processes/wait-slots.js";
 import type { WaitSlots } from "../processes/wait-slots.js";
+import { SettleTimeEstimate } from "../processes/settle-time-estimate.js";
 import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
 import { recipeActivations, reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
@@ -349,6 +350,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
   };
 
   const waitSlots = deps.waitSlots ?? new InMemoryWaitSlots();
+  const settleTimes = new SettleTimeEstimate();
   const spawnSlots = deps.spawnSlots ?? new InMemoryWaitSlots(DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY);
   const evalSlots = deps.evalSlots ?? new InMemoryWaitSlots(DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY);
   return {
@@ -392,13 +394,25 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     async waitForRequest(tenant, processId, requestId, timeoutMs, options = {}) {
       const { waiter, ...waitOptions } = options;
       if (waiter === undefined) return deps.requests.waitFor(tenant, processId, requestId, timeoutMs, waitOptions);
-      const release = await waitSlots.acquire(tenant, waiter, timeoutMs + WAIT_LEASE_MARGIN_MS);
-      if (!release) throw new TooManyRequests(`At most ${waitSlots.limit} requests may be waited for at a time per identity; retry later or without Prefer: wait`, 1);
+      // A wait the lane answers by the first read is short (SettleTimeEstimate's cap): only one
+      // that goes on holds a slot, so the usual turn writes no slot at all.
+      let release: (() => Promise<void>) | undefined;
+      const takeSlot = async (): Promise<void> => {
+        release = await waitSlots.acquire(tenant, waiter, timeoutMs + WAIT_LEASE_MARGIN_MS);
+        if (!release) throw new TooManyRequests(`At most ${waitSlots.limit} requests may be waited for at a time per identity; retry later or without Prefer: wait`, 1);
+      };
+      const started = clock().getTime();
+      const firstReadAfterMs = settleTimes.firstReadMs();
       try {
-        return await deps.requests.waitFor(tenant, processId, requestId, timeoutMs, waitOptions);
+        const record = await deps.requests.waitFor(tenant, processId, requestId, timeoutMs, { ...waitOptions, firstReadAfterMs, beforeLongWait: takeSlot });
+        if (record && record.status !== "QUEUED") {
+          if (release) settleTimes.settledLater(clock().getTime() - started);
+          else settleTimes.settledByFirstRead();
+        }
+        return record;
       } finally {
         // A slot that cannot be given back holds its place until its lease ends: say so, never fail the answer for it.
-        await release().catch((error: unknown) => deps.logger?.warn("slot release failed; it frees itself when its lease ends", { reason: error instanceof Error ? error.message : String(error) }));
+        await release?.().catch((error: unknown) => deps.logger?.warn("slot release failed; it frees itself when its lease ends", { reason: error instanceof Error ? error.message : String(error) }));
       }
     },
     getRequest: (tenant, processId, requestId) => deps.requests.get(tenant, processId, requestId),

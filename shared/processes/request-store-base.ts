@@ -2,7 +2,7 @@ import { RequestWatcher } from "./request-watcher.js";
 import type { WatchedRequest } from "./request-watcher.js";
 import * as z from "zod";
 import { RequestNotFound } from "./process-errors.js";
-import type { RequestOutcome, RequestRecord, RequestStore } from "./request-store.js";
+import type { RequestOutcome, RequestRecord, RequestStore, WaitOptions } from "./request-store.js";
 import { sleep as realSleep } from "../support/retry-backoff.js";
 import type { Sleep } from "../support/retry-backoff.js";
 
@@ -102,8 +102,23 @@ export abstract class BaseRequestStore implements RequestStore {
     return item === undefined ? undefined : parseRecord(item);
   }
 
-  async waitFor(tenant: string, processId: string, requestId: string, timeoutMs: number, options: { signal?: AbortSignal } = {}): Promise<RequestRecord | undefined> {
-    return this.watcher.wait({ tenant, processId, requestId }, timeoutMs, options.signal);
+  async waitFor(tenant: string, processId: string, requestId: string, timeoutMs: number, options: WaitOptions = {}): Promise<RequestRecord | undefined> {
+    const { signal, firstReadAfterMs, beforeLongWait } = options;
+    if (firstReadAfterMs === undefined) {
+      // Joins the watcher in this tick when there is nothing to await (callers count it at once).
+      if (beforeLongWait) await beforeLongWait();
+      return this.watcher.wait({ tenant, processId, requestId }, timeoutMs, signal);
+    }
+    const started = this.now();
+    const left = (): number => timeoutMs - (this.now() - started);
+    await this.sleep(Math.max(0, Math.min(firstReadAfterMs, timeoutMs)), signal);
+    const first = await this.get(tenant, processId, requestId);
+    if (first?.status !== "QUEUED" || left() <= 0 || signal?.aborted) return first;
+    await beforeLongWait?.();
+    // The watcher reads as soon as a caller joins: one poll interval first, not a second read at once.
+    await this.sleep(Math.min(this.pollStartMs, left()), signal);
+    if (left() <= 0 || signal?.aborted) return first;
+    return (await this.watcher.wait({ tenant, processId, requestId }, left(), signal)) ?? first;
   }
 
   protected expiresAt(): number {
