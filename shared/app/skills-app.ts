@@ -320,6 +320,7 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     ...(deps.activations ? { activations: deps.activations } : {}),
     usage,
     clock,
+    ...(turnStates ? { readTurn: (tenant: string, processId: string, requestId: string) => turnStates.loadForLane(tenant, processId, { requestId }) } : {}),
   });
 
   const scope = (tenant: string, user: LaneUser | null, projectId?: string): SkillScopeContext => ({

@@ -1,4 +1,5 @@
 import type { TableKey } from "../aws/dynamodb-keys.js";
+import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
 
 /**
  * Keys of connection items in the service table, in the style of processes/dynamodb-keys.ts:
@@ -42,3 +43,19 @@ export const identityConnectionKey = (tenant: string, login: string, connectionI
   pk: identityConnectionsPartition(tenant, login),
   sk: `${SUBSCRIBER_SORT_PREFIX}${part(connectionId)}`,
 });
+
+/**
+ * One item per process that anyone has subscribed to, in its subscriber partition, living as long
+ * as the longest subscription: a lane turn reads it with its process (one BatchGetItem) and skips
+ * the subscribers query when it is absent or expired. `subscribe` writes it before the subscriber item.
+ */
+export const processSubscribersMarkerKey = (tenant: string, processId: string): TableKey => ({
+  pk: processSubscribersPartition(tenant, processId),
+  sk: SUBSCRIBERS_MARKER_SORT_KEY,
+});
+
+export const SUBSCRIBERS_MARKER_SORT_KEY = "ANY";
+
+/** Whether a marker item (or its absence) says someone may be subscribed at `nowMs`. */
+export const subscribersMarkerLive = (item: Record<string, unknown> | undefined, nowMs: number): boolean =>
+  typeof item?.[TABLE_TTL_ATTRIBUTE] === "number" && (item[TABLE_TTL_ATTRIBUTE] as number) > Math.floor(nowMs / 1000);

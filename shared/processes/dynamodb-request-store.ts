@@ -5,7 +5,7 @@ import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
 import { documentClientOf, isConditionalCheckFailed } from "../aws/dynamodb-client.js";
 import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import { requestItemKey } from "../aws/dynamodb-keys.js";
-import { BaseRequestStore } from "./request-store-base.js";
+import { BaseRequestStore, parseRecord } from "./request-store-base.js";
 import type { RequestStoreOptions } from "./request-store-base.js";
 import type { RequestOutcome, RequestRecord } from "./request-store.js";
 
@@ -95,6 +95,9 @@ export class DynamoDBRequestStore extends BaseRequestStore {
     }
   }
 }
+
+/** A request item read elsewhere (a turn's BatchGetItem), as RequestStore.get answers it. */
+export const requestRecordOfItem = (item: Record<string, unknown>): RequestRecord => parseRecord(fromItem(item));
 
 const fromItem = (item: Record<string, unknown>): Record<string, unknown> => ({
   requestId: item.requestId,

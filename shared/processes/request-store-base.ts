@@ -126,7 +126,8 @@ export abstract class BaseRequestStore implements RequestStore {
   }
 }
 
-const parseRecord = (item: unknown): RequestRecord => {
+/** A stored record in any shape, validated (RequestStore.get's answer for it). */
+export const parseRecord = (item: unknown): RequestRecord => {
   const parsed = StoredRecord.parse(item);
   return {
     requestId: parsed.requestId,
