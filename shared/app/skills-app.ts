@@ -2,7 +2,6 @@ import type { LevelSnapshotStore } from "../catalogue/level-snapshot-store.js";
 import { TooManyRequests } from "../errors.js";
 import { DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY, DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY, InMemoryWaitSlots } from "../processes/wait-slots.js";
 import type { WaitSlots } from "../processes/wait-slots.js";
-import { SettleTimeEstimate } from "../processes/settle-time-estimate.js";
 import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
 import { recipeActivations, reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
@@ -351,7 +350,6 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
   };
 
   const waitSlots = deps.waitSlots ?? new InMemoryWaitSlots();
-  const settleTimes = new SettleTimeEstimate();
   const spawnSlots = deps.spawnSlots ?? new InMemoryWaitSlots(DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY);
   const evalSlots = deps.evalSlots ?? new InMemoryWaitSlots(DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY);
   return {
@@ -402,15 +400,8 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
         release = await waitSlots.acquire(tenant, waiter, timeoutMs + WAIT_LEASE_MARGIN_MS);
         if (!release) throw new TooManyRequests(`At most ${waitSlots.limit} requests may be waited for at a time per identity; retry later or without Prefer: wait`, 1);
       };
-      const started = clock().getTime();
-      const firstReadAfterMs = settleTimes.firstReadMs();
       try {
-        const record = await deps.requests.waitFor(tenant, processId, requestId, timeoutMs, { ...waitOptions, firstReadAfterMs, beforeLongWait: takeSlot });
-        if (record && record.status !== "QUEUED") {
-          if (release) settleTimes.settledLater(clock().getTime() - started);
-          else settleTimes.settledByFirstRead();
-        }
-        return record;
+        return await deps.requests.waitFor(tenant, processId, requestId, timeoutMs, { ...waitOptions, firstReadAfterMs: "learned", beforeLongWait: takeSlot });
       } finally {
         // A slot that cannot be given back holds its place until its lease ends: say so, never fail the answer for it.
         await release?.().catch((error: unknown) => deps.logger?.warn("slot release failed; it frees itself when its lease ends", { reason: error instanceof Error ? error.message : String(error) }));

@@ -51,10 +51,11 @@ export interface RequestStore {
 export interface WaitOptions {
   signal?: AbortSignal;
   /**
-   * The first read waits this long (what the lane usually takes, SettleTimeEstimate): a read
-   * before the lane can have applied anything is a request for nothing. Unset: read at once.
+   * The first read waits this long: a read before the lane can have applied anything is a
+   * request for nothing. "learned": what this store's waited requests recently took
+   * (SettleTimeEstimate). Unset: read at once.
    */
-  firstReadAfterMs?: number;
+  firstReadAfterMs?: number | "learned";
   /**
    * Called once when that first read finds the request still QUEUED and time is left, before
    * the wait goes on; throwing ends the wait with that error (a wait slot that is not free).

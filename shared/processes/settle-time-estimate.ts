@@ -1,40 +1,40 @@
 /**
- * How long this instance's waited requests take to settle, learned as they do: a waiting caller
- * reads its request first after `firstReadMs()`, so the read usually finds it settled (one read
- * a turn) instead of polling from the moment it was enqueued.
+ * How long this instance's waited requests take to settle, from the moment the caller starts
+ * waiting to the lane's completion write (the record's `settledAtMs`): a waiting caller reads
+ * its request first after `firstReadMs()`, so that read usually finds it settled (one read a
+ * turn) instead of polling from the moment it was enqueued.
  *
- * A read that finds the request settled only says it took at most that long, so the estimate
- * creeps down a little after each (it probes for a faster lane); a read that came too early sees
- * how long it really took (to the poll interval) and moves up past it at once. Kept between
- * `floorMs` and `capMs`: an un-slotted wait lasts at most `capMs` (wait-slots.ts).
+ * The estimate is a high quantile of the recent samples: most first reads come late enough, and
+ * the few that come early cost one poll more. Kept between `floorMs` and `capMs`: a wait without
+ * a slot lasts at most `capMs` (wait-slots.ts).
  */
 export class SettleTimeEstimate {
-  private estimateMs: number;
+  private readonly samples: number[] = [];
+  private next = 0;
 
   constructor(
-    initialMs = 50,
-    private readonly floorMs = 5,
+    private readonly initialMs = 50,
+    private readonly floorMs = 2,
     private readonly capMs = 500,
-  ) {
-    this.estimateMs = initialMs;
-  }
+    private readonly window = 32,
+    private readonly quantile = 0.8,
+  ) {}
 
   firstReadMs(): number {
-    return Math.round(this.estimateMs);
+    if (this.samples.length === 0) return this.initialMs;
+    const sorted = [...this.samples].sort((a, b) => a - b);
+    const at = sorted[Math.min(sorted.length - 1, Math.floor(this.quantile * sorted.length))] as number;
+    return Math.min(this.capMs, Math.max(this.floorMs, Math.ceil(at + MARGIN_MS)));
   }
 
-  /** The request was settled at the first read, `firstReadMs()` after it was enqueued. */
-  settledByFirstRead(): void {
-    this.estimateMs = Math.max(this.floorMs, this.estimateMs * PROBE_DOWN);
-  }
-
-  /** The first read came too early; the request settled `tookMs` after it was enqueued. */
-  settledLater(tookMs: number): void {
-    this.estimateMs = Math.min(this.capMs, Math.max(this.estimateMs * 1.25, tookMs * MARGIN));
+  /** A request settled `tookMs` after its caller started waiting. */
+  sample(tookMs: number): void {
+    const value = Math.max(0, tookMs);
+    if (this.samples.length < this.window) this.samples.push(value);
+    else this.samples[this.next] = value;
+    this.next = (this.next + 1) % this.window;
   }
 }
 
-/** 2 % down per hit: about one miss in ten turns of a steady lane. */
-const PROBE_DOWN = 0.98;
-/** Above what a late turn took, so the next such turn is caught by the first read. */
-const MARGIN = 1.2;
+/** The read itself arrives a little after it is sent; clocks of two functions differ a little. */
+const MARGIN_MS = 2;

@@ -17,10 +17,12 @@ function clockedStore(during: (atMs: number) => Promise<void> = async () => unde
       await during(nowMs);
     },
   });
-  const get = store.get.bind(store);
-  store.get = async (...args) => {
+  // Every read of one record, the first read's and the watcher's alike, goes through readItem.
+  const raw = store as unknown as { readItem: (...args: unknown[]) => Promise<unknown> };
+  const readItem = raw.readItem.bind(store);
+  raw.readItem = async (...args) => {
     reads += 1;
-    return get(...args);
+    return readItem(...args);
   };
   return { store, sleeps, reads: () => reads };
 }
@@ -87,22 +89,46 @@ describe("waitFor with a first read after the expected time", () => {
   });
 });
 
-describe("SettleTimeEstimate", () => {
-  it("creeps down while first reads find requests settled, and jumps past a request that took longer", () => {
-    // Prepare
-    const estimate = new SettleTimeEstimate(50, 5, 500);
+describe("learned first reads", () => {
+  it("the first read of the next wait comes when the lane's last request settled, from the record's completion time", async () => {
+    // Prepare: the lane completes the first request at the first sleep that ends at 100 ms or later
+    let completedAt: number | undefined;
+    const { store, sleeps } = clockedStore(async (at) => {
+      if (at >= 100 && completedAt === undefined) {
+        completedAt = at;
+        await store.complete(T, "p", "r1", { status: "DONE", result: "ok" });
+      }
+    });
+    await store.putQueued(T, "p", "r1", "turn.compose");
 
     // Act
-    for (let i = 0; i < 10; i++) estimate.settledByFirstRead();
-    const afterHits = estimate.firstReadMs();
-    estimate.settledLater(120);
-    const afterMiss = estimate.firstReadMs();
-    estimate.settledLater(10_000);
+    const first = await store.waitFor(T, "p", "r1", 5_000, { firstReadAfterMs: "learned" });
+    await store.putQueued(T, "p", "r2", "turn.compose");
+    await store.complete(T, "p", "r2", { status: "DONE", result: "ok" });
+    const sleepsBefore = sleeps.length;
+    await store.waitFor(T, "p", "r2", 5_000, { firstReadAfterMs: "learned" });
+
+    // Assess: 50 ms before anything was learned; then what the first took, plus a small margin
+    expect(first?.status).toBe("DONE");
+    expect(sleeps[0]).toBe(50);
+    expect(sleeps.slice(sleepsBefore)).toEqual([completedAt! + 2]);
+  });
+});
+
+describe("SettleTimeEstimate", () => {
+  it("answers a high quantile of the recent samples, within its floor and cap", () => {
+    // Prepare
+    const estimate = new SettleTimeEstimate(50, 2, 500, 10, 0.8);
+    const initial = estimate.firstReadMs();
+
+    // Act
+    for (const took of [10, 12, 11, 10, 13, 10, 11, 12, 10, 40]) estimate.sample(took);
+    const recent = estimate.firstReadMs();
+    for (let i = 0; i < 10; i++) estimate.sample(10_000);
 
     // Assess
-    expect(afterHits).toBeLessThan(50);
-    expect(afterHits).toBeGreaterThan(35);
-    expect(afterMiss).toBe(144);
+    expect(initial).toBe(50);
+    expect(recent).toBe(15);
     expect(estimate.firstReadMs()).toBe(500);
   });
 });
