@@ -64,7 +64,8 @@ export interface SkillDetail extends SkillSummary {
   deactivate: string[];
   action: string | null;
   scripts: unknown[];
-  files: { path: string; size: number }[];
+  /** `digest`: `sha256:<hex>` of the file's bytes (issue 32), where the service knows it. */
+  files: { path: string; size: number; digest?: string }[];
 }
 
 export interface SkillProblem {

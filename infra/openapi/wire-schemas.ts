@@ -60,7 +60,7 @@ export const SkillDetailOut = SkillSummaryOut.extend({
   deactivate: z.array(z.string()),
   action: z.string().nullable(),
   scripts: z.array(z.looseObject({})),
-  files: z.array(z.object({ path: z.string(), size: z.number().int() })),
+  files: z.array(z.object({ path: z.string(), size: z.number().int(), digest: z.string().regex(/^sha256:[0-9a-f]{64}$/).optional() })),
 }).meta({ id: "SkillDetail" });
 
 export const ShadowedOut = z.looseObject({ name: z.string(), source: z.string(), path: z.string(), shadowedBy: z.string(), reason: z.string().optional() }).meta({ id: "ShadowedSkill" });

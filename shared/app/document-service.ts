@@ -17,7 +17,8 @@ import { DocumentTooLargeToRead } from "../documents/document-store-errors.js";
 import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf, skillFilePath } from "../skills/skill-paths.js";
 import { templateVariableWarnings } from "../skills/skill-template-lint.js";
 import { linkedSiblingPaths } from "../skills/skill-body-links.js";
-import { strictUtf8, textOrInvalid } from "../documents/document-body.js";
+import { bareEtag, strictUtf8, textOrInvalid } from "../documents/document-body.js";
+import { documentDigest } from "../skills/document-digest.js";
 import { TENANT_PROJECT_NAME, USER_PROJECT_PREFIX, validateDocumentPath, validateDocumentPrefix, validateProjectName, validateWritableDocumentPath } from "../documents/document-path.js";
 import { capFindings } from "../support/capped-list.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../documents/document-store.js";
@@ -135,7 +136,8 @@ export class DocumentService {
     const warnings = [...found, ...strayPathWarnings(path)];
     level.assertWithinLimits(this.limits, project, path, body.byteLength);
     const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType), { writtenBy: identity.login, ...(mode !== undefined ? { mode } : {}) });
-    await level.record({ size: body.byteLength, patterns });
+    // The digest rides on the level's entry (no request of its own): MCP manifests and the skill detail read it.
+    await level.record({ size: body.byteLength, patterns, digest: documentDigest(path, bareEtag(saved.etag), body) });
     await this.notify({ tenant, project, path });
     return { path: saved.path, etag: saved.etag, warnings: capFindings(warnings) };
   }

@@ -45,7 +45,7 @@ import type { Config, ConfigEnvironment } from "../config/config.js";
  * functions that render, so the others do not bundle the sandbox.
  */
 
-export { appEnvironment, catalogueVersionsFromEnv, levelUsageFromEnv, tableRuntimeFromEnv, unconfigured } from "./app-environment.js";
+export { appEnvironment, catalogueVersionsFromEnv, documentDigestsFromEnv, levelUsageFromEnv, tableRuntimeFromEnv, unconfigured } from "./app-environment.js";
 export type { AppEnvironment, RuntimeOptions, TableRuntime } from "./app-environment.js";
 
 /** The stores and the lane of one container. */
