@@ -126,7 +126,8 @@ export abstract class BaseRequestStore implements RequestStore {
     const started = this.now();
     const left = (): number => timeoutMs - (this.now() - started);
     const learn = (settledAtMs: number | undefined): void => {
-      if (learned && settledAtMs !== undefined) this.settleTimes.sample(settledAtMs - started);
+      // A record settled before this wait began (a repeated requestId) says nothing about the lane.
+      if (learned && settledAtMs !== undefined && settledAtMs >= started) this.settleTimes.sample(settledAtMs - started);
     };
 
     await this.sleep(Math.max(0, Math.min(firstReadAfterMs, timeoutMs)), signal);
