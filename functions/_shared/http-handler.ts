@@ -16,10 +16,10 @@ import type { RouteDefinition } from "../../shared/http/router.js";
 import { laneUserOf } from "./http-route.js";
 import type { AuthenticatedRequest, HttpReply, HttpRequest, HttpRoute } from "./http-route.js";
 import { SILENT_LOGGER } from "./observability.js";
-import type { HandlerLogger } from "./observability.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 interface HttpHandlerOptions {
-  logger?: HandlerLogger;
+  logger?: Logger;
 }
 
 export type LambdaHttpHandler = (event: unknown, context?: Context) => Promise<HttpReply>;

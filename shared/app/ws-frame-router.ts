@@ -23,6 +23,7 @@ import { errorFrame } from "../connections/server-frames.js";
 import type { ProcessSkillResultFrame, ServerFrame, SkillListResultFrame } from "../connections/server-frames.js";
 import { parseClientFrame } from "../connections/ws-frames.js";
 import type { ProcessSkillFrame, ProcessSkillScriptResultFrame, ProcessSubscribeFrame, SkillListFrame } from "../connections/ws-frames.js";
+import type { Logger } from "../support/logger.js";
 
 export interface WsFrameRouterDeps {
   /** With `footInvocations`, the router accepts Foot clients' `process-skill-script-result` answers. */
@@ -31,7 +32,7 @@ export interface WsFrameRouterDeps {
   push: ConnectionPush;
   /** requestIds for `process-skill` frames without one. */
   newRequestId?: () => string;
-  logger?: { error(message: string, ...extra: Record<string, unknown>[]): void };
+  logger?: Pick<Logger, "error">;
 }
 
 /** Who sent the frame (identity from the authorizer context) and on which connection. */

@@ -3,7 +3,7 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { documentClientOf } from "../aws/dynamodb-client.js";
 import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import { validateProjectName, validateTenantId } from "../documents/document-path.js";
-import type { DocumentDigests, StoredDigest } from "./document-digests.js";
+import type { DocumentDigests, StoredDigest } from "../documents/document-digests.js";
 import { levelVersionKey } from "./dynamodb-catalogue-versions.js";
 
 const isConditionFailure = (error: unknown): boolean => (error as { name?: string }).name === "ConditionalCheckFailedException";

@@ -1,4 +1,4 @@
-import type { DocumentDigests, StoredDigest } from "./document-digests.js";
+import type { DocumentDigests, StoredDigest } from "../documents/document-digests.js";
 
 /** DocumentDigests in process memory: unit tests, and stacks without a table. */
 export class InMemoryDocumentDigests implements DocumentDigests {

@@ -7,7 +7,7 @@
  * in-memory-level-usage.ts (unit tests). Without one, DocumentService lists the level on every
  * write, as before.
  */
-import type { StoredDigest } from "./document-digests.js";
+import type { StoredDigest } from "../documents/document-digests.js";
 
 export interface LevelCounts {
   /** Documents of the level (every path, not only `_vance/`). */

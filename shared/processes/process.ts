@@ -1,5 +1,5 @@
 import * as z from "zod";
-import type { SkillScope } from "../skills/skill-scope.js";
+import type { SkillScope } from "../documents/cascade-scope.js";
 
 /**
  * The process state the Skills service owns (spec §5d, §7, §7a; DESIGN.md "Data").

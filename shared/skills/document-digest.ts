@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { StoredDigest } from "../catalogue/document-digests.js";
+import type { StoredDigest } from "../documents/document-digests.js";
 import { skillDirectoryNameOf } from "./skill-paths.js";
 import { skillMdRendition } from "./skill-md-rendition.js";
 

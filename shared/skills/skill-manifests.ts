@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import type { DocumentDigests, StoredDigest } from "../catalogue/document-digests.js";
+import type { DocumentDigests, StoredDigest } from "../documents/document-digests.js";
 import { mapWithConcurrency } from "../documents/cascade-layers.js";
 import { bareEtag } from "../documents/document-body.js";
 import { documentDigest } from "./document-digest.js";
@@ -8,7 +8,7 @@ import type { SkillLoader } from "./skill-loader.js";
 import type { SkillFrontmatterObject } from "./skill-md-rendition.js";
 import { AGENT_SKILLS_NAME } from "./skill-name.js";
 import { SKILL_DOCUMENT_NAME } from "./skill-paths.js";
-import type { SkillScopeContext } from "./skill-scope.js";
+import type { SkillScopeContext } from "../documents/cascade-scope.js";
 
 /** The MCP Skills extension's per-skill limits (SEP-2640 "Limits"): a server SHOULD NOT serve a skill beyond them. */
 export const MAX_SKILL_RESOURCES = 512;

@@ -1,5 +1,5 @@
-import { parse as parseYaml } from "yaml";
 import { strictUtf8 } from "../documents/document-body.js";
+import { yamlLibrary } from "../lazy/lazy-libraries.js";
 import { isPlainObject, parseSafeYaml } from "../yaml/yaml-safety.js";
 import { MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_DEPTH, splitFrontmatter } from "./skill-document-parser.js";
 import { AGENT_SKILLS_NAME } from "./skill-name.js";
@@ -16,7 +16,7 @@ export interface SkillMdRendition {
 
 /** `name: <value>` as YAML that reads back as exactly that string (a folder named `true` or `123` is quoted). */
 function nameLine(name: string, eol: string): string {
-  const plain = parseYaml(`v: ${name}`, { version: "1.2", schema: "core" }) as { v?: unknown };
+  const plain = yamlLibrary().parse(`v: ${name}`, { version: "1.2", schema: "core" }) as { v?: unknown };
   return `name: ${plain.v === name ? name : JSON.stringify(name)}${eol}`;
 }
 

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { InvalidRequest } from "../errors.js";
 import type { LaneMessageKind } from "../lanes/lane-message.js";
-import { MAX_ARGS_BYTES, utf8Bytes } from "./steering-limits.js";
+import { MAX_ARGS_BYTES, utf8Bytes } from "../processes/process-limits.js";
 
 /** A caller-chosen requestId: printable, bounded, so derived ids and store keys stay valid. */
 // eslint-disable-next-line no-control-regex

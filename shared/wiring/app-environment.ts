@@ -1,5 +1,5 @@
 import { DynamoDBLevelUsage } from "../catalogue/dynamodb-level-usage.js";
-import type { DocumentDigests } from "../catalogue/document-digests.js";
+import type { DocumentDigests } from "../documents/document-digests.js";
 import { DynamoDBDocumentDigests } from "../catalogue/dynamodb-document-digests.js";
 import type { LevelUsage } from "../catalogue/level-usage.js";
 import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";

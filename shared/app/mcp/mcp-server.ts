@@ -23,6 +23,7 @@ import { activationRenderContext, turnRenderContext } from "../../steering/rende
 import type { TemplateRenderer } from "../../templates/template-renderer.js";
 import type { ToolInvoker } from "../../tools/tool-invoker.js";
 import type { SkillsApp } from "../skills-app.js";
+import { refusingJsonSchemaValidator } from "./mcp-json-schema-validator.js";
 import { mapped, onRequest, page, RESOURCE_NOT_FOUND } from "./mcp-protocol.js";
 import { completeArgument, completeFrom, renderPrompt, toPrompt } from "./mcp-prompts.js";
 import { listedPath, MAX_MCP_RESOURCE_BYTES, parseSkillFileUri, resourceContents, SKILL_FILE_TEMPLATE, skillFileUri, skillResources } from "./mcp-resources.js";
@@ -96,6 +97,7 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
         extensions: { [SKILLS_EXTENSION]: { directoryRead: true } },
       },
       instructions: INSTRUCTIONS,
+      jsonSchemaValidator: refusingJsonSchemaValidator,
     },
   );
   const loader = new SkillLoader(deps.app.sources);
