@@ -1,5 +1,5 @@
 import type { TableKey } from "../aws/dynamodb-keys.js";
-import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
+import { processSubscribersPartition } from "../aws/dynamodb-keys.js";
 
 /**
  * Keys of connection items in the service table, in the style of processes/dynamodb-keys.ts:
@@ -17,7 +17,8 @@ const SUBSCRIBER_SORT_PREFIX = "C#";
 
 export const connectionPartition = (tenant: string, connectionId: string): string => `T#${part(tenant)}#C#${part(connectionId)}`;
 
-export const processSubscribersPartition = (tenant: string, processId: string): string => `T#${part(tenant)}#PS#${part(processId)}`;
+// The subscriber partition and its marker live with the table's keys: a lane turn reads the marker (catalogue/, below this folder).
+export { processSubscribersMarkerKey, processSubscribersPartition, subscribersMarkerLive, SUBSCRIBERS_MARKER_SORT_KEY } from "../aws/dynamodb-keys.js";
 
 export const connectionItemKey = (tenant: string, connectionId: string): TableKey => ({
   pk: connectionPartition(tenant, connectionId),
@@ -44,18 +45,3 @@ export const identityConnectionKey = (tenant: string, login: string, connectionI
   sk: `${SUBSCRIBER_SORT_PREFIX}${part(connectionId)}`,
 });
 
-/**
- * One item per process that anyone has subscribed to, in its subscriber partition, living as long
- * as the longest subscription: a lane turn reads it with its process (one BatchGetItem) and skips
- * the subscribers query when it is absent or expired. `subscribe` writes it before the subscriber item.
- */
-export const processSubscribersMarkerKey = (tenant: string, processId: string): TableKey => ({
-  pk: processSubscribersPartition(tenant, processId),
-  sk: SUBSCRIBERS_MARKER_SORT_KEY,
-});
-
-export const SUBSCRIBERS_MARKER_SORT_KEY = "ANY";
-
-/** Whether a marker item (or its absence) says someone may be subscribed at `nowMs`. */
-export const subscribersMarkerLive = (item: Record<string, unknown> | undefined, nowMs: number): boolean =>
-  typeof item?.[TABLE_TTL_ATTRIBUTE] === "number" && (item[TABLE_TTL_ATTRIBUTE] as number) > Math.floor(nowMs / 1000);
