@@ -48,6 +48,7 @@ async function main(): Promise<void> {
   await section("lanes", benchLanes);
   await section("http", benchHttp);
   await section("mcp", () => inChild("./mcp-only.ts"));
+  await section("whole turn", () => inChild("./turn-only.ts"));
   await section("bundles", benchBundles);
   await section("console", benchConsole);
   await section("cold first turn", benchColdTurn);

@@ -34,11 +34,12 @@ export const CompleteBody = z.strictObject({
 export function steerRoutes({ app }: SteerRoutesDeps): HttpRoute[] {
   return [
     route("POST", "/brain/{tenant}/processes/{processId}/skill", async (request) => {
+      // The process read here is the one the lane request is enqueued for: no second read.
       const process = await accessibleProcess(app, request, request.param("processId"));
       assertNotEnded(process);
       // The ProcessSkillRequest is validated by the domain (toLaneCommand), one rule for HTTP and WebSocket.
       const body = parseJsonBody(request.event, z.unknown());
-      const accepted = await app.steerSkill(process.tenant, process.processId, request.user, body);
+      const accepted = await app.steerSkill(process.tenant, process.processId, request.user, body, process);
       return laneReply(app, process.tenant, process.processId, accepted, request);
     }),
 
@@ -46,7 +47,7 @@ export function steerRoutes({ app }: SteerRoutesDeps): HttpRoute[] {
       const process = await accessibleProcess(app, request, request.param("processId"));
       assertNotEnded(process);
       const body = parseJsonBody(request.event, ComposeBody);
-      const accepted = await app.composeTurn(process.tenant, process.processId, request.user, body);
+      const accepted = await app.composeTurn(process.tenant, process.processId, request.user, body, process);
       return laneReply(app, process.tenant, process.processId, accepted, request, { turnId: accepted.turnId });
     }),
 
@@ -54,7 +55,7 @@ export function steerRoutes({ app }: SteerRoutesDeps): HttpRoute[] {
       const process = await accessibleProcess(app, request, request.param("processId"));
       assertNotEnded(process);
       const body = parseJsonBody(request.event, CompleteBody);
-      const accepted = await app.completeTurn(process.tenant, process.processId, request.user, request.param("turnId"), body);
+      const accepted = await app.completeTurn(process.tenant, process.processId, request.user, request.param("turnId"), body, process);
       return laneReply(app, process.tenant, process.processId, accepted, request);
     }),
   ];

@@ -17,6 +17,7 @@ import { derivedRequestId } from "../steering/steer-context.js";
 import type { SteerOutcome, SteerRequest } from "../steering/steer-context.js";
 import { isTransientServiceError } from "../support/transient-errors.js";
 import type { SkillTurnSupport } from "../turns/skill-turn-support.js";
+import type { LaneTurnRead } from "../turns/turn-state.js";
 import { LaneRequestAbandoned } from "../lanes/lane-errors.js";
 import type { LaneMessage } from "../lanes/lane-message.js";
 import { parseLanePayload } from "../lanes/lane-payloads.js";
@@ -45,6 +46,11 @@ interface LaneApplierDeps {
   /** Usage counters (issue 17): one ADD per activation or refused activation, never one for a request that activates nothing. */
   usage?: SkillUsageStore;
   clock?: () => Date;
+  /**
+   * A compose's process read with its request's record and subscription marker in one round trip
+   * (TurnStates.loadForLane); without it the request is read on its own.
+   */
+  readTurn?: (tenant: string, processId: string, requestId: string) => Promise<LaneTurnRead>;
 }
 
 /**
@@ -78,7 +84,7 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
     }
   };
 
-  const dispatch = async (message: LaneMessage, req: SteerRequest): Promise<SteerOutcome<unknown>> => {
+  const dispatch = async (message: LaneMessage, req: SteerRequest, read: LaneTurnRead | undefined): Promise<SteerOutcome<unknown>> => {
     switch (message.kind) {
       case "skill.activate":
         return deps.steer.activate(req, parseLanePayload(message.kind, message.payload));
@@ -88,7 +94,7 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
         parseLanePayload(message.kind, message.payload);
         return deps.steer.clearAll(req);
       case "turn.compose":
-        return deps.turns.compose(req, parseLanePayload(message.kind, message.payload));
+        return deps.turns.compose(req, parseLanePayload(message.kind, message.payload), read?.state);
       case "turn.complete":
         return deps.turns.complete(req, parseLanePayload(message.kind, message.payload));
       case "process.spawnActivate":
@@ -113,7 +119,7 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
     });
   };
 
-  const publishCompletion = async (message: LaneMessage, record: RequestRecord): Promise<void> => {
+  const publishCompletion = async (message: LaneMessage, record: RequestRecord, noSubscribers?: boolean): Promise<void> => {
     const { tenant, processId, requestId, kind } = message;
     await bestEffort("request completion", () =>
       deps.events.requestCompleted({
@@ -121,6 +127,7 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
         processId,
         requestId,
         kind,
+        ...(noSubscribers ? { noSubscribers } : {}),
         status: record.status === "FAILED" ? "FAILED" : "DONE",
         ...(record.status === "FAILED" ? { error: record.error } : { result: record.result }),
       }),
@@ -129,8 +136,10 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
 
   const settle = async (message: LaneMessage): Promise<void> => {
     const { tenant, processId, requestId, kind } = message;
-    const existing = await deps.requests.get(tenant, processId, requestId);
+    const read = kind === "turn.compose" ? await deps.readTurn?.(tenant, processId, requestId) : undefined;
+    const existing = read?.request ? read.request.record : await deps.requests.get(tenant, processId, requestId);
     if (existing && existing.status !== "QUEUED") return;
+    const noSubscribers = read?.mayHaveSubscribers === false;
     // A producer that skipped putQueued still gets a record a caller can read.
     if (!existing) await deps.requests.putQueued(tenant, processId, requestId, kind, requestFingerprint(kind, message.payload));
 
@@ -138,7 +147,7 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
     let outcome: RequestOutcome;
     let steered: SteerOutcome<unknown> | undefined;
     try {
-      steered = await dispatch(message, req);
+      steered = await dispatch(message, req, read);
       outcome = { status: "DONE", result: steered.result };
     } catch (error) {
       if (!isDomainError(error)) throw error;
@@ -157,10 +166,10 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
     const scheduled = steered?.scheduled;
     if (scheduled) {
       await bestEffort("process-turn-scheduled", () =>
-        deps.events.turnScheduled({ tenant, processId, reason: scheduled.reason, pending: scheduled.pending }),
+        deps.events.turnScheduled({ tenant, processId, reason: scheduled.reason, pending: scheduled.pending, ...(noSubscribers ? { noSubscribers } : {}) }),
       );
     }
-    await publishCompletion(message, record);
+    await publishCompletion(message, record, noSubscribers);
   };
 
   /**

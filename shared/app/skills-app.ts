@@ -49,6 +49,12 @@ const EVALS_LEASE_MS = ROUTE_EVALS_TIME_BUDGET_MS + 5_000;
 /** A slot outlives its wait by this much, so a holder that crashed frees it soon after. */
 const WAIT_LEASE_MARGIN_MS = 5_000;
 
+/**
+ * The process as the caller has just read it (an access check does): enqueuing then needs no read
+ * of its own. Its project is fixed at spawn, so a read a moment old gives the same answer.
+ */
+export type KnownProcess = Pick<Process, "projectId">;
+
 export interface Accepted {
   requestId: string;
   status: RequestStatus;
@@ -88,14 +94,16 @@ export interface SkillsApp {
     kind: K,
     payload: LanePayloads[K],
     requestId?: string,
+    known?: KnownProcess,
   ): Promise<Accepted>;
   /** API.md ProcessSkillRequest (ACTIVATE / CLEAR / CLEAR_ALL). */
-  steerSkill(tenant: string, processId: string, user: LaneUser, request: unknown): Promise<Accepted>;
+  steerSkill(tenant: string, processId: string, user: LaneUser, request: unknown, known?: KnownProcess): Promise<Accepted>;
   composeTurn(
     tenant: string,
     processId: string,
     user: LaneUser,
     input?: { message?: string | undefined; context?: TurnContext | undefined; requestId?: string | undefined },
+    known?: KnownProcess,
   ): Promise<Accepted & { turnId: string }>;
   completeTurn(
     tenant: string,
@@ -103,6 +111,7 @@ export interface SkillsApp {
     user: LaneUser | null,
     turnId: string,
     input: { output: string; final?: boolean | undefined; requestId?: string | undefined },
+    known?: KnownProcess,
   ): Promise<Accepted>;
   /**
    * With `waiter` (the caller's login) the wait takes one of that identity's wait slots for its
@@ -169,9 +178,9 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     return parsed.data;
   };
 
-  const enqueue: SkillsApp["enqueue"] = async (tenant, processId, user, kind, payload, requestId) => {
+  const enqueue: SkillsApp["enqueue"] = async (tenant, processId, user, kind, payload, requestId, known) => {
     // Unknown (or another tenant's) process: answered now, not as a FAILED request later.
-    const { projectId } = await getProcess(tenant, processId);
+    const { projectId } = known ?? (await getProcess(tenant, processId));
     const id = requestIdOf(requestId);
     const record = await laneRequests.enqueue({ tenant, processId, projectId, user, kind, payload, requestId: id });
     return { requestId: id, status: record.status };
@@ -189,12 +198,12 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
     applyLaneMessage,
     enqueue,
 
-    async steerSkill(tenant, processId, user, request) {
+    async steerSkill(tenant, processId, user, request, known) {
       const command = toLaneCommand(request);
-      return enqueue(tenant, processId, user, command.kind, command.payload as LanePayloads[typeof command.kind], command.requestId);
+      return enqueue(tenant, processId, user, command.kind, command.payload as LanePayloads[typeof command.kind], command.requestId, known);
     },
 
-    async composeTurn(tenant, processId, user, input = {}) {
+    async composeTurn(tenant, processId, user, input = {}, known) {
       // The turn is known by its compose request (turn-ids.ts): GET …/turns/{turnId} reads that record.
       const requestId = requestIdOf(input.requestId);
       const turnId = turnIdFor(requestId);
@@ -203,28 +212,33 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
         ...(input.message !== undefined ? { message: input.message } : {}),
         ...(input.context !== undefined ? { context: input.context } : {}),
       };
-      return { ...(await enqueue(tenant, processId, user, "turn.compose", payload, requestId)), turnId };
+      return { ...(await enqueue(tenant, processId, user, "turn.compose", payload, requestId, known)), turnId };
     },
 
-    async completeTurn(tenant, processId, user, turnId, input) {
+    async completeTurn(tenant, processId, user, turnId, input, known) {
       const payload: LanePayloads["turn.complete"] = {
         turnId,
         output: input.output,
         ...(input.final !== undefined ? { final: input.final } : {}),
       };
-      return enqueue(tenant, processId, user, "turn.complete", payload, input.requestId);
+      return enqueue(tenant, processId, user, "turn.complete", payload, input.requestId, known);
     },
 
     async waitForRequest(tenant, processId, requestId, timeoutMs, options = {}) {
       const { waiter, ...waitOptions } = options;
       if (waiter === undefined) return deps.requests.waitFor(tenant, processId, requestId, timeoutMs, waitOptions);
-      const release = await waitSlots.acquire(tenant, waiter, timeoutMs + WAIT_LEASE_MARGIN_MS);
-      if (!release) throw new TooManyRequests(`At most ${waitSlots.limit} requests may be waited for at a time per identity; retry later or without Prefer: wait`, 1);
+      // A wait the lane answers by the first read is short (SettleTimeEstimate's cap): only one
+      // that goes on holds a slot, so the usual turn writes no slot at all.
+      let release: (() => Promise<void>) | undefined;
+      const takeSlot = async (): Promise<void> => {
+        release = await waitSlots.acquire(tenant, waiter, timeoutMs + WAIT_LEASE_MARGIN_MS);
+        if (!release) throw new TooManyRequests(`At most ${waitSlots.limit} requests may be waited for at a time per identity; retry later or without Prefer: wait`, 1);
+      };
       try {
-        return await deps.requests.waitFor(tenant, processId, requestId, timeoutMs, waitOptions);
+        return await deps.requests.waitFor(tenant, processId, requestId, timeoutMs, { ...waitOptions, firstReadAfterMs: "learned", beforeLongWait: takeSlot });
       } finally {
         // A slot that cannot be given back holds its place until its lease ends: say so, never fail the answer for it.
-        await release().catch((error: unknown) => deps.logger?.warn("slot release failed; it frees itself when its lease ends", { reason: error instanceof Error ? error.message : String(error) }));
+        await release?.().catch((error: unknown) => deps.logger?.warn("slot release failed; it frees itself when its lease ends", { reason: error instanceof Error ? error.message : String(error) }));
       }
     },
     getRequest: (tenant, processId, requestId) => deps.requests.get(tenant, processId, requestId),

@@ -208,6 +208,8 @@ export function createSkillsDomain(deps: SkillsAppDeps): SkillsDomain {
     ...(deps.activations ? { activations: deps.activations } : {}),
     usage,
     clock,
+    // A compose reads its request and the subscription marker with its process (issue 31).
+    ...(turnStates ? { readTurn: (tenant: string, processId: string, requestId: string) => turnStates.loadForLane(tenant, processId, { requestId }) } : {}),
   });
 
   return {

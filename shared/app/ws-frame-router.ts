@@ -138,7 +138,8 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
     const { type: _type, processId, ...request } = frame;
     const { tenant } = caller.identity;
     const command = toLaneCommand(request);
-    assertNotEnded(await authorizedProcess(caller.identity, processId));
+    const process = await authorizedProcess(caller.identity, processId);
+    assertNotEnded(process);
     await ensureSubscribed(caller, processId);
 
     const requestId = request.requestId ?? newRequestId();
@@ -153,7 +154,7 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
 
     await reply({ type: "process-skill-result", requestId, processId, status: "QUEUED" });
     try {
-      await deps.app.steerSkill(tenant, processId, toLaneUser(caller.identity), { ...request, requestId });
+      await deps.app.steerSkill(tenant, processId, toLaneUser(caller.identity), { ...request, requestId }, process);
     } catch (error) {
       const { code, message } = errorBody(error, { type: frame.type, processId, requestId });
       await reply({ type: "process-skill-result", requestId, processId, status: "FAILED", error: { code, message } });

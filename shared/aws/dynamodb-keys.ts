@@ -1,3 +1,5 @@
+import { TABLE_TTL_ATTRIBUTE } from "./table-schema.js";
+
 /**
  * Keys of the single table. The tenant leads every partition key, so another tenant's id
  * addresses a different item and is simply not found. Components are URI-encoded: `#` cannot
@@ -41,3 +43,22 @@ export const requestItemKey = (tenant: string, processId: string, requestId: str
   pk: `T#${part(tenant)}#P#${part(processId)}#R#${part(requestId)}`,
   sk: "REQUEST",
 });
+
+/** A process's WebSocket subscriber partition: one item per subscribed connection (shared/connections/dynamodb-connection-keys.ts). */
+export const processSubscribersPartition = (tenant: string, processId: string): string => `T#${part(tenant)}#PS#${part(processId)}`;
+
+/**
+ * One item per process that anyone has subscribed to, in its subscriber partition, living as long
+ * as the longest subscription: a lane turn reads it with its process (one BatchGetItem) and skips
+ * the subscribers query when it is absent or expired. `subscribe` writes it before the subscriber item.
+ */
+export const processSubscribersMarkerKey = (tenant: string, processId: string): TableKey => ({
+  pk: processSubscribersPartition(tenant, processId),
+  sk: SUBSCRIBERS_MARKER_SORT_KEY,
+});
+
+export const SUBSCRIBERS_MARKER_SORT_KEY = "ANY";
+
+/** Whether a marker item (or its absence) says someone may be subscribed at `nowMs`. */
+export const subscribersMarkerLive = (item: Record<string, unknown> | undefined, nowMs: number): boolean =>
+  typeof item?.[TABLE_TTL_ATTRIBUTE] === "number" && (item[TABLE_TTL_ATTRIBUTE] as number) > Math.floor(nowMs / 1000);

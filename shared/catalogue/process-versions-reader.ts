@@ -1,4 +1,5 @@
 import type { Process } from "../processes/process.js";
+import type { RequestRecord } from "../processes/request-store.js";
 import type { LevelVersion } from "./catalogue-versions.js";
 
 export interface ProcessWithVersions {
@@ -9,6 +10,21 @@ export interface ProcessWithVersions {
    * level whose version could not be read is left out: the catalogue then reads it itself.
    */
   versions: Map<string, LevelVersion>;
+  /**
+   * With `requestId`, where the adapter read it in the same round trip: the request as
+   * RequestStore.get answers it (`record` undefined: no such request). Absent: not read.
+   */
+  request?: { record: RequestRecord | undefined };
+  /**
+   * false when nobody can be subscribed to the process's events (no live subscription marker,
+   * dynamodb-connection-store.ts); undefined when the adapter does not know.
+   */
+  mayHaveSubscribers?: boolean;
+}
+
+export interface ProcessReadOptions {
+  /** Also read this request's record, where the store can in the same round trip. */
+  requestId?: string;
 }
 
 /**
@@ -20,5 +36,5 @@ export interface ProcessWithVersions {
  * two ports side by side: in-memory stores, tests, local).
  */
 export interface ProcessVersionsReader {
-  read(tenant: string, processId: string, projects: readonly string[]): Promise<ProcessWithVersions>;
+  read(tenant: string, processId: string, projects: readonly string[], options?: ProcessReadOptions): Promise<ProcessWithVersions>;
 }

@@ -1,4 +1,5 @@
 import type { TableKey } from "../aws/dynamodb-keys.js";
+import { processSubscribersPartition } from "../aws/dynamodb-keys.js";
 
 /**
  * Keys of connection items in the service table, in the style of processes/dynamodb-keys.ts:
@@ -16,7 +17,8 @@ const SUBSCRIBER_SORT_PREFIX = "C#";
 
 export const connectionPartition = (tenant: string, connectionId: string): string => `T#${part(tenant)}#C#${part(connectionId)}`;
 
-export const processSubscribersPartition = (tenant: string, processId: string): string => `T#${part(tenant)}#PS#${part(processId)}`;
+// The subscriber partition and its marker live with the table's keys: a lane turn reads the marker (catalogue/, below this folder).
+export { processSubscribersMarkerKey, processSubscribersPartition, subscribersMarkerLive, SUBSCRIBERS_MARKER_SORT_KEY } from "../aws/dynamodb-keys.js";
 
 export const connectionItemKey = (tenant: string, connectionId: string): TableKey => ({
   pk: connectionPartition(tenant, connectionId),
@@ -42,3 +44,4 @@ export const identityConnectionKey = (tenant: string, login: string, connectionI
   pk: identityConnectionsPartition(tenant, login),
   sk: `${SUBSCRIBER_SORT_PREFIX}${part(connectionId)}`,
 });
+

@@ -1,8 +1,8 @@
-import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
 import { parseIdentity } from "../auth/identity.js";
-import { documentClientOf } from "../aws/dynamodb-client.js";
+import { documentClientOf, isConditionalCheckFailed } from "../aws/dynamodb-client.js";
 import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import type { TableKey } from "../aws/dynamodb-keys.js";
 import { ConnectionCleanupIncomplete } from "./connection-errors.js";
@@ -17,6 +17,7 @@ import {
   identityConnectionKey,
   identityConnectionsPartition,
   processSubscriberKey,
+  processSubscribersMarkerKey,
   processSubscribersPartition,
 } from "./dynamodb-connection-keys.js";
 
@@ -123,8 +124,9 @@ export class DynamoDBConnectionStore implements ConnectionStore {
 
   async subscribe(tenant: string, connectionId: string, processId: string, options: SubscribeOptions = {}): Promise<void> {
     const expiresAt = connectionExpiry(this.clock(), this.ttlSeconds, options.notAfter);
-    // Back-reference first: a subscriber item without one would survive `$disconnect`.
-    await this.documents.send(
+    // Back-reference and marker first: a subscriber item without the one would survive
+    // `$disconnect`, without the other a lane turn would not look for it.
+    await Promise.all([this.markSubscribed(tenant, processId, expiresAt), this.documents.send(
       new PutCommand({
         TableName: this.tableName,
         Item: {
@@ -134,7 +136,7 @@ export class DynamoDBConnectionStore implements ConnectionStore {
           [TABLE_TTL_ATTRIBUTE]: expiresAt,
         },
       }),
-    );
+    )]);
     await this.documents.send(
       new PutCommand({
         TableName: this.tableName,
@@ -147,6 +149,28 @@ export class DynamoDBConnectionStore implements ConnectionStore {
         },
       }),
     );
+  }
+
+  /**
+   * The process's subscription marker (dynamodb-connection-keys.ts) lives at least until
+   * `expiresAt`: it is only ever moved later, so it outlives every subscriber item of the process.
+   */
+  private async markSubscribed(tenant: string, processId: string, expiresAt: number): Promise<void> {
+    try {
+      await this.documents.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: processSubscribersMarkerKey(tenant, processId),
+          UpdateExpression: "SET #ttl = :expiresAt, entity = :entity",
+          ConditionExpression: "attribute_not_exists(#ttl) OR #ttl < :expiresAt",
+          ExpressionAttributeNames: { "#ttl": TABLE_TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ":expiresAt": expiresAt, ":entity": "processSubscribers" },
+        }),
+      );
+    } catch (error) {
+      // A marker that lives longer already covers this subscription.
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
   }
 
   /** Counts live index items (TTL deletion lags, so expired ones are filtered out). */

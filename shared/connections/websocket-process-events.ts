@@ -37,7 +37,8 @@ function turnResultFrame(event: RequestCompletedEvent): ServerFrame {
 export function createWebSocketProcessEvents(deps: WebSocketProcessEventsDeps): ProcessEvents {
   const concurrency = Math.max(1, deps.concurrency ?? 10);
 
-  const fanOut = async (tenant: string, processId: string, frame: ServerFrame): Promise<void> => {
+  const fanOut = async (tenant: string, processId: string, frame: ServerFrame, noSubscribers = false): Promise<void> => {
+    if (noSubscribers) return;
     const subscribers = await deps.connections.subscribers(tenant, processId);
     const failures: { connectionId: string; error: unknown }[] = [];
     let next = 0;
@@ -62,7 +63,7 @@ export function createWebSocketProcessEvents(deps: WebSocketProcessEventsDeps): 
         processId: event.processId,
         reason: event.reason,
         pending: event.pending,
-      }),
+      }, event.noSubscribers),
     requestCompleted: (event: RequestCompletedEvent) =>
       fanOut(event.tenant, event.processId, event.kind === TURN_COMPOSE ? turnResultFrame(event) : {
         type: "process-skill-result",
@@ -71,6 +72,6 @@ export function createWebSocketProcessEvents(deps: WebSocketProcessEventsDeps): 
         status: event.status,
         ...(event.status === "DONE" ? { result: event.result } : {}),
         ...(event.error ? { error: { code: event.error.code, message: event.error.message } } : {}),
-      }),
+      }, event.noSubscribers),
   };
 }

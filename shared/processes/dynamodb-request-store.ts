@@ -5,7 +5,7 @@ import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
 import { documentClientOf, isConditionalCheckFailed } from "../aws/dynamodb-client.js";
 import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import { requestItemKey } from "../aws/dynamodb-keys.js";
-import { BaseRequestStore } from "./request-store-base.js";
+import { BaseRequestStore, parseRecord } from "./request-store-base.js";
 import type { RequestStoreOptions } from "./request-store-base.js";
 import type { RequestOutcome, RequestRecord } from "./request-store.js";
 
@@ -67,7 +67,7 @@ export class DynamoDBRequestStore extends BaseRequestStore {
     });
   }
 
-  protected async completeIfQueued(tenant: string, processId: string, requestId: string, outcome: RequestOutcome, expiresAt: number): Promise<unknown> {
+  protected async completeIfQueued(tenant: string, processId: string, requestId: string, outcome: RequestOutcome, expiresAt: number, settledAtMs: number): Promise<unknown> {
     const detail =
       outcome.status === "DONE"
         ? { set: "resultJson = :detail", value: JSON.stringify(outcome.result) }
@@ -77,14 +77,14 @@ export class DynamoDBRequestStore extends BaseRequestStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: requestItemKey(tenant, processId, requestId),
-          UpdateExpression: `SET #status = :status, ${detail.set}, #expiresAt = :expiresAt`,
+          UpdateExpression: `SET #status = :status, ${detail.set}, #expiresAt = :expiresAt, settledAtMs = :settledAt`,
           ConditionExpression: "#status = :queued",
           ExpressionAttributeNames: {
             "#status": "status",
             "#expiresAt": TABLE_TTL_ATTRIBUTE,
             ...(outcome.status === "FAILED" ? { "#error": "error" } : {}),
           },
-          ExpressionAttributeValues: { ":status": outcome.status, ":detail": detail.value, ":expiresAt": expiresAt, ":queued": "QUEUED" },
+          ExpressionAttributeValues: { ":status": outcome.status, ":detail": detail.value, ":expiresAt": expiresAt, ":queued": "QUEUED", ":settledAt": settledAtMs },
           ReturnValues: "ALL_NEW",
         }),
       );
@@ -96,6 +96,9 @@ export class DynamoDBRequestStore extends BaseRequestStore {
   }
 }
 
+/** A request item read elsewhere (a turn's BatchGetItem), as RequestStore.get answers it. */
+export const requestRecordOfItem = (item: Record<string, unknown>): RequestRecord => parseRecord(fromItem(item));
+
 const fromItem = (item: Record<string, unknown>): Record<string, unknown> => ({
   requestId: item.requestId,
   processId: item.processId,
@@ -105,4 +108,5 @@ const fromItem = (item: Record<string, unknown>): Record<string, unknown> => ({
   ...(typeof item.resultJson === "string" ? { result: JSON.parse(item.resultJson) as unknown } : {}),
   ...(item.error !== undefined ? { error: item.error } : {}),
   ...(typeof item.fingerprint === "string" ? { fingerprint: item.fingerprint } : {}),
+  ...(typeof item.settledAtMs === "number" ? { settledAtMs: item.settledAtMs } : {}),
 });

@@ -1,4 +1,5 @@
 import { BaseRequestStore } from "./request-store-base.js";
+import type { StoredSettledAt } from "./request-store-base.js";
 import type { RequestStoreOptions } from "./request-store-base.js";
 import type { RequestOutcome, RequestRecord } from "./request-store.js";
 
@@ -27,11 +28,11 @@ export class InMemoryRequestStore extends BaseRequestStore {
     return stored === undefined ? undefined : structuredClone(stored.record);
   }
 
-  protected async completeIfQueued(tenant: string, processId: string, requestId: string, outcome: RequestOutcome, expiresAt: number): Promise<unknown> {
+  protected async completeIfQueued(tenant: string, processId: string, requestId: string, outcome: RequestOutcome, expiresAt: number, settledAtMs: number): Promise<unknown> {
     const key = recordKey(tenant, processId, requestId);
     const stored = this.records.get(key);
     if (stored?.record.status !== "QUEUED") return undefined;
-    const record: RequestRecord = { ...stored.record, ...structuredClone(outcome) };
+    const record: RequestRecord & StoredSettledAt = { ...stored.record, ...structuredClone(outcome), settledAtMs };
     this.records.set(key, { record, expiresAt });
     return structuredClone(record);
   }

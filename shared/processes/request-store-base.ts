@@ -2,8 +2,10 @@ import { RequestWatcher } from "./request-watcher.js";
 import type { WatchedRequest } from "./request-watcher.js";
 import * as z from "zod";
 import { RequestNotFound } from "./process-errors.js";
-import type { RequestOutcome, RequestRecord, RequestStore } from "./request-store.js";
+import type { RequestOutcome, RequestRecord, RequestStore, WaitOptions } from "./request-store.js";
+import { LRUCache } from "lru-cache";
 import { sleep as realSleep } from "../support/retry-backoff.js";
+import { SettleTimeEstimate } from "./settle-time-estimate.js";
 import type { Sleep } from "../support/retry-backoff.js";
 
 /** DynamoDB's BatchGetItem limit. */
@@ -41,6 +43,10 @@ export abstract class BaseRequestStore implements RequestStore {
   protected readonly sleep: Sleep;
   /** Every waitFor of this store (one per container) shares one polling loop. */
   private readonly watcher: RequestWatcher;
+  /** When waited requests settle (WaitOptions.firstReadAfterMs "learned"). */
+  private readonly settleTimes = new SettleTimeEstimate();
+  /** `settledAtMs` of records the watcher saw settled, until their waiter takes it (parsed records leave it out). */
+  private readonly settledAt = new LRUCache<string, number>({ max: 1024 });
 
   constructor(options: RequestStoreOptions = {}) {
     this.ttlSeconds = options.ttlSeconds ?? 24 * 60 * 60;
@@ -49,7 +55,13 @@ export abstract class BaseRequestStore implements RequestStore {
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? realSleep;
     this.watcher = new RequestWatcher({
-      readMany: async (requests) => (await this.readItems(requests)).map((item) => (item === undefined ? undefined : parseRecord(item))),
+      readMany: async (requests) =>
+        (await this.readItems(requests)).map((item, i) => {
+          if (item === undefined) return undefined;
+          const at = settledAtOf(item);
+          if (at !== undefined) this.settledAt.set(watchKey(requests[i]!), at);
+          return parseRecord(item);
+        }),
       pollStartMs: this.pollStartMs,
       pollMaxMs: this.pollMaxMs,
       batchSize: READ_BATCH_SIZE,
@@ -72,7 +84,7 @@ export abstract class BaseRequestStore implements RequestStore {
     return Promise.all(requests.map((r) => this.readItem(r.tenant, r.processId, r.requestId)));
   }
   /** Writes the outcome only while the record is QUEUED; returns the new item, or undefined when it was not QUEUED or absent. */
-  protected abstract completeIfQueued(tenant: string, processId: string, requestId: string, outcome: RequestOutcome, expiresAt: number): Promise<unknown>;
+  protected abstract completeIfQueued(tenant: string, processId: string, requestId: string, outcome: RequestOutcome, expiresAt: number, settledAtMs: number): Promise<unknown>;
 
   async putQueued(tenant: string, processId: string, requestId: string, kind: string, fingerprint?: string): Promise<{ record: RequestRecord; created: boolean }> {
     const record: RequestRecord = { requestId, processId, kind, status: "QUEUED", ...(fingerprint !== undefined ? { fingerprint } : {}) };
@@ -90,7 +102,7 @@ export abstract class BaseRequestStore implements RequestStore {
       outcome.status === "DONE"
         ? { status: "DONE", result: asJson(outcome.result) }
         : { status: "FAILED", error: { code: outcome.error.code, message: outcome.error.message } };
-    const completed = await this.completeIfQueued(tenant, processId, requestId, normalized, this.expiresAt());
+    const completed = await this.completeIfQueued(tenant, processId, requestId, normalized, this.expiresAt(), this.now());
     if (completed !== undefined) return parseRecord(completed);
     const existing = await this.get(tenant, processId, requestId);
     if (!existing) throw new RequestNotFound(requestId);
@@ -102,8 +114,41 @@ export abstract class BaseRequestStore implements RequestStore {
     return item === undefined ? undefined : parseRecord(item);
   }
 
-  async waitFor(tenant: string, processId: string, requestId: string, timeoutMs: number, options: { signal?: AbortSignal } = {}): Promise<RequestRecord | undefined> {
-    return this.watcher.wait({ tenant, processId, requestId }, timeoutMs, options.signal);
+  async waitFor(tenant: string, processId: string, requestId: string, timeoutMs: number, options: WaitOptions = {}): Promise<RequestRecord | undefined> {
+    const { signal, beforeLongWait } = options;
+    if (options.firstReadAfterMs === undefined) {
+      // Joins the watcher in this tick when there is nothing to await (callers count it at once).
+      if (beforeLongWait) await beforeLongWait();
+      return this.watcher.wait({ tenant, processId, requestId }, timeoutMs, signal);
+    }
+    const learned = options.firstReadAfterMs === "learned";
+    const firstReadAfterMs = learned ? this.settleTimes.firstReadMs() : (options.firstReadAfterMs as number);
+    const started = this.now();
+    const left = (): number => timeoutMs - (this.now() - started);
+    const learn = (settledAtMs: number | undefined): void => {
+      // A record settled before this wait began (a repeated requestId) says nothing about the lane.
+      if (learned && settledAtMs !== undefined && settledAtMs >= started) this.settleTimes.sample(settledAtMs - started);
+    };
+
+    await this.sleep(Math.max(0, Math.min(firstReadAfterMs, timeoutMs)), signal);
+    const item = await this.readItem(tenant, processId, requestId);
+    const first = item === undefined ? undefined : parseRecord(item);
+    if (first?.status !== "QUEUED") {
+      if (item !== undefined) learn(settledAtOf(item));
+      return first;
+    }
+    if (left() <= 0 || signal?.aborted) return first;
+    await beforeLongWait?.();
+    // The watcher reads as soon as a caller joins: one poll interval first, not a second read at once.
+    await this.sleep(Math.min(this.pollStartMs, left()), signal);
+    if (left() <= 0 || signal?.aborted) return first;
+    const watched = { tenant, processId, requestId };
+    const record = await this.watcher.wait(watched, left(), signal);
+    if (record && record.status !== "QUEUED") {
+      learn(this.settledAt.get(watchKey(watched)) ?? this.now());
+      this.settledAt.delete(watchKey(watched));
+    }
+    return record ?? first;
   }
 
   protected expiresAt(): number {
@@ -111,7 +156,20 @@ export abstract class BaseRequestStore implements RequestStore {
   }
 }
 
-const parseRecord = (item: unknown): RequestRecord => {
+/** When the lane completed the record (epoch ms on the completing instance's clock); stored beside it, not part of it. */
+export interface StoredSettledAt {
+  settledAtMs?: number;
+}
+
+const settledAtOf = (item: unknown): number | undefined => {
+  const at = (item as StoredSettledAt | null)?.settledAtMs;
+  return typeof at === "number" ? at : undefined;
+};
+
+const watchKey = (request: WatchedRequest): string => JSON.stringify([request.tenant, request.processId, request.requestId]);
+
+/** A stored record in any shape, validated (RequestStore.get's answer for it). */
+export const parseRecord = (item: unknown): RequestRecord => {
   const parsed = StoredRecord.parse(item);
   return {
     requestId: parsed.requestId,

@@ -45,7 +45,22 @@ export interface RequestStore {
    * Polls until the request is DONE/FAILED, `timeoutMs` passed, or `signal` aborted; returns the
    * last record read (QUEUED when it did not finish in time, undefined when it never existed).
    */
-  waitFor(tenant: string, processId: string, requestId: string, timeoutMs: number, options?: { signal?: AbortSignal }): Promise<RequestRecord | undefined>;
+  waitFor(tenant: string, processId: string, requestId: string, timeoutMs: number, options?: WaitOptions): Promise<RequestRecord | undefined>;
+}
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  /**
+   * The first read waits this long: a read before the lane can have applied anything is a
+   * request for nothing. "learned": what this store's waited requests recently took
+   * (SettleTimeEstimate). Unset: read at once.
+   */
+  firstReadAfterMs?: number | "learned";
+  /**
+   * Called once when that first read finds the request still QUEUED and time is left, before
+   * the wait goes on; throwing ends the wait with that error (a wait slot that is not free).
+   */
+  beforeLongWait?: () => Promise<void>;
 }
 
 /** The API.md shape `{requestId,status,result?,error?}`. */

@@ -10,6 +10,8 @@ export interface TurnScheduledEvent {
   reason: TurnScheduledReason;
   /** The process's pending messages right after the write that scheduled the turn. */
   pending: PendingMessage[];
+  /** See RequestCompletedEvent.noSubscribers. */
+  noSubscribers?: boolean;
 }
 
 export interface RequestCompletedEvent {
@@ -21,6 +23,11 @@ export interface RequestCompletedEvent {
   error?: RequestError;
   /** The lane message kind (e.g. `turn.compose`): a composed turn has a frame of its own. */
   kind?: string;
+  /**
+   * true when the lane's read of the process, after the request was enqueued, showed nobody
+   * subscribed (its subscription marker): a fan-out need not look up subscribers.
+   */
+  noSubscribers?: boolean;
 }
 
 /**

@@ -129,8 +129,9 @@ export class SkillTurnSupport {
     return { content: section.section, warnings: section.warnings.map((w) => `Skill '${w.skill}' left out: ${w.message}`) };
   }
 
-  async compose(req: SteerRequest, payload: TurnComposePayload): Promise<SteerOutcome<Turn>> {
-    const { process: snapshot, lookups } = await this.load(req);
+  /** `state`: the process as the lane just read it for this request (TurnStates.loadForLane); read here without it. */
+  async compose(req: SteerRequest, payload: TurnComposePayload, state?: TurnState): Promise<SteerOutcome<Turn>> {
+    const { process: snapshot, lookups } = state ?? (await this.load(req));
     return applyOnce(this.deps.store, req, {
       snapshot,
       alreadyApplied: (process) => lookups(() => this.replayCompose(process, payload)),

@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { LevelVersion } from "../catalogue/catalogue-versions.js";
-import type { ProcessVersionsReader } from "../catalogue/process-versions-reader.js";
+import type { ProcessReadOptions, ProcessVersionsReader, ProcessWithVersions } from "../catalogue/process-versions-reader.js";
 import { cascadeLevels } from "../documents/cascade-layers.js";
 import type { Process } from "../processes/process.js";
 import type { ProcessStore } from "../processes/process-store.js";
@@ -13,10 +13,18 @@ export interface TurnState {
   lookups<T>(run: () => Promise<T>): Promise<T>;
 }
 
+/** A turn's state as the lane reads it before applying: with what came in the same round trip. */
+export interface LaneTurnRead extends Pick<ProcessWithVersions, "request" | "mayHaveSubscribers"> {
+  /** undefined for an unknown process or another tenant's. */
+  state: TurnState | undefined;
+}
+
 /** Where SkillTurnSupport reads the process a turn starts from. */
 export interface TurnStates {
   /** undefined for an unknown process or another tenant's, as ProcessStore.get. */
   load(tenant: string, processId: string): Promise<TurnState | undefined>;
+  /** load, plus the request's record and the subscription marker where the store reads them along. */
+  loadForLane?(tenant: string, processId: string, options: Required<ProcessReadOptions>): Promise<LaneTurnRead>;
 }
 
 const runAsIs = <T>(run: () => Promise<T>): Promise<T> => run();
@@ -64,16 +72,21 @@ export class WarmTurnStates implements TurnStates {
   }
 
   async load(tenant: string, processId: string): Promise<TurnState | undefined> {
+    return (await this.loadForLane(tenant, processId)).state;
+  }
+
+  async loadForLane(tenant: string, processId: string, options: ProcessReadOptions = {}): Promise<LaneTurnRead> {
     const key = JSON.stringify([tenant, processId]);
-    const { process, versions } = await this.reader.read(tenant, processId, this.levels.get(key) ?? []);
+    const { process, versions, request, mayHaveSubscribers } = await this.reader.read(tenant, processId, this.levels.get(key) ?? [], options);
+    const along = { ...(request ? { request } : {}), ...(mayHaveSubscribers !== undefined ? { mayHaveSubscribers } : {}) };
     if (!process) {
       this.levels.delete(key);
-      return undefined;
+      return { state: undefined, ...along };
     }
     const projects = storeLevelsOf(process);
     if (projects) this.levels.set(key, projects);
     else this.levels.delete(key);
-    return { process, lookups: (run) => this.catalogue.withVersions(tenant, versions, run) };
+    return { state: { process, lookups: (run) => this.catalogue.withVersions(tenant, versions, run) }, ...along };
   }
 }
 

@@ -112,7 +112,7 @@ async function requestsOf(act: () => Promise<{ status: number; text: string }>):
 }
 
 describe("the deployed lane worker's AWS requests per composed turn", () => {
-  it("steady state: the turn reads its process and level versions in one BatchGetItem and writes the process once; no S3", async () => {
+  it("steady state: the turn reads its process, level versions, request and subscription marker in one BatchGetItem and writes the process once; no S3", async () => {
     // Prepare: a process and a first turn (it fills the container's catalogue: cold, not steady)
     const spawned = await api.spawn(TENANT, "steady", { recipe: "default", projectId: PROJECT });
     expect(spawned.status, spawned.text).toBe(201);
@@ -122,13 +122,15 @@ describe("the deployed lane worker's AWS requests per composed turn", () => {
     // Act
     const steady = await requestsOf(() => api.compose(TENANT, processId, { message: "second" }, WAIT));
 
-    // Assess: the turn's own state is two requests. Every lane request, whatever its kind, also
-    // reads and completes its request record and looks up the process's WebSocket subscribers.
+    // Assess: the turn's own state is two requests; the one read also carries the request's
+    // record and the process's subscription marker (issue 31), so the request costs only its
+    // completion, and nobody subscribed means no subscribers query.
     const onProcess = steady.filter((s) => s.items.includes("process"));
     expect(onProcess.map((s) => s.operation)).toEqual(["DynamoDB.BatchGetItem", "DynamoDB.PutItem"]);
+    expect(onProcess[0]!.items).toEqual(expect.arrayContaining(["process", "request", "subscribers"]));
     expect(steady.filter((s) => s.operation.startsWith("S3."))).toEqual([]);
     const rest = steady.filter((s) => !s.items.includes("process")).map((s) => `${s.operation} ${s.items.join(",")}`);
-    expect(rest).toEqual(["DynamoDB.GetItem request", "DynamoDB.UpdateItem request", "DynamoDB.Query subscribers"]);
+    expect(rest).toEqual(["DynamoDB.UpdateItem request"]);
   });
 
   it("a turn whose message triggers a skill activates it with the same two process requests (metrics read nothing)", async () => {

@@ -39,6 +39,26 @@ describe("createWebSocketProcessEvents", () => {
     expect(t.push.framesTo("c2")).toEqual([expected]);
   });
 
+  it("looks up no subscribers for an event the lane knows nobody watches (issue 31)", async () => {
+    // Prepare
+    const t = await setup();
+    let lookups = 0;
+    const subscribers = t.connections.subscribers.bind(t.connections);
+    t.connections.subscribers = async (...args) => {
+      lookups += 1;
+      return subscribers(...args);
+    };
+    const events = createWebSocketProcessEvents({ connections: t.connections, push: t.push });
+
+    // Act
+    await events.requestCompleted({ tenant: "acme", processId: "p1", requestId: "r1", status: "DONE", result: null, noSubscribers: true });
+    await events.turnScheduled({ tenant: "acme", processId: "p1", reason: "action", pending: PENDING, noSubscribers: true });
+    await events.requestCompleted({ tenant: "acme", processId: "p1", requestId: "r2", status: "DONE", result: null });
+
+    // Assess
+    expect(lookups).toBe(1);
+  });
+
   it("sends process-skill-result with result for DONE and error for FAILED", async () => {
     // Prepare
     const t = await setup();
