@@ -11,6 +11,7 @@ export * from "./levels.js";
 export * from "./limits.js";
 export * from "./processes.js";
 export * from "./requests.js";
+export * from "./service.js";
 export * from "./skills.js";
 export * from "./turns.js";
 export * from "./ws-frames.js";

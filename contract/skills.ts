@@ -20,23 +20,23 @@ export const SkillArgument = z.looseObject({
   enum: z.optional(z.array(z.union([z.string(), z.number(), z.boolean()]))),
 });
 
-export const SkillSummary = z
-  .looseObject({
-    name: z.string(),
-    title: z.string(),
-    description: z.string(),
-    version: z.string(),
-    tags: z.array(z.string()),
-    source: SkillSource,
-    lifecycle: z.enum(["sticky", "shot"]),
-    triggers: z.array(SkillTrigger),
-    arguments: z.union([z.boolean(), z.array(SkillArgument)]),
-    run: z.looseObject({ target: z.enum(["inline", "spawn"]), recipe: z.optional(z.string()), inherit: z.optional(z.string()) }),
-    argumentHint: z.optional(z.string()),
-    disableModelInvocation: z.optional(z.boolean()),
-    userInvocable: z.optional(z.boolean()),
-  })
-  .check(z.meta({ id: "SkillSummary" }));
+const summaryShape = {
+  name: z.string(),
+  title: z.string(),
+  description: z.string(),
+  version: z.string(),
+  tags: z.array(z.string()),
+  source: SkillSource,
+  lifecycle: z.enum(["sticky", "shot"]),
+  triggers: z.array(SkillTrigger),
+  arguments: z.union([z.boolean(), z.array(SkillArgument)]),
+  run: z.looseObject({ target: z.enum(["inline", "spawn"]), recipe: z.optional(z.string()), inherit: z.optional(z.string()) }),
+  argumentHint: z.optional(z.string()),
+  disableModelInvocation: z.optional(z.boolean()),
+  userInvocable: z.optional(z.boolean()),
+};
+
+export const SkillSummary = z.looseObject(summaryShape).check(z.meta({ id: "SkillSummary" }));
 
 export const SkillReferenceDoc = z.looseObject({
   title: z.string(),
@@ -49,8 +49,11 @@ export const SkillReferenceDoc = z.looseObject({
 /** One file of the skill's folder; `digest` (`sha256:<hex>`) where the service computed one. */
 export const SkillFile = z.object({ path: z.string(), size: z.int(), digest: z.optional(z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/))) });
 
+// The summary's shape spread rather than z.extend: an extended schema keeps its parent's JSON
+// Schema id, and the OpenAPI document would then call the detail a summary.
 export const SkillDetail = z
-  .extend(SkillSummary, {
+  .looseObject({
+    ...summaryShape,
     body: z.string(),
     tools: z.array(z.string()),
     manualPaths: z.array(z.string()),

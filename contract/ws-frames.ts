@@ -11,7 +11,7 @@ import { SkillSummary } from "./skills.js";
  * client frame and echoed in the answer, for correlation.
  */
 
-export const ProcessSkillFrame = z.extend(ProcessSkillRequest, { type: z.literal("process-skill"), processId: RequestId });
+export const ProcessSkillFrame = z.strictObject({ ...ProcessSkillRequest.shape, type: z.literal("process-skill"), processId: RequestId });
 
 export const ProcessSubscribeFrame = z.strictObject({ type: z.literal("process-subscribe"), processId: RequestId, requestId: z.optional(RequestId) });
 
