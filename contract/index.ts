@@ -4,6 +4,7 @@
  * this repository (check:layers rule `contract-self-contained`): the service parses with it, the
  * OpenAPI document is generated from it, the client's types are inferred from it.
  */
+export type * from "./closed.js";
 export * from "./common.js";
 export * from "./documents.js";
 export * from "./error-codes.js";

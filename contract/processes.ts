@@ -15,6 +15,16 @@ export const ActiveSkillRef = z
   })
   .check(z.meta({ id: "ActiveSkillRef" }));
 
+/** An active skill as a caller who is not the process's owner sees it: without its `args`. */
+export const ActiveSkillMetadata = z.looseObject({
+  name: z.string(),
+  resolvedFromScope: SkillSource,
+  oneShot: z.boolean(),
+  fromRecipe: z.boolean(),
+  activatedAt: z.string(),
+  activatedBy: ActivatedBy,
+});
+
 /** A queued message for the next turn; `kind`/`skill` and other fields are kept as they were queued. */
 export const PendingMessage = z
   .looseObject({ id: z.string(), sender: z.string(), text: z.string(), kind: z.optional(z.string()), skill: z.optional(z.string()) })
@@ -68,9 +78,11 @@ export const ActivateResult = z
 export const CompleteResult = z.looseObject({ activeSkills: z.array(ActiveSkillRef) }).check(z.meta({ id: "CompleteResult" }));
 
 export type ActiveSkillRef = z.infer<typeof ActiveSkillRef>;
+export type ActiveSkillMetadata = z.infer<typeof ActiveSkillMetadata>;
 export type PendingMessage = z.infer<typeof PendingMessage>;
 export type Process = z.infer<typeof Process>;
-export type RequestRecord<R = unknown> = Omit<z.infer<typeof RequestRecord>, "result"> & { result?: R };
+// An intersection, not Omit: Omit on an open (looseObject) type keeps only its index signature.
+export type RequestRecord<R = unknown> = z.infer<typeof RequestRecord> & { result?: R };
 export type Queued = z.infer<typeof Queued>;
 export type ActivateResult = z.infer<typeof ActivateResult>;
 /** CLEAR / CLEAR_ALL answer the active skills only. */

@@ -24,7 +24,8 @@ const summaryShape = {
   name: z.string(),
   title: z.string(),
   description: z.string(),
-  version: z.string(),
+  /** Left out when the document has none (Agent Skills allows that: a warning, not an error). */
+  version: z.optional(z.string()),
   tags: z.array(z.string()),
   source: SkillSource,
   lifecycle: z.enum(["sticky", "shot"]),

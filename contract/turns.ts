@@ -40,4 +40,4 @@ export type CatalogEntry = z.infer<typeof CatalogEntry>;
 export type Catalog = z.infer<typeof Catalog>;
 export type ActivationEntry = z.infer<typeof ActivationEntry>;
 /** `messages`: the consumed pending messages, then the turn's own user message, each with role "user". */
-export type Turn = Omit<z.infer<typeof Turn>, "messages"> & { messages: (PendingMessage & { role: "user" })[] };
+export type Turn = z.infer<typeof Turn> & { messages: (PendingMessage & { role: "user" })[] };

@@ -1,5 +1,5 @@
 import { z } from "./mini.js";
-import { ActiveSkillRef, PendingMessage } from "./processes.js";
+import { ActiveSkillMetadata, ActiveSkillRef, PendingMessage } from "./processes.js";
 import { ApiError, RequestId, RequestStatus } from "./common.js";
 import { MAX_FOOT_LOG_ENTRIES } from "./limits.js";
 import { ProcessSkillRequest } from "./requests.js";
@@ -81,7 +81,8 @@ export const SkillListResultFrame = z.looseObject({
   processId: z.optional(z.string()),
   requestId: z.optional(z.string()),
   skills: z.array(SkillSummary),
-  active: z.array(ActiveSkillRef),
+  /** A caller who is not the process's owner gets them without `args` (the metadata view). */
+  active: z.array(z.union([ActiveSkillRef, ActiveSkillMetadata])),
   nextCursor: z.optional(z.string()),
   truncated,
   total: z.optional(z.int()),
