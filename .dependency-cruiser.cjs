@@ -21,6 +21,8 @@ module.exports = {
       from: { path: "^contract/" }, to: { path: "^(shared|functions|infra|client|cli|console|test|bench)/" } },
     { name: "client-self-contained", severity: "error", comment: "client/ is a package of its own (skills-service/client, bundled for browsers): it imports nothing else of this repo but the contract it is typed by.",
       from: { path: "^client/" }, to: { path: "^(shared|functions|infra|cli|test|bench)/" } },
+    { name: "client-takes-error-codes-only", severity: "error", comment: "At run time the client takes only the contract's plain tables (no zod in a browser bundle); its types may come from anywhere in contract/.",
+      from: { path: "^client/" }, to: { path: "^contract/", pathNot: "^contract/(error-codes|levels)\\.ts$", dependencyTypesNot: ["type-only"] } },
     { name: "service-not-to-client", severity: "error", comment: "The service does not call itself through its client.",
       from: { path: "^(shared|functions|infra)/" }, to: { path: "^client/" } },
   ],

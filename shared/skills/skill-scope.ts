@@ -1,7 +1,11 @@
-/** Cascade source of a resolved skill (spec §3, §12), innermost first. */
-export type SkillScope = "USER" | "PROJECT" | "VANCE" | "RESOURCE";
+import { SKILL_SOURCES, TENANT_PROJECT, userProject } from "../../contract/levels.js";
+import type { SkillSource } from "../../contract/common.js";
 
-export const SKILL_SCOPES_INNER_FIRST: readonly SkillScope[] = ["USER", "PROJECT", "VANCE", "RESOURCE"];
+/** Cascade source of a resolved skill (spec §3, §12): the contract's level names (contract/levels.ts). */
+export type SkillScope = SkillSource;
+
+/** Innermost first. */
+export const SKILL_SCOPES_INNER_FIRST: readonly SkillScope[] = SKILL_SOURCES;
 
 /** Who is asking: the scope against which the cascade is resolved (spec §10 SkillScopeContext). */
 export interface SkillScopeContext {
@@ -15,7 +19,5 @@ export interface SkillScopeContext {
   skillVersions?: Readonly<Record<string, string>> | undefined;
 }
 
-/** The document "project" that holds the tenant-wide layer. */
-export const TENANT_PROJECT = "_tenant";
-
-export const userProject = (login: string): string => `_user_${login}`;
+/** The document "project" that holds the tenant-wide layer, and a user's own. */
+export { TENANT_PROJECT, userProject };
