@@ -1,4 +1,5 @@
-import { z } from "./mini.js";
+import * as z from "zod/mini";
+import "./locale.js";
 import { SKILL_SOURCES } from "./levels.js";
 
 /** A caller-chosen id (requestId, processId in a frame): printable and bounded, so derived ids and store keys stay valid. */

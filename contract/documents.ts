@@ -1,4 +1,5 @@
-import { z } from "./mini.js";
+import * as z from "zod/mini";
+import "./locale.js";
 import { DocumentProblem } from "./common.js";
 
 /** API.md "Documents" and "Author's loop": a level's documents, their versions, a save's answer. */

@@ -1,4 +1,5 @@
-import { z } from "./mini.js";
+import * as z from "zod/mini";
+import "./locale.js";
 import { ActivatedBy, ApiError, RequestStatus, SkillSource } from "./common.js";
 
 /** API.md "Processes" and "Steering": a process, its active skills and its lane requests. */

@@ -1,4 +1,5 @@
-import { z } from "./mini.js";
+import * as z from "zod/mini";
+import "./locale.js";
 import { RequestId } from "./common.js";
 import { MAX_ARGS_BYTES, utf8Bytes } from "./limits.js";
 

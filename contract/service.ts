@@ -1,4 +1,5 @@
-import { z } from "./mini.js";
+import * as z from "zod/mini";
+import "./locale.js";
 
 /** The answers of the routes around the API proper: liveness, the tool call, the MCP endpoint. */
 

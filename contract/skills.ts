@@ -1,4 +1,5 @@
-import { z } from "./mini.js";
+import * as z from "zod/mini";
+import "./locale.js";
 import { SkillSource } from "./common.js";
 
 /**

@@ -1,4 +1,5 @@
-import { z } from "./mini.js";
+import * as z from "zod/mini";
+import "./locale.js";
 import { ActiveSkillRef, PendingMessage } from "./processes.js";
 
 /** API.md `Turn`: what a composed turn gives the engine, and how each active skill got there. */

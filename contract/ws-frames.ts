@@ -1,4 +1,5 @@
-import { z } from "./mini.js";
+import * as z from "zod/mini";
+import "./locale.js";
 import { ActiveSkillMetadata, ActiveSkillRef, PendingMessage } from "./processes.js";
 import { ApiError, RequestId, RequestStatus } from "./common.js";
 import { MAX_FOOT_LOG_ENTRIES } from "./limits.js";

@@ -1,4 +1,4 @@
-import { z } from "../../contract/mini.js";
+import * as z from "zod/mini";
 import {
   ActivateResult,
   ActiveSkills,
