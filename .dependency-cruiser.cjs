@@ -1,11 +1,35 @@
 // The layers, read top to bottom (docs/architecture.md): handlers (functions/) → wiring
 // (shared/wiring: the only code that knows every adapter) → application services (shared/app) →
 // domain → ports → adapters (files named s3-*, dynamodb-*, sqs-*, apigateway-*, aws-*) → AWS support
-// (shared/aws). `npm run check:layers` fails on any import that points up, and on any circle.
+// (shared/aws); inside the domain, the folders in FOLDER_ORDER. `npm run check:layers` fails on any
+// import that points up, and on any circle.
 const ADAPTER = "^shared/.*/(s3|dynamodb|sqs|apigateway|aws)-[^/]*$";
 const DOMAIN = "^shared/(?!app/|wiring/|aws/)";
+// The domain folders of shared/, lowest first (issue 29): a folder imports only folders listed
+// before it, so every arrow between them points down and no two of them form a circle. Found with
+// depcruise (docs/architecture.md "Folder order"); where two folders do not import each other the
+// order between them is a choice: a new import that needs the other order moves a folder in this
+// list, and the check then proves the new order still has no upward arrow. A new folder of
+// shared/ must be listed here (or be app/, wiring/, aws/), else `unlisted-domain-folder` fails.
+const FOLDER_ORDER = [
+  "support", "config", "yaml", "sandbox", "http", "llm", "templates", "documents", "skills", "recipes", "processes", "lanes",
+  "auth", "catalogue", "steering", "usage", "scripts", "connections", "turns", "foot", "guards", "tools",
+];
+const folderOrderRules = FOLDER_ORDER.slice(0, -1).map((folder, i) => ({
+  name: `folder-order-${folder}`,
+  severity: "error",
+  comment: `shared/${folder}/ is below ${FOLDER_ORDER.slice(i + 1).join(", ")} (FOLDER_ORDER): it imports none of them.`,
+  from: { path: `^shared/${folder}/` },
+  to: { path: `^shared/(${FOLDER_ORDER.slice(i + 1).join("|")})/` },
+}));
+const UNLISTED = `^shared/(?!(${[...FOLDER_ORDER, "app", "wiring", "aws"].join("|")})/)[^/]+/`;
 module.exports = {
   forbidden: [
+    ...folderOrderRules,
+    { name: "unlisted-domain-folder", severity: "error", comment: "Every folder of shared/ has its place in FOLDER_ORDER (or is app/, wiring/, aws/), so the order check covers it.",
+      from: { path: UNLISTED }, to: {} },
+    { name: "to-unlisted-domain-folder", severity: "error", comment: "Every folder of shared/ has its place in FOLDER_ORDER (or is app/, wiring/, aws/), so the order check covers it.",
+      from: { path: "^shared/" }, to: { path: UNLISTED } },
     { name: "no-circular", severity: "error", comment: "An import circle makes two files one concept.", from: {}, to: { circular: true } },
     { name: "shared-not-to-outer", severity: "error", comment: "shared/ is the service; infra/, functions/, cli/, test/ and bench/ build on it, never the reverse.",
       from: { path: "^shared/" }, to: { path: "^(infra|functions|cli|test|bench)/" } },

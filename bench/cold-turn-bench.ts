@@ -3,12 +3,13 @@ import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { randomUUID } from "node:crypto";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { PROJECT_ROOT } from "../infra/constructs/skills-function.js";
-import { buildLambdaBundle } from "../infra/lambda-bundle.js";
+import { HANDLER_FILE } from "../infra/lambda-bundle.js";
+import { FUNCTION_SETTINGS } from "../infra/skills-stack.js";
+import { writeLambdaAsset } from "../infra/write-lambda-asset.js";
 import { startEmulators } from "../infra/local/local-emulators.js";
 import { localEnvironment } from "../infra/local/local-environment.js";
 import { createLocalResources, localClients } from "../infra/local/local-resources.js";
@@ -83,9 +84,8 @@ async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
     const { processId } = await subject(worker.app, TENANT, "cold", []);
     worker.restore();
     const requests = new DynamoDBRequestStore(clients.dynamodb, resources.tableName);
-    const outfile = join(dir, "index.mjs");
-    await buildLambdaBundle("lane-worker", outfile);
-    cpSync(join(PROJECT_ROOT, "shared/bundled"), join(dir, "bundled"), { recursive: true });
+    writeLambdaAsset("lane-worker", dir, FUNCTION_SETTINGS["lane-worker"]);
+    const outfile = join(dir, HANDLER_FILE);
     const env = {
       ...process.env,
       ...localEnvironment({ emulators: { ...emulators, endpoints: { ...emulators.endpoints, s3: s3Proxy.url } }, resources, region: "us-east-1", credentials, managementEndpoint: "http://127.0.0.1:9", jwtSecret: "bench-secret" }),

@@ -4,7 +4,7 @@ import type { ParseArgsConfig } from "node:util";
 import { InvalidRequest } from "../shared/errors.js";
 import { httpDocumentsApi } from "./documents-client.js";
 import { runChatCommand } from "./chat-command.js";
-import { runPull } from "./pull.js";
+import { pulledFileLine, runPull } from "./pull.js";
 import { runPush } from "./push.js";
 import { formatPushSummary, pushExitCode } from "./push-report.js";
 import { parseLevelTarget, resolveRemote } from "./remote-target.js";
@@ -140,6 +140,7 @@ async function pull(rest: readonly string[]): Promise<number> {
   }
   const target = await remote("pull", from, values.from !== undefined ? "--from" : "<tenant>/<level>", values);
   const summary = await runPull({ dir, api: httpDocumentsApi(target), io: stdio });
+  for (const file of summary.files) terminal.out(pulledFileLine(file));
   for (const failure of summary.failed) terminal.err(`error: ${failure.path}: ${failure.reason}`);
   terminal.out(`pulled ${summary.written} file(s) of ${summary.skills} skill(s) from ${target.tenant}/${target.level} into ${dir}; ${summary.failed.length} failed`);
   return summary.failed.length > 0 ? 1 : 0;

@@ -4,6 +4,7 @@ import { dirname, join, resolve, sep } from "node:path";
 import { md5Etag } from "../shared/documents/document-body.js";
 import { isValidDocumentPath } from "../shared/documents/document-path.js";
 import { SKILLS_PREFIX } from "../shared/skills/skill-paths.js";
+import { digestLabel, sha256Hex } from "../shared/skills/document-digest.js";
 import { limiter } from "./bounded.js";
 import type { DocumentsApi } from "./documents-client.js";
 import { DEFAULT_PUSH_CONCURRENCY } from "./push.js";
@@ -18,8 +19,13 @@ export interface PullOptions {
 export interface PullSummary {
   written: number;
   skills: number;
+  /** Every file written, by path (`<name>/<path>`), with the SHA-256 of its bytes: what the service's digests say (issue 32). */
+  files: { path: string; size: number; sha256: string }[];
   failed: { path: string; reason: string }[];
 }
+
+/** One line per pulled file, `sha256:<hex> <bytes> <name>/<path>`, so a CI job can compare it with the skill detail's or an MCP host's digests. */
+export const pulledFileLine = (file: PullSummary["files"][number]): string => `${digestLabel(file.sha256)} ${file.size} ${file.path}`;
 
 /**
  * The local path of one listed document, or why it is not written. The listing comes from the
@@ -81,7 +87,7 @@ export async function runPull(options: PullOptions): Promise<PullSummary> {
   await mkdir(root, { recursive: true });
   const run = limiter(options.concurrency ?? DEFAULT_PUSH_CONCURRENCY);
   const listed = await options.api.list(SKILLS_PREFIX);
-  const summary: PullSummary = { written: 0, skills: 0, failed: [] };
+  const summary: PullSummary = { written: 0, skills: 0, files: [], failed: [] };
   const skills = new Set<string>();
   await Promise.all(
     listed.map(async (doc) => {
@@ -100,6 +106,7 @@ export async function runPull(options: PullOptions): Promise<PullSummary> {
         // anew gets the default mode, so the stored one is set explicitly (on the file just renamed in).
         if (mode !== undefined) await chmod(local.path, mode);
         summary.written += 1;
+        summary.files.push({ path: local.relative, size: bytes.byteLength, sha256: sha256Hex(bytes) });
         skills.add(local.relative.slice(0, local.relative.indexOf("/")));
       } catch (error) {
         summary.failed.push({ path: doc.path, reason: error instanceof Error ? error.message : String(error) });
@@ -108,5 +115,6 @@ export async function runPull(options: PullOptions): Promise<PullSummary> {
   );
   summary.skills = skills.size;
   summary.failed.sort((a, b) => (a.path < b.path ? -1 : 1));
+  summary.files.sort((a, b) => (a.path < b.path ? -1 : 1));
   return summary;
 }

@@ -33,6 +33,8 @@ export const COMMAND_USAGE = {
   pull: `usage: skills pull <tenant>/<level> <dir> [--url URL] [--token T]   (or --from <tenant>/<level> <dir>)
   Writes every document of the level below _vance/skills/ to <dir>/<name>/…, byte for byte.
   Files already in <dir> that the level does not hold are left alone.
+  Prints one line per file written, "sha256:<hex> <bytes> <name>/<path>" (the digests the skill
+  detail and MCP hosts see; an MCP host sees a SKILL.md without name: with that line added).
   --url URL            the service (default: $${ENV.cliUrl})
   --token T            bearer token (default: $${ENV.cliToken})`,
   chat: `usage: skills chat --project <id> [--name <processName> | --process <processId>] [--recipe <name>]

@@ -1,7 +1,33 @@
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { build, type BuildOptions, type Metafile } from "esbuild";
 import type { FunctionName } from "./api-routes.js";
-import { BUNDLE_ALIASES, ESM_REQUIRE_SHIM, handlerEntry, NODE_TARGET, PROJECT_ROOT } from "./constructs/skills-function.js";
+
+/** The repository root: entries, shared/bundled and the lock file are all found from here. */
+export const PROJECT_ROOT = fileURLToPath(new URL("../", import.meta.url));
+
+/** Where a handler's code lives, relative to the project root. */
+export const handlerEntry = (name: FunctionName): string => `functions/${name}/handler.ts`;
+
+/** ESM bundles still contain CommonJS dependencies that call `require` for Node built-ins; every chunk gets its own. */
+export const ESM_REQUIRE_SHIM = "import { createRequire as __skillsCreateRequire } from 'node:module'; const require = __skillsCreateRequire(import.meta.url);";
+
+export const NODE_TARGET = "node22";
+
+/** The file Lambda's handler string names (`index.handler`); the chunks it imports sit beside it. */
+export const HANDLER_FILE = "index.mjs";
+
+/**
+ * Module substitutions in the Lambda bundles: the SDK's default credential chain becomes the
+ * environment provider (Lambda always sets the role's keys there; see the module's comment), and
+ * ajv, which the MCP SDK imports for its default JSON-schema validator, becomes a stub that throws
+ * if ever constructed: the MCP server is given a validator of its own (shared/app/mcp/mcp-json-schema-validator.ts).
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
+  "@aws-sdk/credential-provider-node": "./shared/aws/aws-lambda-credentials.ts",
+  ajv: "./shared/app/mcp/ajv-not-bundled.ts",
+  "ajv-formats": "./shared/app/mcp/ajv-not-bundled.ts",
+};
 
 /**
  * The Lambdas a composed turn runs in: their bundle size and cold init are the ones a user pays on
@@ -11,17 +37,16 @@ import { BUNDLE_ALIASES, ESM_REQUIRE_SHIM, handlerEntry, NODE_TARGET, PROJECT_RO
 export const COMPOSITION_PATH_FUNCTIONS: readonly FunctionName[] = ["http-processes", "lane-worker", "http-mcp"];
 
 /**
- * A ceiling per composition-path bundle (KB of minified index.mjs), a regression gate above
- * today's size, not the 300 KB target: the bundled AWS SDK clients alone take ~450 KB
- * (docs/decisions.md, issue 15).
+ * A ceiling per composition-path bundle: KB of minified code loaded at init (index.mjs and the
+ * chunks it imports statically; lazy chunks and lazy-*.cjs not counted). A regression gate ~3 %
+ * above the size when issue 31's split landed, not the 350 KB target: the bundled AWS SDK (~400 KB)
+ * and zod (~100 KB) are still on the init path (docs/decisions.md, issue 31: bundles).
  */
 export const LAMBDA_BUNDLE_BUDGET_KB: Readonly<Partial<Record<FunctionName, number>>> = {
-  // Third round: the relevance index, level snapshots and the caps added ~15–45 KB (1 264 / 1 291 /
-  // 1 626 KB when they landed); issue 31 is to bring all three far below these gates.
-  "http-processes": 1_290,
-  "lane-worker": 1_315,
-  // The MCP SDK (and its zod-to-JSON-Schema) ride on top of the composition path: 1 581 KB when it landed.
-  "http-mcp": 1_660,
+  // Issue 31 (splitting, lazy yaml/re2js, no ajv): 815 / 841 / 929 KB, from 1 264 / 1 291 / 1 626.
+  "http-processes": 840,
+  "lane-worker": 866,
+  "http-mcp": 957,
 };
 
 /**
@@ -33,19 +58,41 @@ export const LAZY_ON_COMPOSITION_PATH: readonly { name: string; path: RegExp }[]
   { name: "QuickJS sandbox wasm", path: /quickjs|@jitl\// },
   // Its context tracking installs an async hook at import: every await of the process gets ~10× dearer.
   { name: "X-Ray SDK (Powertools Tracer)", path: /node_modules\/(aws-xray-sdk-core|cls-hooked|@aws-lambda-powertools\/tracer)\// },
+  // Required on first parse / pattern compile from their own files (shared/lazy/lazy-libraries.ts).
+  { name: "YAML parser", path: /node_modules\/yaml\// },
+  { name: "re2js", path: /node_modules\/re2js\// },
+  // The MCP SDK's default validator: the server is given its own (shared/app/mcp/mcp-json-schema-validator.ts).
+  { name: "ajv", path: /node_modules\/ajv(-formats)?\// },
 ];
 
 /**
  * What CDK's NodejsFunction does by default: leave the AWS SDK to the one in the Lambda runtime.
- * Not deployed (docs/decisions.md, issue 31: it makes cold init slower, not faster); the bundle
- * bench builds this variant beside the deployed one to show the difference.
+ * The bench builds both variants side by side (docs/decisions.md, issue 31: bundles).
  */
 export const SDK_FROM_RUNTIME: readonly string[] = ["@aws-sdk/*"];
 
-/** The esbuild options SkillsFunction hands NodejsFunction (infra/constructs/skills-function.ts), for one function. */
-export const lambdaBundleOptions = (name: FunctionName): BuildOptions => ({
-  entryPoints: [join(PROJECT_ROOT, handlerEntry(name))],
+/**
+ * The switch: where the deployed functions take the AWS SDK from. "bundled" ships the tested SDK
+ * inside the chunks; "runtime" leaves `@aws-sdk/*` external, resolved from the Lambda runtime's
+ * own copy. Decided by cold init, measured (docs/decisions.md, issue 31: bundles).
+ */
+export const AWS_SDK_SOURCE: "bundled" | "runtime" = "bundled";
+
+/** esbuild's `external` for a given SDK source. */
+export const externalFor = (sdk: "bundled" | "runtime"): readonly string[] => (sdk === "runtime" ? SDK_FROM_RUNTIME : []);
+
+/**
+ * The esbuild options of one function's Lambda asset (infra/write-lambda-asset.ts): ESM with code
+ * splitting, so a module reached only through `import()` (nunjucks' compiler, re2js, yaml, the
+ * X-Ray SDK, …) lands in its own chunk file, read and compiled only when first imported.
+ */
+export const lambdaBundleOptions = (name: FunctionName, outdir: string, external: readonly string[] = externalFor(AWS_SDK_SOURCE)): BuildOptions => ({
+  entryPoints: { index: join(PROJECT_ROOT, handlerEntry(name)) },
   bundle: true,
+  splitting: true,
+  outdir,
+  outExtension: { ".js": ".mjs" },
+  chunkNames: "chunk-[hash]",
   platform: "node",
   format: "esm",
   target: NODE_TARGET,
@@ -55,16 +102,52 @@ export const lambdaBundleOptions = (name: FunctionName): BuildOptions => ({
   mainFields: ["module", "main"],
   banner: { js: ESM_REQUIRE_SHIM },
   alias: { ...BUNDLE_ALIASES },
+  // shared/lazy/lazy-libraries.ts: yaml and re2js are files beside the code (writeLambdaAsset), required on first use.
+  define: { SKILLS_LAZY_LIBRARY_FILES: "true" },
+  external: [...external],
+  metafile: true,
   logLevel: "warning",
   absWorkingDir: PROJECT_ROOT,
 });
 
-/** Builds one function's bundle as deployed (or with `external` packages left out), with its metafile; `outfile` undefined keeps it in memory. */
-export async function buildLambdaBundle(name: FunctionName, outfile?: string, external: readonly string[] = []): Promise<{ metafile: Metafile; bytes: number }> {
-  const result = await build({ ...lambdaBundleOptions(name), external: [...external], metafile: true, ...(outfile === undefined ? { write: false, outfile: join(PROJECT_ROOT, ".bundle", name, "index.mjs") } : { outfile }) });
-  const output = Object.entries(result.metafile.outputs).find(([path]) => path.endsWith(".mjs"));
-  if (output === undefined) throw new Error(`esbuild wrote no index.mjs for ${name}`);
-  return { metafile: result.metafile, bytes: output[1].bytes };
+export interface LambdaBundle {
+  metafile: Metafile;
+  /** Bytes read and compiled at init: index.mjs and the chunks it imports statically. */
+  bytes: number;
+  /** Bytes of every .mjs file of the asset, lazy chunks included. */
+  totalBytes: number;
+}
+
+/** Output files (paths as in the metafile) that load at init: the entry and its static chunk imports, transitively. */
+export function initOutputs(metafile: Metafile): Set<string> {
+  const entry = Object.keys(metafile.outputs).find((path) => path.endsWith(`/${HANDLER_FILE}`) || path === HANDLER_FILE);
+  if (entry === undefined) throw new Error(`esbuild wrote no ${HANDLER_FILE}`);
+  const seen = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const path = pending.pop() as string;
+    if (seen.has(path)) continue;
+    seen.add(path);
+    for (const edge of metafile.outputs[path]?.imports ?? []) {
+      if (edge.kind === "import-statement" && !edge.external) pending.push(edge.path);
+    }
+  }
+  return seen;
+}
+
+/** Sizes of a built asset from its metafile. */
+export function bundleSizes(metafile: Metafile): Omit<LambdaBundle, "metafile"> {
+  const atInit = initOutputs(metafile);
+  const code = Object.entries(metafile.outputs).filter(([path]) => path.endsWith(".mjs"));
+  const sum = (entries: typeof code): number => entries.reduce((total, [, output]) => total + output.bytes, 0);
+  return { bytes: sum(code.filter(([path]) => atInit.has(path))), totalBytes: sum(code) };
+}
+
+/** Builds one function's code as deployed (or with `external` packages left out); `outdir` undefined keeps it in memory. */
+export async function buildLambdaBundle(name: FunctionName, outdir?: string, external?: readonly string[]): Promise<LambdaBundle> {
+  const result = await build({ ...lambdaBundleOptions(name, outdir ?? join(PROJECT_ROOT, ".bundle", name), external), write: outdir !== undefined });
+  const metafile = result.metafile as Metafile;
+  return { metafile, ...bundleSizes(metafile) };
 }
 
 /**
@@ -88,10 +171,11 @@ export function initPathInputs(metafile: Metafile, name: FunctionName): Set<stri
   return seen;
 }
 
-/** Bytes of minified output per package (node_modules/<pkg>) or project folder (shared/<area>), largest first. */
-export function bytesByPackage(metafile: Metafile): [string, number][] {
+/** Bytes of minified output per package (node_modules/<pkg>) or project folder (shared/<area>), largest first; `only` keeps those output files. */
+export function bytesByPackage(metafile: Metafile, only?: ReadonlySet<string>): [string, number][] {
   const totals = new Map<string, number>();
-  for (const output of Object.values(metafile.outputs)) {
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    if (only !== undefined && !only.has(file)) continue;
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
       const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? path.split("/").slice(0, 2).join("/");
       totals.set(pkg, (totals.get(pkg) ?? 0) + bytesInOutput);

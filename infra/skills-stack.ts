@@ -120,6 +120,8 @@ export class SkillsStack extends Stack {
     table.grantReadItems(functions["http-skills"]);
     // The per-identity evals slot (DynamoDBWaitSlots, partition E): a conditional put, a delete.
     table.grantItemActions(functions["http-skills"], "PutItem", "DeleteItem");
+    // Issue 32: the skill detail's digests; one taken from the bytes is stored on the document's level entry (Query reads them).
+    table.grantItemActions(functions["http-skills"], "UpdateItem");
 
     // Spawn checks a recipe's skillVersions pins; the composition preview composes a pinned process.
     documents.grantReadVersion(functions["http-processes"]);

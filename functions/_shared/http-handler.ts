@@ -13,13 +13,13 @@ import type { HttpRequestEvent } from "../../shared/http/request.js";
 import { jsonResponse } from "../../shared/http/response.js";
 import { matchRoute } from "../../shared/http/router.js";
 import type { RouteDefinition } from "../../shared/http/router.js";
-import { laneUserOf } from "../../shared/lanes/lane-message.js";
+import { laneUserOf } from "../../shared/auth/identity.js";
 import type { AuthenticatedRequest, HttpReply, HttpRequest, HttpRoute } from "./http-route.js";
 import { SILENT_LOGGER } from "./observability.js";
-import type { HandlerLogger } from "./observability.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 interface HttpHandlerOptions {
-  logger?: HandlerLogger;
+  logger?: Logger;
 }
 
 export type LambdaHttpHandler = (event: unknown, context?: Context) => Promise<HttpReply>;

@@ -1,16 +1,9 @@
 import type { ActivationWhere, SkillActivationPath, SkillActivationSink } from "../../shared/steering/skill-activations.js";
-import { Logger } from "@aws-lambda-powertools/logger";
+import { Logger as PowertoolsLogger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { powertoolsTracing } from "./tracing.js";
 import type { HandlerTracer } from "./tracing.js";
-
-/** The part of the Powertools Logger the handlers use; tests pass a recorder. */
-export interface HandlerLogger {
-  debug(message: string, ...extra: Record<string, unknown>[]): void;
-  info(message: string, ...extra: Record<string, unknown>[]): void;
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
-  error(message: string, ...extra: Record<string, unknown>[]): void;
-}
+import type { Logger } from "../../shared/support/logger.js";
 
 export const SKILL_ACTIVATIONS_METRIC = "SkillActivations";
 export const SKILL_ACTIVATION_REFUSALS_METRIC = "SkillActivationRefusals";
@@ -47,7 +40,7 @@ function addWhere(metrics: Metrics, where: ActivationWhere | undefined): void {
 }
 
 export interface Observability {
-  logger: HandlerLogger;
+  logger: Logger;
   activations: SkillActivationSink;
   tracer: HandlerTracer;
 }
@@ -73,7 +66,7 @@ function keepReserved(extra: Record<string, unknown>): Record<string, unknown> {
  * A logger that renames reserved attributes before Powertools sees them, so no call site can
  * lose a field by its name. Call sites still choose meaningful names (`reason`, `scriptLevel`).
  */
-export function reservedKeySafe(logger: HandlerLogger): HandlerLogger {
+export function reservedKeySafe(logger: Logger): Logger {
   return {
     debug: (message, ...extra) => logger.debug(message, ...extra.map(keepReserved)),
     info: (message, ...extra) => logger.info(message, ...extra.map(keepReserved)),
@@ -84,10 +77,10 @@ export function reservedKeySafe(logger: HandlerLogger): HandlerLogger {
 
 /** Module-scope observability of one function: Powertools Logger (level from POWERTOOLS_LOG_LEVEL), Metrics and Tracer (loaded only where it traces: functions/_shared/tracing.ts). */
 export function powertoolsObservability(serviceName: string): Observability {
-  return { logger: reservedKeySafe(new Logger({ serviceName })), activations: new PowertoolsActivationMetrics(), tracer: powertoolsTracing(serviceName) };
+  return { logger: reservedKeySafe(new PowertoolsLogger({ serviceName })), activations: new PowertoolsActivationMetrics(), tracer: powertoolsTracing(serviceName) };
 }
 
 const ignore = (): void => undefined;
 
 /** For tests and tools that want no output at all. */
-export const SILENT_LOGGER: HandlerLogger = { debug: ignore, info: ignore, warn: ignore, error: ignore };
+export const SILENT_LOGGER: Logger = { debug: ignore, info: ignore, warn: ignore, error: ignore };

@@ -6,7 +6,7 @@ import { unconfigured } from "../../shared/wiring/app-environment.js";
 import type { TableRuntime } from "../../shared/wiring/app-environment.js";
 import type { RuntimeResources } from "../../shared/wiring/app-from-env.js";
 import { ENV } from "../../shared/config/config.js";
-import type { HandlerLogger } from "../_shared/observability.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 /**
  * The WebSocket ports of one container, from the same environment as the app
@@ -18,7 +18,7 @@ export function connectionStoreFromEnv(resources: TableRuntime): ConnectionStore
   return tableName ? new DynamoDBConnectionStore(resources.clients.dynamodb, tableName) : unconfigured<ConnectionStore>("The connection store", ENV.tableName);
 }
 
-export function connectionPushFromEnv(resources: RuntimeResources, connections: ConnectionStore, logger: HandlerLogger): ConnectionPush {
+export function connectionPushFromEnv(resources: RuntimeResources, connections: ConnectionStore, logger: Logger): ConnectionPush {
   const { webSocketCallbackUrl, region } = resources.environment;
   return webSocketCallbackUrl
     ? createApiGatewayConnectionPush({ endpoint: webSocketCallbackUrl, region, instrument: resources.instrument }, connections, { logger })

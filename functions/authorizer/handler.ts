@@ -1,4 +1,4 @@
-import { Logger } from "@aws-lambda-powertools/logger";
+import { Logger as PowertoolsLogger } from "@aws-lambda-powertools/logger";
 import { loadAuthConfig } from "../../shared/auth/auth-config.js";
 import type { AuthConfig } from "../../shared/auth/auth-config.js";
 import { Unauthenticated } from "../../shared/auth/auth-errors.js";
@@ -6,16 +6,11 @@ import { secretFromParametersAndSecretsExtension } from "../../shared/auth/aws-s
 import { authorize, isHttpAuthorizerEvent, UNAUTHORIZED_MESSAGE, unauthenticatedHttpResult } from "../../shared/auth/lambda-authorizer.js";
 import type { AuthorizerEvent, AuthorizerResult } from "../../shared/auth/lambda-authorizer.js";
 import { verifyTokenClaims } from "../../shared/auth/token-verifier.js";
-
-/** The part of the Powertools Logger used here; tests pass a recorder. */
-export interface AuthorizerLogger {
-  info(message: string, ...extra: Record<string, unknown>[]): void;
-  error(message: string, ...extra: Record<string, unknown>[]): void;
-}
+import type { Logger } from "../../shared/support/logger.js";
 
 export interface AuthorizerDependencies {
   readonly config: () => Promise<AuthConfig>;
-  readonly logger: AuthorizerLogger;
+  readonly logger: Pick<Logger, "info" | "error">;
 }
 
 /**
@@ -52,4 +47,4 @@ const moduleConfig = (): Promise<AuthConfig> => {
   return configPromise;
 };
 
-export const handler = createAuthorizerHandler({ config: moduleConfig, logger: new Logger({ serviceName: "skills-authorizer" }) });
+export const handler = createAuthorizerHandler({ config: moduleConfig, logger: new PowertoolsLogger({ serviceName: "skills-authorizer" }) });

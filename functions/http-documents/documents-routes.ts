@@ -1,5 +1,5 @@
 import type { DocumentService } from "../../shared/app/document-service.js";
-import { contentTypeOf } from "../../shared/app/document-service.js";
+import { contentTypeOf } from "../../shared/app/document-content-types.js";
 import { MAX_DOCUMENT_BYTES } from "../../shared/app/document-limits.js";
 import { FILE_MODE_HEADER, formatFileMode, requestFileMode } from "../../shared/documents/document-mode.js";
 import { RestoreBody } from "../../contract/index.js";

@@ -1,5 +1,7 @@
 import { createTemplateRenderer } from "../../shared/templates/sandboxed-template-renderer.js";
-import { runtimeFromEnv, skillsAppFromEnv } from "../../shared/wiring/app-from-env.js";
+import { SkillLoader } from "../../shared/skills/skill-loader.js";
+import { SkillManifests } from "../../shared/skills/skill-manifests.js";
+import { documentDigestsFromEnv, runtimeFromEnv, skillsAppFromEnv } from "../../shared/wiring/app-from-env.js";
 import { toolInvokerFromEnv } from "../../shared/wiring/tool-invoker-from-env.js";
 import { httpHandler } from "../_shared/http-handler.js";
 import { powertoolsObservability } from "../_shared/observability.js";
@@ -13,5 +15,6 @@ const resources = runtimeFromEnv(process.env, { instrument: tracer.instrument })
 const renderer = createTemplateRenderer();
 const app = skillsAppFromEnv(resources, { renderer, logger });
 const tools = toolInvokerFromEnv(app, resources, logger);
+const manifests = new SkillManifests({ loader: new SkillLoader(app.sources), digests: documentDigestsFromEnv(resources) });
 
-export const handler = traced(tracer, "http-mcp", httpHandler(mcpRoutes({ app, renderer, tools }), { logger }));
+export const handler = traced(tracer, "http-mcp", httpHandler(mcpRoutes({ app, renderer, tools, manifests }), { logger }));

@@ -8,7 +8,7 @@ import { parseJsonBody } from "../../shared/http/request.js";
 import { jsonResponse } from "../../shared/http/response.js";
 import { InvalidRequest } from "../../shared/errors.js";
 import { RequestNotFound, TurnNotFound } from "../../shared/processes/process-errors.js";
-import { MAX_TURN_ID_LENGTH } from "../../shared/turns/turn-ids.js";
+import { MAX_TURN_ID_LENGTH } from "../../shared/processes/turn-ids.js";
 import { toApiProcess, toProcessMetadata } from "../../shared/processes/process.js";
 import { toApiRequest } from "../../shared/processes/request-store.js";
 import { route } from "../_shared/http-route.js";

@@ -1,4 +1,6 @@
-import { skillsAppFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
+import { SkillLoader } from "../../shared/skills/skill-loader.js";
+import { SkillManifests } from "../../shared/skills/skill-manifests.js";
+import { documentDigestsFromEnv, skillsAppFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
 import { httpHandler } from "../_shared/http-handler.js";
 import { powertoolsObservability } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";
@@ -6,6 +8,9 @@ import { skillsRoutes } from "./skills-routes.js";
 
 // Module scope: built once per container. Listing and resolving never render, so no sandbox here.
 const { logger, tracer } = powertoolsObservability("skills-http-skills");
-const app = skillsAppFromEnv(runtimeFromEnv(process.env, { instrument: tracer.instrument }), { logger });
+const runtime = runtimeFromEnv(process.env, { instrument: tracer.instrument });
+const app = skillsAppFromEnv(runtime, { logger });
+// Digests of the skill detail's files (issue 32): stored ones, else taken from the bytes once and stored.
+const manifests = new SkillManifests({ loader: new SkillLoader(app.sources), digests: documentDigestsFromEnv(runtime) });
 
-export const handler = traced(tracer, "http-skills", httpHandler(skillsRoutes({ app }), { logger }));
+export const handler = traced(tracer, "http-skills", httpHandler(skillsRoutes({ app, manifests }), { logger }));

@@ -5,6 +5,7 @@ import { validateProjectId } from "../../shared/documents/document-path.js";
 import { jsonResponse } from "../../shared/http/response.js";
 import { toActiveSkillMetadata } from "../../shared/processes/process.js";
 import { toSkillDetail } from "../../shared/skills/skill-detail.js";
+import type { SkillManifests } from "../../shared/skills/skill-manifests.js";
 import { toSkillSummary } from "../../shared/skills/skill-summary.js";
 import { parseUsageDays } from "../../shared/usage/skill-usage.js";
 import { parseSearchLimit, parseSearchQuery } from "../../shared/skills/relevance/skill-search.js";
@@ -17,6 +18,8 @@ import openApiDocument from "../../schema/openapi.json" with { type: "json" };
 
 interface SkillsRoutesDeps {
   app: Pick<SkillsApp, "listEffective" | "listEffectiveWithShadowed" | "resolveEffective" | "skillProblems" | "getProcess" | "skillUsage" | "skillEvals" | "searchSkills">;
+  /** The files' digests of the skill detail (issue 32); without it the detail carries none. */
+  manifests?: Pick<SkillManifests, "fileDigests"> | undefined;
 }
 
 /** `includeShadowed=true|false` (absent: false); anything else is a mistake worth telling. */
@@ -35,7 +38,7 @@ function projectIdOf(request: AuthenticatedRequest): string | undefined {
 }
 
 /** API.md "Skills", `/health` and `/openapi.json`. Nothing here renders a template. */
-export function skillsRoutes({ app }: SkillsRoutesDeps): HttpRoute[] {
+export function skillsRoutes({ app, manifests }: SkillsRoutesDeps): HttpRoute[] {
   return [
     publicRoute("GET", "/health", async () => jsonResponse(200, { status: "ok" })),
     publicRoute("GET", "/openapi.json", async () => jsonResponse(200, openApiDocument, { "cache-control": "public, max-age=300" })),
@@ -54,8 +57,10 @@ export function skillsRoutes({ app }: SkillsRoutesDeps): HttpRoute[] {
     }),
 
     route("GET", "/brain/{tenant}/skills/effective/{name}", async (request) => {
-      const skill = await app.resolveEffective(request.identity.tenant, request.user, projectIdOf(request), request.param("name"));
-      return jsonResponse(200, toSkillDetail(skill));
+      const projectId = projectIdOf(request);
+      const skill = await app.resolveEffective(request.identity.tenant, request.user, projectId, request.param("name"));
+      const digests = await manifests?.fileDigests({ tenantId: request.identity.tenant, userId: request.user?.login, projectId }, skill);
+      return jsonResponse(200, toSkillDetail(skill, digests));
     }),
 
     route("GET", "/brain/{tenant}/skills/effective/{name}/evals", async (request) => {

@@ -2,12 +2,12 @@ import type { CatalogueVersions } from "../../shared/catalogue/catalogue-version
 import { bumpForS3Event, type S3EventBumpOutcome } from "../../shared/catalogue/s3-event-bump.js";
 import { catalogueVersionsFromEnv, tableRuntimeFromEnv } from "../../shared/wiring/app-environment.js";
 import { powertoolsObservability } from "../_shared/observability.js";
-import type { HandlerLogger } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 export interface S3EventsDeps {
   versions: CatalogueVersions;
-  logger: HandlerLogger;
+  logger: Logger;
 }
 
 /** Keys are caller-chosen: a log line carries a bounded excerpt of each. */

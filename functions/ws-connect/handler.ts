@@ -6,12 +6,12 @@ import { readConfig } from "../../shared/config/config.js";
 import { tableRuntimeFromEnv } from "../../shared/wiring/app-environment.js";
 import { powertoolsObservability } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";
-import type { HandlerLogger } from "../_shared/observability.js";
 import { connectionStoreFromEnv } from "../_ws-shared/ws-runtime.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 export interface WsConnectDeps {
   connections: ConnectionStore;
-  logger: HandlerLogger;
+  logger: Logger;
   limits?: WsConnectLimits;
   clock?: () => Date;
 }

@@ -6,12 +6,12 @@ import { handleMessage } from "../../shared/app/ws-lifecycle.js";
 import { runtimeFromEnv, skillsAppFromEnv } from "../../shared/wiring/app-from-env.js";
 import { powertoolsObservability } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";
-import type { HandlerLogger } from "../_shared/observability.js";
 import { connectionPushFromEnv, connectionStoreFromEnv } from "../_ws-shared/ws-runtime.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 export interface WsDefaultDeps extends Omit<WsFrameRouterDeps, "logger"> {
   push: ConnectionPush;
-  logger: HandlerLogger;
+  logger: Logger;
   /** Compared with the token's `exp` on every frame (tests pass a fixed one). */
   clock?: () => Date;
 }

@@ -4,12 +4,12 @@ import { handleDisconnect } from "../../shared/app/ws-lifecycle.js";
 import { tableRuntimeFromEnv } from "../../shared/wiring/app-environment.js";
 import { powertoolsObservability } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";
-import type { HandlerLogger } from "../_shared/observability.js";
 import { connectionStoreFromEnv } from "../_ws-shared/ws-runtime.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 export interface WsDisconnectDeps {
   connections: ConnectionStore;
-  logger: HandlerLogger;
+  logger: Logger;
 }
 
 /**

@@ -1,45 +1,19 @@
-import { createRequire } from "node:module";
-import { relative } from "node:path";
-import { fileURLToPath } from "node:url";
-import { RemovalPolicy, type Duration } from "aws-cdk-lib";
+import { AssetHashType, DockerImage, RemovalPolicy, type Duration } from "aws-cdk-lib";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
-import { LogLevel, NodejsFunction, OutputFormat, type ICommandHooks } from "aws-cdk-lib/aws-lambda-nodejs";
+import { Architecture, Code, Function as LambdaFunction, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import type { FunctionName } from "../api-routes.js";
 import { FUNCTION_ENVIRONMENT } from "../function-environment.js";
+import { HANDLER_FILE, PROJECT_ROOT } from "../lambda-bundle.js";
+import { BUNDLED_TARGET, writeLambdaAsset } from "../write-lambda-asset.js";
 
-/** The repository root: entries, shared/bundled and the lock file are all found from here. */
-export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+// Importers of these names from here predate infra/lambda-bundle.ts and infra/write-lambda-asset.ts.
+export { BUNDLE_ALIASES, ESM_REQUIRE_SHIM, handlerEntry, NODE_TARGET, PROJECT_ROOT } from "../lambda-bundle.js";
+export { QUICKJS_WASM_FILE, SANDBOX_WORKER_FILE } from "../write-lambda-asset.js";
 
-/** Where a handler's code lives, relative to the project root. */
-export const handlerEntry = (name: FunctionName): string => `functions/${name}/handler.ts`;
-
-/** The RESOURCE skills and recipes: copied beside each bundle that loads skills. */
-const BUNDLED_SOURCE = "shared/bundled";
-const BUNDLED_TARGET = "bundled";
-/** Lambda unpacks the bundle here. */
+/** Lambda unpacks the asset here. */
 const TASK_ROOT = "/var/task";
-
-/** The sandbox worker thread (shared/sandbox): its own esbuild entry, found beside the bundle at run time. */
-const SANDBOX_WORKER_SOURCE = "shared/sandbox/sandbox-worker.mjs";
-export const SANDBOX_WORKER_FILE = "sandbox-worker.mjs";
-/** The emscripten loader resolves its wasm next to the (bundled) module that imports it. */
-export const QUICKJS_WASM_FILE = "emscripten-module.wasm";
-
-/** ESM bundles still contain CommonJS dependencies that call `require` for Node built-ins. */
-export const ESM_REQUIRE_SHIM = "import { createRequire as __skillsCreateRequire } from 'node:module'; const require = __skillsCreateRequire(import.meta.url);";
-
-export const NODE_TARGET = "node22";
-
-/**
- * Module substitutions in the Lambda bundles: the SDK's default credential chain becomes the
- * environment provider (Lambda always sets the role's keys there; see the module's comment).
- */
-export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
-  "@aws-sdk/credential-provider-node": "./shared/aws/aws-lambda-credentials.ts",
-};
 
 export interface SkillsFunctionProps {
   /** Folder under functions/ holding `handler.ts` (export `handler`). */
@@ -61,60 +35,38 @@ export interface SkillsFunctionProps {
   logRetention?: RetentionDays;
 }
 
-const projectPath = (absolute: string): string => relative(PROJECT_ROOT, absolute).split("\\").join("/");
-
-/** The wasm the sandbox worker loads (RELEASE_SYNC variant), found through quickjs-emscripten's own resolution. */
-const quickjsWasmPath = (): string => {
-  const fromProject = createRequire(`${PROJECT_ROOT}package.json`);
-  const fromQuickjs = createRequire(fromProject.resolve("quickjs-emscripten"));
-  return projectPath(fromQuickjs.resolve("@jitl/quickjs-wasmfile-release-sync/wasm"));
-};
-
-const quote = (path: string): string => `'${path.replace(/'/g, "'\\''")}'`;
-
-/** Commands run on the host after esbuild wrote index.mjs (local bundling; no Docker). */
-const afterBundlingCommands = (props: SkillsFunctionProps, inputDir: string, outputDir: string): string[] => {
-  const commands: string[] = [];
-  if (props.loadsSkills) {
-    commands.push(`cp -R ${quote(`${inputDir}/${BUNDLED_SOURCE}`)} ${quote(`${outputDir}/${BUNDLED_TARGET}`)}`);
-  }
-  if (props.runsSandbox) {
-    const esbuild = `${inputDir}/node_modules/.bin/esbuild`;
-    commands.push(
-      [
-        quote(esbuild),
-        quote(`${inputDir}/${SANDBOX_WORKER_SOURCE}`),
-        "--bundle",
-        "--platform=node",
-        "--format=esm",
-        `--target=${NODE_TARGET}`,
-        "--minify",
-        "--main-fields=module,main",
-        "--log-level=warning",
-        quote(`--banner:js=${ESM_REQUIRE_SHIM}`),
-        quote(`--outfile=${outputDir}/${SANDBOX_WORKER_FILE}`),
-      ].join(" "),
-      `cp ${quote(`${inputDir}/${quickjsWasmPath()}`)} ${quote(`${outputDir}/${QUICKJS_WASM_FILE}`)}`,
-    );
-  }
-  return commands;
-};
+/**
+ * The asset of one function, built on the host by esbuild (infra/write-lambda-asset.ts) when the
+ * stack is synthesized with bundling (CDK skips it for stacks outside `aws:cdk:bundling-stacks`).
+ * Its hash is the output's, as NodejsFunction's is.
+ */
+const functionCode = (props: SkillsFunctionProps): Code =>
+  Code.fromAsset(PROJECT_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never pulled: local bundling always answers (it builds, or throws esbuild's error).
+      image: DockerImage.fromRegistry("scratch"),
+      // Part of CDK's staging cache key (the local bundler is not): one asset per function and contents.
+      command: ["write-lambda-asset", props.name, `loadsSkills=${String(props.loadsSkills ?? false)}`, `runsSandbox=${String(props.runsSandbox ?? false)}`],
+      local: {
+        tryBundle: (outputDir) => {
+          writeLambdaAsset(props.name, outputDir, props);
+          return true;
+        },
+      },
+    },
+  });
 
 /**
- * One handler of the service as its own Lambda: a separate esbuild bundle (minified ESM with
- * source maps, AWS SDK included so the deployed SDK is the tested one), Node.js 22 on arm64,
- * Powertools configuration, and a log group with a retention. Resource access and the
+ * One handler of the service as its own Lambda: ESM with code splitting (index.mjs and its chunks,
+ * minified, with source maps; the AWS SDK from AWS_SDK_SOURCE in infra/lambda-bundle.ts), Node.js
+ * 22 on arm64, Powertools configuration, and a log group with a retention. Resource access and the
  * environment variables naming resources are added by the resource constructs' grant helpers.
  */
-export class SkillsFunction extends NodejsFunction {
+export class SkillsFunction extends LambdaFunction {
   readonly skillsFunctionName: FunctionName;
 
   constructor(scope: Construct, id: string, props: SkillsFunctionProps) {
-    const commandHooks: ICommandHooks = {
-      beforeBundling: () => [],
-      beforeInstall: () => [],
-      afterBundling: (inputDir, outputDir) => afterBundlingCommands(props, inputDir, outputDir),
-    };
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -126,10 +78,9 @@ export class SkillsFunction extends NodejsFunction {
     });
     logGroup.grantWrite(role);
     super(scope, id, {
-      entry: `${PROJECT_ROOT}${handlerEntry(props.name)}`,
-      handler: "handler",
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      code: functionCode(props),
+      // Lambda's Node.js 22 runtime loads an .mjs handler as ESM.
+      handler: `${HANDLER_FILE.replace(/\.mjs$/, "")}.handler`,
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -150,20 +101,6 @@ export class SkillsFunction extends NodejsFunction {
         // Responses carry skill bodies and composed prompts: keep them out of traces. Errors stay.
         [FUNCTION_ENVIRONMENT.powertoolsTracerCaptureResponse]: "false",
         ...(props.loadsSkills ? { [FUNCTION_ENVIRONMENT.bundledDir]: `${TASK_ROOT}/${BUNDLED_TARGET}` } : {}),
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: NODE_TARGET,
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        logLevel: LogLevel.WARNING,
-        mainFields: ["module", "main"],
-        banner: ESM_REQUIRE_SHIM,
-        bundleAwsSDK: true,
-        // `--alias:<from>=<to>`; esbuild resolves a "./" target from its working directory, the project root.
-        esbuildArgs: { "--alias": Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
-        commandHooks,
       },
     });
     this.skillsFunctionName = props.name;

@@ -8,15 +8,11 @@ import type { Message, SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { LaneConfigurationError, LaneIdleTimeout } from "../../shared/lanes/lane-errors.js";
 import { failedMessageIds, lambdaContext, toSqsRecord } from "./sqs-lane-event.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 const EMPTY_SHORT_POLL_PAUSE_MS = 50;
 
 export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
-
-interface SqsLanePollerLogger {
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
-  error(message: string, ...extra: Record<string, unknown>[]): void;
-}
 
 interface SqsLanePollerOptions {
   sqs: SQSClient;
@@ -36,7 +32,7 @@ interface SqsLanePollerOptions {
   functionName?: string;
   /** What `context.getRemainingTimeInMillis()` counts down from. */
   functionTimeoutMs?: number;
-  logger?: SqsLanePollerLogger;
+  logger?: Pick<Logger, "warn" | "error">;
 }
 
 export interface SqsLaneIdleOptions {
@@ -60,7 +56,7 @@ export class SqsLanePoller {
   private readonly retryDelaySeconds: number | undefined;
   private readonly functionName: string;
   private readonly functionTimeoutMs: number;
-  private readonly logger: SqsLanePollerLogger;
+  private readonly logger: Pick<Logger, "warn" | "error">;
   private queueArn: string | undefined;
   private running = false;
   private loops: Promise<void>[] = [];

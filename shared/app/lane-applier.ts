@@ -21,13 +21,10 @@ import { LaneRequestAbandoned } from "../lanes/lane-errors.js";
 import type { LaneMessage } from "../lanes/lane-message.js";
 import { parseLanePayload } from "../lanes/lane-payloads.js";
 import type { LaneApply, LaneDelivery } from "../lanes/lane-worker.js";
+import type { Logger } from "../support/logger.js";
 
 const GIVE_UP_ATTEMPTS = 3;
 const GIVE_UP_BACKOFF_MS = 50;
-
-export interface LaneApplierLogger {
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
-}
 
 interface LaneApplierDeps {
   steer: SkillSteerProcessor;
@@ -37,7 +34,7 @@ interface LaneApplierDeps {
   requests: RequestStore;
   laneRequests: LaneRequests;
   events: ProcessEvents;
-  logger?: LaneApplierLogger;
+  logger?: Pick<Logger, "warn">;
   /**
    * Called once per request the lane settles, in the order they are settled (per process, the
    * lane order). Tests record the applied order with it; it must not throw.

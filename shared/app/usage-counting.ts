@@ -3,13 +3,14 @@ import type { Process } from "../processes/process.js";
 import type { ProcessStore } from "../processes/process-store.js";
 import type { SkillActivation, SkillActivationSink, SkillRefusal } from "../steering/skill-activations.js";
 import type { SkillUsageStore, UsageEvent } from "../usage/skill-usage.js";
+import type { Logger } from "../support/logger.js";
 
 export interface UsageCountingDeps {
   usage: SkillUsageStore | undefined;
   activations: SkillActivationSink | undefined;
   processes: Pick<ProcessStore, "get">;
   clock: () => Date;
-  logger: { warn(message: string, ...extra: Record<string, unknown>[]): void };
+  logger: Pick<Logger, "warn">;
 }
 
 /** A counter that cannot be written loses its data point, never the request it counts. */

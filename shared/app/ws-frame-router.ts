@@ -4,10 +4,10 @@ import { parseLanePayload } from "../lanes/lane-payloads.js";
 import { randomUUID } from "node:crypto";
 import type { SkillsApp } from "./skills-app.js";
 import { assertProcessAccess, assertProcessMetadataAccess, assertProjectAccess, isProcessContentReader } from "../auth/authorization.js";
+import { laneUserOf } from "../auth/identity.js";
 import type { Identity } from "../auth/identity.js";
 import { InvalidRequest } from "../errors.js";
 import { errorResponse } from "../http/error-response.js";
-import { laneUserOf } from "../lanes/lane-message.js";
 import { toActiveSkillMetadata } from "../processes/process.js";
 import type { ActiveSkillMetadata, ActiveSkillRef, Process } from "../processes/process.js";
 import type { RequestRecord } from "../processes/request-store.js";
@@ -23,6 +23,7 @@ import { errorFrame } from "../connections/server-frames.js";
 import type { ProcessSkillResultFrame, ServerFrame, SkillListResultFrame } from "../connections/server-frames.js";
 import { parseClientFrame } from "../connections/ws-frames.js";
 import type { ProcessSkillFrame, ProcessSkillScriptResultFrame, ProcessSubscribeFrame, SkillListFrame } from "../connections/ws-frames.js";
+import type { Logger } from "../support/logger.js";
 
 export interface WsFrameRouterDeps {
   /** With `footInvocations`, the router accepts Foot clients' `process-skill-script-result` answers. */
@@ -31,7 +32,7 @@ export interface WsFrameRouterDeps {
   push: ConnectionPush;
   /** requestIds for `process-skill` frames without one. */
   newRequestId?: () => string;
-  logger?: { error(message: string, ...extra: Record<string, unknown>[]): void };
+  logger?: Pick<Logger, "error">;
 }
 
 /** Who sent the frame (identity from the authorizer context) and on which connection. */

@@ -6,17 +6,13 @@ import type { ConnectionPush } from "../connections/connection-push.js";
 import type { ConnectionStore } from "../connections/connection-store.js";
 import { errorFrame } from "../connections/server-frames.js";
 import type { WsFrameRouter } from "./ws-frame-router.js";
+import type { Logger } from "../support/logger.js";
 
 /**
  * The three WebSocket routes over the ports, independent of Lambda wiring (the handlers in
  * functions/ws-* only build the dependencies). Identity always comes from the authorizer context
  * API Gateway attaches to every event of a connection authorized at `$connect`.
  */
-interface WsLogger {
-  info(message: string, ...extra: Record<string, unknown>[]): void;
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
-}
-
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 
 function connectionIdOf(event: unknown): string | undefined {
@@ -25,7 +21,7 @@ function connectionIdOf(event: unknown): string | undefined {
   return typeof id === "string" && id !== "" && id.length <= 256 ? id : undefined;
 }
 
-const identityOrUndefined = (event: unknown, logger: WsLogger, route: string): Identity | undefined => {
+const identityOrUndefined = (event: unknown, logger: Pick<Logger, "info" | "warn">, route: string): Identity | undefined => {
   try {
     return identityFromEvent(event);
   } catch (error) {
@@ -47,7 +43,7 @@ export const DEFAULT_WS_CONNECT_LIMITS: WsConnectLimits = Object.freeze({ maxCon
 
 export interface WsConnectDeps {
   connections: ConnectionStore;
-  logger: WsLogger;
+  logger: Pick<Logger, "info" | "warn">;
   limits?: WsConnectLimits | undefined;
   clock?: (() => Date) | undefined;
 }
@@ -62,7 +58,7 @@ const jsonError = (statusCode: number, code: string, message: string, headers: R
  * The token expiry of a WebSocket event, or undefined when the token has expired or the context
  * carries none (fails closed: our authorizer always sets it, so a missing one is a wiring fault).
  */
-function liveTokenExpiry(event: unknown, now: Date, logger: WsLogger, route: string): number | undefined {
+function liveTokenExpiry(event: unknown, now: Date, logger: Pick<Logger, "info" | "warn">, route: string): number | undefined {
   const expiresAt = tokenExpiryFromEvent(event);
   if (expiresAt === undefined) {
     logger.warn("WebSocket event without the token expiry in its authorizer context", { route });
@@ -101,7 +97,7 @@ export async function handleConnect(deps: WsConnectDeps, event: unknown): Promis
 export const TOKEN_EXPIRED_CLOSE_CODE = 4001;
 
 /** `$disconnect`: removes the connection and its subscriptions. Without identity nothing was stored. */
-export async function handleDisconnect(deps: { connections: ConnectionStore; logger: WsLogger }, event: unknown): Promise<APIGatewayProxyResultV2> {
+export async function handleDisconnect(deps: { connections: ConnectionStore; logger: Pick<Logger, "info" | "warn"> }, event: unknown): Promise<APIGatewayProxyResultV2> {
   const connectionId = connectionIdOf(event);
   const identity = identityOrUndefined(event, deps.logger, "$disconnect");
   if (connectionId !== undefined && identity !== undefined) await deps.connections.remove(identity.tenant, connectionId);
@@ -115,7 +111,7 @@ export async function handleDisconnect(deps: { connections: ConnectionStore; log
  * choose the close code; the local gateway (and a client-side timer) close with 4001 at `exp`.
  */
 export async function handleMessage(
-  deps: { router: WsFrameRouter; push: ConnectionPush; logger: WsLogger; clock?: (() => Date) | undefined },
+  deps: { router: WsFrameRouter; push: ConnectionPush; logger: Pick<Logger, "info" | "warn">; clock?: (() => Date) | undefined },
   event: unknown,
 ): Promise<APIGatewayProxyResultV2> {
   const connectionId = connectionIdOf(event);

@@ -7,6 +7,7 @@ import { messageOf } from "../documents/cascade-resolver.js";
 import { CATALOGUE_PREFIX, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
 import { decodeLevelSnapshot, encodeLevelSnapshot, type LevelSnapshotContent } from "./level-snapshot-codec.js";
 import { levelSnapshotKey, type LevelSnapshotStore } from "./level-snapshot-store.js";
+import type { Logger } from "../support/logger.js";
 
 /** Documents read and parsed at once while a level's outcomes are prepared. */
 const PREPARE_CONCURRENCY = 16;
@@ -20,10 +21,6 @@ export interface LevelSnapshotAccess {
 
 /** A body above this is read again on every lookup instead of being kept (only a defective document is that big). */
 const MAX_KEPT_BODY_BYTES = 2 * 1024 * 1024;
-
-export interface CatalogueLogger {
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
-}
 
 /** One listing of a level's `_vance/` documents. Immutable: a changed listing is a new snapshot. */
 export interface LevelSnapshot {
@@ -53,7 +50,7 @@ export class CatalogueLevel {
   constructor(
     readonly level: CascadeLevel,
     private readonly raw: DocumentLayer,
-    private readonly logger: CatalogueLogger,
+    private readonly logger: Pick<Logger, "warn">,
     private readonly preparer?: DocumentPreparer,
     private readonly snapshots?: LevelSnapshotAccess,
   ) {}

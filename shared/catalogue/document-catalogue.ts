@@ -6,18 +6,19 @@ import { cascadeLevels } from "../documents/cascade-layers.js";
 import { messageOf } from "../documents/cascade-resolver.js";
 import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
 import { StoreDocumentLayer } from "../documents/store-document-layer.js";
-import type { SkillScopeContext } from "../skills/skill-scope.js";
+import type { SkillScopeContext } from "../documents/cascade-scope.js";
 import { CatalogueUnavailable } from "./catalogue-errors.js";
-import { CatalogueLevel, type CatalogueLogger, type LevelSnapshot } from "./catalogue-level.js";
+import { CatalogueLevel, type LevelSnapshot } from "./catalogue-level.js";
 import { versionToken, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
 import { VersionReadBatch } from "./version-read-batch.js";
+import type { Logger } from "../support/logger.js";
 
 export interface DocumentCatalogueOptions {
   store: DocumentStore;
   /** The RESOURCE layer: listed once per tenant entry, never validated (a change needs a restart, spec §3). */
   bundled: DocumentLayer;
   versions: CatalogueVersions;
-  logger?: CatalogueLogger;
+  logger?: Pick<Logger, "warn">;
   /** Levels (tenant × project) kept; the least recently used one is dropped beyond it. */
   maxLevels?: number;
   /** Parses the documents a level snapshot keeps (skills: `skillDocumentPreparer`); without it every scan reads the documents. */
@@ -56,7 +57,7 @@ const DEFAULT_MAX_LEVELS = 1024;
 export class DocumentCatalogue implements CascadeCatalogue {
   private readonly store: DocumentStore;
   private readonly bundled: DocumentLayer;
-  private readonly logger: CatalogueLogger;
+  private readonly logger: Pick<Logger, "warn">;
   private readonly batch: VersionReadBatch;
   private readonly levels: LRUCache<string, CatalogueLevel>;
   private readonly primed = new AsyncLocalStorage<PrimedVersions>();

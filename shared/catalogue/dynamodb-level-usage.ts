@@ -5,6 +5,7 @@ import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import type { TableKey } from "../aws/dynamodb-keys.js";
 import { validateProjectName, validateTenantId } from "../documents/document-path.js";
 import { levelVersionKey } from "./dynamodb-catalogue-versions.js";
+import { digestAttributes, documentEntrySortKey } from "./dynamodb-document-digests.js";
 import { countsOf, usageDelta, type LevelCounts, type LevelUsage, type LevelUsageRead, type PathUsage } from "./level-usage.js";
 
 const isConditionFailure = (error: unknown): boolean => (error as { name?: string }).name === "ConditionalCheckFailedException";
@@ -13,7 +14,7 @@ const isConditionFailure = (error: unknown): boolean => (error as { name?: strin
 const nameKey = (tenant: string, project: string, folded: string): TableKey => ({ pk: levelVersionKey(tenant, project).pk, sk: `NAME#${encodeURIComponent(folded)}` });
 
 /** One entry per document of a level: `T#<tenant>#LEVEL#<project>` / `DOC#<path>`. */
-const entryKey = (tenant: string, project: string, path: string): TableKey => ({ pk: levelVersionKey(tenant, project).pk, sk: `DOC#${encodeURIComponent(path)}` });
+const entryKey = (tenant: string, project: string, path: string): TableKey => ({ pk: levelVersionKey(tenant, project).pk, sk: documentEntrySortKey(path) });
 
 /** Rounds of re-reading an entry another writer changed between our read and our write. */
 const RECORD_ATTEMPTS = 8;
@@ -110,7 +111,7 @@ export class DynamoDBLevelUsage implements LevelUsage {
       ? { ConditionExpression: "#size = :oldSize AND #patterns = :oldPatterns", ExpressionAttributeNames: { "#size": "size", "#patterns": "patterns" }, ExpressionAttributeValues: { ":oldSize": before.size, ":oldPatterns": before.patterns } }
       : { ConditionExpression: "attribute_not_exists(pk)" };
     try {
-      if (after) await this.documents.send(new PutCommand({ TableName: this.tableName, Item: { ...Key, entity: "levelDocument", size: after.size, patterns: after.patterns }, ...condition }));
+      if (after) await this.documents.send(new PutCommand({ TableName: this.tableName, Item: { ...Key, entity: "levelDocument", size: after.size, patterns: after.patterns, ...(after.digest ? digestAttributes(after.digest) : {}) }, ...condition }));
       else if (before) await this.documents.send(new DeleteCommand({ TableName: this.tableName, Key, ...condition }));
       return true;
     } catch (error) {

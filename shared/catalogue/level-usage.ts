@@ -7,6 +7,7 @@
  * in-memory-level-usage.ts (unit tests). Without one, DocumentService lists the level on every
  * write, as before.
  */
+import type { StoredDigest } from "../documents/document-digests.js";
 
 export interface LevelCounts {
   /** Documents of the level (every path, not only `_vance/`). */
@@ -20,6 +21,8 @@ export interface LevelCounts {
 export interface PathUsage {
   size: number;
   patterns: number;
+  /** The SHA-256 of the bytes written (issue 32): kept on the entry, never counted or compared. */
+  digest?: StoredDigest | undefined;
 }
 
 export interface LevelUsageRead {

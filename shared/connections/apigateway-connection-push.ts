@@ -5,10 +5,11 @@ import { fitFrame, MAX_FRAME_BYTES } from "./frame-size.js";
 import { errorFrame } from "./server-frames.js";
 import type { ServerFrame } from "./server-frames.js";
 import type { ClientInstrumentation } from "../aws/aws-clients.js";
+import type { Logger } from "../support/logger.js";
 
 interface ApiGatewayConnectionPushOptions {
   maxBytes?: number;
-  logger?: { warn(message: string, ...extra: Record<string, unknown>[]): void };
+  logger?: Pick<Logger, "warn">;
 }
 
 /** The one method used; tests pass a fake. */

@@ -3,7 +3,7 @@ import { ConnectionPushFailed } from "./connection-errors.js";
 import type { ConnectionPush } from "./connection-push.js";
 import type { ConnectionStore } from "./connection-store.js";
 import type { ServerFrame } from "./server-frames.js";
-import { turnIdFor } from "../turns/turn-ids.js";
+import { turnIdFor } from "../processes/turn-ids.js";
 
 export interface WebSocketProcessEventsDeps {
   connections: ConnectionStore;

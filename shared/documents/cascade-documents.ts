@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { DocumentProblem } from "../errors.js";
-import type { SkillScope, SkillScopeContext } from "../skills/skill-scope.js";
+import type { SkillScope, SkillScopeContext } from "./cascade-scope.js";
 import { cascadeLayers, cascadeLevels, type CascadeSources, type CascadeView, type StaleLevel } from "./cascade-layers.js";
 import { CascadeDocumentResolver, type CascadeDocumentKind, type CascadeProblem, type CascadeShadowed } from "./cascade-resolver.js";
 

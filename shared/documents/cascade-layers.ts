@@ -1,6 +1,6 @@
 import { InvalidRequest, type DocumentProblem } from "../errors.js";
-import type { SkillScope, SkillScopeContext } from "../skills/skill-scope.js";
-import { TENANT_PROJECT, userProject } from "../skills/skill-scope.js";
+import type { SkillScope, SkillScopeContext } from "./cascade-scope.js";
+import { TENANT_PROJECT, userProject } from "./cascade-scope.js";
 import type { DocumentLayer, DocumentRef, DocumentStore, StoredDocument } from "./document-store.js";
 import { validateLogin, validateProjectId, validateTenantId } from "./document-path.js";
 import { StoreDocumentLayer } from "./store-document-layer.js";

@@ -1,6 +1,6 @@
 import { isTransientServiceError } from "../support/transient-errors.js";
 import type { DocumentProblem } from "../errors.js";
-import { SKILL_SCOPES_INNER_FIRST, type SkillScope } from "../skills/skill-scope.js";
+import { SKILL_SCOPES_INNER_FIRST, type SkillScope } from "./cascade-scope.js";
 import { strictUtf8 } from "./document-body.js";
 import type { DocumentRef, StoredDocument } from "./document-store.js";
 import { mapWithConcurrency, type CascadeLayer, type PreparedDocument } from "./cascade-layers.js";

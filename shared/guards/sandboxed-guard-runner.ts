@@ -6,14 +6,11 @@ import { llmScriptBindings } from "../llm/llm-script-binding.js";
 import type { HostFunction } from "../sandbox/host-call.js";
 import type { SandboxPool } from "../sandbox/sandbox-pool.js";
 import { runScript } from "../sandbox/script-runtime.js";
-import { MAX_PENDING_TEXT_BYTES, truncateUtf8 } from "../steering/steering-limits.js";
+import { MAX_PENDING_TEXT_BYTES } from "../processes/process-limits.js";
+import { truncateUtf8 } from "../steering/steering-limits.js";
 import type { GuardEvaluation, GuardRunner, GuardVerdict } from "../turns/guard-runner.js";
 import { guardSource } from "./guard-source.js";
-
-export interface GuardLogger {
-  info(message: string, ...extra: Record<string, unknown>[]): void;
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
-}
+import type { Logger } from "../support/logger.js";
 
 interface SandboxedGuardRunnerDeps {
   /** Where `guard script <path>` documents are read. */
@@ -27,7 +24,7 @@ interface SandboxedGuardRunnerDeps {
   /** The guard's deadline; must exceed llmTimeoutMs. Default: llmTimeoutMs + 5 s. */
   timeoutMs?: number;
   pool?: SandboxPool;
-  logger?: GuardLogger;
+  logger?: Pick<Logger, "info" | "warn">;
 }
 
 /** Room for the guard's own work around one LLM call. */
@@ -35,7 +32,7 @@ const GUARD_MARGIN_MS = 5_000;
 /** A host call's own cap sits between the LLM timeout and the guard deadline (at most this far above the former). */
 const HOST_CALL_MARGIN_MS = 1_000;
 
-const SILENT: GuardLogger = { info: () => undefined, warn: () => undefined };
+const SILENT: Pick<Logger, "info" | "warn"> = { info: () => undefined, warn: () => undefined };
 
 /**
  * Runs the completion guard (spec §2a, shooty) in the sandbox on turn complete, with
@@ -54,7 +51,7 @@ export class SandboxedGuardRunner implements GuardRunner {
   private readonly timeoutMs: number;
   /** One host call (the LLM) may run past the model's timeout, never to the guard's deadline. */
   private readonly hostCallTimeoutMs: number;
-  private readonly logger: GuardLogger;
+  private readonly logger: Pick<Logger, "info" | "warn">;
 
   constructor(private readonly deps: SandboxedGuardRunnerDeps) {
     this.llmTimeoutMs = deps.llmTimeoutMs ?? DEFAULT_LLM_TIMEOUT_MS;

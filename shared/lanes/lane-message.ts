@@ -1,5 +1,4 @@
 import * as z from "zod";
-import type { Identity } from "../auth/identity.js";
 import { LaneMessageMalformed, LaneMessageTooLarge } from "./lane-errors.js";
 
 /** Every mutation of a process, in the order the lane applies them. */
@@ -23,9 +22,6 @@ export const laneUserSchema = z.object({
   projects: z.array(z.string().max(256)).max(1024).optional(),
 });
 export type LaneUser = z.infer<typeof laneUserSchema>;
-
-/** The lane user of a verified identity (HTTP and WebSocket alike): copies, so the message holds no shared arrays. */
-export const laneUserOf = (identity: Identity): LaneUser => ({ login: identity.login, roles: [...identity.roles], projects: [...identity.projects] });
 
 /**
  * Unknown top-level keys are stripped rather than rejected so a newer producer can add

@@ -1,8 +1,8 @@
 import * as z from "zod";
 import { TurnContext } from "../../contract/index.js";
-import { MAX_TURN_ID_LENGTH } from "../turns/turn-ids.js";
+import { MAX_TURN_ID_LENGTH } from "../processes/turn-ids.js";
 import { ProcessStatus } from "../processes/process.js";
-import { MAX_ARGS_BYTES, MAX_PENDING_TEXT_BYTES, utf8Bytes } from "../steering/steering-limits.js";
+import { MAX_ARGS_BYTES, MAX_PENDING_TEXT_BYTES, utf8Bytes } from "../processes/process-limits.js";
 import { InvalidLanePayload } from "./lane-errors.js";
 import type { LaneMessageKind } from "./lane-message.js";
 

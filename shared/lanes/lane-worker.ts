@@ -1,10 +1,11 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambda-powertools/batch";
-import { Logger } from "@aws-lambda-powertools/logger";
+import { Logger as PowertoolsLogger } from "@aws-lambda-powertools/logger";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { LaneGroupMismatch } from "./lane-errors.js";
 import { laneGroupIdOf } from "./lane-identity.js";
 import { decodeLaneMessage } from "./lane-message.js";
 import type { LaneMessage } from "./lane-message.js";
+import type { Logger } from "../support/logger.js";
 
 /** Where and how often a message was delivered; lets `apply` give up on a request deliberately. */
 export interface LaneDelivery {
@@ -26,13 +27,6 @@ export interface LaneDelivery {
  */
 export type LaneApply = (message: LaneMessage, delivery: LaneDelivery) => Promise<void>;
 
-/** The part of the Powertools Logger the worker uses; tests pass a recorder. */
-export interface LaneWorkerLogger {
-  debug(message: string, ...extra: Record<string, unknown>[]): void;
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
-  error(message: string, ...extra: Record<string, unknown>[]): void;
-}
-
 /**
  * Takes a poison record out of the lane (e.g. sends it to the DLQ at once, see
  * sqs-lane-dead-letter.ts). When it resolves, the record counts as handled and its group moves
@@ -42,7 +36,7 @@ export type LanePoisonHandler = (record: SQSRecord, error: unknown) => Promise<v
 
 export interface LaneWorkerOptions {
   /** Defaults to a Powertools Logger (level from POWERTOOLS_LOG_LEVEL, e.g. SILENT in tests). */
-  logger?: LaneWorkerLogger;
+  logger?: Pick<Logger, "debug" | "warn" | "error">;
   onPoison?: LanePoisonHandler;
   /**
    * The lane queue's maxReceiveCount. `apply` then sees `delivery.lastAttempt` (and can settle the
@@ -71,7 +65,7 @@ export type LaneWorkerHandler = (event: SQSEvent, context?: Context) => Promise<
  * lane, and it is kept (not dropped) for a redrive once a fixed worker is deployed.
  */
 export function createLaneWorkerHandler(apply: LaneApply, options: LaneWorkerOptions = {}): LaneWorkerHandler {
-  const logger = options.logger ?? new Logger({ serviceName: "skills-lane-worker" });
+  const logger = options.logger ?? new PowertoolsLogger({ serviceName: "skills-lane-worker" });
 
   const applyRecord = async (record: SQSRecord): Promise<void> => {
     const receiveCount = Number.parseInt(record.attributes.ApproximateReceiveCount, 10) || 1;

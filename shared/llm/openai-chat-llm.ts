@@ -1,10 +1,6 @@
 import { ResponseTooLarge } from "./llm-errors.js";
 import type { LlmCallOptions, LlmPort } from "./llm-port.js";
-
-/** The part of the Powertools Logger the adapter uses; tests pass a recorder. */
-export interface LlmLogger {
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
-}
+import type { Logger } from "../support/logger.js";
 
 export interface OpenAiChatLlmOptions {
   /** Base URL; the adapter POSTs to `{url}/chat/completions`. */
@@ -13,7 +9,7 @@ export interface OpenAiChatLlmOptions {
   /** Bearer token, or how to get it (resolved on each call: cache inside if it is expensive). */
   apiKey?: string | (() => Promise<string | undefined>);
   timeoutMs: number;
-  logger: LlmLogger;
+  logger: Pick<Logger, "warn">;
   /** Cap on the response body; a larger reply counts as a failure. Default 1 MiB. */
   maxResponseBytes?: number;
   fetch?: typeof fetch;

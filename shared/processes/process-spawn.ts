@@ -4,7 +4,7 @@ import type { RecipeLoader } from "../recipes/recipe-loader.js";
 import { isRecipeName, recipeDocumentPath } from "../recipes/recipe-paths.js";
 import type { Recipe } from "../recipes/recipe-schema.js";
 import type { SkillResolver } from "../skills/skill-resolver.js";
-import type { SkillScopeContext } from "../skills/skill-scope.js";
+import type { SkillScopeContext } from "../documents/cascade-scope.js";
 import { newProcess } from "./process.js";
 import type { ActiveSkillRef, Process } from "./process.js";
 import { NameTaken } from "./process-errors.js";

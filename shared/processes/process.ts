@@ -1,6 +1,6 @@
 import * as z from "zod";
 import type { Process as ContractProcess } from "../../contract/index.js";
-import type { SkillScope } from "../skills/skill-scope.js";
+import type { SkillScope } from "../documents/cascade-scope.js";
 
 /**
  * The process state the Skills service owns (spec §5d, §7, §7a; DESIGN.md "Data").

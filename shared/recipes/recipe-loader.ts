@@ -1,7 +1,7 @@
 import type { CascadeSources } from "../documents/cascade-layers.js";
 import { CascadeDocuments } from "../documents/cascade-documents.js";
 import type { CascadeDocumentKind, CascadeProblem } from "../documents/cascade-resolver.js";
-import type { SkillScopeContext } from "../skills/skill-scope.js";
+import type { SkillScopeContext } from "../documents/cascade-scope.js";
 import { MAX_RECIPE_BYTES, parseRecipeDocument } from "./recipe-document-parser.js";
 import { RECIPES_PREFIX, isRecipeName, recipeDocumentPath, recipeNameOf } from "./recipe-paths.js";
 import type { Recipe, RecipeDefinition } from "./recipe-schema.js";

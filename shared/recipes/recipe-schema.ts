@@ -3,7 +3,7 @@ import { SKILL_NAME_PATTERN } from "../skills/skill-frontmatter.js";
 import { SKILL_DIRECTORY_NAME } from "../skills/skill-name.js";
 import type { DocumentProblem } from "../errors.js";
 import { MAX_CATALOG_BUDGET_CHARS } from "../skills/skill-catalog.js";
-import type { SkillScope } from "../skills/skill-scope.js";
+import type { SkillScope } from "../documents/cascade-scope.js";
 
 /**
  * The one schema of `_vance/recipes/<name>.yaml` (spec §1, §7; recipes §6c as far as skills need it).

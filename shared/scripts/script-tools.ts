@@ -1,6 +1,6 @@
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
 import type { SkillScript } from "../skills/skill-frontmatter.js";
-import type { ToolSpec } from "../turns/turn.js";
+import type { ToolSpec } from "../skills/tool-spec.js";
 import { scriptToolName } from "./script-tool-name.js";
 import { scriptParamsSchema } from "./script-tool-schema.js";
 

@@ -16,6 +16,7 @@ import { scriptContext } from "./script-context.js";
 import type { ScriptTool } from "./script-tools.js";
 import { ScriptWorkspace } from "./script-workspace.js";
 import type { WorkspaceBudget } from "./script-workspace.js";
+import type { Logger } from "../support/logger.js";
 
 /** The tool result when a FOOT script has no client to run on (spec §13.5). */
 export const FOOT_NOT_AVAILABLE = "ERROR: foot routing not available";
@@ -60,10 +61,6 @@ export interface ScriptToolRunner {
   run(invocation: ScriptInvocation): Promise<ScriptToolResult>;
 }
 
-interface ScriptLogger {
-  info(message: string, ...extra: Record<string, unknown>[]): void;
-}
-
 interface SkillScriptRunnerDeps {
   /** Reads script files from the layer that provided the skill (layer pinning, spec §13.1). */
   loader: Pick<SkillLoader, "readSkillFile">;
@@ -75,7 +72,7 @@ interface SkillScriptRunnerDeps {
   limits?: ScriptLimits | undefined;
   /** Re-entrancy limit of `vance.tool` (default 3). */
   maxDepth?: number | undefined;
-  logger?: ScriptLogger | undefined;
+  logger?: Pick<Logger, "info"> | undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import { DocumentTooLargeToRead } from "../documents/document-store-errors.js";
 import type { ResolvedSkill, SkillDefinition } from "./resolved-skill.js";
 import { MAX_SKILL_TEXT_BYTES, parseSkillDocument } from "./skill-document-parser.js";
 import { skillDocumentPath } from "./skill-paths.js";
-import type { SkillScopeContext } from "./skill-scope.js";
+import type { SkillScopeContext } from "../documents/cascade-scope.js";
 
 /** The pinned version as a skill, or why it cannot be one (spawn turns the reason into a 422). */
 export type PinOutcome = { skill: ResolvedSkill } | { refusal: string };

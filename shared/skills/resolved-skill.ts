@@ -1,6 +1,6 @@
 import type { DocumentProblem } from "../errors.js";
 import type { SkillFile } from "./skill-files.js";
-import type { SkillScope } from "./skill-scope.js";
+import type { SkillScope } from "../documents/cascade-scope.js";
 import type { SkillArgument, SkillReferenceDoc, SkillRun, SkillScript, SkillTrigger } from "./skill-frontmatter.js";
 
 /** A SKILL.md after parsing and validation, defaults applied, before it is placed in the cascade. */

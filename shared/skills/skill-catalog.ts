@@ -1,5 +1,5 @@
 import type { ListedSkill } from "./resolved-skill.js";
-import type { SkillScope } from "./skill-scope.js";
+import type { SkillScope } from "../documents/cascade-scope.js";
 import { byCodePoints, listingRelevance, matchedPositions, rankByRelevance, roundScore } from "./relevance/listing-relevance.js";
 import type { RankedPosition } from "./relevance/listing-relevance.js";
 

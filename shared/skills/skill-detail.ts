@@ -2,6 +2,7 @@ import type { ResolvedReferenceDoc, ResolvedSkill } from "./resolved-skill.js";
 import type { SkillFile } from "./skill-files.js";
 import type { SkillScript } from "./skill-frontmatter.js";
 import { toSkillSummary } from "./skill-summary.js";
+import { digestLabel } from "./document-digest.js";
 import type { SkillSummary } from "./skill-summary.js";
 
 /**
@@ -18,11 +19,12 @@ interface SkillDetail extends SkillSummary {
   deactivate: string[];
   action: string | null;
   scripts: SkillScript[];
-  /** API.md "Skill files": the skill directory's files in its own layer, SKILL.md excluded. */
-  files: SkillFile[];
+  /** API.md "Skill files": the skill directory's files in its own layer, SKILL.md excluded; `digest` (issue 32) where known. */
+  files: (Pick<SkillFile, "path" | "size"> & { digest?: string })[];
 }
 
-export const toSkillDetail = (skill: ResolvedSkill): SkillDetail => ({
+/** `digests`: SHA-256 hex by file path (SkillManifests.fileDigests), shown as `sha256:<hex>`. */
+export const toSkillDetail = (skill: ResolvedSkill, digests?: ReadonlyMap<string, string>): SkillDetail => ({
   ...toSkillSummary(skill),
   body: skill.body,
   tools: [...skill.tools],
@@ -32,5 +34,8 @@ export const toSkillDetail = (skill: ResolvedSkill): SkillDetail => ({
   deactivate: [...skill.deactivate],
   action: skill.action ?? null,
   scripts: structuredClone(skill.scripts),
-  files: (skill.files ?? []).map((file) => ({ path: file.path, size: file.size })),
+  files: (skill.files ?? []).map((file) => {
+    const sha256 = digests?.get(file.path);
+    return { path: file.path, size: file.size, ...(sha256 !== undefined ? { digest: digestLabel(sha256) } : {}) };
+  }),
 });

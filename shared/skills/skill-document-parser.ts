@@ -22,9 +22,9 @@ import { isSemver, validateSkillFrontmatter } from "./skill-validator.js";
 
 /** Checked first, before any scan of the text. */
 export const MAX_SKILL_TEXT_BYTES = 1024 * 1024;
-const MAX_FRONTMATTER_BYTES = 32 * 1024;
+export const MAX_FRONTMATTER_BYTES = 32 * 1024;
 /** A legitimate frontmatter nests at most 5 levels (scripts → params → entry). */
-const MAX_FRONTMATTER_DEPTH = 20;
+export const MAX_FRONTMATTER_DEPTH = 20;
 
 interface SkillParseResult {
   /** Present iff no problem has severity "error". */

@@ -6,6 +6,8 @@ import { SKILLS_PREFIX, skillDirectory, skillDocumentPath } from "./skill-paths.
 export interface SkillFile {
   readonly path: string;
   readonly size: number;
+  /** The listing's ETag: a stored digest counts only for the bytes it was taken of (issue 32). */
+  readonly etag?: string | undefined;
 }
 
 /**
@@ -56,7 +58,7 @@ function groupByDirectory(refs: Iterable<DocumentRef>): Map<string, SkillFileLis
     if (path === "SKILL.md" || path === "") continue;
     let files = grouped.get(name);
     if (!files) grouped.set(name, (files = []));
-    files.push({ path, size: ref.size });
+    files.push({ path, size: ref.size, etag: ref.etag });
   }
   const index = new Map<string, SkillFileListing>();
   for (const [name, files] of grouped) {

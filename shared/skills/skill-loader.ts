@@ -8,7 +8,7 @@ import { isComplete, type ListedSkill, type ResolvedReferenceDoc, type ResolvedS
 import { MAX_SKILL_TEXT_BYTES, parseSkillDocument } from "./skill-document-parser.js";
 import { skillFilesFromLayer, skillFilesFromListing, skillFilesWarning } from "./skill-files.js";
 import { isSkillName, skillDirectory, skillDirectoryNameOf, skillDocumentPath, skillFilePath, SKILLS_PREFIX } from "./skill-paths.js";
-import type { SkillScopeContext } from "./skill-scope.js";
+import type { SkillScopeContext } from "../documents/cascade-scope.js";
 import { foldedSkillName, skillNameRefusal } from "./skill-name.js";
 import { PinnedSkillVersions, type PinOutcome } from "./pinned-skill-versions.js";
 

@@ -1,7 +1,7 @@
 import type { CascadeShadowed } from "../documents/cascade-resolver.js";
 import type { ListedSkill, ResolvedSkill, SkillProblem } from "./resolved-skill.js";
 import type { SkillLoader } from "./skill-loader.js";
-import type { SkillScopeContext } from "./skill-scope.js";
+import type { SkillScopeContext } from "../documents/cascade-scope.js";
 import type { PinOutcome } from "./pinned-skill-versions.js";
 
 /** What every other service calls (spec §10, §11); SkillLoader stays the only reader of skill documents. */

@@ -1,6 +1,6 @@
 import type { ListedSkill } from "./resolved-skill.js";
 import type { SkillArgument, SkillRun, SkillTrigger } from "./skill-frontmatter.js";
-import type { SkillScope } from "./skill-scope.js";
+import type { SkillScope } from "../documents/cascade-scope.js";
 
 /**
  * API.md `SkillSummary`: exactly these fields, in this order, nothing internal (location, body…).

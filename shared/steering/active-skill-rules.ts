@@ -1,6 +1,6 @@
 import { SkillLocked, SkillNotAllowedByRecipe } from "../errors.js";
 import type { ActivatedBy, ActiveSkillRef, Process } from "../processes/process.js";
-import type { SkillScope } from "../skills/skill-scope.js";
+import type { SkillScope } from "../documents/cascade-scope.js";
 
 /**
  * The pure rules of spec §4c, §7b, §7c and §7d over `activeSkills`. They take and return plain

@@ -4,7 +4,8 @@ import type { PendingMessage } from "../processes/process.js";
 import type { ProcessStore } from "../processes/process-store.js";
 import { pendingId } from "./steer-context.js";
 import type { SteerOutcome, SteerRequest } from "./steer-context.js";
-import { appendPending, MAX_PENDING_TEXT_BYTES, truncateUtf8, utf8Bytes } from "./steering-limits.js";
+import { MAX_PENDING_TEXT_BYTES, utf8Bytes } from "../processes/process-limits.js";
+import { appendPending, truncateUtf8 } from "./steering-limits.js";
 
 export const PROCESS_SENDER = "_process";
 

@@ -1,4 +1,4 @@
-import type { SkillScope } from "../skills/skill-scope.js";
+import type { SkillScope } from "../documents/cascade-scope.js";
 
 /** How a skill became active (issue 4: activations by name and path). */
 export type SkillActivationPath = "explicit" | "trigger" | "model" | "recipe" | "spawn";

@@ -14,7 +14,7 @@ import type { ResolvedSkill, SkillProblem } from "../skills/resolved-skill.js";
 import { SkillNotModelInvocable, SkillNotUserInvocable } from "../skills/skill-errors.js";
 import { bindArguments } from "../skills/skill-argument-binder.js";
 import type { BoundArguments } from "../skills/skill-argument-binder.js";
-import type { SkillScopeContext } from "../skills/skill-scope.js";
+import type { SkillScopeContext } from "../documents/cascade-scope.js";
 import type { TemplateRenderer } from "../templates/template-renderer.js";
 import { assertAllowedByRecipe, planClear, planClearAll, upsertExplicit } from "./active-skill-rules.js";
 import type { TurnScheduledReason } from "./process-events.js";

@@ -2,7 +2,7 @@ import type { SkillActivation, SkillRefusal } from "./skill-activations.js";
 import { createHash } from "node:crypto";
 import type { LaneUser } from "../lanes/lane-message.js";
 import type { ActiveSkillRef, PendingMessage, Process } from "../processes/process.js";
-import type { SkillScopeContext } from "../skills/skill-scope.js";
+import type { SkillScopeContext } from "../documents/cascade-scope.js";
 import type { TurnScheduledReason } from "./process-events.js";
 
 /** One lane message being applied: who asked, for which process, under which requestId. */

@@ -1,20 +1,8 @@
+// Steering's use of the process caps (processes/process-limits.ts): appending pending messages
+// within them, and cutting model output to them.
 import type { PendingMessage, Process } from "../processes/process.js";
+import { MAX_PENDING_MESSAGES, MAX_PENDING_TEXT_BYTES, MAX_PENDING_TOTAL_BYTES, utf8Bytes } from "../processes/process-limits.js";
 import { PendingLimitExceeded } from "./steering-errors.js";
-
-/**
- * Caps that keep a process item well below DynamoDB's 400 KB (the store's ProcessTooLarge is
- * only the backstop): every text that lands in `pending` or on an ActiveSkillRef is bounded here,
- * before anything is written.
- */
-export const MAX_PENDING_TEXT_BYTES = 32 * 1024;
-export const MAX_PENDING_MESSAGES = 100;
-/** 100 messages of 32 KB would not fit one item; the total is what actually protects it. */
-export const MAX_PENDING_TOTAL_BYTES = 192 * 1024;
-export { MAX_ARGS_BYTES } from "../../contract/limits.js";
-/** lastOutput and a child's report are model output: cut, not refused (the turn already happened). */
-export const MAX_OUTPUT_BYTES = 32 * 1024;
-
-export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8");
 
 /** Returns a copy with `messages` appended, or throws PendingLimitExceeded when a cap would break. */
 export function appendPending(process: Process, messages: readonly PendingMessage[]): Process {

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { DocumentNotFound, InvalidRequest } from "../errors.js";
 import { strictUtf8 } from "../documents/document-body.js";
 import { cascadeLayers } from "../documents/cascade-layers.js";
-import type { SkillScope } from "../skills/skill-scope.js";
+import type { SkillScope } from "../documents/cascade-scope.js";
 import { sanitizeManualPath } from "../skills/manual-path.js";
 import { scopeOf } from "../steering/steer-context.js";
 import { SKILL_REFERENCE_DOC_TOOL } from "../turns/service-tool-specs.js";

@@ -1,7 +1,7 @@
 import { scriptToolsOf, scriptToolSpec } from "../scripts/script-tools.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
 import { MAX_SKILL_READ_BYTES } from "../skills/skill-files.js";
-import type { ToolSpec } from "./turn.js";
+import type { ToolSpec } from "../skills/tool-spec.js";
 
 /** The service's own tools (API.md `POST …/tools/{toolName}`), beside the active skills' script tools. */
 export const SKILL_REFERENCE_DOC_TOOL = "skill_reference_doc";

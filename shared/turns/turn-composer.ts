@@ -14,7 +14,8 @@ import { approxTokens } from "../skills/skill-catalog.js";
 import { SKILL_ACTIVATE_TOOL, SKILL_READ_FILE_TOOL, SKILL_REFERENCE_DOC_TOOL, SKILL_SEARCH_TOOL, skillActivateSpec } from "./service-tool-specs.js";
 import type { ToolSpecProvider } from "./service-tool-specs.js";
 import type { ActivationEntry } from "./activation-ledger.js";
-import type { SystemMessage, ToolSpec, Turn, TurnMessage } from "./turn.js";
+import type { ToolSpec } from "../skills/tool-spec.js";
+import type { SystemMessage, Turn, TurnMessage } from "./turn.js";
 
 export interface TurnComposition {
   turnId: string;

@@ -1,18 +1,11 @@
 import type { ActiveSkillRef, PendingMessage } from "../processes/process.js";
 import type { ActivationEntry } from "./activation-ledger.js";
 import type { SkillCatalog } from "../skills/skill-catalog.js";
+import type { ToolSpec } from "../skills/tool-spec.js";
 
 export interface SystemMessage {
   role: "system";
   content: string;
-}
-
-/** A tool the turn may call, as the engine advertises it to the model. */
-export interface ToolSpec {
-  name: string;
-  description: string;
-  /** JSON Schema of the tool's `args`. */
-  inputSchema: Record<string, unknown>;
 }
 
 /**

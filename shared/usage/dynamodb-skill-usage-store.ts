@@ -4,7 +4,7 @@ import { documentClientOf } from "../aws/dynamodb-client.js";
 import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import type { TableKey } from "../aws/dynamodb-keys.js";
 import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
-import type { SkillScope } from "../skills/skill-scope.js";
+import type { SkillScope } from "../documents/cascade-scope.js";
 import { MAX_USAGE_ROWS, USAGE_COUNTERS, capUsageRows, emptyRow, firstUsageDay, refusalCodeOf, rowOwner, sortedCodes, usageExpiry, utcDay } from "./skill-usage.js";
 import type { SkillUsageStore, UsageAnswer, UsageEvent, UsageQuery, UsageRow } from "./skill-usage.js";
 

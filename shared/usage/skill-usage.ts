@@ -1,5 +1,5 @@
 import { InvalidRequest } from "../errors.js";
-import type { SkillScope } from "../skills/skill-scope.js";
+import type { SkillScope } from "../documents/cascade-scope.js";
 import type { SkillActivationPath } from "../steering/skill-activations.js";
 
 /** What one counter counts: an activation by its path, or a refused activation. */

@@ -1,4 +1,6 @@
 import { DynamoDBLevelUsage } from "../catalogue/dynamodb-level-usage.js";
+import type { DocumentDigests } from "../documents/document-digests.js";
+import { DynamoDBDocumentDigests } from "../catalogue/dynamodb-document-digests.js";
 import type { LevelUsage } from "../catalogue/level-usage.js";
 import type { CatalogueVersions } from "../catalogue/catalogue-versions.js";
 import { DynamoDBCatalogueVersions } from "../catalogue/dynamodb-catalogue-versions.js";
@@ -58,6 +60,12 @@ export interface RuntimeOptions {
 export function levelUsageFromEnv(resources: TableRuntime): LevelUsage | undefined {
   const { tableName } = resources.environment;
   return tableName ? new DynamoDBLevelUsage(resources.clients.dynamodb, tableName) : undefined;
+}
+
+/** Stored document digests (issue 32), on the same entries; without a table digests are taken from bytes and kept in memory. */
+export function documentDigestsFromEnv(resources: TableRuntime): DocumentDigests | undefined {
+  const { tableName } = resources.environment;
+  return tableName ? new DynamoDBDocumentDigests(resources.clients.dynamodb, tableName) : undefined;
 }
 
 export function catalogueVersionsFromEnv(resources: TableRuntime): CatalogueVersions {

@@ -2,7 +2,8 @@ import { DynamoDBWaitSlots } from "../processes/dynamodb-wait-slots.js";
 import { DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY } from "../processes/wait-slots.js";
 import { DynamoDBSkillUsageStore } from "../usage/dynamodb-skill-usage-store.js";
 import { createSkillsApp } from "../app/skills-app.js";
-import type { SkillsApp, SkillsAppDeps } from "../app/skills-app.js";
+import type { SkillsApp } from "../app/skills-app.js";
+import type { SkillsAppDeps } from "../app/skills-domain.js";
 import { createApiGatewayConnectionPush } from "../connections/apigateway-connection-push.js";
 import { DynamoDBConnectionStore } from "../connections/dynamodb-connection-store.js";
 import { createWebSocketProcessEvents } from "../connections/websocket-process-events.js";
@@ -33,6 +34,7 @@ import { awsClients } from "../aws/aws-clients.js";
 import { ENV, readConfig } from "../config/config.js";
 import { ConfigurationError } from "../config/config-errors.js";
 import type { Config, ConfigEnvironment } from "../config/config.js";
+import type { Logger } from "../support/logger.js";
 
 /**
  * Builds the service from the environment the stack (or the local stack) gives a function,
@@ -45,7 +47,7 @@ import type { Config, ConfigEnvironment } from "../config/config.js";
  * functions that render, so the others do not bundle the sandbox.
  */
 
-export { appEnvironment, catalogueVersionsFromEnv, levelUsageFromEnv, tableRuntimeFromEnv, unconfigured } from "./app-environment.js";
+export { appEnvironment, catalogueVersionsFromEnv, documentDigestsFromEnv, levelUsageFromEnv, tableRuntimeFromEnv, unconfigured } from "./app-environment.js";
 export type { AppEnvironment, RuntimeOptions, TableRuntime } from "./app-environment.js";
 
 /** The stores and the lane of one container. */
@@ -149,7 +151,7 @@ export function footInvocationsFromEnv(resources: RuntimeResources): FootInvocat
  * function can find subscribers, push the script and poll the answer. Without them there is no
  * route, and a FOOT script answers "ERROR: foot routing not available" (spec §13.5).
  */
-export function footRouterFromEnv(resources: RuntimeResources, logger?: { warn(message: string, ...extra: Record<string, unknown>[]): void }): FootRouter | undefined {
+export function footRouterFromEnv(resources: RuntimeResources, logger?: Pick<Logger, "warn">): FootRouter | undefined {
   const { webSocketCallbackUrl, tableName, region } = resources.environment;
   if (!webSocketCallbackUrl || !tableName) return undefined;
   const connections = new DynamoDBConnectionStore(resources.clients.dynamodb, tableName);
@@ -161,7 +163,7 @@ export function footRouterFromEnv(resources: RuntimeResources, logger?: { warn(m
  * Results and scheduled turns pushed to WebSocket subscribers when the function knows the
  * WebSocket API's callback URL and the table; otherwise nobody is told (state stays readable over HTTP).
  */
-export function processEventsFromEnv(resources: RuntimeResources, logger?: { warn(message: string, ...extra: Record<string, unknown>[]): void }): ProcessEvents {
+export function processEventsFromEnv(resources: RuntimeResources, logger?: Pick<Logger, "warn">): ProcessEvents {
   const { webSocketCallbackUrl, tableName, region } = resources.environment;
   if (!webSocketCallbackUrl || !tableName) return new NoopProcessEvents();
   const connections = new DynamoDBConnectionStore(resources.clients.dynamodb, tableName);

@@ -1,10 +1,11 @@
-import { Logger } from "@aws-lambda-powertools/logger";
+import { Logger as PowertoolsLogger } from "@aws-lambda-powertools/logger";
 import { ENV } from "../config/config.js";
 import type { ConfigEnvironment } from "../config/config.js";
 import { llmConfigFromEnv } from "../llm/llm-config.js";
 import type { LlmConfig } from "../llm/llm-config.js";
 import { DisabledLlm, type LlmPort } from "../llm/llm-port.js";
-import { OpenAiChatLlm, type LlmLogger } from "../llm/openai-chat-llm.js";
+import { OpenAiChatLlm } from "../llm/openai-chat-llm.js";
+import type { Logger } from "../support/logger.js";
 
 export interface CreateLlmPortOptions {
   /**
@@ -13,7 +14,7 @@ export interface CreateLlmPortOptions {
    */
   resolveSecret?: (secretId: string) => Promise<string>;
   /** Defaults to a Powertools Logger (level from POWERTOOLS_LOG_LEVEL). */
-  logger?: LlmLogger;
+  logger?: Pick<Logger, "warn">;
   fetch?: typeof fetch;
 }
 
@@ -27,7 +28,7 @@ export const createLlmPort = (env: ConfigEnvironment, options: CreateLlmPortOpti
 /** The LlmPort for an already parsed configuration (undefined: a DisabledLlm). */
 export const llmPortFor = (config: LlmConfig | undefined, options: CreateLlmPortOptions = {}): LlmPort => {
   if (!config) return new DisabledLlm();
-  const logger = options.logger ?? new Logger({ serviceName: "skills-llm" });
+  const logger = options.logger ?? new PowertoolsLogger({ serviceName: "skills-llm" });
   let apiKey: string | (() => Promise<string | undefined>) | undefined = config.apiKey;
   const secretArn = config.apiKeySecretArn;
   if (apiKey === undefined && secretArn !== undefined) {

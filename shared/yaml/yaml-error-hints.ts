@@ -1,4 +1,4 @@
-import { CST, Lexer } from "yaml";
+import { yamlLibrary } from "../lazy/lazy-libraries.js";
 import type { YAMLError } from "yaml";
 
 /**
@@ -42,6 +42,7 @@ function openedAt(text: string, before: number, kind: "flow" | "quote"): number 
   const open: number[] = [];
   let quote: number | undefined;
   let offset = 0;
+  const { CST, Lexer } = yamlLibrary();
   for (const lexeme of new Lexer().lex(text)) {
     if (offset >= before) break;
     // The lexer also yields control tokens that mark a document or a scalar: not source text.

@@ -1,5 +1,5 @@
-import { CST, LineCounter, Lexer, Parser, isAlias, isMap, isNode, isScalar, isSeq, parseDocument, visit } from "yaml";
-import type { Document, Node } from "yaml";
+import type { Document, LineCounter, Node } from "yaml";
+import { yamlLibrary } from "../lazy/lazy-libraries.js";
 import type { DocumentProblem } from "../errors.js";
 import { yamlErrorHint } from "./yaml-error-hints.js";
 
@@ -56,6 +56,7 @@ type PreScan = { ok: true } | { ok: false; message: string; offset: number };
  * soon as the open collections exceed `maxDepth`, so the recursive composer never sees deep input.
  */
 function preScan(text: string, maxDepth: number): PreScan {
+  const { CST, Lexer, Parser } = yamlLibrary();
   const parser = new Parser();
   let offset = 0;
   for (const lexeme of new Lexer().lex(text)) {
@@ -78,6 +79,7 @@ function preScan(text: string, maxDepth: number): PreScan {
 }
 
 function locate(doc: Document.Parsed, lineCounter: LineCounter, firstLine: number, path: YamlPath): number | undefined {
+  const { isMap, isNode, isScalar, isSeq } = yamlLibrary();
   const lineOfNode = (node: unknown): number | undefined => {
     const start = isNode(node) ? node.range?.[0] : undefined;
     return start === undefined ? undefined : lineCounter.linePos(start).line + firstLine - 1;
@@ -123,7 +125,8 @@ export function parseSafeYaml(text: string, path: string, options: SafeYamlOptio
   const scan = preScan(source, options.maxDepth);
   if (!scan.ok) return failed([problem(scan.message, lineAt(source, scan.offset) + firstLine - 1)]);
 
-  const lineCounter = new LineCounter();
+  const { LineCounter: Lines, isAlias, isScalar, parseDocument, visit } = yamlLibrary();
+  const lineCounter = new Lines();
   const doc = parseDocument(source, {
     version: "1.2",
     schema: "core",

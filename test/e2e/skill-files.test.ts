@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, LANE_WAIT_SECONDS, errorOf, skillMd } from "./support/api-client.js";
 import { startLocalStack } from "./support/local-stack.js";
@@ -44,9 +45,11 @@ describe("skill files over the local stack", () => {
 
     // Assess
     expect(detail.status, detail.text).toBe(200);
+    // Issue 32: each with the SHA-256 of its bytes.
+    const digest = (bytes: string | Buffer): string => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
     expect(detail.json.files).toEqual([
-      { path: "assets/logo.png", size: LOGO.byteLength },
-      { path: "references/forms.md", size: Buffer.byteLength(REFERENCE) },
+      { path: "assets/logo.png", size: LOGO.byteLength, digest: digest(LOGO) },
+      { path: "references/forms.md", size: Buffer.byteLength(REFERENCE), digest: digest(REFERENCE) },
     ]);
   });
 

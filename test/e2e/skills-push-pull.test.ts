@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
@@ -111,7 +112,10 @@ describe("skills push / pull with the Agent Skills corpus", () => {
     expect(filesBelow(pulled)).toEqual(expectedPaths.map((p) => p.slice("_vance/skills/".length)));
     for (const name of uploadedNames) {
       for (const file of filesBelow(fixtures.get(name) ?? "")) {
-        expect(readFileSync(join(pulled, name, file)).equals(readFileSync(join(fixtures.get(name) ?? "", file))), `${name}/${file} byte for byte`).toBe(true);
+        const uploaded = readFileSync(join(fixtures.get(name) ?? "", file));
+        expect(readFileSync(join(pulled, name, file)).equals(uploaded), `${name}/${file} byte for byte`).toBe(true);
+        // Issue 32: one line per file, the digest a host or CI job compares with the service's.
+        expect(pull.stdout).toContain(`sha256:${createHash("sha256").update(uploaded).digest("hex")} ${uploaded.byteLength} ${name}/${file}\n`);
       }
     }
   });

@@ -9,6 +9,7 @@ import { FUNCTION_NAMES, type FunctionName } from "../../infra/api-routes.js";
 import { PROJECT_ROOT, QUICKJS_WASM_FILE, SANDBOX_WORKER_FILE } from "../../infra/constructs/skills-function.js";
 import { placeholderFunctionEnvironment } from "../../infra/placeholder-environment.js";
 import { FUNCTION_SETTINGS, SkillsStack } from "../../infra/skills-stack.js";
+import { LAZY_LIBRARY_NAMES, lazyLibraryFile } from "../../shared/lazy/lazy-libraries.js";
 import { SandboxError, SandboxOutputTooLarge } from "../../shared/sandbox/sandbox-errors.js";
 import { SandboxPool } from "../../shared/sandbox/sandbox-pool.js";
 
@@ -25,13 +26,14 @@ const filesUnder = (root: string, dir = root): string[] =>
  * Imports a bundle in a fresh Node process with `async_hooks.createHook` spied on (the X-Ray SDK's
  * context tracking calls it at load), lets loads started at init finish, and reports.
  */
-function importInFreshProcess(dir: string, env: NodeJS.ProcessEnv): { report: { handler: string; asyncHooks: number; xray: boolean } | undefined; stderr: string; status: number | null } {
+function importInFreshProcess(dir: string, env: NodeJS.ProcessEnv, settleMs = 300): { report: { handler: string; asyncHooks: number; xray: boolean } | undefined; stderr: string; status: number | null } {
   const probe = [
     "import asyncHooks from 'node:async_hooks';",
     "let created = 0; const createHook = asyncHooks.createHook;",
     "asyncHooks.createHook = (...args) => { created += 1; return createHook(...args); };",
     `const m = await import(${JSON.stringify(pathToFileURL(join(dir, "index.mjs")).href)});`,
-    "await new Promise((resolve) => setImmediate(resolve));",
+    // A load started at init reads its chunk file asynchronously: give it until the mark appears or settleMs pass.
+    `for (const until = Date.now() + ${settleMs}; Date.now() < until && !('namespaces' in process); ) await new Promise((resolve) => setTimeout(resolve, 10));`,
     // Bundled, the X-Ray SDK's modules are not in require.cache: its context library (cls-hooked) marks `process.namespaces` at load.
     "const xray = 'namespaces' in process;",
     "console.log(JSON.stringify({ handler: typeof m.handler, asyncHooks: created, xray }));",
@@ -79,22 +81,36 @@ describe("function bundles", () => {
     expect(map.sourcesContent).toBeUndefined();
   });
 
-  it.each(FUNCTION_NAMES)("%s contains neither the CDK nor the QuickJS sandbox", (name) => {
+  it.each(FUNCTION_NAMES)("%s gives every chunk the createRequire shim (their resolution is checked by loading them from a folder without node_modules, below)", (name) => {
     // Prepare
-    const map = JSON.parse(readFileSync(join(assetDirs[name], "index.mjs.map"), "utf8")) as { sources: string[] };
+    const dir = assetDirs[name];
 
     // Act
-    const sources = map.sources.map((source) => relative(PROJECT_ROOT, join(assetDirs[name], source)).split("\\").join("/"));
+    const chunks = readdirSync(dir).filter((file) => file.startsWith("chunk-") && file.endsWith(".mjs"));
+    const withoutShim = chunks.filter((file) => !readFileSync(join(dir, file), "utf8").startsWith("import { createRequire as __skillsCreateRequire } from 'node:module';"));
+
+    // Assess
+    expect(withoutShim).toEqual([]);
+  });
+
+  it.each(FUNCTION_NAMES)("%s contains neither the CDK, the QuickJS sandbox nor ajv", (name) => {
+    // Prepare
+    const maps = readdirSync(assetDirs[name]).filter((file) => /^(index|chunk-[A-Z0-9]+)\.mjs\.map$/.test(file));
+
+    // Act
+    const sources = maps.flatMap((file) => (JSON.parse(readFileSync(join(assetDirs[name], file), "utf8")) as { sources: string[] }).sources.map((source) => relative(PROJECT_ROOT, join(assetDirs[name], source)).split("\\").join("/")));
 
     // Assess
     expect(sources.filter((source) => /node_modules\/(aws-cdk-lib|constructs|aws-cdk)\//.test(source))).toEqual([]);
     expect(sources.filter((source) => source.startsWith("infra/") && !CDK_FREE_INFRA.includes(source))).toEqual([]);
     expect(sources.filter((source) => /quickjs|@jitl/.test(source))).toEqual([]);
+    // The MCP SDK's default validator: the server has its own (shared/app/mcp/mcp-json-schema-validator.ts).
+    expect(sources.filter((source) => /node_modules\/ajv(-formats)?\//.test(source))).toEqual([]);
   });
 
   it.each(FUNCTION_NAMES)("%s takes SDK credentials from the environment only: no SSO, INI, process, web-identity or STS code", (name) => {
     // Prepare
-    const map = JSON.parse(readFileSync(join(assetDirs[name], "index.mjs.map"), "utf8")) as { sources: string[] };
+    const map = { sources: readdirSync(assetDirs[name]).filter((file) => file.endsWith(".mjs.map")).flatMap((file) => (JSON.parse(readFileSync(join(assetDirs[name], file), "utf8")) as { sources: string[] }).sources) };
     const usesSdk = map.sources.some((source) => /node_modules\/@aws-sdk\/client-/.test(source));
 
     // Act
@@ -115,7 +131,12 @@ describe("function bundles", () => {
     const files = filesUnder(dir).sort();
 
     // Assess
-    const expected = ["index.mjs", "index.mjs.map"];
+    const chunks = files.filter((file) => /^chunk-[A-Z0-9]+\.mjs(\.map)?$/.test(file));
+    expect(chunks.filter((file) => file.endsWith(".mjs")).map((file) => `${file}.map`)).toEqual(chunks.filter((file) => file.endsWith(".map")));
+    // Both lazy libraries or neither (shared/lazy/lazy-libraries.ts is in the bundle or not).
+    const lazyLibraries = files.filter((file) => file.startsWith("lazy-"));
+    expect([[], LAZY_LIBRARY_NAMES.map(lazyLibraryFile).sort()]).toContainEqual(lazyLibraries);
+    const expected = ["index.mjs", "index.mjs.map", ...chunks, ...lazyLibraries];
     if (settings.loadsSkills) expected.push(...filesUnder(join(PROJECT_ROOT, "shared/bundled")).map((file) => join("bundled", file)));
     if (settings.runsSandbox) expected.push(SANDBOX_WORKER_FILE, QUICKJS_WASM_FILE);
     expect(files).toEqual(expected.sort());
@@ -148,13 +169,27 @@ describe("function bundles", () => {
     expect(result.status).toBe(0);
   });
 
+  it.each(FUNCTION_NAMES)("%s's lazy chunks and libraries (loaded on first use) load too", (name) => {
+    // Prepare
+    const dir = assetDirs[name];
+    const chunks = readdirSync(dir).filter((file) => (file.startsWith("chunk-") && file.endsWith(".mjs")) || (file.startsWith("lazy-") && file.endsWith(".cjs")));
+    const probe = `for (const file of ${JSON.stringify(chunks)}) await import(new URL(file, ${JSON.stringify(pathToFileURL(`${dir}/`).href)}).href); console.log("loaded", ${chunks.length}); process.exit(0);`;
+
+    // Act
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: dir, env: placeholderFunctionEnvironment(join(dir, "bundled")), encoding: "utf8", timeout: 60_000 });
+
+    // Assess
+    expect(result.stderr).not.toMatch(/Error/);
+    expect(result.stdout.trim()).toBe(`loaded ${chunks.length}`);
+  });
+
   it("inside Lambda (AWS_EXECUTION_ENV set) the same bundle loads the X-Ray SDK after import, and the spy sees its async hook", () => {
     // Prepare
     const dir = assetDirs["lane-worker"];
     const env = { ...placeholderFunctionEnvironment(join(dir, "bundled")), AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", AWS_XRAY_CONTEXT_MISSING: "IGNORE_ERROR" };
 
     // Act
-    const result = importInFreshProcess(dir, env);
+    const result = importInFreshProcess(dir, env, 10_000);
 
     // Assess
     expect(result.report?.handler).toBe("function");

@@ -31,7 +31,7 @@ const isXRayStatement = (statement: PolicyStatement): boolean => JSON.stringify(
 
 /** Everything each function may do; anything more is a least-privilege regression. */
 const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
-  "http-skills": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "DeleteItem")],
+  "http-skills": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "DeleteItem", "UpdateItem")],
   "http-processes": [...LOGS, ...S3_READ_VERSION, ...S3_SNAPSHOTS, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem")],
   "http-steer": [...LOGS, "sqs:SendMessage", ...ddb("GetItem", "PutItem", "UpdateItem")],
   "http-documents": [...LOGS, ...S3_READ_HISTORY, "s3:PutObject", "s3:DeleteObject", ...ddb("GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem")],

@@ -6,7 +6,6 @@ import { steerRoutes } from "../../functions/http-steer/steer-routes.js";
 import { toolsRoutes } from "../../functions/http-tools/tools-routes.js";
 import { httpHandler } from "../../functions/_shared/http-handler.js";
 import type { LambdaHttpHandler } from "../../functions/_shared/http-handler.js";
-import type { HandlerLogger } from "../../functions/_shared/observability.js";
 import type { SkillActivationPath, SkillActivationSink } from "../../shared/steering/skill-activations.js";
 import { createSkillsApp } from "../../shared/app/skills-app.js";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
@@ -24,12 +23,13 @@ import type { HttpEventInput } from "../fixtures/events/http-handler-event.js";
 import { EmptyLayer, FakeRenderer, RECIPES } from "./steering-harness.js";
 import { skillMd } from "./skill-fixtures.js";
 import type { SkillFixture } from "./skill-fixtures.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 export const TENANT = "acme";
 export const PROJECT = "proj1";
 
 export interface LogEntry {
-  level: keyof HandlerLogger;
+  level: keyof Logger;
   message: string;
   extra: Record<string, unknown>[];
 }
@@ -82,7 +82,7 @@ export async function handlerHarness() {
   const activations: { name: string; path: SkillActivationPath }[] = [];
   const sink: SkillActivationSink = { skillActivated: (name, path) => activations.push({ name, path }) };
   const logs: LogEntry[] = [];
-  const logger: HandlerLogger = {
+  const logger: Logger = {
     debug: (message, ...extra) => logs.push({ level: "debug", message, extra }),
     info: (message, ...extra) => logs.push({ level: "info", message, extra }),
     warn: (message, ...extra) => logs.push({ level: "warn", message, extra }),

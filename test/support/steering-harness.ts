@@ -1,5 +1,6 @@
 import { createSkillsApp } from "../../shared/app/skills-app.js";
-import type { SkillsApp, SkillsAppDeps } from "../../shared/app/skills-app.js";
+import type { SkillsApp } from "../../shared/app/skills-app.js";
+import type { SkillsAppDeps } from "../../shared/app/skills-domain.js";
 import type { DocumentLayer, DocumentRef, StoredDocument } from "../../shared/documents/document-store.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { InMemoryLane } from "../../shared/lanes/in-memory-lane.js";

@@ -1,5 +1,5 @@
 import type { SkillUsageRow } from "../../client/index.js";
-import type { SkillScope } from "../../shared/skills/skill-scope.js";
+import type { SkillScope } from "../../shared/documents/cascade-scope.js";
 import { emptyRow } from "../../shared/usage/skill-usage.js";
 
 /** One usage row as the API answers it: every counter 0 but those given. */

@@ -1,6 +1,5 @@
 import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
-import type { AuthorizerLogger } from "../../functions/authorizer/handler.js";
 import { createAuthorizerHandler } from "../../functions/authorizer/handler.js";
 import type { AuthConfig } from "../../shared/auth/auth-config.js";
 import { AuthConfigurationError, Unauthenticated } from "../../shared/auth/auth-errors.js";
@@ -12,13 +11,14 @@ import { issueToken } from "../../shared/auth/token-issuer.js";
 import { httpAuthorizerEvent } from "../fixtures/events/authorizer-http-v2.js";
 import { WEBSOCKET_METHOD_ARN, websocketConnectAuthorizerEvent } from "../fixtures/events/authorizer-websocket-connect.js";
 import { httpApiV2Request } from "../fixtures/events/http-api-v2-request.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 const SECRET = "a-test-secret-that-is-long-enough-for-hs256";
 const mia: Identity = { login: "mia", tenant: "acme", projects: ["alpha"], roles: ["project-admin:alpha"] };
 
 function setup(config: () => Promise<AuthConfig> = () => Promise.resolve({ secret: SECRET })) {
   const logs: { level: string; message: string; extra: Record<string, unknown>[] }[] = [];
-  const logger: AuthorizerLogger = {
+  const logger: Pick<Logger, "info" | "error"> = {
     info: (message, ...extra) => logs.push({ level: "info", message, extra }),
     error: (message, ...extra) => logs.push({ level: "error", message, extra }),
   };

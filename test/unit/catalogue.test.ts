@@ -18,7 +18,7 @@ import type { Process } from "../../shared/processes/process.js";
 import { errorResponse } from "../../shared/http/error-response.js";
 import { RecipeLoader } from "../../shared/recipes/recipe-loader.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
-import type { SkillScopeContext } from "../../shared/skills/skill-scope.js";
+import type { SkillScopeContext } from "../../shared/documents/cascade-scope.js";
 import { SkillTriggerMatcher } from "../../shared/skills/triggers/skill-trigger-matcher.js";
 import { bundledFixture, removeBundledFixtures } from "../support/bundled-fixture.js";
 import { skillMd, skillPath } from "../support/skill-fixtures.js";

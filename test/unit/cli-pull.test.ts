@@ -1,8 +1,9 @@
+import { createHash } from "node:crypto";
 import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runPull } from "../../cli/pull.js";
+import { pulledFileLine, runPull } from "../../cli/pull.js";
 import type { DocumentsApi } from "../../cli/documents-client.js";
 import { FakeDocumentsApi } from "../support/fake-documents-api.js";
 
@@ -23,7 +24,14 @@ describe("skills pull", () => {
     const summary = await runPull({ dir, api, io: { err: () => undefined } });
 
     // Assess
-    expect(summary).toEqual({ written: 3, skills: 2, failed: [] });
+    expect(summary).toMatchObject({ written: 3, skills: 2, failed: [] });
+    // Issue 32: each file with the SHA-256 of the bytes written, by path, as `skills pull` prints it.
+    const sha = (data: Uint8Array | string): string => createHash("sha256").update(data).digest("hex");
+    expect(summary.files.map(pulledFileLine)).toEqual([
+      `sha256:${sha("---\nname: alpha\n---\n")} 20 alpha/SKILL.md`,
+      `sha256:${sha(binary)} ${binary.byteLength} alpha/assets/icon.png`,
+      `sha256:${sha("beta")} 4 beta/SKILL.md`,
+    ]);
     expect(readFileSync(join(dir, "alpha/SKILL.md"), "utf8")).toBe("---\nname: alpha\n---\n");
     expect(Uint8Array.from(readFileSync(join(dir, "alpha/assets/icon.png")))).toEqual(binary);
     expect(readFileSync(join(dir, "beta/SKILL.md"), "utf8")).toBe("beta");
@@ -177,7 +185,7 @@ describe("skills pull", () => {
     const summary = await runPull({ dir, api, io: { err: () => undefined } });
 
     // Assess
-    expect(summary).toEqual({ written: 1, skills: 1, failed: [] });
+    expect(summary).toMatchObject({ written: 1, skills: 1, failed: [] });
     expect(readFileSync(join(dir, "alpha/SKILL.md"), "utf8")).toBe("from the server");
     expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("mine");
     expect(readdirSync(join(dir, "alpha"))).toEqual(["SKILL.md"]);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Forbidden } from "../../shared/auth/auth-errors.js";
 import type { Identity } from "../../shared/auth/identity.js";
-import { contentTypeOf, DocumentService } from "../../shared/app/document-service.js";
+import { contentTypeOf } from "../../shared/app/document-content-types.js";
+import { DocumentService } from "../../shared/app/document-service.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { DocumentNotFound, InvalidDocument, InvalidRequest } from "../../shared/errors.js";
 import { IDENTITIES } from "../fixtures/events/http-handler-event.js";

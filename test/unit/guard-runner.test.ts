@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { SandboxedGuardRunner } from "../../shared/guards/sandboxed-guard-runner.js";
-import type { GuardLogger } from "../../shared/guards/sandboxed-guard-runner.js";
 import { DisabledLlm } from "../../shared/llm/llm-port.js";
 import type { LlmCallOptions, LlmPort } from "../../shared/llm/llm-port.js";
 import { newProcess } from "../../shared/processes/process.js";
@@ -9,6 +8,7 @@ import type { GuardConfig, Process } from "../../shared/processes/process.js";
 import { SandboxPool } from "../../shared/sandbox/sandbox-pool.js";
 import type { GuardEvaluation } from "../../shared/turns/guard-runner.js";
 import { EmptyLayer } from "../support/steering-harness.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 const pool = new SandboxPool({ size: 2 });
 afterAll(() => pool.close());
@@ -34,7 +34,7 @@ class RecordingLlm implements LlmPort {
   }
 }
 
-class RecordingLogger implements GuardLogger {
+class RecordingLogger implements Pick<Logger, "info" | "warn"> {
   readonly warnings: { message: string; extra: Record<string, unknown>[] }[] = [];
   readonly infos: { message: string; extra: Record<string, unknown>[] }[] = [];
   info(message: string, ...extra: Record<string, unknown>[]): void {

@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { httpHandler } from "../../functions/_shared/http-handler.js";
 import { publicRoute, route } from "../../functions/_shared/http-route.js";
-import type { HandlerLogger } from "../../functions/_shared/observability.js";
-import { Logger } from "@aws-lambda-powertools/logger";
+import { Logger as PowertoolsLogger } from "@aws-lambda-powertools/logger";
 import { vi } from "vitest";
 import { reservedKeySafe } from "../../functions/_shared/observability.js";
 import { SkillNotFound, TooManyRequests } from "../../shared/errors.js";
 import { jsonResponse } from "../../shared/http/response.js";
 import { httpEvent, IDENTITIES, lambdaContextFixture } from "../fixtures/events/http-handler-event.js";
 import type { HttpEventInput } from "../fixtures/events/http-handler-event.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 function setup() {
   const logs: { level: string; message: string; extra: Record<string, unknown>[] }[] = [];
-  const logger: HandlerLogger = {
+  const logger: Logger = {
     debug: (message, ...extra) => logs.push({ level: "debug", message, extra }),
     info: (message, ...extra) => logs.push({ level: "info", message, extra }),
     warn: (message, ...extra) => logs.push({ level: "warn", message, extra }),
@@ -285,7 +285,7 @@ describe("reservedKeySafe: attributes the Powertools Logger would drop", () => {
   it.each(["message", "level", "service", "timestamp", "sampling_rate"])("keeps a custom `%s` attribute as `field_%s` in the real Powertools output", (key) => {
     // Prepare
     const out = captured();
-    const logger = reservedKeySafe(new Logger({ serviceName: "unit", logLevel: "INFO" }));
+    const logger = reservedKeySafe(new PowertoolsLogger({ serviceName: "unit", logLevel: "INFO" }));
 
     // Act
     try {

@@ -5,7 +5,8 @@ import { laneGroupId } from "../../shared/lanes/lane-identity.js";
 import { encodeLaneMessage } from "../../shared/lanes/lane-message.js";
 import type { LaneMessage } from "../../shared/lanes/lane-message.js";
 import { createLaneWorkerHandler } from "../../shared/lanes/lane-worker.js";
-import type { LaneDelivery, LaneWorkerLogger } from "../../shared/lanes/lane-worker.js";
+import type { LaneDelivery } from "../../shared/lanes/lane-worker.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 const TENANT = "acme";
 
@@ -49,7 +50,7 @@ const labelOf = (m: LaneMessage): string => (m.payload as { label: string }).lab
 const failedIds = (response: { batchItemFailures: { itemIdentifier: string }[] }): string[] =>
   response.batchItemFailures.map((f) => f.itemIdentifier);
 
-function recordingLogger(): LaneWorkerLogger & { entries: { level: string; message: string; extra: Record<string, unknown> }[] } {
+function recordingLogger(): Pick<Logger, "debug" | "warn" | "error"> & { entries: { level: string; message: string; extra: Record<string, unknown> }[] } {
   const entries: { level: string; message: string; extra: Record<string, unknown> }[] = [];
   const log = (level: string) => (message: string, ...extra: Record<string, unknown>[]) => {
     entries.push({ level, message, extra: Object.assign({}, ...extra) });

@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLlmPort } from "../../shared/wiring/create-llm-port.js";
 import { DisabledLlm } from "../../shared/llm/llm-port.js";
-import { OpenAiChatLlm, type LlmLogger } from "../../shared/llm/openai-chat-llm.js";
+import { OpenAiChatLlm } from "../../shared/llm/openai-chat-llm.js";
+import type { Logger } from "../../shared/support/logger.js";
 
 interface Received {
   method: string | undefined;
@@ -59,12 +60,12 @@ beforeEach(() => {
   reply = completion("{}");
 });
 
-const recorder = (): LlmLogger & { warnings: Array<{ message: string; extra: Record<string, unknown>[] }> } => {
+const recorder = (): Pick<Logger, "warn"> & { warnings: Array<{ message: string; extra: Record<string, unknown>[] }> } => {
   const warnings: Array<{ message: string; extra: Record<string, unknown>[] }> = [];
   return { warnings, warn: (message, ...extra) => warnings.push({ message, extra }) };
 };
 
-const llmWith = (logger: LlmLogger, timeoutMs = 2_000): OpenAiChatLlm => new OpenAiChatLlm({ url: baseUrl, model: "judge-1", apiKey: "sk-test-key", timeoutMs, logger });
+const llmWith = (logger: Pick<Logger, "warn">, timeoutMs = 2_000): OpenAiChatLlm => new OpenAiChatLlm({ url: baseUrl, model: "judge-1", apiKey: "sk-test-key", timeoutMs, logger });
 
 const INPUT = { judge: "Has a development task of the user been completed?", task: "add login", output: "Done. Tests pass." };
 

@@ -4,7 +4,7 @@ import { BundledDocumentLayer } from "../../shared/documents/bundled-document-la
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { RecipeLoader } from "../../shared/recipes/recipe-loader.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
-import type { SkillScopeContext } from "../../shared/skills/skill-scope.js";
+import type { SkillScopeContext } from "../../shared/documents/cascade-scope.js";
 import { bundledFixture, removeBundledFixtures } from "../support/bundled-fixture.js";
 
 const TENANT = "acme";

@@ -70,8 +70,8 @@ describe("skill files: the listing", () => {
     const plain = await loader.load(SCOPE, "plain");
 
     // Assess
-    expect(loaded?.files).toEqual(EXPECTED);
-    expect(listed?.files).toEqual(EXPECTED);
+    expect(loaded?.files).toMatchObject(EXPECTED);
+    expect(listed?.files).toMatchObject(EXPECTED);
     expect(plain?.files).toEqual([]);
   });
 
@@ -88,7 +88,7 @@ describe("skill files: the listing", () => {
     const listed = (await loader.listAvailable(SCOPE)).find((s) => s.name === "forms");
 
     // Assess
-    expect(cold?.files).toEqual(EXPECTED);
+    expect(cold?.files).toMatchObject(EXPECTED);
     expect(warm?.files).toBe(cold?.files);
     expect(listed?.files).toBe(cold?.files);
     expect(documents.calls).toBe(0);

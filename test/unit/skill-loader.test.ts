@@ -5,7 +5,7 @@ import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document
 import { MAX_SKILL_TEXT_BYTES } from "../../shared/skills/skill-document-parser.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
 import { SkillResolver } from "../../shared/skills/skill-resolver.js";
-import type { SkillScope, SkillScopeContext } from "../../shared/skills/skill-scope.js";
+import type { SkillScope, SkillScopeContext } from "../../shared/documents/cascade-scope.js";
 import { bundledFixture, removeBundledFixtures } from "../support/bundled-fixture.js";
 import { skillMd, skillPath } from "../support/skill-fixtures.js";
 

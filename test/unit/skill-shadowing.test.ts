@@ -6,7 +6,7 @@ import { InMemoryCatalogueVersions } from "../../shared/catalogue/in-memory-cata
 import type { DocumentRef, StoredDocument } from "../../shared/documents/document-store.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
-import type { SkillScopeContext } from "../../shared/skills/skill-scope.js";
+import type { SkillScopeContext } from "../../shared/documents/cascade-scope.js";
 import { bundledFixture, removeBundledFixtures } from "../support/bundled-fixture.js";
 import { skillMd, skillPath } from "../support/skill-fixtures.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GuardEvaluation, GuardRunner, GuardVerdict } from "../../shared/turns/guard-runner.js";
-import type { TurnCompleteResult } from "../../shared/turns/skill-turn-support.js";
+import type { TurnCompleteResult } from "../../shared/turns/turn-completion.js";
 import type { Turn } from "../../shared/turns/turn.js";
 import { names, steeringHarness, TENANT } from "../support/steering-harness.js";
 

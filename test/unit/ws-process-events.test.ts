@@ -1,4 +1,4 @@
-import { turnIdFor } from "../../shared/turns/turn-ids.js";
+import { turnIdFor } from "../../shared/processes/turn-ids.js";
 import { describe, expect, it } from "vitest";
 import { parseIdentity } from "../../shared/auth/identity.js";
 import { ConnectionPushFailed } from "../../shared/connections/connection-errors.js";

@@ -1,7 +1,7 @@
 import { InvalidRequest } from "../../errors.js";
 import type { ListedSkill } from "../resolved-skill.js";
 import { catalogDescription } from "../skill-catalog.js";
-import type { SkillScope } from "../skill-scope.js";
+import type { SkillScope } from "../../documents/cascade-scope.js";
 import { listingRelevance, matchedPositions, rankByRelevance } from "./listing-relevance.js";
 
 /**

@@ -1,4 +1,4 @@
-import { RE2JS } from "re2js";
+import { re2jsLibrary } from "../../lazy/lazy-libraries.js";
 
 /**
  * Trigger patterns are authored as Java regexes (spec §4a) but run on RE2 (re2js). RE2 rejects
@@ -154,7 +154,7 @@ function propertyName(pattern: string, at: number): { text: string; end: number 
 
 function isKnownProperty(name: string): boolean {
   try {
-    RE2JS.compile(`\\p{${name}}`);
+    re2jsLibrary().RE2JS.compile(`\\p{${name}}`);
     return true;
   } catch {
     return false;

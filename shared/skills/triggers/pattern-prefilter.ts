@@ -1,4 +1,4 @@
-import { RE2JS } from "re2js";
+import { re2jsLibrary } from "../../lazy/lazy-libraries.js";
 
 /**
  * The cheap check in front of a trigger regex: literals any match must contain, so most messages
@@ -40,7 +40,7 @@ export const RE2JS_PREFILTER_TYPE = { EXACT: 1, AND: 2, OR: 3 } as const;
 
 /** re2js's prefilter tree of `pattern` compiled without flags, as it is (null when there is none). Throws when the pattern does not compile. */
 export function re2jsPrefilterOf(pattern: string): unknown {
-  return (RE2JS.compile(pattern).re2() as { prefilter?: unknown }).prefilter;
+  return (re2jsLibrary().RE2JS.compile(pattern).re2() as { prefilter?: unknown }).prefilter;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
+import { re2jsLibrary } from "../../lazy/lazy-libraries.js";
 import { InvalidTriggerPattern } from "../skill-errors.js";
 import { MAX_REPEAT_COUNT, findUnsupportedConstruct } from "./pattern-dialect.js";
 import { mayMatch, requiredLiterals, type RequiredLiterals } from "./pattern-prefilter.js";
@@ -116,7 +117,8 @@ function analyze(pattern: string): { error: string } | { regex: RE2JS } {
   if (unsupported !== undefined) return { error: unsupported };
   let regex: RE2JS;
   try {
-    regex = RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
+    const { RE2JS: Re2 } = re2jsLibrary();
+    regex = Re2.compile(pattern, Re2.CASE_INSENSITIVE);
   } catch (error) {
     return { error: describeCompileError(error) };
   }

@@ -1,4 +1,4 @@
-import type { SkillScope } from "../skill-scope.js";
+import type { SkillScope } from "../../documents/cascade-scope.js";
 import type { SkillTrigger } from "../skill-frontmatter.js";
 
 /**

@@ -1,4 +1,5 @@
-import { RE2JS, RE2Set } from "re2js";
+import type { RE2Set } from "re2js";
+import { re2jsLibrary } from "../../lazy/lazy-libraries.js";
 
 /**
  * Several trigger patterns that have no required literal, run in ONE pass of re2js's lazy DFA
@@ -57,6 +58,7 @@ export class TriggerRegexSet {
 function compileSet(patterns: readonly string[], dfaMemory: number): RE2Set | undefined {
   if (patterns.length === 0) return undefined;
   try {
+    const { RE2JS, RE2Set } = re2jsLibrary();
     const set = new RE2Set(RE2Set.UNANCHORED, RE2JS.CASE_INSENSITIVE, dfaMemory);
     for (const pattern of patterns) set.add(pattern);
     set.compile();

@@ -56,7 +56,7 @@ export interface SkillDetail extends SkillSummary {
   action: string | null;
   scripts: unknown[];
   /** API.md "Skill files". */
-  files: { path: string; size: number }[];
+  files: { path: string; size: number; digest?: string }[];
 }
 
 export interface PendingMessage {

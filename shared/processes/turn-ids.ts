@@ -1,3 +1,5 @@
+// Lives with the requests (processes/) rather than turns/ since issue 29: a turn id is derived from
+// a lane request's id, and the lane payloads below turns/ check its length.
 /**
  * A turn's id names the lane request that composed it, so the composed Turn can be read back
  * from that request's record (GET …/turns/{turnId}) without storing anything more on the turn's

@@ -1,3 +1,6 @@
+// The cascade's levels and who is asking: what every lookup over the cascade (skills, recipes,
+// any document) is resolved against. Lived in shared/skills/ as skill-scope.ts until issue 29: the
+// cascade in this folder needs it, so it sits here, below everything that resolves through it.
 import { SKILL_SOURCES, TENANT_PROJECT, userProject } from "../../contract/levels.js";
 import type { SkillSource } from "../../contract/common.js";
 
