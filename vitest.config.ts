@@ -1,9 +1,17 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+
+/**
+ * `skills-service/client` is the TypeScript source in tests (package.json's `source` condition),
+ * not the build in dist/client: a test never runs against a stale build.
+ */
+const resolve = { alias: { "skills-service/client": fileURLToPath(new URL("./client/index.ts", import.meta.url)) } };
 
 export default defineConfig({
   test: {
     projects: [
       {
+        resolve,
         test: {
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
@@ -11,6 +19,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
@@ -20,6 +29,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           // CDK assertions on the synthesized stack; one test bundles every function for real.
           name: "infra",
@@ -29,6 +39,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           // The local stack over real HTTP and WebSocket; each file starts its own stack.
           name: "e2e",

@@ -2,38 +2,16 @@ import { validateDocumentPath, validateDocumentPrefix } from "../shared/document
 import { bareEtag } from "../shared/documents/document-body.js";
 import { sleep } from "../shared/support/retry-backoff.js";
 import type { Sleep } from "../shared/support/retry-backoff.js";
-import { SkillsApiError, SkillsClient, SkillsConnectionError } from "../client/index.js";
+import { SkillsClient, SkillsConnectionError } from "../client/index.js";
+import type { DocumentBody, DocumentEntry, DocumentVersion, SavedDocument } from "../client/index.js";
 import type { RemoteTarget } from "./remote-target.js";
 
-/** One entry of `GET …/documents?prefix=` (API.md "Documents"). */
-export interface RemoteDocument {
-  path: string;
-  etag: string;
-  size: number;
-}
-
-export interface RemoteProblem {
-  path?: string;
-  line?: number;
-  message: string;
-  severity?: string;
-}
-
-export interface SavedDocument {
-  path: string;
-  etag: string;
-  warnings: RemoteProblem[];
-}
-
 /** A document's bytes with the permission bits it was written with, where any were given. */
-export interface RemoteFile {
-  body: Uint8Array;
-  mode?: number | undefined;
-}
+export type RemoteFile = Pick<DocumentBody, "body" | "mode">;
 
 /** The documents API of one level, as `push` and `pull` use it. */
 export interface DocumentsApi {
-  list(prefix: string): Promise<RemoteDocument[]>;
+  list(prefix: string): Promise<DocumentEntry[]>;
   /** `mode`: the local file's permission bits, kept with the document (header `Skills-File-Mode`). */
   put(path: string, body: Uint8Array, options?: { mode?: number }): Promise<SavedDocument>;
   get(path: string): Promise<Uint8Array>;
@@ -41,29 +19,9 @@ export interface DocumentsApi {
   getFile?(path: string): Promise<RemoteFile>;
   delete(path: string): Promise<void>;
   /** `GET …?versions` (API.md "Author's loop"); optional so test doubles need not implement it. */
-  versions?(path: string): Promise<RemoteVersion[]>;
+  versions?(path: string): Promise<DocumentVersion[]>;
   /** `POST …/{path}:restore`. */
   restore?(path: string, versionId: string): Promise<SavedDocument>;
-}
-
-export interface RemoteVersion {
-  versionId: string;
-  etag: string;
-  lastModified: string;
-  size: number;
-  writtenBy?: string;
-}
-
-/** A non-2xx answer, with the service's error code and, for INVALID_DOCUMENT, its problems. */
-export class DocumentsApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly problems: RemoteProblem[] = [],
-  ) {
-    super(`${status} ${code}: ${message}`);
-  }
 }
 
 interface ClientOptions {
@@ -71,12 +29,11 @@ interface ClientOptions {
   sleep?: Sleep;
 }
 
-/** The typed client's errors, as push and pull report them (status, code, problems). */
+/** The typed client's connection failure, said the way a CLI user can act on; its SkillsApiError (status, code, problems) passes as is. */
 export async function translated<T>(call: () => Promise<T>, base: string): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof SkillsApiError) throw new DocumentsApiError(error.status, error.code, error.message.replace(/^\d+ \S+: /, ""), error.problems);
     if (error instanceof SkillsConnectionError) {
       const cause = error.cause instanceof Error && error.cause.cause instanceof Error ? `: ${error.cause.cause.message}` : "";
       throw new Error(`cannot reach ${base} (${error.cause instanceof Error ? error.cause.message : String(error.cause)}${cause}); is the service running? Locally: npm start, or pass --url`);

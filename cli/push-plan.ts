@@ -1,5 +1,5 @@
 import { SKILLS_PREFIX } from "../shared/skills/skill-paths.js";
-import type { RemoteDocument } from "./documents-client.js";
+import type { DocumentEntry } from "../client/index.js";
 import { SKILL_DOCUMENT } from "./skill-tree.js";
 import type { LocalFile, LocalSkill } from "./skill-tree.js";
 import type { ValidationLine } from "./validate.js";
@@ -47,7 +47,7 @@ export interface PushPlan {
 const fold = (name: string): string => name.toLowerCase();
 
 /** Names of the skills already on the level: `_vance/skills/<name>/SKILL.md`. */
-function remoteSkillNames(remote: readonly RemoteDocument[]): string[] {
+function remoteSkillNames(remote: readonly DocumentEntry[]): string[] {
   const names = new Set<string>();
   for (const { path } of remote) {
     const rest = path.startsWith(SKILLS_PREFIX) ? path.slice(SKILLS_PREFIX.length) : undefined;
@@ -57,7 +57,7 @@ function remoteSkillNames(remote: readonly RemoteDocument[]): string[] {
   return [...names];
 }
 
-function collisionReasons(checked: readonly CheckedSkill[], remote: readonly RemoteDocument[], show: (directory: string) => string): Map<LocalSkill, string> {
+function collisionReasons(checked: readonly CheckedSkill[], remote: readonly DocumentEntry[], show: (directory: string) => string): Map<LocalSkill, string> {
   const reasons = new Map<LocalSkill, string>();
   const byFolded = new Map<string, LocalSkill[]>();
   for (const { skill } of checked) byFolded.set(fold(skill.name), [...(byFolded.get(fold(skill.name)) ?? []), skill]);
@@ -87,7 +87,7 @@ function collisionReasons(checked: readonly CheckedSkill[], remote: readonly Rem
 }
 
 /** `show` renders a directory in messages (the CLI: relative to the working directory). */
-export function planPush(checked: readonly CheckedSkill[], remote: readonly RemoteDocument[], show: (directory: string) => string = (d) => d): PushPlan {
+export function planPush(checked: readonly CheckedSkill[], remote: readonly DocumentEntry[], show: (directory: string) => string = (d) => d): PushPlan {
   const remoteEtags = new Map(remote.map((d) => [d.path, d.etag]));
   const collisions = collisionReasons(checked, remote, show);
   const planned: PlannedSkill[] = [];

@@ -5,8 +5,9 @@ import { isExecutableMode } from "../shared/documents/document-mode.js";
 import { SKILLS_PREFIX } from "../shared/skills/skill-paths.js";
 import { limiter } from "./bounded.js";
 import type { Limiter } from "./bounded.js";
-import { DocumentsApiError } from "./documents-client.js";
-import type { DocumentsApi, RemoteDocument } from "./documents-client.js";
+import { SkillsApiError } from "../client/index.js";
+import type { DocumentEntry } from "../client/index.js";
+import type { DocumentsApi } from "./documents-client.js";
 import { fileEtag } from "./file-etag.js";
 import { planPush } from "./push-plan.js";
 import type { CheckedSkill, PlannedFile, PlannedSkill, RefusedSkill } from "./push-plan.js";
@@ -54,7 +55,7 @@ export interface PushSummary {
 export const DEFAULT_PUSH_CONCURRENCY = 8;
 
 const describe = (error: unknown): string[] => {
-  if (error instanceof DocumentsApiError) {
+  if (error instanceof SkillsApiError) {
     return [error.message, ...error.problems.map((p) => `${p.path ?? ""}${p.line === undefined ? "" : `:${p.line}`}: ${p.severity ?? "error"}: ${p.message}`)];
   }
   return [error instanceof Error ? error.message : String(error)];
@@ -156,7 +157,7 @@ export async function runPush(options: PushOptions): Promise<PushSummary> {
   const problems = checked.flatMap((c) => c.problems).sort(byPathThenLine);
   for (const line of problems) options.io.out(formatValidationLine(line));
 
-  const remote: RemoteDocument[] = options.dryRun || !options.api ? [] : await options.api.list(SKILLS_PREFIX);
+  const remote: DocumentEntry[] = options.dryRun || !options.api ? [] : await options.api.list(SKILLS_PREFIX);
   const show = (path: string): string => relative(cwd, path) || path;
   const plan = planPush(checked, remote, show);
   const refused = plan.refused.map((r) => ({ ...r, directory: show(r.directory) }));

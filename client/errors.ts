@@ -1,35 +1,13 @@
+import { isErrorCode, STATUS_BY_CODE } from "../contract/error-codes.js";
+import type { ErrorCode } from "../contract/error-codes.js";
 import type { ApiErrorBody, DocumentProblem } from "./types.js";
 
-/** API.md "Errors", first and second round: every code the service or its gateway answers. */
-export const API_ERROR_STATUS = {
-  UNAUTHENTICATED: 401,
-  FORBIDDEN: 403,
-  INVALID_REQUEST: 400,
-  SKILL_NOT_FOUND: 404,
-  PROCESS_NOT_FOUND: 404,
-  SKILL_NOT_ALLOWED: 403,
-  SKILL_LOCKED: 409,
-  SKILL_ARGUMENT_MISSING: 422,
-  INVALID_DOCUMENT: 422,
-  NAME_TAKEN: 409,
-  RECIPE_NOT_FOUND: 404,
-  DOCUMENT_NOT_FOUND: 404,
-  REQUEST_NOT_FOUND: 404,
-  TOOL_NOT_FOUND: 404,
-  REQUEST_CONFLICT: 409,
-  PROCESS_ENDED: 409,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  PAYLOAD_TOO_LARGE: 413,
-  TOO_MANY_REQUESTS: 429,
-  SERVICE_UNAVAILABLE: 503,
-  INTERNAL: 500,
-} as const;
+/** API.md "Errors": every code the service or its gateway answers, with its status (the contract's table). */
+export const API_ERROR_STATUS = STATUS_BY_CODE;
 
-export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
+export type ApiErrorCode = ErrorCode;
 
-export const isApiErrorCode = (code: unknown): code is ApiErrorCode =>
-  typeof code === "string" && Object.prototype.hasOwnProperty.call(API_ERROR_STATUS, code);
+export const isApiErrorCode: (code: unknown) => code is ApiErrorCode = isErrorCode;
 
 /** Any failure of this client; `instanceof SkillsClientError` catches them all. */
 export class SkillsClientError extends Error {

@@ -9,4 +9,7 @@ export type { RetryPolicy, TokenSource, TransportOptions } from "./http-transpor
 export { subscribe } from "./subscription.js";
 export type { Subscription, SubscriptionOptions, WebSocketLike, WebSocketConstructor } from "./subscription.js";
 export * from "./errors.js";
+/** The cascade's level names (API.md), so a UI names the levels as the service does. */
+export { SKILL_SOURCES, TENANT_PROJECT, USER_PROJECT_PREFIX, levelOfProject, userProject } from "../contract/levels.js";
+export type { WritableLevel } from "../contract/levels.js";
 export type * from "./types.js";

@@ -9,6 +9,9 @@ import { defineConfig } from "vite";
 export default defineConfig({
   base: "/console/",
   plugins: [preact()],
+  // skills-service/client from its TypeScript source (package.json's `source` condition): the
+  // console bundles what the checkout holds, built or not.
+  resolve: { conditions: ["source", "module", "browser", "development|production"] },
   build: {
     outDir: "dist",
     emptyOutDir: true,

@@ -2,32 +2,10 @@
  * Typed domain errors. Each carries the context a caller needs; the HTTP surface maps
  * `code` to a status in one table (see API.md), so nothing else switches on class names.
  */
-export type ErrorCode =
-  | "UNAUTHENTICATED"
-  | "FORBIDDEN"
-  | "INVALID_REQUEST"
-  | "SKILL_NOT_FOUND"
-  | "PROCESS_NOT_FOUND"
-  | "SKILL_NOT_ALLOWED"
-  | "SKILL_LOCKED"
-  | "SKILL_ARGUMENT_MISSING"
-  | "INVALID_DOCUMENT"
-  | "NAME_TAKEN"
-  | "RECIPE_NOT_FOUND"
-  | "DOCUMENT_NOT_FOUND"
-  | "REQUEST_NOT_FOUND"
-  | "TOOL_NOT_FOUND"
-  // API.md "Additions (second round)"
-  | "REQUEST_CONFLICT"
-  | "PROCESS_ENDED"
-  | "NOT_FOUND"
-  | "METHOD_NOT_ALLOWED"
-  | "PAYLOAD_TOO_LARGE"
-  | "TOO_MANY_REQUESTS"
-  | "SERVICE_UNAVAILABLE"
-  // issue 17: a store without version history (the local stack's S3 emulator)
-  | "VERSIONS_UNAVAILABLE"
-  | "INTERNAL";
+import type { ErrorCode } from "../contract/error-codes.js";
+
+/** API.md "Errors": the codes are the contract's (contract/error-codes.ts), with their statuses. */
+export type { ErrorCode };
 
 export abstract class SkillsError extends Error {
   abstract readonly code: ErrorCode;

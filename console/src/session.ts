@@ -1,4 +1,6 @@
 import { decodeJwt } from "jose";
+import { TENANT_PROJECT, userProject } from "skills-service/client";
+import type { WritableLevel } from "skills-service/client";
 
 /** Who the pasted token says the user is (the service checks it; the console only displays it). */
 export interface Session {
@@ -66,10 +68,11 @@ export const rememberedToken = (): string | undefined => sessionStorage.getItem(
 export const forgetToken = (): void => sessionStorage.removeItem(STORAGE_KEY);
 
 /** The levels this user can see, innermost first, with the cascade's names for them. */
-export function levelsOf(session: Session, project: string): { id: string; source: "USER" | "PROJECT" | "VANCE"; label: string }[] {
-  return [
-    { id: `_user_${session.login}`, source: "USER", label: `USER (_user_${session.login})` },
-    { id: project, source: "PROJECT", label: `PROJECT (${project})` },
-    { id: "_tenant", source: "VANCE", label: "VANCE (_tenant)" },
+export function levelsOf(session: Session, project: string): { id: string; source: WritableLevel; label: string }[] {
+  const levels: { id: string; source: WritableLevel }[] = [
+    { id: userProject(session.login), source: "USER" },
+    { id: project, source: "PROJECT" },
+    { id: TENANT_PROJECT, source: "VANCE" },
   ];
+  return levels.map((level) => ({ ...level, label: `${level.source} (${level.id})` }));
 }

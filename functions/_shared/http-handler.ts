@@ -13,7 +13,7 @@ import type { HttpRequestEvent } from "../../shared/http/request.js";
 import { jsonResponse } from "../../shared/http/response.js";
 import { matchRoute } from "../../shared/http/router.js";
 import type { RouteDefinition } from "../../shared/http/router.js";
-import { laneUserOf } from "./http-route.js";
+import { laneUserOf } from "../../shared/auth/identity.js";
 import type { AuthenticatedRequest, HttpReply, HttpRequest, HttpRoute } from "./http-route.js";
 import { SILENT_LOGGER } from "./observability.js";
 import type { Logger } from "../../shared/support/logger.js";

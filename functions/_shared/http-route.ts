@@ -47,4 +47,3 @@ export const publicRoute = (method: HttpMethod, pattern: string, handle: (reques
   handle,
 });
 
-export const laneUserOf = (identity: Identity): LaneUser => ({ login: identity.login, roles: [...identity.roles], projects: [...identity.projects] });

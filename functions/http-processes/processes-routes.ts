@@ -1,7 +1,8 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import { RequestId, SpawnBody, TurnContext } from "../../contract/index.js";
+import type { Closed, Turn as ApiTurn } from "../../contract/index.js";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
 import { assertProjectAccess, canAccessProject, isProcessContentReader } from "../../shared/auth/authorization.js";
-import { TurnContext } from "../../shared/lanes/lane-payloads.js";
 import { describeZodIssues } from "../../shared/http/zod-issues.js";
 import { parseJsonBody } from "../../shared/http/request.js";
 import { jsonResponse } from "../../shared/http/response.js";
@@ -10,7 +11,6 @@ import { RequestNotFound, TurnNotFound } from "../../shared/processes/process-er
 import { MAX_TURN_ID_LENGTH } from "../../shared/processes/turn-ids.js";
 import { toApiProcess, toProcessMetadata } from "../../shared/processes/process.js";
 import { toApiRequest } from "../../shared/processes/request-store.js";
-import { RequestId } from "../../shared/steering/process-skill-request.js";
 import { route } from "../_shared/http-route.js";
 import type { HttpRequest, HttpRoute } from "../_shared/http-route.js";
 import { accessibleProcess } from "../_shared/process-access.js";
@@ -18,15 +18,6 @@ import { accessibleProcess } from "../_shared/process-access.js";
 interface ProcessesRoutesDeps {
   app: Pick<SkillsApp, "spawn" | "sessionProcesses" | "getProcess" | "getRequest" | "getTurn" | "turns">;
 }
-
-/** API.md spawn body; identity (the user) comes from the token, never from here. */
-export const SpawnBody = z.strictObject({
-  recipe: z.string().min(1).max(128),
-  projectId: z.string().min(1).max(64),
-  // Shown in chat prompts and consoles: no control characters (issue 28).
-  // eslint-disable-next-line no-control-regex
-  name: z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, "must not contain control characters").optional(),
-});
 
 const CONTEXT_FIELDS = ["tier", "model", "provider", "lang", "profile"] as const;
 
@@ -37,7 +28,7 @@ function previewContext(request: HttpRequest): TurnContext | undefined {
     return value === undefined ? [] : [[field, value]];
   }));
   if (Object.keys(given).length === 0) return undefined;
-  const parsed = TurnContext.safeParse(given);
+  const parsed = z.safeParse(TurnContext, given);
   if (!parsed.success) throw new InvalidRequest(`Invalid turn context: ${describeZodIssues(parsed.error)}`);
   return parsed.data;
 }
@@ -91,13 +82,13 @@ export function processesRoutes({ app }: ProcessesRoutesDeps): HttpRoute[] {
       const turnId = request.param("turnId");
       const turn = turnId.length <= MAX_TURN_ID_LENGTH ? await app.getTurn(process.tenant, process.processId, turnId) : undefined;
       if (!turn) throw new TurnNotFound(turnId.slice(0, 256));
-      return jsonResponse(200, turn);
+      return jsonResponse(200, turn satisfies Closed<ApiTurn>);
     }),
 
     route("GET", "/brain/{tenant}/processes/{processId}/composition", async (request) => {
       const process = await accessibleProcess(app, request, request.param("processId"));
       const turn = await app.turns.preview(process, request.query("message"), previewContext(request), request.user, { explain: previewExplain(request) });
-      return jsonResponse(200, turn);
+      return jsonResponse(200, turn satisfies Closed<ApiTurn>);
     }),
   ];
 }

@@ -1,9 +1,8 @@
 import { assertNotEnded } from "../../shared/processes/process-lifecycle.js";
-import * as z from "zod";
+import * as z from "zod/mini";
+import { CompleteBody, ComposeBody } from "../../contract/index.js";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
-import { TurnContext } from "../../shared/lanes/lane-payloads.js";
 import { parseJsonBody } from "../../shared/http/request.js";
-import { RequestId } from "../../shared/steering/process-skill-request.js";
 import { route } from "../_shared/http-route.js";
 import type { HttpRoute } from "../_shared/http-route.js";
 import { laneReply } from "../_shared/lane-reply.js";
@@ -12,19 +11,6 @@ import { accessibleProcess } from "../_shared/process-access.js";
 interface SteerRoutesDeps {
   app: Pick<SkillsApp, "getProcess" | "steerSkill" | "composeTurn" | "completeTurn" | "waitForRequest">;
 }
-
-// Limits on texts are the lane payloads' (lane-payloads.ts); these only fix the shape.
-export const ComposeBody = z.strictObject({
-  message: z.string().optional(),
-  context: TurnContext.optional(),
-  requestId: RequestId.optional(),
-});
-
-export const CompleteBody = z.strictObject({
-  output: z.string(),
-  final: z.boolean().optional(),
-  requestId: RequestId.optional(),
-});
 
 /**
  * API.md "Steering": every change goes through the process lane; the answer is 202 QUEUED, or

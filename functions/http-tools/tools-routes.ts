@@ -1,4 +1,4 @@
-import * as z from "zod";
+import { ToolBody } from "../../contract/index.js";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
 import { parseJsonBody } from "../../shared/http/request.js";
 import { jsonResponse } from "../../shared/http/response.js";
@@ -11,8 +11,6 @@ interface ToolsRoutesDeps {
   app: Pick<SkillsApp, "getProcess">;
   tools: Pick<ToolInvoker, "invoke">;
 }
-
-export const ToolBody = z.strictObject({ args: z.record(z.string(), z.unknown()).optional() });
 
 /** API.md `POST …/tools/{toolName}`; which tools exist and what they do is ToolInvoker's. */
 export function toolsRoutes({ app, tools }: ToolsRoutesDeps): HttpRoute[] {

@@ -1,46 +1,59 @@
-import * as z from "zod";
-import { ComposeBody, CompleteBody } from "../../functions/http-steer/steer-routes.js";
-import { SpawnBody } from "../../functions/http-processes/processes-routes.js";
-import { ToolBody } from "../../functions/http-tools/tools-routes.js";
-import type { ErrorCode } from "../../shared/errors.js";
-import { ProcessSkillRequest } from "../../shared/steering/process-skill-request.js";
+import * as z from "zod/mini";
 import {
-  ActivateResultOut,
-  CompleteResultOut,
-  DocumentEntryOut,
-  DocumentVersionOut,
-  ProcessOut,
-  RequestRecordOut,
-  SavedDocumentOut,
-  ShadowedOut,
-  SkillDetailOut,
-  SkillProblemOut,
-  SkillSummaryOut,
-  TurnOut,
-} from "./wire-schemas.js";
+  ActivateResult,
+  ActiveSkills,
+  CompleteBody,
+  CompleteResult,
+  ComposeBody,
+  DocumentList,
+  DocumentVersions,
+  EffectiveSkills,
+  Health,
+  McpAnswer,
+  McpMessage,
+  Process,
+  ProcessList,
+  ProcessSkillRequest,
+  RequestRecord,
+  RestoreBody,
+  SavedDocument,
+  SkillDetail,
+  SkillEvalsResult,
+  SkillProblems,
+  SkillSearchResult,
+  SkillUsage,
+  SpawnBody,
+  ToolBody,
+  ToolResult,
+  Turn,
+} from "../../contract/index.js";
+import type { ErrorCode } from "../../contract/index.js";
+
+type Schema = z.core.$ZodType;
+type Query = z.ZodMiniObject;
 
 /**
  * What the OpenAPI document says about each route, keyed `"<METHOD> <path>"` exactly as in
  * infra/api-routes.ts. Documenting a new route is one entry here: the generator adds the path
  * parameters, the bearer security, the error answers every route shares and their schemas.
- * Request bodies are the handlers' own zod schemas.
+ * Every body and answer is the contract's schema (contract/): this file only says which goes where.
  */
 export interface RouteDoc {
   summary: string;
   description?: string;
   tag: "service" | "documents" | "skills" | "processes" | "steering" | "turns" | "tools" | "mcp";
-  query?: z.ZodObject;
+  query?: Query;
   /** A JSON body, validated by the handler with this schema. */
-  body?: z.ZodType;
+  body?: Schema;
   /** A raw body of any content type (a document's file). */
   rawBody?: true;
   /** A lane call: `Prefer: wait=N`, 202 queued, 200 with this result. */
-  lane?: z.ZodType;
+  lane?: Schema;
   /**
    * The success answers other than a lane call's. `schema: "raw"` is a body of any type; `json`
    * is a JSON answer the same status may give instead (a query that asks for it).
    */
-  responses?: Record<number, { description: string; schema?: z.ZodType | "raw"; json?: z.ZodType }>;
+  responses?: Record<number, { description: string; schema?: Schema | "raw"; json?: Schema }>;
   /** Codes this route answers beyond the ones every authenticated route may (COMMON_ERRORS). */
   errors?: ErrorCode[];
 }
@@ -61,115 +74,63 @@ export const COMMON_ERRORS: readonly ErrorCode[] = [
 /** The errors of a lane call: the request's own, answered by a waited call or found by polling. */
 const STEER_ERRORS: ErrorCode[] = ["PROCESS_NOT_FOUND", "PROCESS_ENDED", "REQUEST_CONFLICT", "SKILL_NOT_FOUND", "SKILL_NOT_ALLOWED", "SKILL_LOCKED", "SKILL_ARGUMENT_MISSING", "RECIPE_NOT_FOUND"];
 
-const projectIdQuery = z.object({ projectId: z.string().optional().meta({ description: "Adds this project's level to the cascade (members only)" }) });
+const projectIdQuery = z.object({ projectId: z.optional(z.string().check(z.describe("Adds this project's level to the cascade (members only)"))) });
 
 export const ROUTE_DOCS: Record<string, RouteDoc> = {
-  "GET /health": { tag: "service", summary: "Liveness: 200 once the lane worker is polling", responses: { 200: { description: "Up", schema: z.object({ status: z.literal("ok") }) } } },
+  "GET /health": { tag: "service", summary: "Liveness: 200 once the lane worker is polling", responses: { 200: { description: "Up", schema: Health } } },
   "GET /openapi.json": { tag: "service", summary: "This document", responses: { 200: { description: "OpenAPI 3.1", schema: z.looseObject({ openapi: z.string() }) } } },
 
   "GET /brain/{tenant}/skills/effective": {
     tag: "skills",
     summary: "The effective skills: every level visible to the caller, deduplicated by name (inner wins), disabled removed, sorted by name",
-    query: projectIdQuery.extend({ includeShadowed: z.enum(["true", "false"]).optional().meta({ description: "Adds `shadowed`: documents hidden by an inner level" }) }),
-    responses: { 200: { description: "The list", schema: z.object({ skills: z.array(SkillSummaryOut), shadowed: z.array(ShadowedOut).optional() }) } },
+    query: z.extend(projectIdQuery, { includeShadowed: z.optional(z.enum(["true", "false"]).check(z.describe("Adds `shadowed`: documents hidden by an inner level"))) }),
+    responses: { 200: { description: "The list", schema: EffectiveSkills } },
   },
   "GET /brain/{tenant}/skills/effective/{name}": {
     tag: "skills",
     summary: "One resolved skill: its summary, body, tools, reference docs, scripts and files",
     query: projectIdQuery,
-    responses: { 200: { description: "The skill", schema: SkillDetailOut } },
+    responses: { 200: { description: "The skill", schema: SkillDetail } },
     errors: ["SKILL_NOT_FOUND"],
   },
   "GET /brain/{tenant}/skills/usage": {
     tag: "skills",
     summary: "Activation counters of the project's skills per UTC day, skill, level and path (explicit, trigger, model, recipe, spawn) and refused activations by error code",
-    query: projectIdQuery.extend({
-      days: z.string().optional().meta({ description: "Days back, today included: 1 to 400 (default 30)" }),
-      name: z.string().optional().meta({ description: "One skill only. Rows of USER skills are their owner's alone" }),
+    query: z.extend(projectIdQuery, {
+      days: z.optional(z.string().check(z.describe("Days back, today included: 1 to 400 (default 30)"))),
+      name: z.optional(z.string().check(z.describe("One skill only. Rows of USER skills are their owner's alone"))),
     }),
-    responses: {
-      200: {
-        description: "The counters",
-        schema: z.object({
-          usage: z.array(
-            z.looseObject({
-              name: z.string(),
-              source: z.string().nullable(),
-              day: z.string(),
-              explicit: z.number(),
-              trigger: z.number(),
-              model: z.number(),
-              recipe: z.number(),
-              spawn: z.number(),
-              refused: z.number(),
-              refusedCodes: z.record(z.string(), z.number()).meta({ description: "`refused` split by the error code each refusal answered, e.g. {\"SKILL_NOT_ALLOWED\": 2}" }),
-            }),
-          ),
-          truncated: z.literal(true).optional().meta({ description: "Present when more than 10 000 rows were counted: the oldest days are left out" }),
-        }),
-      },
-    },
+    responses: { 200: { description: "The counters", schema: SkillUsage } },
   },
   "GET /brain/{tenant}/skills/search": {
     tag: "skills",
     summary:
       "The caller's effective skills ranked by relevance to q (field-weighted BM25 over name, description, when_to_use, tags and the body's headings and tool names; typos tolerated), best first; ties by recent usage, then name",
-    query: projectIdQuery.extend({
-      q: z.string().meta({ description: "What to find, e.g. \"post a message to Slack\". Required, not blank; a long one is read as its first and last 4 KB" }),
-      limit: z.string().optional().meta({ description: "Results at most: 1 to 20 (default 5)" }),
+    query: z.extend(projectIdQuery, {
+      q: z.string().check(z.describe("What to find, e.g. \"post a message to Slack\". Required, not blank; a long one is read as its first and last 4 KB")),
+      limit: z.optional(z.string().check(z.describe("Results at most: 1 to 20 (default 5)"))),
     }),
-    responses: {
-      200: {
-        description: "The best matches, and how many skills matched",
-        schema: z.object({
-          results: z.array(z.object({ name: z.string(), description: z.string(), source: z.string(), score: z.number() })),
-          total: z.number().int(),
-        }),
-      },
-    },
+    responses: { 200: { description: "The best matches, and how many skills matched", schema: SkillSearchResult } },
     errors: ["INVALID_REQUEST"],
   },
   "GET /brain/{tenant}/skills/effective/{name}/evals": {
     tag: "skills",
     summary: "Runs the skill's evals/triggers.yaml through the turn's trigger rule (no process: no recipe whitelist) under a 5 s budget: precision, recall and every case",
     query: projectIdQuery,
-    responses: {
-      200: {
-        description: "The evals' result",
-        schema: z.looseObject({
-          name: z.string(),
-          precision: z.number(),
-          recall: z.number(),
-          triggers: z.number().int().describe("How many triggers the skill has: 0 = only /skill or the model can activate it"),
-          cases: z.array(
-            z.looseObject({
-              message: z.string(),
-              expected: z.boolean(),
-              fired: z.boolean().describe("A turn would activate the skill on this message"),
-              blocked: z.string().optional().describe("The trigger matches but a turn would not activate the skill, in the activation ledger's words: spawn-only, shot, disabled, argument-missing"),
-              alsoFired: z.array(z.string()).describe("The other skills a turn would activate on the same message (the confusion list)"),
-              listed: z.boolean().optional().describe("`should` cases: the turn's catalog would list the skill for this message (its level's context, default budget)"),
-              searchRank: z.number().int().nullable().optional().describe("`should` cases: the skill's 1-based rank in skill_search for this message, null past 20"),
-            }),
-          ),
-          totalCases: z.number().int().describe("Cases in the evals file"),
-          incomplete: z.boolean().describe("The time budget ran out: `cases` holds the first ones only, and precision and recall are theirs"),
-        }),
-      },
-    },
+    responses: { 200: { description: "The evals' result", schema: SkillEvalsResult } },
     errors: ["SKILL_NOT_FOUND", "DOCUMENT_NOT_FOUND", "INVALID_DOCUMENT"],
   },
   "GET /brain/{tenant}/skills/problems": {
     tag: "skills",
     summary: "Every skill document the cascade skipped (severity error) or accepted with warnings",
     query: projectIdQuery,
-    responses: { 200: { description: "The problems", schema: z.object({ problems: z.array(SkillProblemOut) }) } },
+    responses: { 200: { description: "The problems", schema: SkillProblems } },
   },
   "GET /brain/{tenant}/skills/active": {
     tag: "skills",
     summary: "The active skills of a process",
     query: z.object({ processId: z.string() }),
-    responses: { 200: { description: "Active skills", schema: z.object({ activeSkills: z.array(z.looseObject({})) }) } },
+    responses: { 200: { description: "Active skills", schema: ActiveSkills } },
     errors: ["PROCESS_NOT_FOUND"],
   },
 
@@ -177,37 +138,37 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: "processes",
     summary: "Spawns a process with a recipe (spec §7)",
     body: SpawnBody,
-    responses: { 201: { description: "The new process", schema: ProcessOut } },
+    responses: { 201: { description: "The new process", schema: Process } },
     errors: ["NAME_TAKEN", "RECIPE_NOT_FOUND", "SKILL_NOT_FOUND", "SKILL_ARGUMENT_MISSING"],
   },
   "GET /brain/{tenant}/sessions/{sessionId}/processes": {
     tag: "processes",
     summary: "The caller's processes of a session",
-    responses: { 200: { description: "Processes", schema: z.object({ processes: z.array(ProcessOut) }) } },
+    responses: { 200: { description: "Processes", schema: ProcessList } },
   },
   "GET /brain/{tenant}/processes/{processId}": {
     tag: "processes",
     summary: "A process",
-    responses: { 200: { description: "The process", schema: ProcessOut } },
+    responses: { 200: { description: "The process", schema: Process } },
     errors: ["PROCESS_NOT_FOUND"],
   },
   "GET /brain/{tenant}/processes/{processId}/requests/{requestId}": {
     tag: "steering",
     summary: "A lane request: QUEUED, DONE with its result, or FAILED with its error",
-    responses: { 200: { description: "The request", schema: RequestRecordOut } },
+    responses: { 200: { description: "The request", schema: RequestRecord } },
     errors: ["PROCESS_NOT_FOUND", "REQUEST_NOT_FOUND"],
   },
   "GET /brain/{tenant}/processes/{processId}/composition": {
     tag: "turns",
     summary: "The Turn that would be composed now, changing nothing (preview)",
-    query: z.object({ message: z.string().optional(), explain: z.enum(["all"]).optional().meta({ description: "Also list not-matched triggers and left-out catalog candidates" }) }),
-    responses: { 200: { description: "The Turn", schema: TurnOut } },
+    query: z.object({ message: z.optional(z.string()), explain: z.optional(z.enum(["all"]).check(z.describe("Also list not-matched triggers and left-out catalog candidates"))) }),
+    responses: { 200: { description: "The Turn", schema: Turn } },
     errors: ["PROCESS_NOT_FOUND", "PROCESS_ENDED"],
   },
   "GET /brain/{tenant}/processes/{processId}/turns/{turnId}": {
     tag: "turns",
     summary: "A Turn as it was composed, activation included (kept at least 24 hours)",
-    responses: { 200: { description: "The Turn", schema: TurnOut } },
+    responses: { 200: { description: "The Turn", schema: Turn } },
     errors: ["PROCESS_NOT_FOUND", "REQUEST_NOT_FOUND"],
   },
 
@@ -215,46 +176,46 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: "steering",
     summary: "Steers the process's skills (ACTIVATE, CLEAR, CLEAR_ALL) through its lane",
     body: ProcessSkillRequest,
-    lane: ActivateResultOut,
+    lane: ActivateResult,
     errors: STEER_ERRORS,
   },
   "POST /brain/{tenant}/processes/{processId}/turns": {
     tag: "turns",
     summary: "Composes a turn through the lane; consumes the pending messages",
     body: ComposeBody,
-    lane: TurnOut,
+    lane: Turn,
     errors: ["PROCESS_NOT_FOUND", "PROCESS_ENDED", "REQUEST_CONFLICT"],
   },
   "POST /brain/{tenant}/processes/{processId}/turns/{turnId}/complete": {
     tag: "turns",
     summary: "Completes a turn: clears its oneShot skills, runs the completion guard",
     body: CompleteBody,
-    lane: CompleteResultOut,
+    lane: CompleteResult,
     errors: ["PROCESS_NOT_FOUND", "PROCESS_ENDED", "REQUEST_CONFLICT", "REQUEST_NOT_FOUND"],
   },
 
   "GET /brain/{tenant}/projects/{project}/documents": {
     tag: "documents",
     summary: "The documents of a level (`{project}`: a project id, `_tenant` or `_user_<login>`)",
-    query: z.object({ prefix: z.string().optional() }),
-    responses: { 200: { description: "Paths relative to the level", schema: z.object({ documents: z.array(DocumentEntryOut) }) } },
+    query: z.object({ prefix: z.optional(z.string()) }),
+    responses: { 200: { description: "Paths relative to the level", schema: DocumentList } },
   },
   "PUT /brain/{tenant}/projects/{project}/documents/{path+}": {
     tag: "documents",
     summary: "Saves a document; a SKILL.md or recipe that does not validate is refused with its problems",
     rawBody: true,
-    responses: { 200: { description: "Saved, with warnings", schema: SavedDocumentOut } },
+    responses: { 200: { description: "Saved, with warnings", schema: SavedDocument } },
     errors: ["INVALID_DOCUMENT"],
   },
   "GET /brain/{tenant}/projects/{project}/documents/{path+}": {
     tag: "documents",
     summary: "A document's raw body, with its ETag; `?versions` lists its versions (newest first), `?versionId=V` reads one",
     query: z.object({
-      versions: z.string().optional().meta({ description: "Present: answer {versions:[{versionId, etag, lastModified, size, writtenBy?}]} (newest first) instead of the body" }),
-      versionId: z.string().optional().meta({ description: "Read this version's body" }),
+      versions: z.optional(z.string().check(z.describe("Present: answer {versions:[{versionId, etag, lastModified, size, writtenBy?}]} (newest first) instead of the body"))),
+      versionId: z.optional(z.string().check(z.describe("Read this version's body"))),
     }),
     responses: {
-      200: { description: "The file, or with `?versions` its versions", schema: "raw", json: z.object({ versions: z.array(DocumentVersionOut) }) },
+      200: { description: "The file, or with `?versions` its versions", schema: "raw", json: DocumentVersions },
       304: { description: "Not modified (If-None-Match)" },
     },
     errors: ["DOCUMENT_NOT_FOUND", "VERSIONS_UNAVAILABLE"],
@@ -262,8 +223,8 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "POST /brain/{tenant}/projects/{project}/documents/{path+}": {
     tag: "documents",
     summary: "`{path}:restore` with {versionId}: writes that version back as the newest, validated like a PUT (a refused restore changes nothing)",
-    body: z.object({ versionId: z.string() }),
-    responses: { 200: { description: "Restored, with warnings", schema: SavedDocumentOut } },
+    body: RestoreBody,
+    responses: { 200: { description: "Restored, with warnings", schema: SavedDocument } },
     errors: ["INVALID_DOCUMENT", "DOCUMENT_NOT_FOUND", "VERSIONS_UNAVAILABLE"],
   },
   "DELETE /brain/{tenant}/projects/{project}/documents/{path+}": {
@@ -277,7 +238,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: "tools",
     summary: "Invokes a tool the process has now (skill scripts, skill_read_file, skill_activate, manual_read, …)",
     body: ToolBody,
-    responses: { 200: { description: "The tool's result", schema: z.looseObject({ result: z.unknown() }) } },
+    responses: { 200: { description: "The tool's result", schema: ToolResult } },
     errors: ["PROCESS_NOT_FOUND", "PROCESS_ENDED", "TOOL_NOT_FOUND", "DOCUMENT_NOT_FOUND", "SKILL_NOT_FOUND", "SKILL_NOT_ALLOWED", "SKILL_ARGUMENT_MISSING"],
   },
   "POST /brain/{tenant}/mcp": {
@@ -285,19 +246,19 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: "A Model Context Protocol server (Streamable HTTP, stateless, JSON answers): prompts, completion, resources, and with processId the process's tools",
     description: "One JSON-RPC message or batch per request (initialize, prompts/list, prompts/get, completion/complete, resources/list, resources/read, resources/templates/list, tools/list, tools/call). Protocol errors are JSON-RPC errors in a 200 answer.",
     query: z.object({
-      projectId: z.string().meta({ description: "The project whose cascade the server serves (required)" }),
-      processId: z.string().optional().meta({ description: "Adds that process's tools (the caller's own process, of that project)" }),
+      projectId: z.string().check(z.describe("The project whose cascade the server serves (required)")),
+      processId: z.optional(z.string().check(z.describe("Adds that process's tools (the caller's own process, of that project)"))),
     }),
-    body: z.looseObject({ jsonrpc: z.literal("2.0"), method: z.string(), id: z.union([z.string(), z.number()]).optional(), params: z.looseObject({}).optional() }),
-    responses: { 200: { description: "The JSON-RPC answer", schema: z.looseObject({ jsonrpc: z.literal("2.0") }) }, 202: { description: "A notification or response was accepted" } },
+    body: McpMessage,
+    responses: { 200: { description: "The JSON-RPC answer", schema: McpAnswer }, 202: { description: "A notification or response was accepted" } },
     errors: ["PROCESS_NOT_FOUND"],
   },
   "GET /brain/{tenant}/mcp": {
     tag: "mcp",
     summary: "No standing stream in stateless mode: always 405 (list again to see changes)",
     query: z.object({
-      projectId: z.string().meta({ description: "The project whose cascade the server serves (required)" }),
-      processId: z.string().optional().meta({ description: "Adds that process's tools (the caller's own process, of that project)" }),
+      projectId: z.string().check(z.describe("The project whose cascade the server serves (required)")),
+      processId: z.optional(z.string().check(z.describe("Adds that process's tools (the caller's own process, of that project)"))),
     }),
     errors: [],
   },
@@ -305,8 +266,8 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: "mcp",
     summary: "No sessions in stateless mode: always 405",
     query: z.object({
-      projectId: z.string().meta({ description: "The project whose cascade the server serves (required)" }),
-      processId: z.string().optional().meta({ description: "Adds that process's tools (the caller's own process, of that project)" }),
+      projectId: z.string().check(z.describe("The project whose cascade the server serves (required)")),
+      processId: z.optional(z.string().check(z.describe("Adds that process's tools (the caller's own process, of that project)"))),
     }),
     errors: [],
   },

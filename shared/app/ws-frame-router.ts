@@ -4,10 +4,10 @@ import { parseLanePayload } from "../lanes/lane-payloads.js";
 import { randomUUID } from "node:crypto";
 import type { SkillsApp } from "./skills-app.js";
 import { assertProcessAccess, assertProcessMetadataAccess, assertProjectAccess, isProcessContentReader } from "../auth/authorization.js";
+import { laneUserOf } from "../auth/identity.js";
 import type { Identity } from "../auth/identity.js";
 import { InvalidRequest } from "../errors.js";
 import { errorResponse } from "../http/error-response.js";
-import type { LaneUser } from "../lanes/lane-message.js";
 import { toActiveSkillMetadata } from "../processes/process.js";
 import type { ActiveSkillMetadata, ActiveSkillRef, Process } from "../processes/process.js";
 import type { RequestRecord } from "../processes/request-store.js";
@@ -44,8 +44,6 @@ export interface WsCaller {
 }
 
 export type WsFrameRouter = (caller: WsCaller, body: string | undefined | null, options?: { isBase64Encoded?: boolean }) => Promise<void>;
-
-const toLaneUser = (identity: Identity): LaneUser => ({ login: identity.login, roles: [...identity.roles], projects: [...identity.projects] });
 
 const resultFrame = (processId: string, record: RequestRecord): ProcessSkillResultFrame => ({
   type: "process-skill-result",
@@ -154,7 +152,7 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
 
     await reply({ type: "process-skill-result", requestId, processId, status: "QUEUED" });
     try {
-      await deps.app.steerSkill(tenant, processId, toLaneUser(caller.identity), { ...request, requestId }, process);
+      await deps.app.steerSkill(tenant, processId, laneUserOf(caller.identity), { ...request, requestId }, process);
     } catch (error) {
       const { code, message } = errorBody(error, { type: frame.type, processId, requestId });
       await reply({ type: "process-skill-result", requestId, processId, status: "FAILED", error: { code, message } });
@@ -180,7 +178,7 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
       active = isProcessContentReader(identity, process) ? process.activeSkills : process.activeSkills.map(toActiveSkillMetadata);
     }
     // What a user may pick (`/skill list`): `user-invocable: false` is the model's alone (API.md); the effective list shows it.
-    const skills = (await deps.app.listEffective(identity.tenant, toLaneUser(identity), frame.projectId)).filter((skill) => skill.userInvocable).map(toSkillSummary);
+    const skills = (await deps.app.listEffective(identity.tenant, laneUserOf(identity), frame.projectId)).filter((skill) => skill.userInvocable).map(toSkillSummary);
     const base = {
       type: "skill-list-result" as const,
       projectId: frame.projectId,

@@ -1,4 +1,5 @@
 import { validateLogin, validateProjectId, validateTenantId } from "../documents/document-path.js";
+import type { LaneUser } from "../lanes/lane-message.js";
 import { Unauthenticated } from "./auth-errors.js";
 
 /**
@@ -82,3 +83,6 @@ export const isTenantAdmin = (identity: Identity): boolean => identity.roles.inc
 export const isProjectAdmin = (identity: Identity, projectId: string): boolean => identity.roles.includes(projectAdminRole(projectId));
 
 export const isProjectMember = (identity: Identity, projectId: string): boolean => identity.projects.includes(projectId);
+
+/** The lane user of a verified identity (HTTP and WebSocket alike): copies, so the message holds no shared arrays. */
+export const laneUserOf = (identity: Identity): LaneUser => ({ login: identity.login, roles: [...identity.roles], projects: [...identity.projects] });

@@ -1,62 +1,13 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import { CLIENT_FRAME_TYPES, ClientFrame, RequestId } from "../../contract/index.js";
 import { InvalidRequest } from "../errors.js";
-import { FootLogEntry, MAX_FOOT_LOG_ENTRIES } from "../scripts/foot-port.js";
 import { describeZodIssues } from "../http/zod-issues.js";
-import { ProcessSkillRequest, RequestId } from "../steering/process-skill-request.js";
 
 /**
- * Client → server frames (API.md "WebSocket frames"), told apart by `type`. Unknown fields are
- * refused, as on the HTTP bodies: a misspelt `skillname` must not silently become "no name".
- * `requestId` is optional on every frame and echoed in the answer, for correlation.
+ * Client → server frames (API.md "WebSocket frames") are the contract's (contract/ws-frames.ts),
+ * told apart by `type`; unknown fields are refused, as on the HTTP bodies.
  */
-// eslint-disable-next-line no-control-regex
-const Id = z.string().min(1).max(256).regex(/^[^\u0000-\u001f\u007f]+$/, "must be printable");
-
-export const ProcessSkillFrame = ProcessSkillRequest.extend({
-  type: z.literal("process-skill"),
-  processId: Id,
-});
-
-export const ProcessSubscribeFrame = z.strictObject({
-  type: z.literal("process-subscribe"),
-  processId: Id,
-  requestId: RequestId.optional(),
-});
-
-export const SkillListFrame = z.strictObject({
-  type: z.literal("skill-list"),
-  projectId: Id,
-  processId: Id.optional(),
-  /** The previous page's `nextCursor` (opaque). */
-  cursor: z.string().min(1).max(512).optional(),
-  requestId: RequestId.optional(),
-});
-
-/**
- * The Foot client's answer to a `process-skill-script-execute` (spec §13.5): exactly one of
- * `result` (the script's value, JSON) and `error`; `logs` are the script's `vance.log` entries,
- * which land in the tool result's trace.
- */
-export const ProcessSkillScriptResultFrame = z
-  .strictObject({
-    type: z.literal("process-skill-script-result"),
-    invocationId: Id,
-    result: z.unknown().optional(),
-    error: z.strictObject({ code: z.string().min(1).max(64).optional(), message: z.string().max(4_000) }).optional(),
-    logs: z.array(FootLogEntry).max(MAX_FOOT_LOG_ENTRIES).optional(),
-    requestId: RequestId.optional(),
-  })
-  .refine((frame) => ("result" in frame) !== (frame.error !== undefined), { message: "must carry exactly one of 'result' and 'error'" });
-
-const ClientFrame = z.discriminatedUnion("type", [ProcessSkillFrame, ProcessSubscribeFrame, SkillListFrame, ProcessSkillScriptResultFrame]);
-
-export type ProcessSkillFrame = z.infer<typeof ProcessSkillFrame>;
-export type ProcessSubscribeFrame = z.infer<typeof ProcessSubscribeFrame>;
-export type SkillListFrame = z.infer<typeof SkillListFrame>;
-export type ProcessSkillScriptResultFrame = z.infer<typeof ProcessSkillScriptResultFrame>;
-type ClientFrame = z.infer<typeof ClientFrame>;
-
-const CLIENT_FRAME_TYPES = ["process-skill", "process-subscribe", "skill-list", "process-skill-script-result"] as const;
+export type { ClientFrame, ProcessSkillFrame, ProcessSkillScriptResultFrame, ProcessSubscribeFrame, SkillListFrame } from "../../contract/index.js";
 
 /** API Gateway's inbound message limit; the local stack and tests may send more. */
 export const MAX_CLIENT_FRAME_BYTES = 128_000;
@@ -88,12 +39,12 @@ export function parseClientFrame(body: string | undefined | null, options: { isB
     return refuse("Frame is not valid JSON");
   }
   if (!isRecord(raw)) return refuse("Frame must be a JSON object with a 'type'");
-  const requestId = RequestId.safeParse(raw.requestId).success ? (raw.requestId as string) : undefined;
+  const requestId = z.safeParse(RequestId, raw.requestId).success ? (raw.requestId as string) : undefined;
   if (typeof raw.type !== "string") return refuse(`Frame has no 'type'; expected one of ${CLIENT_FRAME_TYPES.join(", ")}`, requestId);
   if (!(CLIENT_FRAME_TYPES as readonly string[]).includes(raw.type)) {
     return refuse(`Unknown frame type ${shown(raw.type)}; expected one of ${CLIENT_FRAME_TYPES.join(", ")}`, requestId);
   }
-  const parsed = ClientFrame.safeParse(raw);
+  const parsed = z.safeParse(ClientFrame, raw);
   if (!parsed.success) return refuse(`Invalid ${raw.type} frame: ${describeZodIssues(parsed.error)}`, requestId);
   return { ok: true, frame: parsed.data };
 }

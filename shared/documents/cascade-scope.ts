@@ -1,10 +1,14 @@
 // The cascade's levels and who is asking: what every lookup over the cascade (skills, recipes,
 // any document) is resolved against. Lived in shared/skills/ as skill-scope.ts until issue 29: the
 // cascade in this folder needs it, so it sits here, below everything that resolves through it.
-/** Cascade source of a resolved skill (spec §3, §12), innermost first. */
-export type SkillScope = "USER" | "PROJECT" | "VANCE" | "RESOURCE";
+import { SKILL_SOURCES, TENANT_PROJECT, userProject } from "../../contract/levels.js";
+import type { SkillSource } from "../../contract/common.js";
 
-export const SKILL_SCOPES_INNER_FIRST: readonly SkillScope[] = ["USER", "PROJECT", "VANCE", "RESOURCE"];
+/** Cascade source of a resolved skill (spec §3, §12): the contract's level names (contract/levels.ts). */
+export type SkillScope = SkillSource;
+
+/** Innermost first. */
+export const SKILL_SCOPES_INNER_FIRST: readonly SkillScope[] = SKILL_SOURCES;
 
 /** Who is asking: the scope against which the cascade is resolved (spec §10 SkillScopeContext). */
 export interface SkillScopeContext {
@@ -18,7 +22,5 @@ export interface SkillScopeContext {
   skillVersions?: Readonly<Record<string, string>> | undefined;
 }
 
-/** The document "project" that holds the tenant-wide layer. */
-export const TENANT_PROJECT = "_tenant";
-
-export const userProject = (login: string): string => `_user_${login}`;
+/** The document "project" that holds the tenant-wide layer, and a user's own. */
+export { TENANT_PROJECT, userProject };

@@ -1,34 +1,7 @@
-import type { ErrorCode } from "../errors.js";
+import { isErrorCode, STATUS_BY_CODE } from "../../contract/error-codes.js";
 
-/** API.md "Errors": the one table from error code to HTTP status. */
-export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
-  UNAUTHENTICATED: 401,
-  FORBIDDEN: 403,
-  INVALID_REQUEST: 400,
-  SKILL_NOT_FOUND: 404,
-  PROCESS_NOT_FOUND: 404,
-  SKILL_NOT_ALLOWED: 403,
-  SKILL_LOCKED: 409,
-  SKILL_ARGUMENT_MISSING: 422,
-  INVALID_DOCUMENT: 422,
-  NAME_TAKEN: 409,
-  RECIPE_NOT_FOUND: 404,
-  DOCUMENT_NOT_FOUND: 404,
-  REQUEST_NOT_FOUND: 404,
-  TOOL_NOT_FOUND: 404,
-  REQUEST_CONFLICT: 409,
-  PROCESS_ENDED: 409,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  PAYLOAD_TOO_LARGE: 413,
-  TOO_MANY_REQUESTS: 429,
-  SERVICE_UNAVAILABLE: 503,
-  VERSIONS_UNAVAILABLE: 501,
-  INTERNAL: 500,
-});
-
-export const isErrorCode = (code: unknown): code is ErrorCode =>
-  typeof code === "string" && Object.prototype.hasOwnProperty.call(STATUS_BY_CODE, code);
+/** API.md "Errors": the one table from error code to HTTP status is the contract's. */
+export { isErrorCode, STATUS_BY_CODE };
 
 /** Unknown codes are a bug somewhere, and a bug is a 500. */
 export const statusForCode = (code: string): number => (isErrorCode(code) ? STATUS_BY_CODE[code] : 500);

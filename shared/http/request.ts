@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import * as z from "zod/mini";
 import { InvalidRequest } from "../errors.js";
 import { describeZodIssues } from "./zod-issues.js";
 
@@ -59,7 +59,8 @@ export function readBody(event: HttpRequestEvent, options: { maxBytes?: number }
  * The body parsed as JSON and validated with `schema`. An absent or empty body is `{}`, so a
  * schema whose fields are all optional accepts it; any failure is 400 INVALID_REQUEST.
  */
-export function parseJsonBody<S extends z.ZodType>(event: HttpRequestEvent, schema: S, options: { maxBytes?: number } = {}): z.output<S> {
+/** `schema`: a contract schema (zod/mini) or any other zod 4 schema. */
+export function parseJsonBody<S extends z.core.$ZodType>(event: HttpRequestEvent, schema: S, options: { maxBytes?: number } = {}): z.output<S> {
   const bytes = readBody(event, { maxBytes: options.maxBytes ?? DEFAULT_MAX_JSON_BODY_BYTES });
   let text: string;
   try {
@@ -75,7 +76,7 @@ export function parseJsonBody<S extends z.ZodType>(event: HttpRequestEvent, sche
       throw new InvalidRequest("Request body is not valid JSON", { cause: error });
     }
   }
-  const parsed = schema.safeParse(value);
+  const parsed = z.safeParse(schema, value);
   if (!parsed.success) throw new InvalidRequest(`Invalid request body: ${describeZodIssues(parsed.error)}`);
   return parsed.data;
 }

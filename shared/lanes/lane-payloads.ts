@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { TurnContext } from "../../contract/index.js";
 import { MAX_TURN_ID_LENGTH } from "../processes/turn-ids.js";
 import { ProcessStatus } from "../processes/process.js";
 import { MAX_ARGS_BYTES, MAX_PENDING_TEXT_BYTES, utf8Bytes } from "../processes/process-limits.js";
@@ -17,7 +18,6 @@ const id = z.string().min(1).max(256);
 /** A turnId names its compose request (turn-ids.ts), so it is as long as an encoded requestId may be. */
 const turnId = z.string().min(1).max(MAX_TURN_ID_LENGTH);
 const args = z.string().refine(maxBytes(MAX_ARGS_BYTES), `must be at most ${MAX_ARGS_BYTES} bytes`);
-const shortLabel = z.string().min(1).max(128);
 
 export const SkillActivatePayload = z.strictObject({
   skillName,
@@ -31,19 +31,13 @@ export const SkillClearPayload = z.strictObject({ skillName });
 
 const SkillClearAllPayload = z.strictObject({});
 
-/** What the engine knows about the turn it is about to run; only rendering sees it. */
-export const TurnContext = z.strictObject({
-  tier: shortLabel.optional(),
-  model: shortLabel.optional(),
-  provider: shortLabel.optional(),
-  lang: shortLabel.optional(),
-  profile: shortLabel.optional(),
-});
+/** What the engine knows about the turn it is about to run (the contract's compose body field); only rendering sees it. */
+export { TurnContext };
 
 export const TurnComposePayload = z.strictObject({
   turnId,
   message: z.string().refine(maxBytes(MAX_PENDING_TEXT_BYTES), `must be at most ${MAX_PENDING_TEXT_BYTES} bytes`).optional(),
-  context: TurnContext.optional(),
+  context: z.optional(TurnContext),
 });
 
 export const TurnCompletePayload = z.strictObject({
@@ -80,7 +74,6 @@ export const lanePayloadSchemas = {
 export type LanePayloads = { [K in LaneMessageKind]: z.infer<(typeof lanePayloadSchemas)[K]> };
 export type SkillActivatePayload = LanePayloads["skill.activate"];
 export type SkillClearPayload = LanePayloads["skill.clear"];
-export type TurnContext = z.infer<typeof TurnContext>;
 export type TurnComposePayload = LanePayloads["turn.compose"];
 export type TurnCompletePayload = LanePayloads["turn.complete"];
 export type ProcessSpawnActivatePayload = LanePayloads["process.spawnActivate"];

@@ -11,7 +11,7 @@ export const MAX_PENDING_TEXT_BYTES = 32 * 1024;
 export const MAX_PENDING_MESSAGES = 100;
 /** 100 messages of 32 KB would not fit one item; the total is what actually protects it. */
 export const MAX_PENDING_TOTAL_BYTES = 192 * 1024;
-export const MAX_ARGS_BYTES = 64 * 1024;
+export { MAX_ARGS_BYTES } from "../../contract/limits.js";
 /** lastOutput and a child's report are model output: cut, not refused (the turn already happened). */
 export const MAX_OUTPUT_BYTES = 32 * 1024;
 

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type { Process as ContractProcess } from "../../contract/index.js";
 import type { SkillScope } from "../documents/cascade-scope.js";
 
 /**
@@ -120,8 +121,11 @@ type ProcessTurn = z.infer<typeof ProcessTurn>;
 export type ProcessStatus = z.infer<typeof ProcessStatus>;
 export type Process = z.infer<typeof Process>;
 
-/** The `Process` object of API.md — nothing internal (tenant, engine, turn, appliedRequests…) leaks out. */
-interface ApiProcess {
+/**
+ * The `Process` object of API.md — nothing internal (tenant, engine, turn, appliedRequests…) leaks
+ * out. It extends the contract's, so a mapper that drifts from API.md does not compile.
+ */
+interface ApiProcess extends ContractProcess {
   processId: string;
   sessionId: string;
   name: string;

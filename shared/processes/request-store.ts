@@ -3,6 +3,8 @@
  * did with its request. Records expire (TTL, default 24 h).
  * Adapters: in-memory-request-store.ts, dynamodb-request-store.ts; shared rules in request-store-base.ts.
  */
+import type { RequestRecord as ApiRequestRecord } from "../../contract/index.js";
+
 export type RequestStatus = "QUEUED" | "DONE" | "FAILED";
 
 export interface RequestError {
@@ -64,7 +66,8 @@ export interface WaitOptions {
 }
 
 /** The API.md shape `{requestId,status,result?,error?}`. */
-export const toApiRequest = (record: RequestRecord): { requestId: string; status: RequestStatus; result?: unknown; error?: RequestError } => ({
+/** Typed by the contract's RequestRecord: the answer cannot drift from API.md. */
+export const toApiRequest = (record: RequestRecord): ApiRequestRecord => ({
   requestId: record.requestId,
   status: record.status,
   ...(record.status === "DONE" ? { result: record.result } : {}),

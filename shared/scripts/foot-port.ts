@@ -1,4 +1,4 @@
-import * as z from "zod";
+import { FootLogEntry, MAX_FOOT_LOG_ENTRIES } from "../../contract/index.js";
 import type { ScriptLogEntry } from "../sandbox/script-errors.js";
 
 /**
@@ -26,10 +26,5 @@ export interface FootPort {
   execute(request: FootScriptRequest): Promise<FootScriptOutcome>;
 }
 
-/** A log line a client sends back with its answer, as the frame and the invocation store accept it. */
-export const FootLogEntry = z.strictObject({
-  level: z.enum(["debug", "info", "warn", "error"]),
-  message: z.string().max(4_000),
-}) satisfies z.ZodType<ScriptLogEntry>;
-
-export const MAX_FOOT_LOG_ENTRIES = 100;
+/** A log line a client sends back with its answer (the contract's), as the frame and the invocation store accept it. */
+export { FootLogEntry, MAX_FOOT_LOG_ENTRIES };

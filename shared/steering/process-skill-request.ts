@@ -1,21 +1,9 @@
-import * as z from "zod";
+import { ProcessSkillRequest, RequestId } from "../../contract/index.js";
 import { InvalidRequest } from "../errors.js";
 import type { LaneMessageKind } from "../lanes/lane-message.js";
-import { MAX_ARGS_BYTES, utf8Bytes } from "../processes/process-limits.js";
 
-/** A caller-chosen requestId: printable, bounded, so derived ids and store keys stay valid. */
-// eslint-disable-next-line no-control-regex
-export const RequestId = z.string().min(1).max(256).regex(/^[^\u0000-\u001f\u007f]+$/, "must be printable");
-
-/** API.md ProcessSkillRequest (spec §6a). */
-export const ProcessSkillRequest = z.strictObject({
-  command: z.enum(["ACTIVATE", "CLEAR", "CLEAR_ALL"]),
-  skillName: z.string().min(1).max(128).optional(),
-  args: z.string().refine((t) => utf8Bytes(t) <= MAX_ARGS_BYTES, `must be at most ${MAX_ARGS_BYTES} bytes`).nullable().optional(),
-  oneShot: z.boolean().optional(),
-  requestId: RequestId.optional(),
-});
-export type ProcessSkillRequest = z.infer<typeof ProcessSkillRequest>;
+/** API.md ProcessSkillRequest (spec §6a) and the caller-chosen requestId are the contract's. */
+export { ProcessSkillRequest, RequestId };
 
 export interface SkillLaneCommand {
   kind: Extract<LaneMessageKind, "skill.activate" | "skill.clear" | "skill.clearAll">;

@@ -1,6 +1,7 @@
 import { md5Etag } from "../../shared/documents/document-body.js";
-import { DocumentsApiError } from "../../cli/documents-client.js";
-import type { DocumentsApi, RemoteDocument, RemoteFile, SavedDocument } from "../../cli/documents-client.js";
+import { SkillsApiError } from "../../client/index.js";
+import type { DocumentEntry, SavedDocument } from "../../client/index.js";
+import type { DocumentsApi, RemoteFile } from "../../cli/documents-client.js";
 
 /**
  * The documents API of one level in memory, for the CLI's push and pull: S3-style ETags (MD5 hex),
@@ -17,7 +18,7 @@ export class FakeDocumentsApi implements DocumentsApi {
   latencyMs = 0;
   private inFlight = 0;
   /** A PUT of one of these paths answers this error. */
-  readonly failPut = new Map<string, DocumentsApiError>();
+  readonly failPut = new Map<string, SkillsApiError>();
 
   private async track<T>(call: string, work: () => T): Promise<T> {
     this.calls.push(call);
@@ -32,7 +33,7 @@ export class FakeDocumentsApi implements DocumentsApi {
     }
   }
 
-  list(prefix: string): Promise<RemoteDocument[]> {
+  list(prefix: string): Promise<DocumentEntry[]> {
     return this.track(`LIST ${prefix}`, () =>
       [...this.documents]
         .filter(([path]) => path.startsWith(prefix))
@@ -55,7 +56,7 @@ export class FakeDocumentsApi implements DocumentsApi {
   get(path: string): Promise<Uint8Array> {
     return this.track(`GET ${path}`, () => {
       const body = this.documents.get(path);
-      if (!body) throw new DocumentsApiError(404, "DOCUMENT_NOT_FOUND", path);
+      if (!body) throw new SkillsApiError(404, "DOCUMENT_NOT_FOUND", path);
       return body;
     });
   }
@@ -63,14 +64,14 @@ export class FakeDocumentsApi implements DocumentsApi {
   getFile(path: string): Promise<RemoteFile> {
     return this.track(`GET ${path}`, () => {
       const body = this.documents.get(path);
-      if (!body) throw new DocumentsApiError(404, "DOCUMENT_NOT_FOUND", path);
+      if (!body) throw new SkillsApiError(404, "DOCUMENT_NOT_FOUND", path);
       return { body, mode: this.modes.get(path) };
     });
   }
 
   delete(path: string): Promise<void> {
     return this.track(`DELETE ${path}`, () => {
-      if (!this.documents.delete(path)) throw new DocumentsApiError(404, "DOCUMENT_NOT_FOUND", path);
+      if (!this.documents.delete(path)) throw new SkillsApiError(404, "DOCUMENT_NOT_FOUND", path);
     });
   }
 

@@ -2,7 +2,8 @@ import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { DocumentsApiError, httpDocumentsApi } from "../../cli/documents-client.js";
+import { SkillsApiError } from "../../client/index.js";
+import { httpDocumentsApi } from "../../cli/documents-client.js";
 import { parseLevelTarget, resolveRemote } from "../../cli/remote-target.js";
 import { InvalidRequest } from "../../shared/errors.js";
 
@@ -68,7 +69,7 @@ describe("the documents API client", () => {
     expect(listed).toEqual([{ path: "_vance/skills/a/SKILL.md", etag: "e1", size: 3 }]);
   });
 
-  it("turns a 422 into a DocumentsApiError with the problems", async () => {
+  it("turns a 422 into a SkillsApiError with the problems", async () => {
     // Prepare
     const problems = [{ path: "_vance/skills/a/SKILL.md", line: 3, message: "bad", severity: "error" }];
     const { url } = await serve((_, response) => json(response, 422, { error: { code: "INVALID_DOCUMENT", message: "invalid", problems } }));
@@ -77,7 +78,7 @@ describe("the documents API client", () => {
     const error = await api(url).put("_vance/skills/a/SKILL.md", Buffer.from("x")).catch((e: unknown) => e);
 
     // Assess
-    expect(error).toBeInstanceOf(DocumentsApiError);
+    expect(error).toBeInstanceOf(SkillsApiError);
     expect(error).toMatchObject({ status: 422, code: "INVALID_DOCUMENT", problems, message: "422 INVALID_DOCUMENT: invalid" });
   });
 
@@ -185,7 +186,7 @@ describe("the documents API client: history and restore (issue 17)", () => {
     expect(JSON.parse(seen[1]!.body.toString())).toEqual({ versionId: "v1" });
   });
 
-  it("turns a refused restore into a DocumentsApiError with the service's code", async () => {
+  it("turns a refused restore into a SkillsApiError with the service's code", async () => {
     // Prepare
     const { url } = await serve((_request, response) => json(response, 422, { error: { code: "INVALID_DOCUMENT", message: "bad", problems: [{ path: "p", message: "m" }] } }));
 
@@ -193,7 +194,7 @@ describe("the documents API client: history and restore (issue 17)", () => {
     const error = await api(url).restore!("_vance/skills/x/SKILL.md", "v1").catch((e: unknown) => e);
 
     // Assess
-    expect(error).toBeInstanceOf(DocumentsApiError);
-    expect((error as DocumentsApiError).code).toBe("INVALID_DOCUMENT");
+    expect(error).toBeInstanceOf(SkillsApiError);
+    expect((error as SkillsApiError).code).toBe("INVALID_DOCUMENT");
   });
 });

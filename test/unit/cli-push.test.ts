@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DocumentsApiError } from "../../cli/documents-client.js";
+import { SkillsApiError } from "../../client/index.js";
 import { runPush } from "../../cli/push.js";
 import type { PushOptions } from "../../cli/push.js";
 import { pushExitCode } from "../../cli/push-report.js";
@@ -386,7 +386,7 @@ describe("skills push: server refusals", () => {
     api.documents.set("_vance/skills/alpha/b.md", Buffer.from("old b\n"));
     api.failPut.set(
       "_vance/skills/alpha/SKILL.md",
-      new DocumentsApiError(422, "INVALID_DOCUMENT", "_vance/skills/alpha/SKILL.md: too many PATTERN triggers", [
+      new SkillsApiError(422, "INVALID_DOCUMENT", "_vance/skills/alpha/SKILL.md: too many PATTERN triggers", [
         { path: "_vance/skills/alpha/SKILL.md", message: "level 'p' would hold 201 PATTERN triggers", severity: "error" },
       ]),
     );
@@ -414,7 +414,7 @@ describe("skills push: server refusals", () => {
     // Prepare
     const dir = folder({ "alpha/SKILL.md": skillMd("alpha"), "alpha/a.md": "a\n" });
     const api = new FakeDocumentsApi();
-    api.failPut.set("_vance/skills/alpha/a.md", new DocumentsApiError(413, "PAYLOAD_TOO_LARGE", "too large"));
+    api.failPut.set("_vance/skills/alpha/a.md", new SkillsApiError(413, "PAYLOAD_TOO_LARGE", "too large"));
 
     // Act
     const { summary } = await push(dir, api);

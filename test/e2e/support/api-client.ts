@@ -1,11 +1,13 @@
 import { Agent, request as httpRequest } from "node:http";
+import * as z from "zod/mini";
+import * as contract from "../../../contract/index.js";
 import type { WsTestClient } from "./ws-client.js";
 
 /**
  * A tiny typed client of the API.md contract for the end-to-end tests. Requests go out through
  * node:http with the path exactly as given (fetch would normalize `..`, `%2e%2e` and `\`, which
- * the traversal tests must send verbatim). The types are the wire shapes of API.md, written out
- * here on purpose: the tests check the contract, not the implementation's own types.
+ * the traversal tests must send verbatim). Every answer is checked against the contract
+ * (contract/) into `contractLedger`; the types below are what the tests read of those answers.
  */
 
 export interface ApiError {
@@ -143,6 +145,41 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** `Prefer: wait=N` (seconds). */
   wait?: number;
+  /** The contract's schema of a 2xx answer (a lane call's result, for lane routes): checked into `contractLedger`. */
+  answer?: Answer;
+}
+
+/** What a route answers on success: a plain schema, or a lane call's (200 `doneOf(result)`, 202 `Queued`). */
+type Answer = { schema: z.core.$ZodType } | { lane: z.core.$ZodType };
+
+/**
+ * Every answer this helper received, checked against the contract (contract/): 2xx bodies with
+ * the route's schema, error bodies with the error shape and the code's status. Recorded, never
+ * thrown, so tests of odd inputs run as before; test/e2e/contract-answers.test.ts asserts the
+ * ledger of a whole local-stack flow is clean.
+ */
+export const contractLedger = { checked: [] as string[], violations: [] as string[] };
+
+function checkAnswer(method: string, path: string, status: number, json: unknown, answer: Answer | undefined): void {
+  const what = `${method} ${path.split("?")[0]} → ${status}`;
+  const record = (schema: z.core.$ZodType): void => {
+    const parsed = z.safeParse(schema, json);
+    contractLedger.checked.push(what);
+    if (!parsed.success) contractLedger.violations.push(`${what}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  };
+  if (status >= 400) {
+    if (typeof json !== "object" || json === null) return;
+    record(contract.ApiErrorBody);
+    const code = (json as { error?: { code?: unknown } }).error?.code;
+    if (!contract.isErrorCode(code)) contractLedger.violations.push(`${what}: unknown error code ${String(code)}`);
+    else if (contract.STATUS_BY_CODE[code] !== status) contractLedger.violations.push(`${what}: ${code} is ${contract.STATUS_BY_CODE[code]} in the contract`);
+    return;
+  }
+  if (!answer || status === 204 || status === 304) return;
+  // The metadata view of a process (a non-owner admin) is a narrower answer than `Process`.
+  if (typeof json === "object" && json !== null && "withheld" in json) return;
+  if ("schema" in answer) record(answer.schema);
+  else record(status === 202 ? contract.Queued : contract.doneOf(answer.lane));
 }
 
 /**
@@ -203,7 +240,9 @@ export class ApiClient {
         res.on("end", () => {
           const body = Buffer.concat(chunks);
           const text = body.toString("utf8");
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: jsonOrUndefined(text) as T });
+          const json = jsonOrUndefined(text);
+          checkAnswer(method, path, res.statusCode ?? 0, json, options.answer);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: json as T });
         });
         res.on("error", reject);
       });
@@ -218,7 +257,7 @@ export class ApiClient {
     return this.send<{ path: string; etag: string; warnings: { path: string; line?: number; message: string }[] }>(
       "PUT",
       `/brain/${enc(tenant)}/projects/${enc(project)}/documents/${encPath(path)}`,
-      { body, headers: { "content-type": contentType } },
+      { body, headers: { "content-type": contentType }, answer: { schema: contract.SavedDocument } },
     );
   }
 
@@ -232,61 +271,69 @@ export class ApiClient {
 
   listDocuments(tenant: string, project: string, prefix?: string) {
     const query = prefix === undefined ? "" : `?prefix=${enc(prefix)}`;
-    return this.send<{ documents: { path: string; etag: string; size: number }[] }>("GET", `/brain/${enc(tenant)}/projects/${enc(project)}/documents${query}`);
+    return this.send<{ documents: { path: string; etag: string; size: number }[] }>("GET", `/brain/${enc(tenant)}/projects/${enc(project)}/documents${query}`, {
+      answer: { schema: contract.DocumentList },
+    });
   }
 
   // Skills
 
   effective(tenant: string, projectId?: string) {
     const query = projectId === undefined ? "" : `?projectId=${enc(projectId)}`;
-    return this.send<{ skills: SkillSummary[] }>("GET", `/brain/${enc(tenant)}/skills/effective${query}`);
+    return this.send<{ skills: SkillSummary[] }>("GET", `/brain/${enc(tenant)}/skills/effective${query}`, { answer: { schema: contract.EffectiveSkills } });
   }
 
   /** The effective list with `includeShadowed=true` (API.md "Explainable activation"). */
   effectiveWithShadowed(tenant: string, projectId?: string) {
     const query = projectId === undefined ? "" : `&projectId=${enc(projectId)}`;
-    return this.send<{ skills: SkillSummary[]; shadowed: ShadowedSkill[] }>("GET", `/brain/${enc(tenant)}/skills/effective?includeShadowed=true${query}`);
+    return this.send<{ skills: SkillSummary[]; shadowed: ShadowedSkill[] }>("GET", `/brain/${enc(tenant)}/skills/effective?includeShadowed=true${query}`, {
+      answer: { schema: contract.EffectiveSkills },
+    });
   }
 
   effectiveSkill(tenant: string, name: string, projectId?: string) {
     const query = projectId === undefined ? "" : `?projectId=${enc(projectId)}`;
-    return this.send<SkillDetail>("GET", `/brain/${enc(tenant)}/skills/effective/${enc(name)}${query}`);
+    return this.send<SkillDetail>("GET", `/brain/${enc(tenant)}/skills/effective/${enc(name)}${query}`, { answer: { schema: contract.SkillDetail } });
   }
 
   problems(tenant: string, projectId?: string) {
     const query = projectId === undefined ? "" : `?projectId=${enc(projectId)}`;
-    return this.send<{ problems: { name: string; source: string; path: string; line?: number; message: string; severity: "error" | "warning" | "info" }[] }>("GET", `/brain/${enc(tenant)}/skills/problems${query}`);
+    return this.send<{ problems: { name: string; source: string; path: string; line?: number; message: string; severity: "error" | "warning" | "info" }[] }>("GET", `/brain/${enc(tenant)}/skills/problems${query}`, {
+      answer: { schema: contract.SkillProblems },
+    });
   }
 
   active(tenant: string, processId: string) {
-    return this.send<{ activeSkills: ActiveSkillRef[] }>("GET", `/brain/${enc(tenant)}/skills/active?processId=${enc(processId)}`);
+    return this.send<{ activeSkills: ActiveSkillRef[] }>("GET", `/brain/${enc(tenant)}/skills/active?processId=${enc(processId)}`, { answer: { schema: contract.ActiveSkills } });
   }
 
   // Processes and steering
 
   spawn(tenant: string, sessionId: string, body: { recipe: string; projectId: string; name?: string }) {
-    return this.send<Process>("POST", `/brain/${enc(tenant)}/sessions/${enc(sessionId)}/processes`, { body });
+    return this.send<Process>("POST", `/brain/${enc(tenant)}/sessions/${enc(sessionId)}/processes`, { body, answer: { schema: contract.Process } });
   }
 
   process(tenant: string, processId: string) {
-    return this.send<Process>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}`);
+    return this.send<Process>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}`, { answer: { schema: contract.Process } });
   }
 
   steer(tenant: string, processId: string, request: ProcessSkillRequest, wait?: number) {
     return this.send<LaneAnswer<ActivateResult>>("POST", `/brain/${enc(tenant)}/processes/${enc(processId)}/skill`, {
       body: { ...request },
       ...(wait === undefined ? {} : { wait }),
+      answer: { lane: contract.ActivateResult },
     });
   }
 
   requestStatus(tenant: string, processId: string, requestId: string) {
-    return this.send<LaneAnswer>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/requests/${enc(requestId)}`);
+    return this.send<LaneAnswer>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/requests/${enc(requestId)}`, { answer: { schema: contract.RequestRecord } });
   }
 
   compose(tenant: string, processId: string, body: { message?: string; requestId?: string } = {}, wait?: number) {
     return this.send<LaneAnswer<Turn> & { turnId: string }>("POST", `/brain/${enc(tenant)}/processes/${enc(processId)}/turns`, {
       body,
       ...(wait === undefined ? {} : { wait }),
+      answer: { lane: contract.Turn },
     });
   }
 
@@ -294,23 +341,23 @@ export class ApiClient {
     return this.send<LaneAnswer<{ activeSkills: ActiveSkillRef[]; [field: string]: unknown }>>(
       "POST",
       `/brain/${enc(tenant)}/processes/${enc(processId)}/turns/${enc(turnId)}/complete`,
-      { body, ...(wait === undefined ? {} : { wait }) },
+      { body, ...(wait === undefined ? {} : { wait }), answer: { lane: contract.CompleteResult } },
     );
   }
 
   composition(tenant: string, processId: string, message?: string, options: { explain?: "all" } = {}) {
     const params = [...(message === undefined ? [] : [`message=${enc(message)}`]), ...(options.explain ? [`explain=${options.explain}`] : [])];
     const query = params.length === 0 ? "" : `?${params.join("&")}`;
-    return this.send<Turn>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/composition${query}`);
+    return this.send<Turn>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/composition${query}`, { answer: { schema: contract.Turn } });
   }
 
   /** A composed Turn, as stored with its compose request. */
   turn(tenant: string, processId: string, turnId: string) {
-    return this.send<Turn>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/turns/${enc(turnId)}`);
+    return this.send<Turn>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/turns/${enc(turnId)}`, { answer: { schema: contract.Turn } });
   }
 
   tool(tenant: string, processId: string, toolName: string, args: Record<string, unknown> = {}) {
-    return this.send<{ result: unknown }>("POST", `/brain/${enc(tenant)}/processes/${enc(processId)}/tools/${enc(toolName)}`, { body: { args } });
+    return this.send<{ result: unknown }>("POST", `/brain/${enc(tenant)}/processes/${enc(processId)}/tools/${enc(toolName)}`, { body: { args }, answer: { schema: contract.ToolResult } });
   }
 }
 
