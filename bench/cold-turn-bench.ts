@@ -93,6 +93,8 @@ async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
       POWERTOOLS_LOG_LEVEL: process.env.COLD_TURN_LOG_LEVEL ?? "SILENT",
       NODE_OPTIONS: "--enable-source-maps",
     };
+    // COLD_TURN_CPU_PROF=<dir>: one V8 CPU profile per cold process (what the first turn spends its time on).
+    const profiling = process.env.COLD_TURN_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.COLD_TURN_CPU_PROF}`] : [];
     const samples: number[] = [];
     const s3Requests: number[] = [];
     for (let run = 0; run < REPETITIONS; run++) {
@@ -117,7 +119,7 @@ async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
       ].join(" ");
       s3Proxy.reset();
       // Asynchronously: the emulators answer from this process's event loop.
-      const result = await execFileAsync(process.execPath, ["--input-type=module", "-e", probe], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
+      const result = await execFileAsync(process.execPath, [...profiling, "--input-type=module", "-e", probe], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
       const elapsed = Number.parseFloat(result.stdout);
       if (!Number.isFinite(elapsed)) throw new Error(`cold turn printed no time: ${result.stderr.slice(0, 2000)}`);
       if (process.env.COLD_TURN_LOG_LEVEL) console.error(result.stderr.slice(0, 3000), result.stdout.slice(0, 3000));

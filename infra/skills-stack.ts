@@ -136,6 +136,8 @@ export class SkillsStack extends Stack {
     // Catalogue version bumps, so warm Lambdas notice a changed level; the level's usage counters,
     // document entries and name claims (issue 27: a write reads no listing).
     table.grantItemActions(functions["http-documents"], "GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem");
+    // The counters' one-time seed of a level takes PATTERN counts from its snapshot (issue 27).
+    documents.grantLevelSnapshotRead(functions["http-documents"]);
 
     // Skill scripts read and write the project's workspace (vance.workspace.*) and wait for FOOT
     // answers stored in the table by the WebSocket router.
@@ -157,6 +159,8 @@ export class SkillsStack extends Stack {
     table.grantReadWriteItems(functions["lane-worker"]);
     // Cold instances read level snapshots and write a missing or stale one (issue 27).
     for (const name of ["lane-worker", "http-processes", "http-tools", "http-mcp"] as const) documents.grantLevelSnapshots(functions[name]);
+    // Skill listings and WebSocket frames read snapshots but write none (their handlers say so).
+    for (const name of ["http-skills", "ws-default"] as const) documents.grantLevelSnapshotRead(functions[name]);
     // Spawn enqueues `process.spawnActivate` on the child's lane.
     lane.grantSendMessages(functions["lane-worker"]);
     lane.grantParkMessages(functions["lane-worker"]);
@@ -175,8 +179,12 @@ export class SkillsStack extends Stack {
 
     this.jwtKeys.grantVerify(functions.authorizer);
 
-    // Writes that bypass the documents API bump their level's catalogue version (one UpdateItem).
-    table.grantItemActions(functions["s3-events"], "UpdateItem");
+    // Writes that bypass the documents API bump their level's catalogue version (one UpdateItem),
+    // then set the document's counter entry and name claim from the object as it is now (a GET or a
+    // one-key listing) and rebuild the level snapshot (issue 27: it lists the level and moves the pointer).
+    documents.grantRead(functions["s3-events"]);
+    documents.grantLevelSnapshots(functions["s3-events"]);
+    table.grantItemActions(functions["s3-events"], "GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem");
     this.documentEvents = new DocumentEvents(this, "DocumentEvents", { documents, handler: functions["s3-events"] });
 
     this.webSocketApi = new SkillsWebSocketApi(this, "WebSocketApi", {

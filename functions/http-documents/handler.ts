@@ -1,6 +1,6 @@
 import { catalogueChangeNotifier } from "../../shared/catalogue/document-change-notifier.js";
 import { DocumentService } from "../../shared/app/document-service.js";
-import { catalogueVersionsFromEnv, levelUsageFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
+import { catalogueVersionsFromEnv, levelPatternHintsFromEnv, levelUsageFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
 import { httpHandler } from "../_shared/http-handler.js";
 import { powertoolsObservability } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";
@@ -11,6 +11,6 @@ import { documentsRoutes } from "./documents-routes.js";
 // SkillsApp, no sandbox.
 const { logger, tracer } = powertoolsObservability("skills-http-documents");
 const runtime = runtimeFromEnv(process.env, { instrument: tracer.instrument });
-const documents = new DocumentService(runtime.documents, catalogueChangeNotifier(catalogueVersionsFromEnv(runtime)), runtime.limits, levelUsageFromEnv(runtime));
+const documents = new DocumentService(runtime.documents, catalogueChangeNotifier(catalogueVersionsFromEnv(runtime)), runtime.limits, levelUsageFromEnv(runtime), levelPatternHintsFromEnv(runtime));
 
 export const handler = traced(tracer, "http-documents", httpHandler(documentsRoutes({ documents }), { logger }));

@@ -9,7 +9,8 @@ import { skillsRoutes } from "./skills-routes.js";
 // Module scope: built once per container. Listing and resolving never render, so no sandbox here.
 const { logger, tracer } = powertoolsObservability("skills-http-skills");
 const runtime = runtimeFromEnv(process.env, { instrument: tracer.instrument });
-const app = skillsAppFromEnv(runtime, { logger });
+// Snapshots are read, never written: this function may not move a level's pointer (issue 27).
+const app = skillsAppFromEnv(runtime, { logger, levelSnapshotWrites: false });
 // Digests of the skill detail's files (issue 32): stored ones, else taken from the bytes once and stored.
 const manifests = new SkillManifests({ loader: new SkillLoader(app.sources), digests: documentDigestsFromEnv(runtime) });
 

@@ -39,7 +39,7 @@ const connections = connectionStoreFromEnv(resources);
 
 export const handler = traced(tracer, "ws-default", createWsDefaultHandler({
   // No events: this function only enqueues; the lane worker publishes results.
-  app: skillsAppFromEnv(resources, { logger }),
+  app: skillsAppFromEnv(resources, { logger, levelSnapshotWrites: false }),
   connections,
   push: connectionPushFromEnv(resources, connections, logger),
   logger,

@@ -91,6 +91,11 @@ export class DocumentsBucket extends Construct {
     return Grant.addToPrincipal({ grantee: user, actions: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], resourceArns: [this.bucket.arnForObjects("catalogue-snapshots/*")] });
   }
 
+  /** GetObject on level snapshots alone: functions that compose listings but never move the pointer (http-skills, ws-default). */
+  grantLevelSnapshotRead(user: ResourceUser): Grant {
+    return Grant.addToPrincipal({ grantee: user, actions: ["s3:GetObject"], resourceArns: [this.bucket.arnForObjects("catalogue-snapshots/*")] });
+  }
+
   private documentsArn(): string {
     return this.bucket.arnForObjects(`${DocumentsBucket.KEY_PREFIX}*`);
   }

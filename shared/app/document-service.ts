@@ -12,6 +12,7 @@ import { validateDocumentPath, validateDocumentPrefix, validateProjectName, vali
 import { capFindings } from "../support/capped-list.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../documents/document-store.js";
 import { DEFAULT_DOCUMENT_LIMITS, MAX_DOCUMENT_BYTES } from "./document-limits.js";
+import type { LevelPatternHints } from "../catalogue/level-snapshot-patterns.js";
 import { storedContentType } from "./document-content-types.js";
 import { assertDocumentSize, DocumentSaveRules } from "./document-save-rules.js";
 import type { DocumentWarning } from "./document-save-rules.js";
@@ -50,12 +51,14 @@ export class DocumentService {
     private readonly limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
     /** Per-level counters (issue 27): a write then reads no listing and no other skill. Without them, the level is listed. */
     private readonly usage?: LevelUsage,
+    /** PATTERN counts from the level snapshot for the counters' one-time seed (issue 27); without them the seed reads every SKILL.md. */
+    private readonly seedHints?: LevelPatternHints,
   ) {
     this.rules = new DocumentSaveRules(store);
   }
 
   private levelFor(tenant: string, project: string, path: string): Promise<WriteLevelView> {
-    return this.usage ? countedLevel(this.store, this.usage, tenant, project, path) : listedLevel(this.store, tenant, project, path);
+    return this.usage ? countedLevel(this.store, this.usage, tenant, project, path, this.seedHints) : listedLevel(this.store, tenant, project, path);
   }
 
   /** `mode`: the file's permission bits (document-mode.ts), kept so a pull restores them. */

@@ -68,6 +68,8 @@ export interface SkillsAppDeps {
    * object per level instead of listing it and reading every SKILL.md; without it, it lists.
    */
   levelSnapshots?: LevelSnapshotStore;
+  /** False: snapshots are read, never written (a function granted GetObject on them only). */
+  levelSnapshotWrites?: boolean;
   /**
    * With the warm catalogue: reads a turn's process and its level versions in one round trip
    * (DynamoDBProcessVersionsReader: both live in the table). Default: `processes` and
@@ -145,7 +147,7 @@ export function createSkillsDomain(deps: SkillsAppDeps): SkillsDomain {
         bundled,
         versions: deps.catalogueVersions,
         preparer: skillDocumentPreparer,
-        ...(deps.levelSnapshots ? { snapshots: deps.levelSnapshots } : {}),
+        ...(deps.levelSnapshots ? { snapshots: deps.levelSnapshots, snapshotWrites: deps.levelSnapshotWrites !== false } : {}),
         ...(deps.logger ? { logger: deps.logger } : {}),
       })
     : undefined;

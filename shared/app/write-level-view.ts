@@ -1,11 +1,10 @@
 import { mapWithConcurrency } from "../documents/cascade-layers.js";
 import type { DocumentRef, DocumentStore } from "../documents/document-store.js";
-import { strictUtf8 } from "../documents/document-body.js";
 import type { LevelUsage, PathUsage } from "../catalogue/level-usage.js";
+import type { LevelPatternHints } from "../catalogue/level-snapshot-patterns.js";
 import { SKILLS_PREFIX, skillDirectory, skillDirectoryNameOf } from "../skills/skill-paths.js";
 import { foldedSkillName } from "../skills/skill-name.js";
-import { parseSkillDocument } from "../skills/skill-document-parser.js";
-import { patternCount } from "../skills/triggers/trigger-caps.js";
+import { skillDocumentPatterns } from "../skills/skill-document-patterns.js";
 import { assertWithinDocumentLimits, assertWithinLevelCounts, type DocumentLimits } from "./document-limits.js";
 
 const LEVEL_SCAN_CONCURRENCY = 16;
@@ -30,8 +29,7 @@ async function storedPatterns(store: DocumentStore, tenant: string, project: str
   const name = skillDirectoryNameOf(path);
   if (!name) return 0;
   const doc = await store.get(tenant, project, path);
-  const text = doc && strictUtf8(doc.body);
-  return text === undefined ? 0 : patternCount(parseSkillDocument(name, text, path).definition?.triggers);
+  return doc ? skillDocumentPatterns(name, doc.body, path) : 0;
 }
 
 const skillNames = (refs: readonly DocumentRef[]): string[] => refs.map((ref) => skillDirectoryNameOf(ref.path)).filter((name): name is string => name !== undefined);
@@ -51,14 +49,18 @@ export async function listedLevel(store: DocumentStore, tenant: string, project:
 }
 
 /**
- * The level through its counters. A level never counted is listed once (every SKILL.md read for
- * its PATTERN triggers) and seeded: from then on a write reads one counters item and its own entry.
+ * The level through its counters. A level never counted is listed once and seeded: every SKILL.md's
+ * PATTERN triggers are taken from the level snapshot where it parsed that very ETag (`hints`, issue
+ * 27), the others read. From then on a write reads one counters item and its own entry.
  */
-export async function countedLevel(store: DocumentStore, usage: LevelUsage, tenant: string, project: string, path: string): Promise<WriteLevelView> {
+export async function countedLevel(store: DocumentStore, usage: LevelUsage, tenant: string, project: string, path: string, hints?: LevelPatternHints): Promise<WriteLevelView> {
   let read = await usage.read(tenant, project, path);
   if (!read) {
-    const level = await store.list(tenant, project, "");
-    const patterns = await mapWithConcurrency(level, LEVEL_SCAN_CONCURRENCY, (ref) => storedPatterns(store, tenant, project, ref.path));
+    const [level, known] = await Promise.all([store.list(tenant, project, ""), hints ? hints(tenant, project).catch(() => undefined) : undefined]);
+    const patterns = await mapWithConcurrency(level, LEVEL_SCAN_CONCURRENCY, async (ref) => {
+      const hint = known?.get(ref.path);
+      return hint !== undefined && hint.etag === ref.etag ? hint.patterns : storedPatterns(store, tenant, project, ref.path);
+    });
     await usage.seed(tenant, project, new Map(level.map((ref, i) => [ref.path, { size: ref.size, patterns: patterns[i] ?? 0 }])), skillNames(level));
     read = (await usage.read(tenant, project, path)) ?? { counts: { documents: 0, bytes: 0, patterns: 0 }, entry: undefined };
   }

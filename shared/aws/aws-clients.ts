@@ -21,10 +21,16 @@ export function awsClients(config: AwsClientsConfig, instrument: ClientInstrumen
   const { region, endpoints } = config;
   const at = (endpoint: string | undefined) => ({ region, ...(endpoint ? { endpoint } : {}) });
   return {
-    s3: instrument(new S3Client({ ...at(endpoints.s3), forcePathStyle: endpoints.s3 !== undefined })),
+    s3: s3Client(config, instrument),
     dynamodb: dynamodbClient(config, instrument),
     sqs: instrument(new SQSClient(at(endpoints.sqs))),
   };
+}
+
+/** The S3 client alone (path-style addressing with an endpoint override). */
+export function s3Client(config: AwsClientsConfig, instrument: ClientInstrumentation = asIs): S3Client {
+  const endpoint = config.endpoints.s3;
+  return instrument(new S3Client({ region: config.region, ...(endpoint ? { endpoint } : {}), forcePathStyle: endpoint !== undefined }));
 }
 
 /** The DynamoDB client alone: a function that only needs the table bundles neither S3 nor SQS. */

@@ -4,7 +4,7 @@ import { isTransientServiceError } from "../support/transient-errors.js";
 import { validateDocumentPath, validateDocumentPrefix } from "../documents/document-path.js";
 import type { DocumentLayer, DocumentRef, StoredDocument } from "../documents/document-store.js";
 import { messageOf } from "../documents/cascade-resolver.js";
-import { CATALOGUE_PREFIX, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
+import { CATALOGUE_PREFIX, EMPTY_LEVEL_SNAPSHOT, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
 import { decodeLevelSnapshot, encodeLevelSnapshot, type LevelSnapshotContent } from "./level-snapshot-codec.js";
 import { levelSnapshotKey, type LevelSnapshotStore } from "./level-snapshot-store.js";
 import type { Logger } from "../support/logger.js";
@@ -17,6 +17,8 @@ export interface LevelSnapshotAccess {
   tenant: string;
   store: LevelSnapshotStore;
   versions: CatalogueVersions;
+  /** False: read snapshots only (a function without the grants to write one or move the pointer). */
+  writes?: boolean | undefined;
 }
 
 /** A body above this is read again on every lookup instead of being kept (only a defective document is that big). */
@@ -84,14 +86,10 @@ export class CatalogueLevel {
     let stored: LevelSnapshotContent | undefined;
     let unreadable: string | undefined;
     if (cold && this.snapshots && this.preparer && pointer && token !== undefined) {
-      try {
-        const bytes = await this.snapshots.store.get(pointer.key);
-        if (bytes !== undefined) stored = decodeLevelSnapshot(bytes);
-        else this.logger.warn("Level snapshot missing: listing the level", { project: this.level.project, key: pointer.key });
-      } catch (error) {
-        unreadable = pointer.key;
-        this.logger.warn("Level snapshot unreadable: listing the level and writing it again", { project: this.level.project, key: pointer.key, error: messageOf(error) });
-      }
+      // A level that had no catalogue document at this version: nothing to GET.
+      if (pointer.key === EMPTY_LEVEL_SNAPSHOT && pointer.version === version.version && pointer.changedAt === version.changedAt) return this.install([], token, new Map());
+      if (pointer.key !== EMPTY_LEVEL_SNAPSHOT) ({ stored, unreadable } = await this.readStored(pointer.key));
+      if (stored?.extras !== undefined) this.preparer.levelExtras?.use(stored.extras);
       if (stored && version && stored.version === version.version && stored.changedAt === version.changedAt) {
         return this.install(stored.refs, token, stored.prepared);
       }
@@ -100,22 +98,40 @@ export class CatalogueLevel {
     const prepared = this.preparer ? await this.prepareAll(refs, stored?.prepared ?? this.snapshot?.prepared) : undefined;
     const snapshot = this.install(refs, token, prepared);
     if (cold && prepared && version && token !== undefined && (pointer === undefined || pointer.version < version.version || unreadable !== undefined)) {
-      await this.write({ version: version.version, changedAt: version.changedAt, refs: snapshot.refs, prepared }, pointer?.key, unreadable);
+      const extras = this.preparer?.levelExtras?.of(prepared);
+      await this.write({ version: version.version, changedAt: version.changedAt, refs: snapshot.refs, prepared, ...(extras === undefined ? {} : { extras }) }, pointer?.key, unreadable);
     }
     return snapshot;
   }
 
-  /** Stores the snapshot and moves the level's pointer to it; a failure only costs the next cold start a listing. */
+  /** The stored snapshot, or why not: missing (deleted by a newer writer) or unreadable (rewritten, replacing it). */
+  private async readStored(key: string): Promise<{ stored?: LevelSnapshotContent; unreadable?: string }> {
+    try {
+      const bytes = await this.snapshots!.store.get(key);
+      if (bytes !== undefined) return { stored: decodeLevelSnapshot(bytes) };
+      this.logger.warn("Level snapshot missing: listing the level", { project: this.level.project, key });
+      return {};
+    } catch (error) {
+      this.logger.warn("Level snapshot unreadable: listing the level and writing it again", { project: this.level.project, key, error: messageOf(error) });
+      return { unreadable: key };
+    }
+  }
+
+  /**
+   * Stores the snapshot and moves the level's pointer to it; a failure only costs the next cold
+   * start a listing. An empty level gets a pointer without an object (its cold readers GET nothing).
+   */
   private async write(content: LevelSnapshotContent, previous: string | undefined, unreadable: string | undefined): Promise<void> {
     const access = this.snapshots;
-    if (!access?.versions.pointSnapshot) return;
-    const key = levelSnapshotKey(access.tenant, this.level.project, content.version, randomUUID());
+    if (!access?.versions.pointSnapshot || access.writes === false) return;
+    const empty = content.refs.length === 0;
+    const key = empty ? EMPTY_LEVEL_SNAPSHOT : levelSnapshotKey(access.tenant, this.level.project, content.version, randomUUID());
     try {
-      await access.store.put(key, encodeLevelSnapshot(content));
-      const moved = await access.versions.pointSnapshot(access.tenant, this.level.project, { version: content.version, key }, unreadable);
+      if (!empty) await access.store.put(key, encodeLevelSnapshot(content));
+      const moved = await access.versions.pointSnapshot(access.tenant, this.level.project, { version: content.version, key, changedAt: content.changedAt }, unreadable);
       // The loser's object, or the winner's predecessor, is no one's snapshot any more.
       const orphan = moved ? previous : key;
-      if (orphan !== undefined) await access.store.delete(orphan).catch(() => undefined);
+      if (orphan !== undefined && orphan !== EMPTY_LEVEL_SNAPSHOT) await access.store.delete(orphan).catch(() => undefined);
     } catch (error) {
       this.logger.warn("Level snapshot not written: the next cold start lists the level", { project: this.level.project, error: messageOf(error) });
     }

@@ -20,8 +20,14 @@ export interface LevelVersion {
 /** Which snapshot object holds a level's listing and parse outcomes, and the version it was taken at. */
 export interface SnapshotPointer {
   version: number;
+  /** The object's key, or EMPTY_LEVEL_SNAPSHOT: the level had no `_vance/` document at `version` (no object to read). */
   key: string;
+  /** The level's changedAt at `version` (an empty level's pointer is trusted only when it matches). */
+  changedAt?: string | null | undefined;
 }
+
+/** The pointer key of a level that had no catalogue document: a cold reader installs an empty level without a GET (never a real key: those start with `catalogue-snapshots/`). */
+export const EMPTY_LEVEL_SNAPSHOT = "empty";
 
 export const UNVERSIONED: LevelVersion = Object.freeze({ version: 0, changedAt: null });
 

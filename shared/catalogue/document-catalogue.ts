@@ -25,6 +25,8 @@ export interface DocumentCatalogueOptions {
   preparer?: DocumentPreparer;
   /** Where level snapshots are stored (issue 27); without it (or without a preparer) none is read or written. */
   snapshots?: LevelSnapshotStore;
+  /** False: snapshots are only read (the function may not write them or move the pointer). @default true */
+  snapshotWrites?: boolean;
 }
 
 /** Versions a caller read itself for the lookups it runs (see DocumentCatalogue.withVersions). */
@@ -64,6 +66,7 @@ export class DocumentCatalogue implements CascadeCatalogue {
   private readonly versions: CatalogueVersions;
   private readonly preparer: DocumentPreparer | undefined;
   private readonly snapshots: LevelSnapshotStore | undefined;
+  private readonly snapshotWrites: boolean;
 
   constructor(options: DocumentCatalogueOptions) {
     this.store = options.store;
@@ -73,6 +76,7 @@ export class DocumentCatalogue implements CascadeCatalogue {
     this.versions = options.versions;
     this.preparer = options.preparer;
     this.snapshots = options.snapshots;
+    this.snapshotWrites = options.snapshotWrites !== false;
     this.levels = new LRUCache({ max: options.maxLevels ?? DEFAULT_MAX_LEVELS });
   }
 
@@ -149,7 +153,7 @@ export class DocumentCatalogue implements CascadeCatalogue {
     let entry = this.levels.get(key);
     if (!entry) {
       const raw = level.source === "RESOURCE" ? this.bundled : new StoreDocumentLayer(this.store, tenant, level.project);
-      const snapshots = level.source !== "RESOURCE" && this.snapshots ? { tenant, store: this.snapshots, versions: this.versions } : undefined;
+      const snapshots = level.source !== "RESOURCE" && this.snapshots ? { tenant, store: this.snapshots, versions: this.versions, writes: this.snapshotWrites } : undefined;
       entry = new CatalogueLevel(level, raw, this.logger, this.preparer, snapshots);
       this.levels.set(key, entry);
     }

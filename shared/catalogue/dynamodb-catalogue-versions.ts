@@ -75,7 +75,7 @@ export class DynamoDBCatalogueVersions implements CatalogueVersions {
           ConditionExpression: "attribute_not_exists(#snapshot) OR #snapshot.#version < :version OR #snapshot.#key = :replacing",
           ExpressionAttributeNames: { "#snapshot": "snapshot", "#version": "version", "#key": "key", "#entity": "entity", "#tenant": "tenant", "#project": "project" },
           ExpressionAttributeValues: {
-            ":snapshot": { version: pointer.version, key: pointer.key },
+            ":snapshot": { version: pointer.version, key: pointer.key, ...(pointer.changedAt === undefined ? {} : { changedAt: pointer.changedAt }) },
             ":version": pointer.version,
             ":replacing": replacing ?? "",
             ":entity": "levelVersion",
@@ -126,7 +126,10 @@ export class DynamoDBCatalogueVersions implements CatalogueVersions {
 export function toLevelVersion(item: Record<string, unknown> | undefined): LevelVersion {
   const version = typeof item?.version === "number" ? item.version : 0;
   const level: LevelVersion = { version, changedAt: typeof item?.changedAt === "string" ? item.changedAt : null };
-  const snapshot = item?.snapshot as { version?: unknown; key?: unknown } | undefined;
-  if (snapshot && typeof snapshot.version === "number" && typeof snapshot.key === "string") level.snapshot = { version: snapshot.version, key: snapshot.key };
+  const snapshot = item?.snapshot as { version?: unknown; key?: unknown; changedAt?: unknown } | undefined;
+  if (snapshot && typeof snapshot.version === "number" && typeof snapshot.key === "string") {
+    level.snapshot = { version: snapshot.version, key: snapshot.key };
+    if (snapshot.changedAt === null || typeof snapshot.changedAt === "string") level.snapshot.changedAt = snapshot.changedAt;
+  }
   return level;
 }

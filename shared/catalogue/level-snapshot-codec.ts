@@ -19,6 +19,8 @@ export interface LevelSnapshotContent {
   changedAt: string | null;
   refs: readonly DocumentRef[];
   prepared: ReadonlyMap<string, PreparedDocument>;
+  /** DocumentPreparer.levelExtras: derived data a reader would otherwise compute again (any JSON; absent in older snapshots). */
+  extras?: unknown;
 }
 
 /** A stored snapshot that cannot be used: truncated, not JSON, another format. */
@@ -36,6 +38,7 @@ export function encodeLevelSnapshot(content: LevelSnapshotContent): Uint8Array {
     changedAt: content.changedAt,
     refs: content.refs.map((ref) => [ref.path, ref.etag, ref.size]),
     prepared: [...content.prepared].map(([path, p]) => [path, p.etag, p.outcome]),
+    ...(content.extras === undefined ? {} : { extras: content.extras }),
   });
   // Level 1: the JSON repeats itself (field names, paths) so it already shrinks ~10×; more costs CPU on every rebuild.
   return gzipSync(json, { level: 1 });
@@ -49,7 +52,7 @@ export function decodeLevelSnapshot(bytes: Uint8Array): LevelSnapshotContent {
   } catch (error) {
     throw new LevelSnapshotUnreadable(error instanceof Error ? error.message : String(error));
   }
-  const o = data as { format?: unknown; version?: unknown; changedAt?: unknown; refs?: unknown; prepared?: unknown } | null;
+  const o = data as { format?: unknown; version?: unknown; changedAt?: unknown; refs?: unknown; prepared?: unknown; extras?: unknown } | null;
   if (o === null || typeof o !== "object") throw new LevelSnapshotUnreadable("not an object");
   if (o.format !== LEVEL_SNAPSHOT_FORMAT) throw new LevelSnapshotUnreadable(`format ${String(o.format).slice(0, 20)}, this reader knows ${LEVEL_SNAPSHOT_FORMAT}`);
   if (typeof o.version !== "number" || !(o.changedAt === null || typeof o.changedAt === "string")) throw new LevelSnapshotUnreadable("no version");
@@ -66,7 +69,7 @@ export function decodeLevelSnapshot(bytes: Uint8Array): LevelSnapshotContent {
     if (typeof path !== "string" || typeof etag !== "string" || !isOutcome(outcome)) throw new LevelSnapshotUnreadable("malformed document entry");
     prepared.set(path, { etag, outcome });
   }
-  return { version: o.version, changedAt: o.changedAt, refs, prepared };
+  return { version: o.version, changedAt: o.changedAt, refs, prepared, ...(o.extras === undefined ? {} : { extras: o.extras }) };
 }
 
 function isOutcome(value: unknown): value is PreparedDocument["outcome"] {

@@ -1,5 +1,5 @@
 import { isValidDocumentPath, validateProjectName, validateTenantId } from "../documents/document-path.js";
-import { affectsCatalogue, type CatalogueVersions } from "./catalogue-versions.js";
+import { affectsCatalogue, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
 import type { DocumentChange } from "./document-change-notifier.js";
 
 /**
@@ -63,13 +63,18 @@ export interface S3EventBumpOutcome {
   ignored: string[];
 }
 
+/** What a level owes a bypassing write after its bump (s3-event-follow-up.ts): counters, name claims, snapshot. */
+export type AfterBump = (tenant: string, project: string, version: LevelVersion, paths: readonly string[]) => Promise<void>;
+
 /**
  * What functions/s3-events runs per event. Never throws for a malformed event (it names no key,
- * so it bumps nothing); rejects only when a bump fails, so the event is retried. Redelivery is
- * harmless: a bump only moves a level's version forward, and the extra move costs one listing.
+ * so it bumps nothing); rejects only when a bump (or `after`) fails, so the event is retried.
+ * Redelivery is harmless: a bump only moves a level's version forward, and the extra move costs
+ * one listing. `after` runs once per bumped level with the version its bump returned and the
+ * level's paths the event names.
  */
-export async function bumpForS3Event(event: unknown, versions: CatalogueVersions): Promise<S3EventBumpOutcome> {
-  const levels = new Map<string, { tenant: string; project: string }>();
+export async function bumpForS3Event(event: unknown, versions: CatalogueVersions, after?: AfterBump): Promise<S3EventBumpOutcome> {
+  const levels = new Map<string, { tenant: string; project: string; paths: Set<string> }>();
   const ignored: string[] = [];
   for (const key of objectKeysOfS3Event(event)) {
     const doc = documentOfS3Key(key);
@@ -77,9 +82,17 @@ export async function bumpForS3Event(event: unknown, versions: CatalogueVersions
       ignored.push(key);
       continue;
     }
-    levels.set(JSON.stringify([doc.tenant, doc.project]), { tenant: doc.tenant, project: doc.project });
+    const id = JSON.stringify([doc.tenant, doc.project]);
+    const level = levels.get(id) ?? { tenant: doc.tenant, project: doc.project, paths: new Set<string>() };
+    level.paths.add(doc.path);
+    levels.set(id, level);
   }
-  const bumped = [...levels.values()];
-  await Promise.all(bumped.map(({ tenant, project }) => versions.bump(tenant, project)));
+  const bumped = [...levels.values()].map(({ tenant, project }) => ({ tenant, project }));
+  await Promise.all(
+    [...levels.values()].map(async ({ tenant, project, paths }) => {
+      const version = await versions.bump(tenant, project);
+      await after?.(tenant, project, version, [...paths]);
+    }),
+  );
   return { bumped, ignored };
 }

@@ -53,6 +53,12 @@ export interface DocumentPreparer {
   handles(path: string): boolean;
   /** The outcome for the document read at `path`; never throws for bad content. */
   prepare(path: string, doc: StoredDocument): PreparedDocument["outcome"];
+  /**
+   * What a reader of the level would otherwise derive again from the outcomes, stored beside them
+   * in the level snapshot (skills: the required literals of PATTERN triggers, a full regex compile
+   * each). `of` must give JSON; `use` must treat what it gets as untrusted (a wrong shape is ignored).
+   */
+  levelExtras?: { of(prepared: ReadonlyMap<string, PreparedDocument>): unknown; use(extras: unknown): void };
 }
 
 /** Where a document was found: enough to read siblings from the same layer later (layer pinning). */

@@ -12,6 +12,7 @@ import type { DocumentLayer, DocumentStore } from "../documents/document-store.j
 import { HistoryKeepingDocumentStore } from "../documents/history-keeping-document-store.js";
 import { S3DocumentStore } from "../documents/s3-document-store.js";
 import { S3LevelSnapshotStore } from "../catalogue/s3-level-snapshot-store.js";
+import { snapshotPatternHints, type LevelPatternHints } from "../catalogue/level-snapshot-patterns.js";
 import { DynamoDBProcessVersionsReader } from "../catalogue/dynamodb-process-versions-reader.js";
 import { DynamoDBFootInvocationStore } from "../foot/dynamodb-foot-invocation-store.js";
 import type { FootInvocationStore } from "../foot/foot-invocation-store.js";
@@ -98,6 +99,12 @@ function documentStoreFromEnv(env: ConfigEnvironment, clients: RuntimeResources[
   );
 }
 
+/** PATTERN counts for the per-level counters' one-time seed, from the level snapshots (issue 27); none without a table or bucket. */
+export function levelPatternHintsFromEnv(resources: RuntimeResources): LevelPatternHints | undefined {
+  const { tableName, bucketName } = resources.environment;
+  return tableName && bucketName ? snapshotPatternHints(catalogueVersionsFromEnv(resources), new S3LevelSnapshotStore(resources.clients.s3, bucketName)) : undefined;
+}
+
 /** For functions that never render: a template reaching it is a wiring bug, reported as such. */
 export class TemplatesNotRendered implements TemplateRenderer {
   async render(template: string): Promise<string> {
@@ -106,7 +113,7 @@ export class TemplatesNotRendered implements TemplateRenderer {
   }
 }
 
-export type AppFromEnvOptions = Partial<Pick<SkillsAppDeps, "renderer" | "events" | "logger" | "onApplied" | "activations" | "guard" | "toolSpecs">>;
+export type AppFromEnvOptions = Partial<Pick<SkillsAppDeps, "renderer" | "events" | "logger" | "onApplied" | "activations" | "guard" | "toolSpecs" | "levelSnapshotWrites">>;
 
 export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEnvOptions = {}): SkillsApp {
   return createSkillsApp({

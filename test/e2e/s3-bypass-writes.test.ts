@@ -1,4 +1,6 @@
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { runtimeFromEnv, skillsAppFromEnv } from "../../shared/wiring/app-from-env.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, LANE_WAIT_SECONDS, skillMd } from "./support/api-client.js";
 import type { SkillSummary, Turn } from "./support/api-client.js";
@@ -33,7 +35,7 @@ afterAll(async () => {
 
 const keyOf = (project: string, path: string): string => `tenants/${TENANT}/projects/${project}/${path}`;
 const skillOf = (name: string, body: string): string => skillMd(`title: ${name}\ndescription: The ${name} skill\nversion: 1.0.0`, `${body}\n`);
-const names = (skills: readonly SkillSummary[]): string[] => skills.map((s) => s.name);
+const names = (skills: readonly Pick<SkillSummary, "name">[]): string[] => skills.map((s) => s.name);
 
 async function putStraightToS3(project: string, path: string, body: string): Promise<void> {
   await s3.send(new PutObjectCommand({ Bucket: stack.resources.bucketName, Key: keyOf(project, path), Body: body, ContentType: "text/markdown" }));
@@ -109,5 +111,49 @@ describe("writes that bypass the documents API", () => {
     // Assess
     expect(beforeEvent).toContain("gone");
     expect(afterEvent).not.toContain("gone");
+  });
+
+  it("a cold instance after direct S3 writes, and again after its snapshot object was corrupted, composes correct turns", async () => {
+    // Prepare: skills through the API and straight into the bucket (one that does not parse);
+    // once the events arrived, the s3-events function has rebuilt the level snapshot.
+    const project = "bypass-cold";
+    const saved = await api.putDocument(TENANT, project, "_vance/skills/via-api/SKILL.md", skillOf("via-api", "Through the API."));
+    expect(saved.status, saved.text).toBe(200);
+    await putStraightToS3(project, "_vance/skills/direct/SKILL.md", skillOf("direct", "Straight into the bucket."));
+    await putStraightToS3(project, "_vance/skills/broken/SKILL.md", "---\ndescription: [unclosed\n---\n");
+    await stack.s3EventsSettled();
+    const spawned = await api.spawn(TENANT, "s3-bypass-cold", { recipe: "default", projectId: project });
+    expect(spawned.status, spawned.text).toBe(201);
+    const processId = spawned.json.processId;
+    const activated = await api.steer(TENANT, processId, { command: "ACTIVATE", skillName: "direct" }, LANE_WAIT_SECONDS);
+    expect(activated.json.status, activated.text).toBe("DONE");
+    const user = { login: "admin" };
+    const levelKey = { pk: { S: `T#${TENANT}#LEVEL#${project}` }, sk: { S: "VERSION" } };
+    const dynamodb = runtimeFromEnv(process.env).clients.dynamodb;
+    const pointerKey = async (): Promise<string | undefined> =>
+      (await dynamodb.send(new GetItemCommand({ TableName: stack.resources.tableName, Key: levelKey, ConsistentRead: true }))).Item?.snapshot?.M?.key?.S;
+    const written = await pointerKey();
+
+    // Act: a fresh app is a cold instance (nothing warm), wired as the functions are.
+    const cold = skillsAppFromEnv(runtimeFromEnv(process.env));
+    const listed = names(await cold.listEffective(TENANT, user, project));
+    const problems = await cold.skillProblems(TENANT, user, project);
+    const turn = await cold.previewTurn(TENANT, processId, user, "hello");
+    await s3.send(new PutObjectCommand({ Bucket: stack.resources.bucketName, Key: written!, Body: "not a snapshot" }));
+    const afterCorruption = skillsAppFromEnv(runtimeFromEnv(process.env));
+    const listedAgain = names(await afterCorruption.listEffective(TENANT, user, project));
+    const turnAgain = await afterCorruption.previewTurn(TENANT, processId, user, "hello");
+    const rewritten = await pointerKey();
+
+    // Assess
+    expect(written).toMatch(/^catalogue-snapshots\//);
+    expect(listed).toEqual(expect.arrayContaining(["via-api", "direct"]));
+    expect(listed).not.toContain("broken");
+    expect(problems.find((p) => p.name === "broken")?.message).toBeTruthy();
+    expect(turn.skillSection).toContain("Straight into the bucket.");
+    expect(listedAgain).toEqual(listed);
+    expect(turnAgain.skillSection).toContain("Straight into the bucket.");
+    expect(rewritten).toMatch(/^catalogue-snapshots\//);
+    expect(rewritten).not.toBe(written);
   });
 });

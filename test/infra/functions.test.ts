@@ -36,7 +36,7 @@ const EXPECTED_ENVIRONMENT: Record<FunctionName, string[]> = {
   "ws-disconnect": [E.tableName],
   "ws-default": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.webSocketCallbackUrl],
   authorizer: [E.jwtSecretArn, ...SECRETS_EXTENSION],
-  "s3-events": [E.tableName],
+  "s3-events": [E.bucketName, E.tableName],
 };
 
 describe("Lambda functions", () => {

@@ -73,7 +73,8 @@ const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
   ],
   authorizer: [...LOGS, "secretsmanager:GetSecretValue"],
   // Lambda sends an event the function kept failing to the document events' DLQ with the function's role.
-  "s3-events": [...LOGS, ...ddb("UpdateItem"), "sqs:SendMessage"],
+  // Issue 27: it reads the changed object, keeps the level's counters and name claims, and rebuilds the level snapshot.
+  "s3-events": [...LOGS, ...S3_READ, ...S3_SNAPSHOTS, ...ddb("GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem"), "sqs:SendMessage"],
 };
 
 const resourcesOf = (statements: PolicyStatement[]): unknown[] =>
@@ -139,16 +140,30 @@ describe("least-privilege IAM", () => {
     });
   });
 
-  it("lets the lane worker write objects only under catalogue-snapshots/", () => {
+  it.each(["lane-worker", "s3-events"] as const)("lets %s write objects only under catalogue-snapshots/", (name) => {
     // Prepare
     const bucketArn = getAtt(logicalIdOf(synth.stack, synth.stack.documents.bucket), "Arn");
-    const statements = statementsOf(synth, "lane-worker");
+    const statements = statementsOf(synth, name);
 
     // Act
     const writeResources = ["s3:PutObject", "s3:DeleteObject"].flatMap((action) => resourcesOf(statementsWith(statements, action)));
 
     // Assess
     expect(new Set(writeResources.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ "Fn::Join": ["", [bucketArn, "/catalogue-snapshots/*"]] })]));
+  });
+
+  it.each(["http-skills", "ws-default"] as const)("lets %s read level snapshots (GetObject on catalogue-snapshots/), write none", (name) => {
+    // Prepare
+    const bucketArn = getAtt(logicalIdOf(synth.stack, synth.stack.documents.bucket), "Arn");
+    const statements = statementsOf(synth, name);
+
+    // Act
+    const readResources = resourcesOf(statementsWith(statements, "s3:GetObject")).map((r) => JSON.stringify(r));
+    const writes = actionsOf(statements).filter((action) => action === "s3:PutObject" || action === "s3:DeleteObject");
+
+    // Assess
+    expect(readResources).toContain(JSON.stringify({ "Fn::Join": ["", [bucketArn, "/catalogue-snapshots/*"]] }));
+    expect(writes).toEqual([]);
   });
 
   it("scopes document object access to the tenants/ prefix and listing to the bucket", () => {
@@ -158,10 +173,15 @@ describe("least-privilege IAM", () => {
 
     // Act
     const objectResources = ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"].flatMap((action) => resourcesOf(statementsWith(statements, action)));
+    const readResources = resourcesOf(statementsWith(statements, "s3:GetObject"));
     const listResources = resourcesOf(statementsWith(statements, "s3:ListBucket"));
+    const snapshots = JSON.stringify({ "Fn::Join": ["", [bucketArn, "/catalogue-snapshots/*"]] });
 
     // Assess
-    expect(new Set(objectResources.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ "Fn::Join": ["", [bucketArn, "/tenants/*"]] })]));
+    // Besides documents, it only reads level snapshots (the counters' seed, issue 27).
+    expect(new Set(objectResources.map((r) => JSON.stringify(r)).filter((r) => r !== snapshots))).toEqual(new Set([JSON.stringify({ "Fn::Join": ["", [bucketArn, "/tenants/*"]] })]));
+    expect(readResources.map((r) => JSON.stringify(r))).toContain(snapshots);
+    expect(resourcesOf(statementsWith(statements, "s3:PutObject")).map((r) => JSON.stringify(r))).not.toContain(snapshots);
     expect(listResources).toEqual([bucketArn]);
   });
 

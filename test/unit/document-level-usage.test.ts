@@ -57,4 +57,27 @@ describe("DocumentService with level usage counters", () => {
     await store.delete(TENANT, "_tenant", skillPath("Review"));
     await expect(service.put(IDENTITIES.admin, TENANT, "_tenant", skillPath("review"), bytes(skillMd()))).resolves.toMatchObject({ path: skillPath("review") });
   });
+
+  it("seeds a never-counted level's PATTERN counts from the level snapshot, reading only the SKILL.md files whose ETag it does not know", async () => {
+    const { store, gets } = counted();
+    for (let i = 0; i < 5; i++) await store.put(TENANT, "_tenant", skillPath(`s-${i}`), patterns(`s${i}`, 2));
+    const listed = await store.list(TENANT, "_tenant", "");
+    // The snapshot parsed s-0…s-3 at their current ETags; s-4 changed since (another ETag).
+    const hints = new Map(listed.map((ref) => [ref.path, { etag: ref.path.includes("s-4") ? "older" : ref.etag, patterns: 2 }]));
+    const usage = new InMemoryLevelUsage();
+    const service = new DocumentService(store, undefined, undefined, usage, async () => hints);
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", skillPath("first"), bytes(skillMd()));
+    expect(gets.filter((path) => path.startsWith("_vance/skills/s-"))).toEqual([skillPath("s-4")]);
+    expect((await usage.read(TENANT, "_tenant", "x"))?.counts).toMatchObject({ documents: 6, patterns: 10 });
+  });
+
+  it("seeds by reading every SKILL.md when the snapshot cannot be had", async () => {
+    const { store, gets } = counted();
+    for (let i = 0; i < 3; i++) await store.put(TENANT, "_tenant", skillPath(`s-${i}`), patterns(`s${i}`, 1));
+    const usage = new InMemoryLevelUsage();
+    const service = new DocumentService(store, undefined, undefined, usage, () => Promise.reject(new Error("AccessDenied")));
+    await service.put(IDENTITIES.admin, TENANT, "_tenant", skillPath("first"), bytes(skillMd()));
+    expect(gets.filter((path) => path.startsWith("_vance/skills/s-")).sort()).toEqual([0, 1, 2].map((i) => skillPath(`s-${i}`)));
+    expect((await usage.read(TENANT, "_tenant", "x"))?.counts).toMatchObject({ documents: 4, patterns: 3 });
+  });
 });

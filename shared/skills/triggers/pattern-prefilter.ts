@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { re2jsLibrary } from "../../lazy/lazy-libraries.js";
 
 /**
@@ -87,4 +88,36 @@ function convertPrefilter(raw: unknown, budget: { literals: number }, depth: num
     return { kind: "any", of: children as RequiredLiterals[] };
   }
   return undefined;
+}
+
+/**
+ * Required literals by pattern text, computed once per process (they need a full compile of the
+ * pattern): a warm instance builds a new trigger index whenever a level changes, and a cold one
+ * can be handed them by its level snapshot (`rememberRequiredLiterals`), issue 27.
+ */
+const literalsMemo = new LRUCache<string, { literals: RequiredLiterals | undefined }>({ max: 50_000 });
+
+export function memoizedRequiredLiterals(pattern: string): RequiredLiterals | undefined {
+  let memo = literalsMemo.get(pattern);
+  if (memo === undefined) {
+    memo = { literals: requiredLiterals(pattern) };
+    literalsMemo.set(pattern, memo);
+  }
+  return memo.literals;
+}
+
+/** Takes literals computed elsewhere (a level snapshot); a tree of the wrong shape is ignored, so the pattern is analyzed here instead. */
+export function rememberRequiredLiterals(pattern: string, literals: unknown): void {
+  if (literalsMemo.has(pattern)) return;
+  if (literals === null) literalsMemo.set(pattern, { literals: undefined });
+  else if (isRequiredLiterals(literals, 0)) literalsMemo.set(pattern, { literals });
+}
+
+function isRequiredLiterals(value: unknown, depth: number): value is RequiredLiterals {
+  if (depth > 32 || typeof value !== "object" || value === null) return false;
+  const node = value as { kind?: unknown; text?: unknown; of?: unknown };
+  // A literal as requiredLiterals makes it (lowercase ASCII): anything else could rule out a message that matches.
+  // eslint-disable-next-line no-control-regex
+  if (node.kind === "literal") return typeof node.text === "string" && node.text.length > 0 && !/[^\x00-\x7f]/.test(node.text) && node.text === node.text.toLowerCase();
+  return (node.kind === "all" || node.kind === "any") && Array.isArray(node.of) && node.of.length > 0 && node.of.every((child) => isRequiredLiterals(child, depth + 1));
 }

@@ -1,6 +1,7 @@
 import type { TriggerTimeBudget } from "./trigger-time-budget.js";
 import { CANDIDATE_FIRED, CANDIDATE_OPEN, type CandidateMarks } from "./trigger-candidate-marks.js";
-import type { RequiredLiterals } from "./pattern-prefilter.js";
+import { InvalidTriggerPattern } from "../skill-errors.js";
+import { memoizedRequiredLiterals, type RequiredLiterals } from "./pattern-prefilter.js";
 import {
   compileTriggerPattern,
   type CompiledTriggerPattern,
@@ -14,6 +15,9 @@ import { TriggerRegexSet } from "./trigger-regex-set.js";
 const MAX_SET_MEMBER_PROGRAM = 200;
 const MAX_SET_PATTERNS = 64;
 const MAX_SET_PROGRAM = 2000;
+
+/** A pattern that failed to compile: it never fires (the parser refused it at load already). */
+const UNUSABLE = "unusable";
 
 /** A PATTERN trigger of the candidate at position `owner`. */
 export interface PatternTriggerEntry {
@@ -43,9 +47,15 @@ interface PatternGroup {
  * - Patterns without a provable literal run together, in one lazy-DFA pass per group
  *   (TriggerRegexSet); patterns with big programs, or a group whose DFA gave up, run one by one.
  * - Identical pattern texts are evaluated once; no regex runs for candidates no longer open.
+ * - A keyed pattern is compiled the first time its literals let it run, not when the index is
+ *   built: a cold instance with thousands of skills compiles only the few patterns its messages
+ *   reach (issue 27: compiling every pattern was the largest cost of a cold first turn).
  */
 export class PatternTriggerIndex {
-  private readonly patterns: CompiledTriggerPattern[] = [];
+  /** Pattern texts by id; `compiled[id]` is filled on first use (keyed) or at build (unkeyed). */
+  private readonly texts: string[] = [];
+  private readonly compiled: (CompiledTriggerPattern | typeof UNUSABLE | undefined)[] = [];
+  private readonly cache: TriggerPatternCache;
   private readonly owners: number[][] = [];
   private readonly prefilters: (LiteralTree | undefined)[] = [];
   /** Literal id → the patterns keyed by it. */
@@ -63,19 +73,15 @@ export class PatternTriggerIndex {
   private lastFound: readonly number[] = [];
 
   constructor(entries: readonly PatternTriggerEntry[], cache: TriggerPatternCache) {
+    this.cache = cache;
     const patternIds = new Map<string, number>();
     for (const { owner, pattern } of entries) {
       let id = patternIds.get(pattern);
       if (id === undefined) {
-        let compiled: CompiledTriggerPattern;
-        try {
-          compiled = compileTriggerPattern(pattern, cache);
-        } catch {
-          continue; // rejected at load already; such a trigger never fires
-        }
-        id = this.patterns.length;
+        id = this.texts.length;
         patternIds.set(pattern, id);
-        this.patterns.push(compiled);
+        this.texts.push(pattern);
+        this.compiled.push(undefined);
         this.owners.push([]);
       }
       const owners = this.owners[id] as number[];
@@ -95,8 +101,9 @@ export class PatternTriggerIndex {
       return id;
     };
     const unkeyed: number[] = [];
-    this.patterns.forEach((compiled, pattern) => {
-      const tree = compiled.prefilter === undefined ? undefined : literalTree(compiled.prefilter, idOf);
+    this.texts.forEach((text, pattern) => {
+      const literals = this.prefilterOf(text);
+      const tree = literals === undefined ? undefined : literalTree(literals, idOf);
       const keys = tree === undefined ? undefined : keyLiterals(tree, literalTexts);
       // Without keys the tree cannot rule anything out; the regex alone decides (as find does).
       this.prefilters.push(keys === undefined ? undefined : tree);
@@ -104,15 +111,35 @@ export class PatternTriggerIndex {
       else for (const id of keys) (this.keyedPatterns[id] as number[]).push(pattern);
     });
     this.automaton = new LiteralAutomaton(literalTexts);
-    this.groupUnkeyedPatterns(unkeyed);
+    this.groupUnkeyedPatterns(unkeyed.filter((pattern) => this.compiledAt(pattern) !== undefined));
     this.present = new Uint8Array(this.keyedPatterns.length);
-    this.considered = new Uint8Array(this.patterns.length);
-    this.cut = new Uint8Array(this.patterns.length);
+    this.considered = new Uint8Array(this.texts.length);
+    this.cut = new Uint8Array(this.texts.length);
+  }
+
+  /** The pattern's required literals: from its compiled form when the cache has one, else memoized per text. */
+  private prefilterOf(text: string): RequiredLiterals | undefined {
+    const cached = this.cache.peek(text);
+    return cached !== undefined && !(cached instanceof InvalidTriggerPattern) ? cached.prefilter : memoizedRequiredLiterals(text);
+  }
+
+  /** The compiled pattern, compiled now if it was not; undefined for one that cannot compile. */
+  private compiledAt(pattern: number): CompiledTriggerPattern | undefined {
+    let compiled = this.compiled[pattern];
+    if (compiled === undefined) {
+      try {
+        compiled = compileTriggerPattern(this.texts[pattern] as string, this.cache);
+      } catch {
+        compiled = UNUSABLE; // rejected at load already; such a trigger never fires
+      }
+      this.compiled[pattern] = compiled;
+    }
+    return compiled === UNUSABLE ? undefined : compiled;
   }
 
   /** Marks as fired every open owner of a pattern found in the message. */
   match(input: TriggerInput, marks: CandidateMarks, budget?: TriggerTimeBudget): void {
-    if (this.patterns.length === 0) return;
+    if (this.texts.length === 0) return;
     this.budget = budget;
     try {
       this.matchWithin(input, marks);
@@ -180,14 +207,14 @@ export class PatternTriggerIndex {
     const flush = (): void => {
       if (members.length === 1) this.loners.push(...members);
       else if (members.length > 1) {
-        const texts = members.map((id) => (this.patterns[id] as CompiledTriggerPattern).pattern);
+        const texts = members.map((id) => this.texts[id] as string);
         this.groups.push({ set: new TriggerRegexSet(texts), members });
       }
       members = [];
       program = 0;
     };
     for (const id of unkeyed) {
-      const size = (this.patterns[id] as CompiledTriggerPattern).programSize;
+      const size = (this.compiledAt(id) as CompiledTriggerPattern).programSize;
       if (size > MAX_SET_MEMBER_PROGRAM) {
         this.loners.push(id);
         continue;
@@ -204,7 +231,7 @@ export class PatternTriggerIndex {
       this.cut[pattern] = 1;
       return;
     }
-    if ((this.patterns[pattern] as CompiledTriggerPattern).findUnfiltered(input)) this.fire(pattern, marks);
+    if (this.compiledAt(pattern)?.findUnfiltered(input)) this.fire(pattern, marks);
   }
 
   private isOpen(pattern: number, marks: CandidateMarks): boolean {
