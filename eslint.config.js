@@ -5,7 +5,7 @@ import vitest from "@vitest/eslint-plugin";
 // `import { z } from "zod"` keeps zod's whole namespace, every locale included (~350 KB per Lambda bundle).
 const ZOD_NAMED_Z = {
   selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
-  message: "Import zod as `import * as z from \"zod\"` so bundles can drop what they do not use.",
+  message: 'Import zod as `import * as z from "zod"` so bundles can drop what they do not use.',
 };
 
 export default tseslint.config(

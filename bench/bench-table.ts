@@ -44,13 +44,25 @@ const round = (value: number): string =>
   Number.isFinite(value) ? (Math.abs(value) >= 100 ? value.toFixed(0) : value.toPrecision(3)) : String(value);
 
 /** "min–max (n)" of a repeated row, "-" for a single measurement. */
-export const spreadText = (spread: Spread | undefined): string => (spread === undefined ? "-" : `${round(spread.min)}–${round(spread.max)} (${spread.runs})`);
+export const spreadText = (spread: Spread | undefined): string =>
+  spread === undefined ? "-" : `${round(spread.min)}–${round(spread.max)} (${spread.runs})`;
 
 export function formatTable(rows: readonly BenchRow[]): string {
   const header = ["metric", "ours", "spread", "baseline", "unit", "note"];
-  const body = rows.map((r) => [r.metric, round(r.ours), spreadText(r.spread), r.baseline === null ? "-" : round(r.baseline), r.unit, r.note ?? ""]);
+  const body = rows.map((r) => [
+    r.metric,
+    round(r.ours),
+    spreadText(r.spread),
+    r.baseline === null ? "-" : round(r.baseline),
+    r.unit,
+    r.note ?? "",
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((line) => (line[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
 }
 
@@ -61,7 +73,9 @@ export function markdownTable(rows: readonly BenchRow[], metrics: readonly strin
   for (const metric of metrics) {
     const row = byMetric.get(metric);
     if (row === undefined) continue;
-    lines.push(`| \`${metric}\` | ${round(row.ours)} | ${spreadText(row.spread)} | ${row.baseline === null ? "–" : round(row.baseline)} | ${row.unit} |`);
+    lines.push(
+      `| \`${metric}\` | ${round(row.ours)} | ${spreadText(row.spread)} | ${row.baseline === null ? "–" : round(row.baseline)} | ${row.unit} |`,
+    );
   }
   return lines.join("\n");
 }

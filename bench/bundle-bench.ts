@@ -6,7 +6,16 @@ import { pathToFileURL } from "node:url";
 import type { Metafile } from "esbuild";
 import { FUNCTION_NAMES } from "../infra/api-routes.js";
 import type { FunctionName } from "../infra/api-routes.js";
-import { AWS_SDK_SOURCE, bundleSizes, bytesByPackage, COMPOSITION_PATH_FUNCTIONS, externalFor, HANDLER_FILE, initOutputs, PROJECT_ROOT } from "../infra/lambda-bundle.js";
+import {
+  AWS_SDK_SOURCE,
+  bundleSizes,
+  bytesByPackage,
+  COMPOSITION_PATH_FUNCTIONS,
+  externalFor,
+  HANDLER_FILE,
+  initOutputs,
+  PROJECT_ROOT,
+} from "../infra/lambda-bundle.js";
 import { writeLambdaAsset } from "../infra/write-lambda-asset.js";
 import { placeholderFunctionEnvironment } from "../infra/placeholder-environment.js";
 import { FUNCTION_SETTINGS } from "../infra/skills-stack.js";
@@ -24,10 +33,17 @@ import { REPETITIONS } from "./bench-mode.js";
 /** The AWS SDK variant not deployed (the AWS_SDK_SOURCE switch), built beside the deployed one. */
 const OTHER_SDK_SOURCE = AWS_SDK_SOURCE === "bundled" ? "runtime" : "bundled";
 const OTHER_SDK_SUFFIX = OTHER_SDK_SOURCE === "runtime" ? "_sdk_from_runtime" : "_sdk_bundled";
-const OTHER_SDK_NOTE = OTHER_SDK_SOURCE === "runtime" ? "not deployed: @aws-sdk/* left to the runtime, as NodejsFunction's default" : "not deployed: the AWS SDK bundled into the chunks";
+const OTHER_SDK_NOTE =
+  OTHER_SDK_SOURCE === "runtime"
+    ? "not deployed: @aws-sdk/* left to the runtime, as NodejsFunction's default"
+    : "not deployed: the AWS SDK bundled into the chunks";
 
 /** One function's asset as deployed (infra/write-lambda-asset.ts), or with `external` packages left out. */
-function bundle(name: FunctionName, outDir: string, external: readonly string[] = externalFor(AWS_SDK_SOURCE)): { outfile: string; metafile: Metafile } {
+function bundle(
+  name: FunctionName,
+  outDir: string,
+  external: readonly string[] = externalFor(AWS_SDK_SOURCE),
+): { outfile: string; metafile: Metafile } {
   const metafile = writeLambdaAsset(name, outDir, FUNCTION_SETTINGS[name], external);
   return { outfile: join(outDir, HANDLER_FILE), metafile };
 }
@@ -112,14 +128,26 @@ export async function benchBundles(): Promise<BenchRow[]> {
         .map(([pkg, bytes]) => `${pkg} ${(bytes / 1024).toFixed(0)}`)
         .join(", ");
       const { initKb, totalKb } = sizeOf(metafile);
-      sizes.push({ metric: `bundle_kb_${name}`, ours: initKb, baseline: null, unit: "KB", note: `loaded at init (index.mjs + static chunks; ${totalKb.toFixed(0)} KB with lazy chunks)${onPath ? `; target ≤ 350 KB (http-mcp 450); largest KB: ${largest}` : ""}` });
+      sizes.push({
+        metric: `bundle_kb_${name}`,
+        ours: initKb,
+        baseline: null,
+        unit: "KB",
+        note: `loaded at init (index.mjs + static chunks; ${totalKb.toFixed(0)} KB with lazy chunks)${onPath ? `; target ≤ 350 KB (http-mcp 450); largest KB: ${largest}` : ""}`,
+      });
       built.push({ key: name, name, outfile, outDir });
     }
     for (const name of OTHER_SDK_SHOWN) {
       const outDir = join(runtimeRoot, name);
       mkdirSync(outDir, { recursive: true });
       const { outfile, metafile } = bundle(name, outDir, externalFor(OTHER_SDK_SOURCE));
-      sizes.push({ metric: `bundle_kb_${name}${OTHER_SDK_SUFFIX}`, ours: sizeOf(metafile).initKb, baseline: null, unit: "KB", note: OTHER_SDK_NOTE });
+      sizes.push({
+        metric: `bundle_kb_${name}${OTHER_SDK_SUFFIX}`,
+        ours: sizeOf(metafile).initKb,
+        baseline: null,
+        unit: "KB",
+        note: OTHER_SDK_NOTE,
+      });
       built.push({ key: `${name}${OTHER_SDK_SUFFIX}`, name, outfile, outDir });
     }
     // Repetition by repetition, every bundle once: the ratio rows pair samples of one round.
@@ -132,22 +160,45 @@ export async function benchBundles(): Promise<BenchRow[]> {
     const authorizer = initsOf("authorizer");
     for (const { key, name } of built) {
       const onPath = COMPOSITION_PATH_FUNCTIONS.includes(name);
-      if (key === name) rows.push({ metric: `cold_init_ms_${name}`, ...repeated(initsOf(key)), baseline: null, unit: "ms", note: `import → handler, fresh node each${onPath ? "; target ≤ 150 ms" : ""}` });
+      if (key === name)
+        rows.push({
+          metric: `cold_init_ms_${name}`,
+          ...repeated(initsOf(key)),
+          baseline: null,
+          unit: "ms",
+          note: `import → handler, fresh node each${onPath ? "; target ≤ 150 ms" : ""}`,
+        });
     }
     for (const { key, name } of built) {
       const onPath = COMPOSITION_PATH_FUNCTIONS.includes(name);
-      const note = key === name ? `init ÷ the authorizer's in the same round${onPath ? "; target ≤ 3.5×" : ""}` : `${OTHER_SDK_NOTE} (a runtime SDK is the project's node_modules), ÷ the deployed authorizer's init`;
+      const note =
+        key === name
+          ? `init ÷ the authorizer's in the same round${onPath ? "; target ≤ 3.5×" : ""}`
+          : `${OTHER_SDK_NOTE} (a runtime SDK is the project's node_modules), ÷ the deployed authorizer's init`;
       rows.push(coldInitRatioRow(`cold_init_ratio_${key}`, initsOf(key), authorizer, note));
     }
     const cpuOf = (key: string): number[] => (samples.get(key) ?? []).map((sample) => sample.initCpuMs);
     for (const { key, name } of built) {
       if (!COMPOSITION_PATH_FUNCTIONS.includes(name) && name !== "authorizer") continue;
-      rows.push(coldInitRatioRow(`cold_init_cpu_ratio_${key}`, cpuOf(key), cpuOf("authorizer"), "init CPU time ÷ the authorizer's in the same round (steadier than wall time on a loaded machine)"));
+      rows.push(
+        coldInitRatioRow(
+          `cold_init_cpu_ratio_${key}`,
+          cpuOf(key),
+          cpuOf("authorizer"),
+          "init CPU time ÷ the authorizer's in the same round (steadier than wall time on a loaded machine)",
+        ),
+      );
     }
     const bareAwaits = median((samples.get("bare") ?? []).map((sample) => sample.awaitsMs));
     for (const name of COMPOSITION_PATH_FUNCTIONS) {
       const awaits = (samples.get(name) ?? []).map((sample) => sample.awaitsMs);
-      rows.push({ metric: `awaits_300k_ms_${name}`, ...repeated(awaits), baseline: bareAwaits, unit: "ms", note: "300 000 awaits after init (tracing off); baseline: a bare node process" });
+      rows.push({
+        metric: `awaits_300k_ms_${name}`,
+        ...repeated(awaits),
+        baseline: bareAwaits,
+        unit: "ms",
+        note: "300 000 awaits after init (tracing off); baseline: a bare node process",
+      });
     }
   } finally {
     rmSync(root, { recursive: true, force: true });

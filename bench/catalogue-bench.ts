@@ -49,7 +49,14 @@ function skillFiles(skills: readonly ResolvedSkill[]): [string, string][] {
       ...(skill.manualPaths.length > 0 ? { manualPaths: skill.manualPaths } : {}),
       ...(skill.arguments !== false ? { arguments: skill.arguments } : {}),
       ...(skill.referenceDocs.length > 0
-        ? { referenceDocs: skill.referenceDocs.map(({ title, file, loadMode, summary }) => ({ title, file, loadMode, ...(summary ? { summary } : {}) })) }
+        ? {
+            referenceDocs: skill.referenceDocs.map(({ title, file, loadMode, summary }) => ({
+              title,
+              file,
+              loadMode,
+              ...(summary ? { summary } : {}),
+            })),
+          }
         : {}),
     };
     const files: [string, string][] = [[`${dir}/SKILL.md`, `---\n${stringify(frontmatter)}---\n${skill.body}`]];
@@ -130,7 +137,12 @@ interface Counted {
 }
 
 /** Requests of `run` over `turns` turns; `prepare` runs before each turn, uncounted. */
-async function counted(counter: AwsRequestCounter, turns: number, run: () => Promise<void>, prepare?: () => Promise<void>): Promise<Counted> {
+async function counted(
+  counter: AwsRequestCounter,
+  turns: number,
+  run: () => Promise<void>,
+  prepare?: () => Promise<void>,
+): Promise<Counted> {
   const ops: Record<string, number> = {};
   for (let i = 0; i < turns; i++) {
     await prepare?.();
@@ -144,7 +156,10 @@ async function counted(counter: AwsRequestCounter, turns: number, run: () => Pro
 /** Per-turn figures of a counter snapshot taken over `turns` turns. */
 function summary(snapshot: Record<string, number>, turns: number): Counted {
   const total = (service?: string): number =>
-    Object.entries(snapshot).reduce((sum, [op, count]) => (service === undefined || op === service || op.startsWith(`${service}.`) ? sum + count : sum), 0);
+    Object.entries(snapshot).reduce(
+      (sum, [op, count]) => (service === undefined || op === service || op.startsWith(`${service}.`) ? sum + count : sum),
+      0,
+    );
   return {
     perTurn: (service) => total(service) / turns,
     breakdown: Object.entries(snapshot)
@@ -191,7 +206,13 @@ async function requestRows(): Promise<BenchRow[]> {
       logger: silent,
     };
     // Ours is the lane-worker function as deployed; naive is the spec's v1 loader, hand-wired as the baseline.
-    worker = shippedLaneWorker({ emulators, resources, region: "us-east-1", credentials: { accessKeyId: "bench", secretAccessKey: "bench" }, counter });
+    worker = shippedLaneWorker({
+      emulators,
+      resources,
+      region: "us-east-1",
+      credentials: { accessKeyId: "bench", secretAccessKey: "bench" },
+      counter,
+    });
     const ours = worker.app;
     const naive = createSkillsApp(base);
 
@@ -233,15 +254,35 @@ async function requestRows(): Promise<BenchRow[]> {
         unit: "MB",
         note: `heap the shipped lane worker's warm catalogue adds for one level of ${n} skills (after GC); whole bench process ${heapWarm.toFixed(0)} MB, emulators' data included; target ≤ 128 MB at 10 000`,
       });
-      row(`relist_s3_gets_after_edit_${n}`, editedOurs.perTurn("S3.GetObject"), editedNaive?.perTurn("S3.GetObject") ?? null, "goal 1: only the changed document is read");
+      row(
+        `relist_s3_gets_after_edit_${n}`,
+        editedOurs.perTurn("S3.GetObject"),
+        editedNaive?.perTurn("S3.GetObject") ?? null,
+        "goal 1: only the changed document is read",
+      );
       if (n === 100) {
-        row("turn_s3_requests_after_edit_100", editedOurs.perTurn("S3"), editedNaive?.perTurn("S3") ?? null, "one level re-listed, one changed document read");
-        row("turn_dynamodb_requests_after_edit_100", editedOurs.perTurn("DynamoDB"), editedNaive?.perTurn("DynamoDB") ?? null, "as steady: the changed version comes with the process read");
+        row(
+          "turn_s3_requests_after_edit_100",
+          editedOurs.perTurn("S3"),
+          editedNaive?.perTurn("S3") ?? null,
+          "one level re-listed, one changed document read",
+        );
+        row(
+          "turn_dynamodb_requests_after_edit_100",
+          editedOurs.perTurn("DynamoDB"),
+          editedNaive?.perTurn("DynamoDB") ?? null,
+          "as steady: the changed version comes with the process read",
+        );
         await composeTurn(o, tenant); // takes in the naive run's edits
         const lane = { ours: laneTurn(base, o, tenant), naive: laneTurn(base, b, tenant) };
         const laneOurs = await counted(counter, 10, lane.ours.run, lane.ours.prepare);
         const laneNaive = await counted(counter, 10, lane.naive.run, lane.naive.prepare);
-        row("turn_lane_apply_dynamodb_requests_steady_100", laneOurs.perTurn("DynamoDB"), laneNaive.perTurn("DynamoDB"), `ours (the deployed lane worker, its subscriber lookup included): ${laneOurs.breakdown}; naive: no WebSocket events`);
+        row(
+          "turn_lane_apply_dynamodb_requests_steady_100",
+          laneOurs.perTurn("DynamoDB"),
+          laneNaive.perTurn("DynamoDB"),
+          `ours (the deployed lane worker, its subscriber lookup included): ${laneOurs.breakdown}; naive: no WebSocket events`,
+        );
       }
     }
 
@@ -255,12 +296,24 @@ async function requestRows(): Promise<BenchRow[]> {
       const goal = (metric: string, ours: number, note: string): void => {
         rows.push({ metric, ours, baseline: null, unit: "req", note });
       };
-      goal("turn_s3_requests_steady_agent_skills_1000x5", steady.perTurn("S3"), `goal 0; ours: ${steady.breakdown}; 2 active, their file listings in the turn`);
-      goal("turn_dynamodb_requests_steady_agent_skills_1000x5", steady.perTurn("DynamoDB"), "goal ≤ 2: process + level versions in one BatchGetItem, conditional PutItem");
+      goal(
+        "turn_s3_requests_steady_agent_skills_1000x5",
+        steady.perTurn("S3"),
+        `goal 0; ours: ${steady.breakdown}; 2 active, their file listings in the turn`,
+      );
+      goal(
+        "turn_dynamodb_requests_steady_agent_skills_1000x5",
+        steady.perTurn("DynamoDB"),
+        "goal ≤ 2: process + level versions in one BatchGetItem, conditional PutItem",
+      );
       const listing = await counted(counter, 5, async () => {
         await ours.listEffective(tenant, USER, PROJECT);
       });
-      goal("list_effective_aws_requests_steady_agent_skills_1000x5", listing.perTurn(), `warm listing: ${listing.breakdown || "no request"}`);
+      goal(
+        "list_effective_aws_requests_steady_agent_skills_1000x5",
+        listing.perTurn(),
+        `warm listing: ${listing.breakdown || "no request"}`,
+      );
     }
     return rows;
   } finally {
@@ -303,7 +356,13 @@ export async function composeRows(): Promise<BenchRow[]> {
   const oursMs = await timeMany(MEASURED_TURNS, preview(ours));
   const naiveMs = await timeMany(30, preview(naive));
   return [
-    { metric: "compose_p50_ms_1000", ours: percentile(oursMs, 50), baseline: percentile(naiveMs, 50), unit: "ms", note: `preview turn, 10 active of 1000, in-process; ${MEASURED_TURNS} after ${WARM_UP_TURNS} warm-up` },
+    {
+      metric: "compose_p50_ms_1000",
+      ours: percentile(oursMs, 50),
+      baseline: percentile(naiveMs, 50),
+      unit: "ms",
+      note: `preview turn, 10 active of 1000, in-process; ${MEASURED_TURNS} after ${WARM_UP_TURNS} warm-up`,
+    },
     { metric: "compose_p99_ms_1000", ours: percentile(oursMs, 99), baseline: percentile(naiveMs, 99), unit: "ms", note: "target ≤ 1 ms" },
   ];
 }

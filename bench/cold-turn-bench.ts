@@ -45,15 +45,20 @@ export async function benchColdTurn(): Promise<BenchRow[]> {
  * A pass-through HTTP proxy in front of the S3 emulator that counts requests: the cold instance is
  * another process, so the SDK middleware counter cannot see its requests.
  */
-async function countingS3Proxy(target: string): Promise<{ url: string; count: () => number; reset: () => void; close: () => Promise<void> }> {
+async function countingS3Proxy(
+  target: string,
+): Promise<{ url: string; count: () => number; reset: () => void; close: () => Promise<void> }> {
   const upstream = new URL(target);
   let requests = 0;
   const server = createServer((req, res) => {
     requests++;
-    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = httpRequest(
+      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on("error", (error) => res.destroy(error));
     req.pipe(forward);
   });
@@ -88,7 +93,14 @@ async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
     const outfile = join(dir, HANDLER_FILE);
     const env = {
       ...process.env,
-      ...localEnvironment({ emulators: { ...emulators, endpoints: { ...emulators.endpoints, s3: s3Proxy.url } }, resources, region: "us-east-1", credentials, managementEndpoint: "http://127.0.0.1:9", jwtSecret: "bench-secret" }),
+      ...localEnvironment({
+        emulators: { ...emulators, endpoints: { ...emulators.endpoints, s3: s3Proxy.url } },
+        resources,
+        region: "us-east-1",
+        credentials,
+        managementEndpoint: "http://127.0.0.1:9",
+        jwtSecret: "bench-secret",
+      }),
       SKILLS_BUNDLED_DIR: join(dir, "bundled"),
       POWERTOOLS_LOG_LEVEL: process.env.COLD_TURN_LOG_LEVEL ?? "SILENT",
       NODE_OPTIONS: "--enable-source-maps",
@@ -108,7 +120,11 @@ async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
         enqueuedAt: new Date().toISOString(),
       };
       await requests.putQueued(TENANT, processId, message.requestId, message.kind);
-      const record = { messageId: message.requestId, body: JSON.stringify(message), attributes: { ApproximateReceiveCount: "1", MessageGroupId: laneGroupIdOf(message) } };
+      const record = {
+        messageId: message.requestId,
+        body: JSON.stringify(message),
+        attributes: { ApproximateReceiveCount: "1", MessageGroupId: laneGroupIdOf(message) },
+      };
       const probe = [
         "const started = performance.now();",
         `const { handler } = await import(${JSON.stringify(pathToFileURL(outfile).href)});`,
@@ -119,7 +135,12 @@ async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
       ].join(" ");
       s3Proxy.reset();
       // Asynchronously: the emulators answer from this process's event loop.
-      const result = await execFileAsync(process.execPath, [...profiling, "--input-type=module", "-e", probe], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
+      const result = await execFileAsync(process.execPath, [...profiling, "--input-type=module", "-e", probe], {
+        cwd: dir,
+        env,
+        encoding: "utf8",
+        timeout: 120_000,
+      });
       const elapsed = Number.parseFloat(result.stdout);
       if (!Number.isFinite(elapsed)) throw new Error(`cold turn printed no time: ${result.stderr.slice(0, 2000)}`);
       if (process.env.COLD_TURN_LOG_LEVEL) console.error(result.stderr.slice(0, 3000), result.stdout.slice(0, 3000));
@@ -127,8 +148,20 @@ async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
       s3Requests.push(s3Proxy.count());
     }
     return [
-      { metric: `cold_first_turn_ms_lane-worker_${SKILLS}`, ...repeated(samples), baseline: null, unit: "ms", note: `lane-worker bundle, fresh node: import + first turn.compose, catalogue of ${SKILLS} skills from the level snapshot (the first run lists, reads and writes it)` },
-      { metric: `cold_first_turn_s3_requests_${SKILLS}`, ...repeated(s3Requests), baseline: null, unit: "", note: `S3 requests of that cold first turn at ${SKILLS} skills (counted by a proxy in front of the emulator; the first run lists and writes the snapshot)` },
+      {
+        metric: `cold_first_turn_ms_lane-worker_${SKILLS}`,
+        ...repeated(samples),
+        baseline: null,
+        unit: "ms",
+        note: `lane-worker bundle, fresh node: import + first turn.compose, catalogue of ${SKILLS} skills from the level snapshot (the first run lists, reads and writes it)`,
+      },
+      {
+        metric: `cold_first_turn_s3_requests_${SKILLS}`,
+        ...repeated(s3Requests),
+        baseline: null,
+        unit: "",
+        note: `S3 requests of that cold first turn at ${SKILLS} skills (counted by a proxy in front of the emulator; the first run lists and writes the snapshot)`,
+      },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

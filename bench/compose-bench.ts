@@ -90,7 +90,11 @@ export async function benchCompose(): Promise<BenchRow[]> {
   const steady = await timeMany(ROUNDS, (i) => turn(i, renderer, "large"));
   // The catalog as a turn gets it: memoized per listing and active set, so a steady turn looks it up.
   const catalogOf = (p: TurnProcess) =>
-    catalogFor(listing, { budgetChars: engine?.catalogBudgetChars ?? 8_000, activeNames: p.activeSkills.map((s) => s.name), allowedSkills: p.allowedSkillsOverride });
+    catalogFor(listing, {
+      budgetChars: engine?.catalogBudgetChars ?? 8_000,
+      activeNames: p.activeSkills.map((s) => s.name),
+      allowedSkills: p.allowedSkillsOverride,
+    });
   for (let i = 0; i < WARM_UP; i++) await turn(i, renderer, "large", true);
   const steadyWithCatalog = await timeMany(ROUNDS, (i) => turn(i, renderer, "large", true));
   const big = Object.freeze(syntheticSkills(10_000));
@@ -98,12 +102,42 @@ export async function benchCompose(): Promise<BenchRow[]> {
   const matching = await timeMany(ROUNDS, (i) => triggeredSkills(listing, snapshot, messages[i % messages.length] as string, matcher));
 
   return [
-    { metric: "composeturn_section_cold_p50_ms_1000", ours: percentile(cold, 50), baseline: null, unit: "ms", note: "10 active, every body rendered" },
+    {
+      metric: "composeturn_section_cold_p50_ms_1000",
+      ours: percentile(cold, 50),
+      baseline: null,
+      unit: "ms",
+      note: "10 active, every body rendered",
+    },
     { metric: "composeturn_section_cold_p99_ms_1000", ours: percentile(cold, 99), baseline: null, unit: "ms" },
-    { metric: "composeturn_section_p50_ms_1000", ours: percentile(steady, 50), baseline: null, unit: "ms", note: "trigger hook + composeTurn, render cache warm" },
-    { metric: "composeturn_section_p99_ms_1000", ours: percentile(steady, 99), baseline: null, unit: "ms", note: `target ≤ 1 ms; ${ROUNDS} turns, GC pauses included` },
-    { metric: "composeturn_with_catalog_p99_ms_1000", ours: percentile(steadyWithCatalog, 99), baseline: null, unit: "ms", note: "steady turn + catalog of 990 candidates (memoized), target ≤ 1 ms" },
-    { metric: "catalog_build_p50_ms_10000", ours: percentile(catalogBuild, 50), baseline: null, unit: "ms", note: "catalog of 10 000 candidates built from scratch (once per listing and active set)" },
+    {
+      metric: "composeturn_section_p50_ms_1000",
+      ours: percentile(steady, 50),
+      baseline: null,
+      unit: "ms",
+      note: "trigger hook + composeTurn, render cache warm",
+    },
+    {
+      metric: "composeturn_section_p99_ms_1000",
+      ours: percentile(steady, 99),
+      baseline: null,
+      unit: "ms",
+      note: `target ≤ 1 ms; ${ROUNDS} turns, GC pauses included`,
+    },
+    {
+      metric: "composeturn_with_catalog_p99_ms_1000",
+      ours: percentile(steadyWithCatalog, 99),
+      baseline: null,
+      unit: "ms",
+      note: "steady turn + catalog of 990 candidates (memoized), target ≤ 1 ms",
+    },
+    {
+      metric: "catalog_build_p50_ms_10000",
+      ours: percentile(catalogBuild, 50),
+      baseline: null,
+      unit: "ms",
+      note: "catalog of 10 000 candidates built from scratch (once per listing and active set)",
+    },
     { metric: "trigger_match_p50_ms_1000", ours: percentile(matching, 50), baseline: null, unit: "ms", note: "trigger hook, 2 KB message" },
     { metric: "trigger_match_p99_ms_1000", ours: percentile(matching, 99), baseline: null, unit: "ms" },
     { metric: "trigger_match_first_ms_1000", ours: first, baseline: null, unit: "ms", note: "compiling every pattern and the index" },

@@ -60,7 +60,19 @@ export async function benchComposeWithFiles(): Promise<BenchRow[]> {
   for (let i = 0; i < WARM_UP; i++) await turn(i);
   const steady = await timeMany(ROUNDS, (i) => turn(i));
   return [
-    { metric: "composeturn_files_p50_ms_1000x5", ours: percentile(steady, 50), baseline: null, unit: "ms", note: "1 000 skills × 5 files, 10 active with file listings" },
-    { metric: "composeturn_files_p99_ms_1000x5", ours: percentile(steady, 99), baseline: null, unit: "ms", note: `target ≤ 1 ms; ${ROUNDS} turns` },
+    {
+      metric: "composeturn_files_p50_ms_1000x5",
+      ours: percentile(steady, 50),
+      baseline: null,
+      unit: "ms",
+      note: "1 000 skills × 5 files, 10 active with file listings",
+    },
+    {
+      metric: "composeturn_files_p99_ms_1000x5",
+      ours: percentile(steady, 99),
+      baseline: null,
+      unit: "ms",
+      note: `target ≤ 1 ms; ${ROUNDS} turns`,
+    },
   ];
 }

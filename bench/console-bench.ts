@@ -15,7 +15,13 @@ export async function benchConsole(): Promise<BenchRow[]> {
   const kb = (list: string[]): number => list.reduce((sum, f) => sum + statSync(f).size, 0) / 1024;
   const gzipKb = (list: string[]): number => list.reduce((sum, f) => sum + gzipSync(readFileSync(f)).length, 0) / 1024;
   return [
-    { metric: "console_bundle_js_kb", ours: kb(js), baseline: null, unit: "KB", note: `console/dist/assets, minified; ${gzipKb(js).toFixed(0)} KB gzipped (CodeMirror 6, preact, zod)` },
+    {
+      metric: "console_bundle_js_kb",
+      ours: kb(js),
+      baseline: null,
+      unit: "KB",
+      note: `console/dist/assets, minified; ${gzipKb(js).toFixed(0)} KB gzipped (CodeMirror 6, preact, zod)`,
+    },
     { metric: "console_bundle_css_kb", ours: kb(css), baseline: null, unit: "KB", note: "console/dist/assets, minified" },
   ];
 }

@@ -18,7 +18,11 @@ import { repeated, timeMany, type BenchRow } from "./bench-table.js";
 const SIZES = (process.env.PUT_LEVEL_SIZES ?? "10,1000,10000").split(",").map(Number);
 const PUSH_SKILLS = Number(process.env.PUSH_SKILLS ?? (QUICK ? 100 : 1000));
 const TENANT = "writes";
-const quiet: LocalStackLogger = { info: () => undefined, warn: () => undefined, error: (message, detail) => console.error(`[local stack] ${message}`, detail ?? "") };
+const quiet: LocalStackLogger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message, detail) => console.error(`[local stack] ${message}`, detail ?? ""),
+};
 const PUTS = Math.max(REPETITIONS * 4, 20);
 
 /**
@@ -39,7 +43,11 @@ export async function benchDocumentWrites(): Promise<BenchRow[]> {
     for (const size of SIZES) {
       const project = `level-${size}`;
       const token = await stack.token({ tenant: TENANT, login: "bench", projects: [project], roles: ["tenant-admin"] });
-      await mapWithConcurrency(Array.from({ length: size }, (_, i) => i), 32, (i) => store.put(TENANT, project, skillPath(`seeded-${i}`), skillMd()));
+      await mapWithConcurrency(
+        Array.from({ length: size }, (_, i) => i),
+        32,
+        (i) => store.put(TENANT, project, skillPath(`seeded-${i}`), skillMd()),
+      );
       const put = async (name: string): Promise<void> => {
         const response = await fetch(`${stack.httpUrl}/brain/${TENANT}/projects/${project}/documents/${skillPath(name)}`, {
           method: "PUT",
@@ -63,7 +71,13 @@ export async function benchDocumentWrites(): Promise<BenchRow[]> {
       // Untimed edits first: the stack's first requests pay JIT and connection set-up.
       for (let i = 0; i < 5; i++) await put(`seeded-${i % size}`);
       const samples = await timeMany(PUTS, (i) => put(`seeded-${(i + 1) % size}`));
-      rows.push({ metric: `put_skill_p50_ms_level_${size}`, ...repeated(samples), baseline: null, unit: "ms", note: `HTTP PUT of a SKILL.md with a PATTERN trigger into a level of ${size} documents (an edit of one of them; local stack, per-level counters)` });
+      rows.push({
+        metric: `put_skill_p50_ms_level_${size}`,
+        ...repeated(samples),
+        baseline: null,
+        unit: "ms",
+        note: `HTTP PUT of a SKILL.md with a PATTERN trigger into a level of ${size} documents (an edit of one of them; local stack, per-level counters)`,
+      });
     }
     const skillsDir = join(dir, "skills");
     for (let i = 0; i < PUSH_SKILLS; i++) {
@@ -75,8 +89,15 @@ export async function benchDocumentWrites(): Promise<BenchRow[]> {
     const started = performance.now();
     const summary = await runPush({ dir: skillsDir, api, io: { out: () => undefined, err: () => undefined } });
     const seconds = (performance.now() - started) / 1000;
-    if (summary.failed.length + summary.refused.length > 0 || summary.uploaded.length !== PUSH_SKILLS) throw new Error(`push did not upload every skill: ${JSON.stringify({ failed: summary.failed[0], refused: summary.refused[0] })}`);
-    rows.push({ metric: `push_s_${PUSH_SKILLS}`, ours: seconds, baseline: null, unit: "s", note: `skills push of ${PUSH_SKILLS} skills into an empty level (local stack, 8 at a time; one run)` });
+    if (summary.failed.length + summary.refused.length > 0 || summary.uploaded.length !== PUSH_SKILLS)
+      throw new Error(`push did not upload every skill: ${JSON.stringify({ failed: summary.failed[0], refused: summary.refused[0] })}`);
+    rows.push({
+      metric: `push_s_${PUSH_SKILLS}`,
+      ours: seconds,
+      baseline: null,
+      unit: "s",
+      note: `skills push of ${PUSH_SKILLS} skills into an empty level (local stack, 8 at a time; one run)`,
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
     clients.destroy();

@@ -16,7 +16,11 @@ const WARMUP = 5;
 const LIST_SAMPLES = 200;
 const LANE_SAMPLES = 60;
 
-const quiet: LocalStackLogger = { info: () => undefined, warn: () => undefined, error: (message, detail) => console.error(`[local stack] ${message}`, detail ?? "") };
+const quiet: LocalStackLogger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message, detail) => console.error(`[local stack] ${message}`, detail ?? ""),
+};
 
 class BenchFailure extends Error {}
 
@@ -30,10 +34,15 @@ function client(stack: LocalStack, token: string): Client {
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };
       if (body !== undefined) headers["content-type"] = "application/json";
       if (wait !== undefined) headers.prefer = `wait=${wait}`;
-      const response = await fetch(`${stack.httpUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const response = await fetch(`${stack.httpUrl}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       const text = await response.text();
       // A waited lane call that did not finish in time (202) would measure the wrong thing.
-      if (response.status !== 200 && response.status !== 201) throw new BenchFailure(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+      if (response.status !== 200 && response.status !== 201)
+        throw new BenchFailure(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
       return JSON.parse(text) as unknown;
     },
   };
@@ -51,7 +60,9 @@ export async function benchHttp(): Promise<BenchRow[]> {
   try {
     const token = await stack.token({ tenant: TENANT, login: "bench", projects: [PROJECT] });
     const api = client(stack, token);
-    const spawned = (await api.call("POST", `/brain/${TENANT}/sessions/bench/processes`, { recipe: "default", projectId: PROJECT })) as { processId: string };
+    const spawned = (await api.call("POST", `/brain/${TENANT}/sessions/bench/processes`, { recipe: "default", projectId: PROJECT })) as {
+      processId: string;
+    };
     const processPath = `/brain/${TENANT}/processes/${spawned.processId}`;
 
     const list = () => api.call("GET", `/brain/${TENANT}/skills/effective?projectId=${PROJECT}`);
@@ -80,7 +91,11 @@ export async function benchHttp(): Promise<BenchRow[]> {
     return [
       ...rows("list", listSamples, `GET skills/effective, ${LIST_SAMPLES} calls`),
       ...rows("activate", activateSamples, `POST …/skill ACTIVATE with Prefer: wait=5 (lane), ${LANE_SAMPLES} calls`),
-      ...rows("compose", composeSamples, `POST …/turns with Prefer: wait=5 (lane; code-review active, trigger hook on the message), ${LANE_SAMPLES} calls`),
+      ...rows(
+        "compose",
+        composeSamples,
+        `POST …/turns with Prefer: wait=5 (lane; code-review active, trigger hook on the message), ${LANE_SAMPLES} calls`,
+      ),
     ];
   } finally {
     await stack.close();

@@ -31,7 +31,13 @@ async function laneRig(): Promise<LaneRig> {
   );
   const counter = new AwsRequestCounter();
   counter.instrument(clients.sqs); // the poller's receive and delete
-  const worker = shippedLaneWorker({ emulators, resources, region: "us-east-1", credentials: { accessKeyId: "bench", secretAccessKey: "bench" }, counter });
+  const worker = shippedLaneWorker({
+    emulators,
+    resources,
+    region: "us-east-1",
+    credentials: { accessKeyId: "bench", secretAccessKey: "bench" },
+    counter,
+  });
   const applied: LaneMessage[] = [];
   const app = worker.app;
   const handler: LaneWorkerHandler = async (event, context) => {
@@ -95,17 +101,21 @@ async function throughput(rig: LaneRig, processes: number, activations: number):
   // processes themselves enqueue concurrently.
   const perProcess = Math.ceil(activations / processes);
   const requests = await Promise.all(
-      ids.map(async (processId, p) => {
-        const accepted: { requestId: string }[] = [];
-        for (let i = 0; i < perProcess; i++) {
-          const requestId = `tp${processes}-${p}-${i}`;
-          enqueued.set(processId, [...(enqueued.get(processId) ?? []), requestId]);
-          accepted.push(
-            await rig.app.steerSkill(TENANT, processId, USER, { command: i % 2 ? "CLEAR" : "ACTIVATE", skillName: "typescript-style", requestId }),
-          );
-        }
-        return accepted;
-      }),
+    ids.map(async (processId, p) => {
+      const accepted: { requestId: string }[] = [];
+      for (let i = 0; i < perProcess; i++) {
+        const requestId = `tp${processes}-${p}-${i}`;
+        enqueued.set(processId, [...(enqueued.get(processId) ?? []), requestId]);
+        accepted.push(
+          await rig.app.steerSkill(TENANT, processId, USER, {
+            command: i % 2 ? "CLEAR" : "ACTIVATE",
+            skillName: "typescript-style",
+            requestId,
+          }),
+        );
+      }
+      return accepted;
+    }),
   );
   await Promise.all(requests.flatMap((accepted, p) => accepted.map((r) => rig.app.waitForRequest(TENANT, ids[p]!, r.requestId, 120_000))));
   const seconds = (performance.now() - started) / 1000;
@@ -124,22 +134,49 @@ export async function benchLanes(): Promise<BenchRow[]> {
     for (const processes of [1, 10, 100]) {
       const result = await throughput(rig, processes, processes === 100 ? 300 : 200);
       violations += result.violations;
-      rows.push({ metric: `lane_activations_per_s_${processes}`, ours: result.perSecond, baseline: null, unit: "1/s", note: `${processes} process(es), emulators` });
+      rows.push({
+        metric: `lane_activations_per_s_${processes}`,
+        ours: result.perSecond,
+        baseline: null,
+        unit: "1/s",
+        note: `${processes} process(es), emulators`,
+      });
     }
-    rows.push({ metric: "lane_order_violations", ours: violations, baseline: null, unit: "count", note: "applied vs enqueued order per process" });
+    rows.push({
+      metric: "lane_order_violations",
+      ours: violations,
+      baseline: null,
+      unit: "count",
+      note: "applied vs enqueued order per process",
+    });
 
     // Requests per activation: one process, activations applied one after the other.
     const p = await rig.app.spawn(TENANT, USER, { sessionId: "count", recipe: "default", projectId: PROJECT, name: "counted" });
     const n = 20;
     rig.counter.reset();
     for (let i = 0; i < n; i++) {
-      const accepted = await rig.app.steerSkill(TENANT, p.processId, USER, { command: i % 2 ? "CLEAR" : "ACTIVATE", skillName: "code-review" });
+      const accepted = await rig.app.steerSkill(TENANT, p.processId, USER, {
+        command: i % 2 ? "CLEAR" : "ACTIVATE",
+        skillName: "code-review",
+      });
       await rig.app.waitForRequest(TENANT, p.processId, accepted.requestId, 30_000);
     }
     const perActivation = (service: string) => rig.counter.total(service) / n;
     rows.push(
-      { metric: "activate_dynamodb_requests", ours: perActivation("DynamoDB"), baseline: null, unit: "req", note: "incl. caller's wait polling" },
-      { metric: "activate_sqs_requests", ours: perActivation("SQS"), baseline: null, unit: "req", note: "send + receive + delete, amortized" },
+      {
+        metric: "activate_dynamodb_requests",
+        ours: perActivation("DynamoDB"),
+        baseline: null,
+        unit: "req",
+        note: "incl. caller's wait polling",
+      },
+      {
+        metric: "activate_sqs_requests",
+        ours: perActivation("SQS"),
+        baseline: null,
+        unit: "req",
+        note: "send + receive + delete, amortized",
+      },
       { metric: "activate_s3_requests", ours: perActivation("S3"), baseline: null, unit: "req" },
     );
 
@@ -155,7 +192,13 @@ export async function benchLanes(): Promise<BenchRow[]> {
     }
     const perTurn = (service: string) => rig.counter.total(service) / n;
     rows.push(
-      { metric: "turn_dynamodb_requests", ours: perTurn("DynamoDB"), baseline: null, unit: "req", note: "2 active, warm catalogue, incl. caller's wait polling" },
+      {
+        metric: "turn_dynamodb_requests",
+        ours: perTurn("DynamoDB"),
+        baseline: null,
+        unit: "req",
+        note: "2 active, warm catalogue, incl. caller's wait polling",
+      },
       { metric: "turn_s3_requests", ours: perTurn("S3"), baseline: null, unit: "req" },
       { metric: "turn_sqs_requests", ours: perTurn("SQS"), baseline: null, unit: "req" },
     );

@@ -18,7 +18,11 @@ const SKILLS = 1000;
 const WARMUP = 3;
 const SAMPLES = 50;
 
-const quiet: LocalStackLogger = { info: () => undefined, warn: () => undefined, error: (message, detail) => console.error(`[local stack] ${message}`, detail ?? "") };
+const quiet: LocalStackLogger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message, detail) => console.error(`[local stack] ${message}`, detail ?? ""),
+};
 
 const skillMd = (i: number): string =>
   `---\nname: s${String(i).padStart(4, "0")}\ndescription: Bench skill ${i}.\narguments:\n  - name: lang\n    enum: [ts, py]\n---\nDo task ${i} carefully.\n`;
@@ -35,7 +39,9 @@ export async function benchMcp(): Promise<BenchRow[]> {
       if (response.status !== 200) throw new Error(`seeding answered ${response.status}: ${await response.text()}`);
     }
     const client = new Client({ name: "skills-bench", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.httpUrl}/brain/${TENANT}/mcp?projectId=${PROJECT}`), { requestInit: { headers } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack.httpUrl}/brain/${TENANT}/mcp?projectId=${PROJECT}`), { requestInit: { headers } }),
+    );
     const listAll = async (): Promise<void> => {
       let cursor: string | undefined;
       let count = 0;
@@ -61,11 +67,41 @@ export async function benchMcp(): Promise<BenchRow[]> {
     const row = (pick: (run: (typeof runs)[number]) => number[], p: number) => repeated(runs.map((run) => percentile(pick(run), p)));
     const note = `${SKILLS} project skills, SDK client over HTTP, warm catalogue, ${SAMPLES} calls per repetition`;
     return [
-      { metric: "mcp_prompts_list_page_p50_ms", ...row((r) => r.page, 50), baseline: null, unit: "ms", note: `prompts/list first page (100), ${note}` },
-      { metric: "mcp_prompts_list_page_p99_ms", ...row((r) => r.page, 99), baseline: null, unit: "ms", note: `prompts/list first page (100), ${note}` },
-      { metric: "mcp_prompts_list_all_p50_ms", ...row((r) => r.all, 50), baseline: null, unit: "ms", note: `prompts/list every page (${SKILLS / 100} calls), ${note}` },
-      { metric: "mcp_prompts_list_all_p99_ms", ...row((r) => r.all, 99), baseline: null, unit: "ms", note: `prompts/list every page (${SKILLS / 100} calls), ${note}` },
-      { metric: "mcp_prompts_get_p50_ms", ...row((r) => r.get, 50), baseline: null, unit: "ms", note: `prompts/get with one argument, ${note}` },
+      {
+        metric: "mcp_prompts_list_page_p50_ms",
+        ...row((r) => r.page, 50),
+        baseline: null,
+        unit: "ms",
+        note: `prompts/list first page (100), ${note}`,
+      },
+      {
+        metric: "mcp_prompts_list_page_p99_ms",
+        ...row((r) => r.page, 99),
+        baseline: null,
+        unit: "ms",
+        note: `prompts/list first page (100), ${note}`,
+      },
+      {
+        metric: "mcp_prompts_list_all_p50_ms",
+        ...row((r) => r.all, 50),
+        baseline: null,
+        unit: "ms",
+        note: `prompts/list every page (${SKILLS / 100} calls), ${note}`,
+      },
+      {
+        metric: "mcp_prompts_list_all_p99_ms",
+        ...row((r) => r.all, 99),
+        baseline: null,
+        unit: "ms",
+        note: `prompts/list every page (${SKILLS / 100} calls), ${note}`,
+      },
+      {
+        metric: "mcp_prompts_get_p50_ms",
+        ...row((r) => r.get, 50),
+        baseline: null,
+        unit: "ms",
+        note: `prompts/get with one argument, ${note}`,
+      },
     ];
   } finally {
     await stack.close();

@@ -53,7 +53,13 @@ async function underAttack(attack: () => Promise<unknown>, victim: () => Promise
 function rows(prefix: string, runs: number[][], note: string): BenchRow[] {
   return [
     { metric: `${prefix}_other_tenant_p50_ms`, ...repeated(runs.map((r) => percentile(r, 50))), baseline: null, unit: "ms", note },
-    { metric: `${prefix}_other_tenant_p99_ms`, ...repeated(runs.map((r) => percentile(r, 99))), baseline: null, unit: "ms", note: "the other tenant's request, queued behind the attack on the same event loop" },
+    {
+      metric: `${prefix}_other_tenant_p99_ms`,
+      ...repeated(runs.map((r) => percentile(r, 99))),
+      baseline: null,
+      unit: "ms",
+      note: "the other tenant's request, queued behind the attack on the same event loop",
+    },
   ];
 }
 
@@ -84,7 +90,10 @@ export async function benchPlaceholderAttack(): Promise<BenchRow[]> {
           // 20 waves of 12 prompts/get (one former batch's worth) and 8 concurrent previews, each
           // call arriving as a request of its own (a macrotask, as an HTTP request does).
           for (let wave = 0; wave < 20; wave++) {
-            await Promise.all([...Array.from({ length: 12 }, () => nextTick().then(promptsGet)), ...Array.from({ length: 8 }, () => nextTick().then(preview))]);
+            await Promise.all([
+              ...Array.from({ length: 12 }, () => nextTick().then(promptsGet)),
+              ...Array.from({ length: 8 }, () => nextTick().then(preview)),
+            ]);
           }
         },
         () => composeSection([{ skill: victimSkill }], {}, NOT_RENDERED),
@@ -93,8 +102,18 @@ export async function benchPlaceholderAttack(): Promise<BenchRow[]> {
   }
   const heapAfterMb = process.memoryUsage().heapUsed / 2 ** 20;
   return [
-    ...rows("placeholder_attack", runs, `7 000 × $0, 64 KB argument: 20 waves of 12 prompts/get + 8 previews per run, ${refused} refused while built`),
-    { metric: "placeholder_attack_heap_after_mb", ours: heapAfterMb, baseline: null, unit: "MB", note: `heap before ${(heapBefore / 2 ** 20).toFixed(0)} MB; unbounded, one prompts/get built 450 MB` },
+    ...rows(
+      "placeholder_attack",
+      runs,
+      `7 000 × $0, 64 KB argument: 20 waves of 12 prompts/get + 8 previews per run, ${refused} refused while built`,
+    ),
+    {
+      metric: "placeholder_attack_heap_after_mb",
+      ours: heapAfterMb,
+      baseline: null,
+      unit: "MB",
+      note: `heap before ${(heapBefore / 2 ** 20).toFixed(0)} MB; unbounded, one prompts/get built 450 MB`,
+    },
   ];
 }
 
@@ -105,13 +124,21 @@ export async function benchEvalsAttack(): Promise<BenchRow[]> {
       resolvedSkill({
         name: `u${user}-s${s}`,
         source: "USER",
-        triggers: Array.from({ length: 20 }, (_, p): SkillTrigger => ({ type: "PATTERN", pattern: `[a-z]{2,4}\\d{${1 + ((user + s + p) % 7)}}[q-z]{${1 + (p % 4)}}-${user}` })),
+        triggers: Array.from({ length: 20 }, (_, p): SkillTrigger => ({
+          type: "PATTERN",
+          pattern: `[a-z]{2,4}\\d{${1 + ((user + s + p) % 7)}}[q-z]{${1 + (p % 4)}}-${user}`,
+        })),
       }),
     );
   const listings = [member(0), member(1)];
   const message = "zz9 qq 42 lorem ".repeat(256);
-  const evals = { should: Array.from({ length: 500 }, (_, i) => `${message}${i}`), shouldNot: Array.from({ length: 500 }, (_, i) => `${message}not ${i}`) };
-  const victim = Object.freeze([resolvedSkill({ name: "deploy", source: "PROJECT", triggers: [{ type: "KEYWORDS", keywords: ["deploy"] }] })]);
+  const evals = {
+    should: Array.from({ length: 500 }, (_, i) => `${message}${i}`),
+    shouldNot: Array.from({ length: 500 }, (_, i) => `${message}not ${i}`),
+  };
+  const victim = Object.freeze([
+    resolvedSkill({ name: "deploy", source: "PROJECT", triggers: [{ type: "KEYWORDS", keywords: ["deploy"] }] }),
+  ]);
   const snapshot: Pick<Process, "activeSkills" | "allowedSkillsOverride"> = { activeSkills: [], allowedSkillsOverride: null };
   const runs: number[][] = [];
   const runMs: number[] = [];
@@ -120,7 +147,9 @@ export async function benchEvalsAttack(): Promise<BenchRow[]> {
       await underAttack(
         async () => {
           const started = performance.now();
-          await Promise.all(listings.map((listing) => runTriggerEvals(listing[0]!, listing, evals, new EvalTimeBudget(ROUTE_EVALS_TIME_BUDGET_MS))));
+          await Promise.all(
+            listings.map((listing) => runTriggerEvals(listing[0]!, listing, evals, new EvalTimeBudget(ROUTE_EVALS_TIME_BUDGET_MS))),
+          );
           runMs.push(performance.now() - started);
         },
         () => triggeredSkills(victim, snapshot, "please deploy the service", matcher),

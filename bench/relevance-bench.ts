@@ -30,7 +30,15 @@ function fixtureSkills(): ResolvedSkill[] {
       const path = join(root, name, "SKILL.md");
       const parsed = parseSkillDocument(name, readFileSync(path, "utf8"), path);
       if (!parsed.definition) return [];
-      return [{ ...parsed.definition, source: "PROJECT" as const, location: { source: "PROJECT" as const, project: "bench", directory: `_vance/skills/${name}` }, referenceDocs: [], warnings: [] }];
+      return [
+        {
+          ...parsed.definition,
+          source: "PROJECT" as const,
+          location: { source: "PROJECT" as const, project: "bench", directory: `_vance/skills/${name}` },
+          referenceDocs: [],
+          warnings: [],
+        },
+      ];
     });
 }
 
@@ -41,7 +49,11 @@ function requests(): string[] {
 
 /** n skills: the fixture's, then copies under numbered names (same texts: the index sees realistic terms). */
 function listingOf(base: readonly ResolvedSkill[], n: number): readonly ResolvedSkill[] {
-  return Object.freeze(Array.from({ length: n }, (_, i) => (i < base.length ? base[i]! : { ...base[i % base.length]!, name: `${base[i % base.length]!.name}-${i}` })));
+  return Object.freeze(
+    Array.from({ length: n }, (_, i) =>
+      i < base.length ? base[i]! : { ...base[i % base.length]!, name: `${base[i % base.length]!.name}-${i}` },
+    ),
+  );
 }
 
 export async function benchRelevance(): Promise<BenchRow[]> {
@@ -51,10 +63,16 @@ export async function benchRelevance(): Promise<BenchRow[]> {
   for (const n of [1_000, 10_000]) {
     const listing = listingOf(base, n);
     const built = await timeMany(1, () => listingRelevance(listing));
-    const options = (i: number) => ({ budgetChars: DEFAULT_CATALOG_BUDGET_CHARS, activeNames: [], allowedSkills: null, query: messages[i % messages.length]! });
+    const options = (i: number) => ({
+      budgetChars: DEFAULT_CATALOG_BUDGET_CHARS,
+      activeNames: [],
+      allowedSkills: null,
+      query: messages[i % messages.length]!,
+    });
     await timeMany(WARM_UP, (i) => catalogFor(listing, options(i)));
     const catalogP99: number[] = [];
-    for (let r = 0; r < REPEATS; r++) catalogP99.push(percentile(await timeMany(messages.length * 2, (i) => catalogFor(listing, options(i))), 99));
+    for (let r = 0; r < REPEATS; r++)
+      catalogP99.push(percentile(await timeMany(messages.length * 2, (i) => catalogFor(listing, options(i))), 99));
     rows.push({
       metric: `catalog_relevance_p99_ms_${n}`,
       ...repeated(catalogP99),
@@ -62,15 +80,36 @@ export async function benchRelevance(): Promise<BenchRow[]> {
       unit: "ms",
       note: `catalogFor ranked by relevance to one of ${messages.length} user requests over ${n} real-shaped skills (default budget); target ≤ ${n >= 10_000 ? 10 : 2} ms`,
     });
-    rows.push({ metric: `relevance_index_build_ms_${n}`, ours: built[0]!, baseline: null, unit: "ms", note: "once per listing (memoized per listing identity): tokenizing and packing every skill's fields" });
+    rows.push({
+      metric: `relevance_index_build_ms_${n}`,
+      ours: built[0]!,
+      baseline: null,
+      unit: "ms",
+      note: "once per listing (memoized per listing identity): tokenizing and packing every skill's fields",
+    });
     if (n === 10_000) {
       await timeMany(WARM_UP, (i) => searchSkills(listing, messages[i % messages.length]!, { limit: 5 }));
       const searchP99: number[] = [];
-      for (let r = 0; r < REPEATS; r++) searchP99.push(percentile(await timeMany(messages.length * 2, (i) => searchSkills(listing, messages[i % messages.length]!, { limit: 5 })), 99));
-      rows.push({ metric: "skill_search_p99_ms_10000", ...repeated(searchP99), baseline: null, unit: "ms", note: "searchSkills (skill_search and GET …/skills/search), limit 5; target ≤ 10 ms" });
+      for (let r = 0; r < REPEATS; r++)
+        searchP99.push(
+          percentile(await timeMany(messages.length * 2, (i) => searchSkills(listing, messages[i % messages.length]!, { limit: 5 })), 99),
+        );
+      rows.push({
+        metric: "skill_search_p99_ms_10000",
+        ...repeated(searchP99),
+        baseline: null,
+        unit: "ms",
+        note: "searchSkills (skill_search and GET …/skills/search), limit 5; target ≤ 10 ms",
+      });
       const huge = "x".repeat(50_000) + " slack message " + "y ".repeat(25_000);
       const hugeTimes = await timeMany(50, () => searchSkills(listing, huge, { limit: 20 }));
-      rows.push({ metric: "skill_search_100kb_query_p99_ms_10000", ours: percentile(hugeTimes, 99), baseline: null, unit: "ms", note: "a 100 KB query: read as its first and last 4 KB" });
+      rows.push({
+        metric: "skill_search_100kb_query_p99_ms_10000",
+        ours: percentile(hugeTimes, 99),
+        baseline: null,
+        unit: "ms",
+        note: "a 100 KB query: read as its first and last 4 KB",
+      });
     }
   }
   return rows;

@@ -23,7 +23,11 @@ import { benchUsage } from "./usage-bench.js";
 /** A section that starts its own local stack runs in a fresh process (see bench/mcp-only.ts). */
 async function inChild(script: string): Promise<BenchRow[]> {
   const tsx = fileURLToPath(new URL("../node_modules/tsx/dist/cli.mjs", import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, [tsx, fileURLToPath(new URL(script, import.meta.url)), ...process.argv.slice(2)], { maxBuffer: 16 * 1024 * 1024, timeout: 600_000 });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [tsx, fileURLToPath(new URL(script, import.meta.url)), ...process.argv.slice(2)],
+    { maxBuffer: 16 * 1024 * 1024, timeout: 600_000 },
+  );
   return JSON.parse(stdout) as BenchRow[];
 }
 
@@ -55,7 +59,12 @@ async function main(): Promise<void> {
   await section("document writes", () => inChild("./document-writes-only.ts"));
   await section("sandbox", async () => {
     const figures = await benchSandbox();
-    return Object.entries(figures).map(([metric, ours]) => ({ metric: `sandbox_${metric}`, ours, baseline: null, unit: metric.endsWith("Ms") || metric.includes("Ms") ? "ms" : "" }));
+    return Object.entries(figures).map(([metric, ours]) => ({
+      metric: `sandbox_${metric}`,
+      ours,
+      baseline: null,
+      unit: metric.endsWith("Ms") || metric.includes("Ms") ? "ms" : "",
+    }));
   });
 
   await section("scripts", async () =>
@@ -68,7 +77,14 @@ async function main(): Promise<void> {
   mkdirSync(new URL(".", import.meta.url), { recursive: true });
   // --quick figures are for development: they never overwrite the committed results.
   const file = QUICK ? "./results.quick.json" : "./results.json";
-  writeFileSync(new URL(file, import.meta.url), `${JSON.stringify(rows.map(({ metric, ours, baseline, unit, spread }) => ({ metric, ours, baseline, unit, ...(spread ? { spread } : {}) })), null, 2)}\n`);
+  writeFileSync(
+    new URL(file, import.meta.url),
+    `${JSON.stringify(
+      rows.map(({ metric, ours, baseline, unit, spread }) => ({ metric, ours, baseline, unit, ...(spread ? { spread } : {}) })),
+      null,
+      2,
+    )}\n`,
+  );
   process.exit(0);
 }
 

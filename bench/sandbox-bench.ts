@@ -16,7 +16,8 @@ const BODY = [
   "{% endfor %}",
 ].join("\n");
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 
 const timed = async (run: () => Promise<unknown>): Promise<number> => {
   const started = performance.now();

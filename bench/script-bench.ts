@@ -27,7 +27,8 @@ if (res && res.fire) {
 /** Answers at once, so the figure is the sandbox's share of a guard, not a model's. */
 const fakeLlm: LlmPort = { callForJson: async () => ({ fire: true }) };
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 
 const timed = async (run: () => Promise<unknown>): Promise<number> => {
   const started = performance.now();
@@ -107,7 +108,16 @@ export async function benchGuards(pool: SandboxPool): Promise<Record<string, num
   await documents.put("acme", "proj1", "_vance/guards/code-guard.js", GUARD);
   const runner = new SandboxedGuardRunner({ sources: { store: documents, bundled: EMPTY_LAYER }, llm: fakeLlm, pool });
   const evaluation = (guard: GuardConfig) => ({
-    process: newProcess({ tenant: "acme", processId: "p1", sessionId: "s1", name: "main", recipe: "default", engine: "ford", projectId: "proj1", guard }),
+    process: newProcess({
+      tenant: "acme",
+      processId: "p1",
+      sessionId: "s1",
+      name: "main",
+      recipe: "default",
+      engine: "ford",
+      projectId: "proj1",
+      guard,
+    }),
     turnId: "t1",
     task: "add login",
     output: "Implemented and tested.",
@@ -130,15 +140,36 @@ async function benchScriptTool(pool: SandboxPool): Promise<Record<string, number
   const documents = new InMemoryDocumentStore();
   const skill = "---\ntitle: Kit\ndescription: Bench kit\nversion: 1.0.0\nscripts:\n  - name: sum\n    file: scripts/sum.js\n---\n";
   await documents.put("acme", "_tenant", "_vance/skills/kit/SKILL.md", skill);
-  await documents.put("acme", "_tenant", "_vance/skills/kit/scripts/sum.js", "vance.log('summing'); args.values.reduce((a, b) => a + b, 0)");
+  await documents.put(
+    "acme",
+    "_tenant",
+    "_vance/skills/kit/scripts/sum.js",
+    "vance.log('summing'); args.values.reduce((a, b) => a + b, 0)",
+  );
   const loader = new SkillLoader({ store: documents, bundled: EMPTY_LAYER });
   const resolved = await loader.load({ tenantId: "acme", projectId: "proj1" }, "kit");
   const tool = resolved && findScriptTool([resolved], "skill_kit__sum");
   if (!tool) throw new Error("bench skill did not resolve");
   const runner = new SkillScriptRunner({ loader, documents, pool });
-  const process = newProcess({ tenant: "acme", processId: "p1", sessionId: "s1", name: "main", recipe: "default", engine: "ford", projectId: "proj1" });
+  const process = newProcess({
+    tenant: "acme",
+    processId: "p1",
+    sessionId: "s1",
+    name: "main",
+    recipe: "default",
+    engine: "ford",
+    projectId: "proj1",
+  });
   const call = () =>
-    runner.run({ process, user: null, tool, args: { values: [1, 2, 3] }, depth: 0, budget: new WorkspaceBudget(), callTool: async () => null });
+    runner.run({
+      process,
+      user: null,
+      tool,
+      args: { values: [1, 2, 3] },
+      depth: 0,
+      budget: new WorkspaceBudget(),
+      callTool: async () => null,
+    });
   for (let i = 0; i < 10; i++) await call();
   const times = await samples(100, call);
   return { scriptToolRunP50Ms: round(percentile(times, 0.5)), scriptToolRunP99Ms: round(percentile(times, 0.99)) };

@@ -28,6 +28,8 @@ export function shippedLaneWorker(input: {
     ...localEnvironment({ ...input, managementEndpoint: "http://127.0.0.1:9", jwtSecret: "bench-secret" }),
     POWERTOOLS_LOG_LEVEL: "SILENT",
   });
-  const worker = laneWorkerFromEnv(process.env, powertoolsObservability("skills-lane-worker"), { instrument: (client) => input.counter.instrument(client) });
+  const worker = laneWorkerFromEnv(process.env, powertoolsObservability("skills-lane-worker"), {
+    instrument: (client) => input.counter.instrument(client),
+  });
   return { ...worker, restore };
 }

@@ -24,7 +24,10 @@ function userListing(user: number) {
       resolvedSkill({
         name: `u${user}-s${s}`,
         source: "USER",
-        triggers: Array.from({ length: 20 }, (_, p): SkillTrigger => ({ type: "PATTERN", pattern: `[a-z]{2,4}\\d{${1 + ((user + s + p) % 7)}}[q-z]{${1 + (p % 4)}}-${user}` })),
+        triggers: Array.from({ length: 20 }, (_, p): SkillTrigger => ({
+          type: "PATTERN",
+          pattern: `[a-z]{2,4}\\d{${1 + ((user + s + p) % 7)}}[q-z]{${1 + (p % 4)}}-${user}`,
+        })),
       }),
     ),
   );
@@ -33,7 +36,9 @@ function userListing(user: number) {
 export async function benchTriggerStorm(): Promise<BenchRow[]> {
   const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
   const listings = Array.from({ length: USERS }, (_, u) => userListing(u));
-  const victim = Object.freeze([resolvedSkill({ name: "deploy", source: "PROJECT", triggers: [{ type: "KEYWORDS", keywords: ["deploy"] }] })]);
+  const victim = Object.freeze([
+    resolvedSkill({ name: "deploy", source: "PROJECT", triggers: [{ type: "KEYWORDS", keywords: ["deploy"] }] }),
+  ]);
   const hostile = `${"zz9 qq 42 lorem ".repeat(2200)}`.slice(0, 32 * 1024);
   const heapBefore = process.memoryUsage().heapUsed;
 
@@ -57,8 +62,26 @@ export async function benchTriggerStorm(): Promise<BenchRow[]> {
   await Promise.all([storm, other]);
   const heapAfterMb = process.memoryUsage().heapUsed / 2 ** 20;
   return [
-    { metric: "trigger_storm_other_tenant_p50_ms", ours: percentile(victimMs, 50), baseline: null, unit: "ms", note: `${USERS} members × 100 patterns, 32 KB messages, ${STORM_TURNS} turns, same event loop` },
-    { metric: "trigger_storm_other_tenant_p99_ms", ours: percentile(victimMs, 99), baseline: null, unit: "ms", note: "bounded by the 50 ms per-message trigger budget" },
-    { metric: "trigger_storm_heap_after_mb", ours: heapAfterMb, baseline: null, unit: "MB", note: `heap before ${(heapBefore / 2 ** 20).toFixed(0)} MB; DFA 128 KiB per pattern, cache 64 MiB` },
+    {
+      metric: "trigger_storm_other_tenant_p50_ms",
+      ours: percentile(victimMs, 50),
+      baseline: null,
+      unit: "ms",
+      note: `${USERS} members × 100 patterns, 32 KB messages, ${STORM_TURNS} turns, same event loop`,
+    },
+    {
+      metric: "trigger_storm_other_tenant_p99_ms",
+      ours: percentile(victimMs, 99),
+      baseline: null,
+      unit: "ms",
+      note: "bounded by the 50 ms per-message trigger budget",
+    },
+    {
+      metric: "trigger_storm_heap_after_mb",
+      ours: heapAfterMb,
+      baseline: null,
+      unit: "MB",
+      note: `heap before ${(heapBefore / 2 ** 20).toFixed(0)} MB; DFA 128 KiB per pattern, cache 64 MiB`,
+    },
   ];
 }

@@ -22,12 +22,22 @@ const LATENCY_TURNS = QUICK ? 40 : 100;
 const WINDOW_MS = QUICK ? 1000 : 2000;
 const CALLERS_PER_PROCESS = 4;
 
-const quiet: LocalStackLogger = { info: () => undefined, warn: () => undefined, error: (message, detail) => console.error(`[local stack] ${message}`, detail ?? "") };
+const quiet: LocalStackLogger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message, detail) => console.error(`[local stack] ${message}`, detail ?? ""),
+};
 
 class BenchFailure extends Error {}
 
 interface Caller {
-  call(method: string, path: string, body?: unknown, wait?: number, accept?: readonly number[]): Promise<{ status: number; json: Record<string, unknown> }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    wait?: number,
+    accept?: readonly number[],
+  ): Promise<{ status: number; json: Record<string, unknown> }>;
 }
 
 function caller(stack: LocalStack, token: string): Caller {
@@ -36,11 +46,16 @@ function caller(stack: LocalStack, token: string): Caller {
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };
       if (body !== undefined) headers["content-type"] = "application/json";
       if (wait !== undefined) headers.prefer = `wait=${wait}`;
-      const response = await fetch(`${stack.httpUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const response = await fetch(`${stack.httpUrl}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       const text = await response.text();
       // A waited call that did not finish in time (202) would measure the wrong thing.
       const expected = accept ?? (wait === undefined ? [200, 201, 202] : [200, 201]);
-      if (!expected.includes(response.status)) throw new BenchFailure(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+      if (!expected.includes(response.status))
+        throw new BenchFailure(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
       return { status: response.status, json: JSON.parse(text) as Record<string, unknown> };
     },
   };
@@ -62,7 +77,8 @@ async function spawnProcesses(stack: LocalStack, n: number, label: string): Prom
   );
 }
 
-const compose = (owned: Owned, i: number) => owned.api.call("POST", `${owned.path}/turns`, { message: `please look at the typescript changes ${i}` }, WAIT);
+const compose = (owned: Owned, i: number) =>
+  owned.api.call("POST", `${owned.path}/turns`, { message: `please look at the typescript changes ${i}` }, WAIT);
 
 /** Turns answered per second while `callers` callers per process compose one turn after another. */
 async function turnsPerSecond(processes: readonly Owned[], callers: number): Promise<number> {
@@ -146,7 +162,8 @@ export async function benchTurns(): Promise<BenchRow[]> {
     const cpu = process.cpuUsage(cpuBefore);
     const cpuMsPerTurn = (cpu.user + cpu.system) / 1000 / LATENCY_TURNS;
     const p50Runs: number[] = [];
-    for (let r = 0; r < RUNS; r++) p50Runs.push(percentile(latencies.slice(Math.floor((r * LATENCY_TURNS) / RUNS), Math.floor(((r + 1) * LATENCY_TURNS) / RUNS)), 50));
+    for (let r = 0; r < RUNS; r++)
+      p50Runs.push(percentile(latencies.slice(Math.floor((r * LATENCY_TURNS) / RUNS), Math.floor(((r + 1) * LATENCY_TURNS) / RUNS)), 50));
 
     const turns1: number[] = [];
     const turns10: number[] = [];
@@ -160,16 +177,58 @@ export async function benchTurns(): Promise<BenchRow[]> {
       const owned = n === 1 ? [one!] : n === 10 ? ten : await spawnProcesses(stack, n, "act");
       const runs: number[] = [];
       for (let r = 0; r < RUNS; r++) runs.push(await activationsPerSecond(owned, n === 100 ? 300 : 200));
-      activationRows.push({ metric: `activations_per_s_${n}`, ...repeated(runs), baseline: null, unit: "1/s", note: `${n} process(es) over HTTP, ACTIVATE/CLEAR alternating, posted without waiting; the last waits` });
+      activationRows.push({
+        metric: `activations_per_s_${n}`,
+        ...repeated(runs),
+        baseline: null,
+        unit: "1/s",
+        note: `${n} process(es) over HTTP, ACTIVATE/CLEAR alternating, posted without waiting; the last waits`,
+      });
     }
 
     return [
-      { metric: "turn_http_dynamodb_requests", ...repeated(dynamodb), baseline: null, unit: "", note: `DynamoDB requests of one turn with Prefer: wait (caller and worker), ${COUNTED_TURNS} turns; last: ${JSON.stringify(lastTurn)}` },
-      { metric: "turn_http_sqs_requests", ...repeated(sqs), baseline: null, unit: "", note: "SQS requests of that turn: send, the receive that got it, the delete (empty long polls left out)" },
-      { metric: "cpu_ms_per_turn", ours: cpuMsPerTurn, baseline: null, unit: "ms", note: `CPU of the whole local stack (this process: gateway, functions, emulators) per turn, ${LATENCY_TURNS} turns one after another` },
-      { metric: "turn_http_p50_ms_1", ...repeated(p50Runs), baseline: null, unit: "ms", note: `one caller, one process, turns one after another, ${LATENCY_TURNS} turns in ${RUNS} slices` },
-      { metric: "turns_per_s_1", ...repeated(turns1), baseline: null, unit: "1/s", note: `one process, ${CALLERS_PER_PROCESS} callers each composing with Prefer: wait, ${WINDOW_MS} ms windows` },
-      { metric: "turns_per_s_10", ...repeated(turns10), baseline: null, unit: "1/s", note: `10 processes of 10 users, ${CALLERS_PER_PROCESS} callers each, ${WINDOW_MS} ms windows` },
+      {
+        metric: "turn_http_dynamodb_requests",
+        ...repeated(dynamodb),
+        baseline: null,
+        unit: "",
+        note: `DynamoDB requests of one turn with Prefer: wait (caller and worker), ${COUNTED_TURNS} turns; last: ${JSON.stringify(lastTurn)}`,
+      },
+      {
+        metric: "turn_http_sqs_requests",
+        ...repeated(sqs),
+        baseline: null,
+        unit: "",
+        note: "SQS requests of that turn: send, the receive that got it, the delete (empty long polls left out)",
+      },
+      {
+        metric: "cpu_ms_per_turn",
+        ours: cpuMsPerTurn,
+        baseline: null,
+        unit: "ms",
+        note: `CPU of the whole local stack (this process: gateway, functions, emulators) per turn, ${LATENCY_TURNS} turns one after another`,
+      },
+      {
+        metric: "turn_http_p50_ms_1",
+        ...repeated(p50Runs),
+        baseline: null,
+        unit: "ms",
+        note: `one caller, one process, turns one after another, ${LATENCY_TURNS} turns in ${RUNS} slices`,
+      },
+      {
+        metric: "turns_per_s_1",
+        ...repeated(turns1),
+        baseline: null,
+        unit: "1/s",
+        note: `one process, ${CALLERS_PER_PROCESS} callers each composing with Prefer: wait, ${WINDOW_MS} ms windows`,
+      },
+      {
+        metric: "turns_per_s_10",
+        ...repeated(turns10),
+        baseline: null,
+        unit: "1/s",
+        note: `10 processes of 10 users, ${CALLERS_PER_PROCESS} callers each, ${WINDOW_MS} ms windows`,
+      },
       ...activationRows,
     ];
   } finally {

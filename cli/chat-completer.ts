@@ -50,7 +50,16 @@ function candidatesFor(line: string, state: CompletionState): [string[], string]
     return [startingWith(current, [...names, "list", "clear"]), current];
   }
   const name = words[1];
-  if (name === "clear") return words.length === 3 ? [startingWith(current, state.active.map((s) => s.name)), current] : [[], current];
+  if (name === "clear")
+    return words.length === 3
+      ? [
+          startingWith(
+            current,
+            state.active.map((s) => s.name),
+          ),
+          current,
+        ]
+      : [[], current];
   const skill = state.skills.find((s) => s.name === name);
   if (!skill) return [[], current];
   const rest = words.slice(2);

@@ -22,12 +22,21 @@ export interface ModelLoopIo {
   signal?: AbortSignal;
 }
 
-export async function runModelTurn(config: LlmConfig, client: SkillsClient, processId: string, turn: Turn, io: ModelLoopIo): Promise<string> {
+export async function runModelTurn(
+  config: LlmConfig,
+  client: SkillsClient,
+  processId: string,
+  turn: Turn,
+  io: ModelLoopIo,
+): Promise<string> {
   const messages: ChatMessage[] = [
     ...turn.systemPrompt.map((m) => ({ role: "system" as const, content: m.content })),
     ...turn.messages.map((m) => ({ role: "user" as const, content: m.sender.startsWith("_") ? `[${m.sender}] ${m.text}` : m.text })),
   ];
-  const tools = turn.toolSpecs.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+  const tools = turn.toolSpecs.map((t) => ({
+    type: "function",
+    function: { name: t.name, description: t.description, parameters: t.inputSchema },
+  }));
   for (let round = 0; round < MAX_TOOL_ROUNDS; round += 1) {
     const reply = await complete(config, messages, tools, io.signal);
     messages.push(reply);
@@ -49,7 +58,12 @@ export async function runModelTurn(config: LlmConfig, client: SkillsClient, proc
   return "(stopped: too many tool rounds)";
 }
 
-async function complete(config: LlmConfig, messages: ChatMessage[], tools: unknown[], signal: AbortSignal | undefined): Promise<ChatMessage> {
+async function complete(
+  config: LlmConfig,
+  messages: ChatMessage[],
+  tools: unknown[],
+  signal: AbortSignal | undefined,
+): Promise<ChatMessage> {
   const timeout = AbortSignal.timeout(config.timeoutMs * 4);
   const response = await fetch(`${config.url.replace(/\/+$/, "")}/chat/completions`, {
     method: "POST",

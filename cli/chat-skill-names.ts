@@ -50,7 +50,13 @@ export class SkillNames {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.timeoutMs)));
     try {
-      return await Promise.race([this.refresh().then(() => true as const, () => false as const), timedOut]);
+      return await Promise.race([
+        this.refresh().then(
+          () => true as const,
+          () => false as const,
+        ),
+        timedOut,
+      ]);
     } finally {
       clearTimeout(timer);
     }

@@ -46,13 +46,16 @@ const indent = (text: string): string[] => text.split("\n").map((l) => `  ${l}`)
 export function formatTurn(turn: Turn, parts: readonly ShowPart[]): string[] {
   const lines = [`turn ${turn.turnId}: ${turn.messages.length} message(s), ${turn.activeSkills.length} active skill(s)`];
   if (parts.includes("prompt")) for (const m of turn.systemPrompt) lines.push("── system ──", ...indent(m.content));
-  if (parts.includes("section")) lines.push("── skill section ──", ...(turn.skillSection.trim() === "" ? ["  (empty: no active skill)"] : indent(turn.skillSection)));
+  if (parts.includes("section"))
+    lines.push("── skill section ──", ...(turn.skillSection.trim() === "" ? ["  (empty: no active skill)"] : indent(turn.skillSection)));
   if (parts.includes("messages")) for (const m of turn.messages) lines.push(`  [${m.sender}] ${m.text}`);
   if (parts.includes("tools")) lines.push(`tools: ${turn.tools.length === 0 ? "(none)" : turn.tools.join(", ")}`);
   if (parts.includes("catalog")) {
     const c = turn.catalog;
     const names = c.entries.map((e) => e.name).join(", ");
-    lines.push(`catalog: ${c.entries.length} entr${c.entries.length === 1 ? "y" : "ies"}${names === "" ? "" : ` (${names})`}, ${c.omitted.length} omitted, ${c.usedChars}/${c.budgetChars} chars`);
+    lines.push(
+      `catalog: ${c.entries.length} entr${c.entries.length === 1 ? "y" : "ies"}${names === "" ? "" : ` (${names})`}, ${c.omitted.length} omitted, ${c.usedChars}/${c.budgetChars} chars`,
+    );
   }
   return lines;
 }

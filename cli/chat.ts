@@ -46,7 +46,12 @@ const NO_MODEL_OUTPUT = "";
  * sandbox on a working directory of their own. Resolves with the exit code.
  */
 export async function runChat(options: ChatOptions): Promise<number> {
-  const client = new SkillsClient({ baseUrl: options.baseUrl, tenant: options.tenant, token: options.token, ...(options.webSocketUrl ? { webSocketUrl: options.webSocketUrl } : {}) });
+  const client = new SkillsClient({
+    baseUrl: options.baseUrl,
+    tenant: options.tenant,
+    token: options.token,
+    ...(options.webSocketUrl ? { webSocketUrl: options.webSocketUrl } : {}),
+  });
   const output = options.output ?? process.stdout;
   const process_ = await openProcess(client, options);
   const workDir = resolve(options.workDir ?? join(tmpdir(), "skills-chat", process_.processId));
@@ -55,14 +60,19 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const session = new ChatSession(client, options, process_, output);
   session.say(`process ${process_.name} (${process_.processId}) · project ${process_.projectId} · recipe ${process_.recipe}`);
   session.say(`FOOT scripts run locally in ${workDir}`);
-  session.say(options.llm ? `model: ${options.llm.model} at ${options.llm.url}` : `no model configured (${ENV.llmUrl}): a steering console; a message composes a turn and shows it`);
+  session.say(
+    options.llm
+      ? `model: ${options.llm.model} at ${options.llm.url}`
+      : `no model configured (${ENV.llmUrl}): a steering console; a message composes a turn and shows it`,
+  );
   session.say("/help lists the commands; Ctrl-D leaves");
   await session.refreshSkills().catch((error: unknown) => session.say(`cannot list skills: ${messageOf(error)}`));
 
   const subscription = client.subscribe({ processIds: [process_.processId] });
   const frames = (async () => {
     try {
-      for await (const frame of subscription) await session.onFrame(frame, (text) => subscription.send(JSON.parse(text) as never), { fs, workDir });
+      for await (const frame of subscription)
+        await session.onFrame(frame, (text) => subscription.send(JSON.parse(text) as never), { fs, workDir });
     } catch (error) {
       session.say(`WebSocket: ${messageOf(error)}; steering and turns still work over HTTP`);
     }
@@ -78,7 +88,11 @@ export async function runChat(options: ChatOptions): Promise<number> {
 async function openProcess(client: SkillsClient, options: ChatOptions): Promise<Process> {
   if (options.processId) return client.processes.get(options.processId);
   try {
-    return await client.processes.spawn(options.sessionId, { recipe: options.recipe, projectId: options.projectId, ...(options.name ? { name: options.name } : {}) });
+    return await client.processes.spawn(options.sessionId, {
+      recipe: options.recipe,
+      projectId: options.projectId,
+      ...(options.name ? { name: options.name } : {}),
+    });
   } catch (error) {
     // `--name` of a process already in the session: attach to it, as `--process` would.
     if (!(error instanceof ConflictError && error.code === "NAME_TAKEN")) throw error;
@@ -88,7 +102,12 @@ async function openProcess(client: SkillsClient, options: ChatOptions): Promise<
   }
 }
 
-const messageOf = (error: unknown): string => (error instanceof SkillsApiError ? `${error.code}: ${error.message.replace(/^\d+ [A-Z_]+: /, "")}` : error instanceof Error ? error.message : String(error));
+const messageOf = (error: unknown): string =>
+  error instanceof SkillsApiError
+    ? `${error.code}: ${error.message.replace(/^\d+ [A-Z_]+: /, "")}`
+    : error instanceof Error
+      ? error.message
+      : String(error);
 
 class ChatSession {
   private readonly names: SkillNames;
@@ -181,7 +200,9 @@ class ChatSession {
         const controller = new AbortController();
         this.busy = controller;
         this.execute(parsed, controller.signal)
-          .catch((error: unknown) => this.output.write(`${controller.signal.aborted ? "interrupted" : `error: ${inert(messageOf(error))}`}\n`))
+          .catch((error: unknown) =>
+            this.output.write(`${controller.signal.aborted ? "interrupted" : `error: ${inert(messageOf(error))}`}\n`),
+          )
           .finally(() => {
             this.busy = undefined;
             rl.resume();
@@ -189,7 +210,9 @@ class ChatSession {
           });
       });
       rl.on("close", () => {
-        this.output.write(inert(`\nbye (process ${this.process.processId} stays; attach again with --process ${this.process.processId})\n`));
+        this.output.write(
+          inert(`\nbye (process ${this.process.processId} stays; attach again with --process ${this.process.processId})\n`),
+        );
         resolveExit(exitCode);
       });
       input.on("error", () => {
@@ -221,19 +244,26 @@ class ChatSession {
         return this.print(`a turn shows: ${this.show.length === 0 ? "(only its summary line)" : this.show.join(", ")}`);
       }
       case "list": {
-        const [skills, active] = await Promise.all([this.client.skills.list({ projectId: this.process.projectId }), this.client.skills.active(processId)]);
+        const [skills, active] = await Promise.all([
+          this.client.skills.list({ projectId: this.process.projectId }),
+          this.client.skills.active(processId),
+        ]);
         this.names.set(skills);
         this.setActive(active);
         return this.print(formatSkillList(skills, active));
       }
       case "activate": {
-        const result = await this.client.steering.activate(processId, line.name, { ...(line.args === undefined ? {} : { args: line.args }), oneShot: line.once, ...wait }).catch(async (error: unknown) => {
-          if (!(error instanceof SkillsApiError && error.code === "SKILL_NOT_FOUND")) throw error;
-          // A typo, or a skill pushed since the names were read: reload them, then suggest.
-          const skills = await this.names.refresh().catch(() => this.names.skills);
-          const invocable = skills.filter((s) => s.userInvocable !== false).map((s) => s.name);
-          throw new Error(`no skill ${line.name} in project ${this.process.projectId}${didYouMean(line.name, invocable) || "; /skill list shows them"}`);
-        });
+        const result = await this.client.steering
+          .activate(processId, line.name, { ...(line.args === undefined ? {} : { args: line.args }), oneShot: line.once, ...wait })
+          .catch(async (error: unknown) => {
+            if (!(error instanceof SkillsApiError && error.code === "SKILL_NOT_FOUND")) throw error;
+            // A typo, or a skill pushed since the names were read: reload them, then suggest.
+            const skills = await this.names.refresh().catch(() => this.names.skills);
+            const invocable = skills.filter((s) => s.userInvocable !== false).map((s) => s.name);
+            throw new Error(
+              `no skill ${line.name} in project ${this.process.projectId}${didYouMean(line.name, invocable) || "; /skill list shows them"}`,
+            );
+          });
         this.setActive(result.activeSkills);
         this.print(`activated ${line.name}${line.once ? " for one turn" : ""}${result.turnScheduled ? "; a turn is scheduled" : ""}`);
         if (result.spawned) this.print(`spawned ${result.spawned.name} (${result.spawned.processId})`);
@@ -251,7 +281,9 @@ class ChatSession {
         if (!before.some((s) => s.name === line.name)) {
           this.setActive(before);
           const names = before.map((s) => s.name);
-          return this.print(`${line.name} is not active, nothing cleared${didYouMean(line.name, names) || (names.length === 0 ? "; no skill is active" : `; active: ${names.join(", ")}`)}`);
+          return this.print(
+            `${line.name} is not active, nothing cleared${didYouMean(line.name, names) || (names.length === 0 ? "; no skill is active" : `; active: ${names.join(", ")}`)}`,
+          );
         }
         const result = await this.client.steering.clear(processId, line.name, wait);
         this.setActive(result.activeSkills);
@@ -289,11 +321,14 @@ class ChatSession {
         const answer = await footScriptAnswer(execute, { fs: foot.fs });
         send(answer);
         const parsed = JSON.parse(answer) as { error?: { message: string } };
-        this.say(parsed.error ? `» FOOT script failed: ${parsed.error.message}` : `» FOOT script ${execute.skillName}/${execute.scriptName} done`);
+        this.say(
+          parsed.error ? `» FOOT script failed: ${parsed.error.message}` : `» FOOT script ${execute.skillName}/${execute.scriptName} done`,
+        );
         return;
       }
       case "connection":
-        if (frame.state === "reconnecting") this.say(`» connection lost (${frame.closeCode ?? "?"}); reconnecting, attempt ${frame.attempt}…`);
+        if (frame.state === "reconnecting")
+          this.say(`» connection lost (${frame.closeCode ?? "?"}); reconnecting, attempt ${frame.attempt}…`);
         else if (frame.state === "open" && frame.attempt > 0) this.say("» reconnected");
         return;
       case "error":

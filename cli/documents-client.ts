@@ -36,7 +36,9 @@ export async function translated<T>(call: () => Promise<T>, base: string): Promi
   } catch (error) {
     if (error instanceof SkillsConnectionError) {
       const cause = error.cause instanceof Error && error.cause.cause instanceof Error ? `: ${error.cause.cause.message}` : "";
-      throw new Error(`cannot reach ${base} (${error.cause instanceof Error ? error.cause.message : String(error.cause)}${cause}); is the service running? Locally: npm start, or pass --url`);
+      throw new Error(
+        `cannot reach ${base} (${error.cause instanceof Error ? error.cause.message : String(error.cause)}${cause}); is the service running? Locally: npm start, or pass --url`,
+      );
     }
     throw error;
   }
@@ -62,7 +64,12 @@ export function httpDocumentsApi(target: RemoteTarget, options: ClientOptions = 
     // No content type: the service then derives one from the file name, as it does for an editor upload.
     put: (path, body, options = {}) =>
       translated(async () => {
-        const saved = await client.documents.put(level, validateDocumentPath(path), body, options.mode !== undefined ? { mode: options.mode } : {});
+        const saved = await client.documents.put(
+          level,
+          validateDocumentPath(path),
+          body,
+          options.mode !== undefined ? { mode: options.mode } : {},
+        );
         return { path: saved.path, etag: bareEtag(saved.etag), warnings: saved.warnings };
       }, base),
     get: (path) => translated(async () => (await client.documents.get(level, validateDocumentPath(path))).body, base),

@@ -37,7 +37,8 @@ export async function runEvals(root: string, name?: string): Promise<EvalRun> {
     const skillPath = join(local.directory, SKILL_DOCUMENT);
     const parsed = parseSkillDocument(local.name, await readFile(skillPath, "utf8"), skillPath);
     if (!parsed.definition) {
-      if (name === undefined || name === local.name) failures.push({ name: local.name, message: "SKILL.md does not parse (skills validate says why)" });
+      if (name === undefined || name === local.name)
+        failures.push({ name: local.name, message: "SKILL.md does not parse (skills validate says why)" });
       continue;
     }
     const location = { source: "PROJECT" as const, project: "local", directory: local.directory };
@@ -52,15 +53,25 @@ export async function runEvals(root: string, name?: string): Promise<EvalRun> {
   const { catalog } = buildCatalog(listing, { budgetChars: DEFAULT_CATALOG_BUDGET_CHARS, activeNames: [], allowedSkills: null });
   const listed = new Set(catalog.entries.map((e) => e.name));
   const standing = (skillName: string): CatalogStanding =>
-    listed.has(skillName) ? "listed" : listing.some((s) => s.name === skillName && s.enabled && !s.disableModelInvocation) ? "omitted" : "not a candidate";
+    listed.has(skillName)
+      ? "listed"
+      : listing.some((s) => s.name === skillName && s.enabled && !s.disableModelInvocation)
+        ? "omitted"
+        : "not a candidate";
   const reports: EvalRun["reports"] = [];
   for (const { skill, text, path } of withEvals) {
     try {
-      const report = withRouting(await runTriggerEvals(skill, listing, parseTriggerEvals(text, path), new EvalTimeBudget(OFFLINE_EVALS_TIME_BUDGET_MS)), listing);
+      const report = withRouting(
+        await runTriggerEvals(skill, listing, parseTriggerEvals(text, path), new EvalTimeBudget(OFFLINE_EVALS_TIME_BUDGET_MS)),
+        listing,
+      );
       reports.push({ ...report, catalog: standing(skill.name) });
     } catch (error) {
       if (!(error instanceof InvalidDocument)) throw error;
-      failures.push({ name: skill.name, message: error.problems.map((p) => `${p.line !== undefined ? `line ${p.line}: ` : ""}${p.message}`).join("; ") });
+      failures.push({
+        name: skill.name,
+        message: error.problems.map((p) => `${p.line !== undefined ? `line ${p.line}: ` : ""}${p.message}`).join("; "),
+      });
     }
   }
   if (name !== undefined && tree.skills.every((s) => s.name !== name)) failures.push({ name, message: `no skill '${name}' below ${root}` });
@@ -77,11 +88,15 @@ export function formatEvalReport(report: EvalReport & { catalog?: CatalogStandin
     should.length === 0
       ? ""
       : `; listed ${should.filter((c) => c.listed === true).length}/${should.length}, in search top 5 ${should.filter((c) => c.searchRank != null && c.searchRank <= 5).length}/${should.length}`;
-  const lines = [`${report.name}: precision ${pct(report.precision)}, recall ${pct(report.recall)} (${report.cases.length} case(s))${catalog}${routing}`];
+  const lines = [
+    `${report.name}: precision ${pct(report.precision)}, recall ${pct(report.recall)} (${report.cases.length} case(s))${catalog}${routing}`,
+  ];
   for (const c of report.cases) {
     const blocked = c.blocked === undefined ? "" : ` (matches, but a turn would not activate it: ${c.blocked})`;
-    if (c.expected !== c.fired) lines.push(`  ${c.expected ? "missed" : "false positive"}: ${JSON.stringify(c.message.slice(0, 120))}${blocked}`);
-    if (c.expected && c.listed === false) lines.push(`  not listed: ${JSON.stringify(c.message.slice(0, 120))} (search rank ${c.searchRank ?? "past 20"})`);
+    if (c.expected !== c.fired)
+      lines.push(`  ${c.expected ? "missed" : "false positive"}: ${JSON.stringify(c.message.slice(0, 120))}${blocked}`);
+    if (c.expected && c.listed === false)
+      lines.push(`  not listed: ${JSON.stringify(c.message.slice(0, 120))} (search rank ${c.searchRank ?? "past 20"})`);
     if (c.alsoFired.length > 0) lines.push(`  confusion: ${JSON.stringify(c.message.slice(0, 120))} also fires ${c.alsoFired.join(", ")}`);
   }
   return lines;

@@ -42,7 +42,12 @@ function parse<O extends Options>(command: CommandName, args: readonly string[],
 
 const REMOTE_OPTIONS = { url: { type: "string" }, token: { type: "string" } } as const;
 
-async function remote(command: CommandName, value: string | undefined, flag: string, flags: { url?: string | undefined; token?: string | undefined }) {
+async function remote(
+  command: CommandName,
+  value: string | undefined,
+  flag: string,
+  flags: { url?: string | undefined; token?: string | undefined },
+) {
   try {
     return await resolveRemote(parseLevelTarget(value, flag), flags);
   } catch (error) {
@@ -65,14 +70,17 @@ async function validate(rest: readonly string[]): Promise<number> {
   const format = values.format ?? "text";
   if (format !== "text" && format !== "json") throw new UsageError(`--format must be text or json, got '${String(format)}'`, "validate");
   const levelValues = values.level ?? [];
-  if (levelValues.length > 0 && positionals.length > 0) throw new UsageError("validate takes directories or --level <name>=<dir>, not both", "validate");
+  if (levelValues.length > 0 && positionals.length > 0)
+    throw new UsageError("validate takes directories or --level <name>=<dir>, not both", "validate");
   if (positionals.length === 0 && levelValues.length === 0) throw new UsageError("validate needs at least one directory", "validate");
   const levels = levelRoots(levelValues);
   const report = levels.length > 0 ? await validateLevelReport(levels) : await validateSkillReport(positionals);
   const errors = report.lines.filter((l) => l.severity === "error").length;
   const infos = report.lines.filter((l) => l.severity === "info").length;
   // Infos change nothing (a missing title:): counted always, listed only when asked for.
-  const shown = report.lines.filter((l) => (values["errors-only"] ? l.severity === "error" : l.severity !== "info" || l.listed || values.verbose));
+  const shown = report.lines.filter((l) =>
+    values["errors-only"] ? l.severity === "error" : l.severity !== "info" || l.listed || values.verbose,
+  );
   const rules = ruleSummary(report.lines);
   if (format === "json") terminal.out(validationJson(report, shown, rules));
   else for (const line of shown) terminal.out(formatValidationLine(line));
@@ -113,7 +121,12 @@ async function render(rest: readonly string[]): Promise<number> {
 }
 
 async function push(rest: readonly string[]): Promise<number> {
-  const { values, positionals } = parse("push", rest, { ...REMOTE_OPTIONS, to: { type: "string" }, "dry-run": { type: "boolean" }, concurrency: { type: "string" } });
+  const { values, positionals } = parse("push", rest, {
+    ...REMOTE_OPTIONS,
+    to: { type: "string" },
+    "dry-run": { type: "boolean" },
+    concurrency: { type: "string" },
+  });
   if (values.help) return help("push");
   const [dir, ...extra] = positionals;
   if (dir === undefined || extra.length > 0) throw new UsageError("push needs exactly one folder", "push");
@@ -142,7 +155,9 @@ async function pull(rest: readonly string[]): Promise<number> {
   const summary = await runPull({ dir, api: httpDocumentsApi(target), io: stdio });
   for (const file of summary.files) terminal.out(pulledFileLine(file));
   for (const failure of summary.failed) terminal.err(`error: ${failure.path}: ${failure.reason}`);
-  terminal.out(`pulled ${summary.written} file(s) of ${summary.skills} skill(s) from ${target.tenant}/${target.level} into ${dir}; ${summary.failed.length} failed`);
+  terminal.out(
+    `pulled ${summary.written} file(s) of ${summary.skills} skill(s) from ${target.tenant}/${target.level} into ${dir}; ${summary.failed.length} failed`,
+  );
   return summary.failed.length > 0 ? 1 : 0;
 }
 
@@ -170,17 +185,26 @@ async function chat(rest: readonly string[]): Promise<number> {
 }
 
 async function usage(rest: readonly string[]): Promise<number> {
-  const { values, positionals } = parse("usage", rest, { ...REMOTE_OPTIONS, days: { type: "string" }, name: { type: "string" }, format: { type: "string" } });
+  const { values, positionals } = parse("usage", rest, {
+    ...REMOTE_OPTIONS,
+    days: { type: "string" },
+    name: { type: "string" },
+    format: { type: "string" },
+  });
   if (values.help) return help("usage");
   const [where, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError("usage needs exactly one <tenant>/<project>", "usage");
   const days = values.days === undefined ? 30 : Number(values.days);
-  if (!Number.isInteger(days) || days < 1 || days > 400) throw new UsageError(`--days must be an integer from 1 to 400, got '${values.days}'`, "usage");
+  if (!Number.isInteger(days) || days < 1 || days > 400)
+    throw new UsageError(`--days must be an integer from 1 to 400, got '${values.days}'`, "usage");
   const target = await remote("usage", where, "<tenant>/<project>", values);
   const { usage: rows, truncated } = await fetchUsage(target, days, values.name);
   if (values.format === "json") terminal.out(JSON.stringify({ usage: rows, ...(truncated ? { truncated } : {}) }, null, 2));
   else for (const line of formatUsage(rows)) terminal.out(line);
-  if (truncated) terminal.err(`skills usage: the service cut the answer at ${rows.length} rows; the oldest days are left out (ask for fewer --days or one --name)`);
+  if (truncated)
+    terminal.err(
+      `skills usage: the service cut the answer at ${rows.length} rows; the oldest days are left out (ask for fewer --days or one --name)`,
+    );
   return 0;
 }
 
@@ -191,7 +215,8 @@ async function search(rest: readonly string[]): Promise<number> {
   const query = words.join(" ");
   if (query.trim() === "") throw new UsageError("search needs a <tenant>/<project> and a query", "search");
   const limit = values.limit === undefined ? 5 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 20) throw new UsageError(`--limit must be an integer from 1 to 20, got '${values.limit}'`, "search");
+  if (!Number.isInteger(limit) || limit < 1 || limit > 20)
+    throw new UsageError(`--limit must be an integer from 1 to 20, got '${values.limit}'`, "search");
   const target = await remote("search", where, "<tenant>/<project>", values);
   const answer = await fetchSearch(target, query, limit);
   if (values.json) console.log(JSON.stringify(answer, null, 2));
@@ -206,7 +231,8 @@ async function history(rest: readonly string[]): Promise<number> {
   const { values, positionals } = parse("history", rest, REMOTE_OPTIONS);
   if (values.help) return help("history");
   const [where, doc, ...extra] = positionals;
-  if (doc === undefined || extra.length > 0) throw new UsageError("history needs <tenant>/<level> and one skill name or document path", "history");
+  if (doc === undefined || extra.length > 0)
+    throw new UsageError("history needs <tenant>/<level> and one skill name or document path", "history");
   const target = await remote("history", where, "<tenant>/<level>", values);
   const versions = (await httpDocumentsApi(target).versions?.(documentPathOf(doc))) ?? [];
   for (const line of historyLines(versions)) terminal.out(line);
@@ -218,7 +244,8 @@ async function restore(rest: readonly string[]): Promise<number> {
   const { values, positionals } = parse("restore", rest, REMOTE_OPTIONS);
   if (values.help) return help("restore");
   const [where, doc, versionId, ...extra] = positionals;
-  if (versionId === undefined || extra.length > 0) throw new UsageError("restore needs <tenant>/<level>, a skill name or document path, and a versionId", "restore");
+  if (versionId === undefined || extra.length > 0)
+    throw new UsageError("restore needs <tenant>/<level>, a skill name or document path, and a versionId", "restore");
   const target = await remote("restore", where, "<tenant>/<level>", values);
   const saved = await httpDocumentsApi(target).restore?.(documentPathOf(doc!), versionId);
   if (!saved) return 1;
@@ -235,11 +262,18 @@ function threshold(value: string | undefined, flag: string): number {
 }
 
 async function evaluate(rest: readonly string[]): Promise<number> {
-  const { values, positionals } = parse("eval", rest, { "min-recall": { type: "string" }, "min-precision": { type: "string" }, format: { type: "string" } });
+  const { values, positionals } = parse("eval", rest, {
+    "min-recall": { type: "string" },
+    "min-precision": { type: "string" },
+    format: { type: "string" },
+  });
   if (values.help) return help("eval");
   const [root, name, ...extra] = positionals;
   if (root === undefined || extra.length > 0) throw new UsageError("eval needs a skills root and at most one skill name", "eval");
-  const thresholds = { minRecall: threshold(values["min-recall"], "--min-recall"), minPrecision: threshold(values["min-precision"], "--min-precision") };
+  const thresholds = {
+    minRecall: threshold(values["min-recall"], "--min-recall"),
+    minPrecision: threshold(values["min-precision"], "--min-precision"),
+  };
   const run = await runEvals(root, name);
   if (values.format === "json") terminal.out(JSON.stringify(run, null, 2));
   else for (const report of run.reports) for (const line of formatEvalReport(report)) terminal.out(line);

@@ -35,10 +35,12 @@ export const pulledFileLine = (file: PullSummary["files"][number]): string => `$
  * (push never sends such files, and the service refuses them under `_vance/`).
  */
 function localPathOf(root: string, documentPath: string): { ok: true; path: string; relative: string } | { ok: false; reason: string } {
-  if (!documentPath.startsWith(SKILLS_PREFIX) || !isValidDocumentPath(documentPath)) return { ok: false, reason: "not a safe document path below _vance/skills/" };
+  if (!documentPath.startsWith(SKILLS_PREFIX) || !isValidDocumentPath(documentPath))
+    return { ok: false, reason: "not a safe document path below _vance/skills/" };
   const rest = documentPath.slice(SKILLS_PREFIX.length);
   if (!rest.includes("/")) return { ok: false, reason: "not inside a skill directory" };
-  if (rest.split("/").some((segment) => segment.startsWith("."))) return { ok: false, reason: "has a hidden segment (starting with '.'); never written" };
+  if (rest.split("/").some((segment) => segment.startsWith(".")))
+    return { ok: false, reason: "has a hidden segment (starting with '.'); never written" };
   const path = resolve(root, ...rest.split("/"));
   if (!path.startsWith(root + sep)) return { ok: false, reason: "would be written outside the folder" };
   return { ok: true, path, relative: rest };
@@ -97,9 +99,12 @@ export async function runPull(options: PullOptions): Promise<PullSummary> {
         return;
       }
       try {
-        const { body: bytes, mode } = await run(async () => (options.api.getFile ? options.api.getFile(doc.path) : { body: await options.api.get(doc.path), mode: undefined }));
+        const { body: bytes, mode } = await run(async () =>
+          options.api.getFile ? options.api.getFile(doc.path) : { body: await options.api.get(doc.path), mode: undefined },
+        );
         // A document replaced between listing and reading is written as read, and said so.
-        if (!doc.etag.includes("-") && md5Etag(bytes) !== doc.etag) options.io.err(`warning: ${doc.path} changed while pulling; written as read`);
+        if (!doc.etag.includes("-") && md5Etag(bytes) !== doc.etag)
+          options.io.err(`warning: ${doc.path} changed while pulling; written as read`);
         await plainDirectories(root, local.relative);
         await writeWithoutLinks(local.path, bytes);
         // The mode push found (API.md third round): a script comes back executable. A file written

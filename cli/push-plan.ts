@@ -57,7 +57,11 @@ function remoteSkillNames(remote: readonly DocumentEntry[]): string[] {
   return [...names];
 }
 
-function collisionReasons(checked: readonly CheckedSkill[], remote: readonly DocumentEntry[], show: (directory: string) => string): Map<LocalSkill, string> {
+function collisionReasons(
+  checked: readonly CheckedSkill[],
+  remote: readonly DocumentEntry[],
+  show: (directory: string) => string,
+): Map<LocalSkill, string> {
   const reasons = new Map<LocalSkill, string>();
   const byFolded = new Map<string, LocalSkill[]>();
   for (const { skill } of checked) byFolded.set(fold(skill.name), [...(byFolded.get(fold(skill.name)) ?? []), skill]);
@@ -80,21 +84,29 @@ function collisionReasons(checked: readonly CheckedSkill[], remote: readonly Doc
   for (const { skill } of checked) {
     const existing = stored.get(fold(skill.name));
     if (existing !== undefined && existing !== skill.name && !reasons.has(skill)) {
-      reasons.set(skill, `name '${skill.name}' collides with '${existing}', already on the level, after case folding; rename the folder or delete '${existing}'`);
+      reasons.set(
+        skill,
+        `name '${skill.name}' collides with '${existing}', already on the level, after case folding; rename the folder or delete '${existing}'`,
+      );
     }
   }
   return reasons;
 }
 
 /** `show` renders a directory in messages (the CLI: relative to the working directory). */
-export function planPush(checked: readonly CheckedSkill[], remote: readonly DocumentEntry[], show: (directory: string) => string = (d) => d): PushPlan {
+export function planPush(
+  checked: readonly CheckedSkill[],
+  remote: readonly DocumentEntry[],
+  show: (directory: string) => string = (d) => d,
+): PushPlan {
   const remoteEtags = new Map(remote.map((d) => [d.path, d.etag]));
   const collisions = collisionReasons(checked, remote, show);
   const planned: PlannedSkill[] = [];
   const refused: RefusedSkill[] = [];
   for (const { skill, problems, etags } of checked) {
     const reasons = [...skill.refusals];
-    if (!skill.files.some((f) => f.relative === SKILL_DOCUMENT)) reasons.push(`${SKILL_DOCUMENT} was skipped (see the warnings above), so this is not a skill`);
+    if (!skill.files.some((f) => f.relative === SKILL_DOCUMENT))
+      reasons.push(`${SKILL_DOCUMENT} was skipped (see the warnings above), so this is not a skill`);
     const collision = collisions.get(skill);
     if (collision) reasons.push(collision);
     reasons.push(...problems.filter((p) => p.severity === "error").map((p) => `${p.file}:${p.line ?? 1}: ${p.message}`));
@@ -111,7 +123,12 @@ export function planPush(checked: readonly CheckedSkill[], remote: readonly Docu
     const siblings = files.filter((f) => f.relative !== SKILL_DOCUMENT).sort((a, b) => (a.relative < b.relative ? -1 : 1));
     const document = files.filter((f) => f.relative === SKILL_DOCUMENT);
     const ordered = [...siblings, ...document];
-    planned.push({ name: skill.name, directory: skill.directory, uploads: ordered.filter(changed), unchanged: ordered.filter((f) => !changed(f)) });
+    planned.push({
+      name: skill.name,
+      directory: skill.directory,
+      uploads: ordered.filter(changed),
+      unchanged: ordered.filter((f) => !changed(f)),
+    });
   }
   return { planned, refused };
 }

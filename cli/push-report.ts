@@ -4,7 +4,9 @@ import type { PushSummary } from "./push.js";
 export function formatPushSummary(summary: PushSummary, target: string, dryRun: boolean): string[] {
   const files = summary.uploaded.reduce((n, s) => n + s.files, 0);
   const lines = dryRun
-    ? [`dry run: ${summary.skills} skill(s) checked; ${summary.uploaded.length} would be uploaded (${files} file(s)), ${summary.refused.length} refused`]
+    ? [
+        `dry run: ${summary.skills} skill(s) checked; ${summary.uploaded.length} would be uploaded (${files} file(s)), ${summary.refused.length} refused`,
+      ]
     : [
         `pushed to ${target}: ${summary.skills} skill(s): ${summary.uploaded.length} uploaded (${files} file(s)), ${summary.unchanged.length} unchanged, ${summary.refused.length} refused, ${summary.failed.length} failed`,
       ];
@@ -25,4 +27,5 @@ export function formatPushSummary(summary: PushSummary, target: string, dryRun: 
   return lines;
 }
 
-export const pushExitCode = (summary: PushSummary): number => (summary.skills === 0 || summary.refused.length > 0 || summary.failed.length > 0 ? 1 : 0);
+export const pushExitCode = (summary: PushSummary): number =>
+  summary.skills === 0 || summary.refused.length > 0 || summary.failed.length > 0 ? 1 : 0;

@@ -56,16 +56,25 @@ export const DEFAULT_PUSH_CONCURRENCY = 8;
 
 const describe = (error: unknown): string[] => {
   if (error instanceof SkillsApiError) {
-    return [error.message, ...error.problems.map((p) => `${p.path ?? ""}${p.line === undefined ? "" : `:${p.line}`}: ${p.severity ?? "error"}: ${p.message}`)];
+    return [
+      error.message,
+      ...error.problems.map((p) => `${p.path ?? ""}${p.line === undefined ? "" : `:${p.line}`}: ${p.severity ?? "error"}: ${p.message}`),
+    ];
   }
   return [error instanceof Error ? error.message : String(error)];
 };
 
-async function checkSkills(skills: Awaited<ReturnType<typeof scanSkillTree>>["skills"], run: Limiter, cwd: string): Promise<CheckedSkill[]> {
+async function checkSkills(
+  skills: Awaited<ReturnType<typeof scanSkillTree>>["skills"],
+  run: Limiter,
+  cwd: string,
+): Promise<CheckedSkill[]> {
   return Promise.all(
     skills.map(async (skill): Promise<CheckedSkill> => {
       const document = skill.files.find((f) => f.relative === SKILL_DOCUMENT);
-      const problems = document ? await run(() => checkSkillDocument(document.absolute, relative(cwd, document.absolute) || document.absolute)) : [];
+      const problems = document
+        ? await run(() => checkSkillDocument(document.absolute, relative(cwd, document.absolute) || document.absolute))
+        : [];
       const etags = new Map<string, string>();
       // Only a skill that may be uploaded is read in full.
       if (skill.refusals.length === 0 && !problems.some((p) => p.severity === "error")) {
@@ -113,12 +122,11 @@ async function uploadSkill(
   } catch (error) {
     const reasons = describe(error);
     const left: string[] = [];
-    await Promise.all(
-      created.map((f) => run(() => api.delete(f.documentPath)).catch(() => left.push(f.documentPath))),
-    );
+    await Promise.all(created.map((f) => run(() => api.delete(f.documentPath)).catch(() => left.push(f.documentPath))));
     if (left.length > 0) reasons.push(`could not remove the files this push created: ${left.join(", ")}`);
     // An overwrite cannot be undone (the old bytes are gone); say so rather than claim a clean state.
-    if (overwritten > 0) reasons.push(`${overwritten} file(s) that were already stored now hold the new bytes; the stored SKILL.md was not replaced`);
+    if (overwritten > 0)
+      reasons.push(`${overwritten} file(s) that were already stored now hold the new bytes; the stored SKILL.md was not replaced`);
     return reasons;
   }
 }

@@ -58,7 +58,8 @@ export async function resolveRemote(
     }
   }
   if (!baseUrl) throw new InvalidRequest(`no server: pass --url or set ${ENV.cliUrl}`);
-  if (baseUrl.protocol !== "http:" && baseUrl.protocol !== "https:") throw new InvalidRequest(`--url must be http or https, got '${baseUrl.protocol}'`);
+  if (baseUrl.protocol !== "http:" && baseUrl.protocol !== "https:")
+    throw new InvalidRequest(`--url must be http or https, got '${baseUrl.protocol}'`);
   let token = flags.token ?? config.cliToken;
   if ((token === undefined || token === "") && isLoopback(baseUrl)) {
     token = await issueDevToken({ tenant: target.tenant, user: "dev", roles: ["tenant-admin"], projects: [] }, env);

@@ -72,6 +72,9 @@ export async function renderSkill(options: RenderOptions): Promise<{ section: st
   const composed = await composeSection([{ skill, args: options.args }], contextFromSettings(options.set), renderer);
   return {
     section: composed.section,
-    warnings: [...skill.warnings.map((w) => onDisk(w.path ? `${w.path}:${w.line ?? 1}: ${w.message}` : w.message)), ...composed.warnings.map((w) => onDisk(`${w.skill}: ${w.message}`))],
+    warnings: [
+      ...skill.warnings.map((w) => onDisk(w.path ? `${w.path}:${w.line ?? 1}: ${w.message}` : w.message)),
+      ...composed.warnings.map((w) => onDisk(`${w.skill}: ${w.message}`)),
+    ],
   };
 }

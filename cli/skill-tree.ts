@@ -77,18 +77,25 @@ export async function scanSkillTree(dir: string, limits: TreeLimits = DEFAULT_TR
     const rel = relative(skill.directory, absolute).split(sep).join("/");
     if (skill.files.length >= limits.maxFilesPerSkill) {
       // Reported once; the rest of the subtree is still walked (bounded by maxEntries) but not kept.
-      if (!capped.has(skill)) skill.refusals.push(`holds more than ${limits.maxFilesPerSkill} files (the most one push uploads per skill); split it or remove files`);
+      if (!capped.has(skill))
+        skill.refusals.push(
+          `holds more than ${limits.maxFilesPerSkill} files (the most one push uploads per skill); split it or remove files`,
+        );
       capped.add(skill);
       return;
     }
     if (size > limits.maxFileBytes) {
-      skill.refusals.push(`${shown(absolute)}: ${size} bytes, more than the ${limits.maxFileBytes} a document may hold; remove it or keep it elsewhere`);
+      skill.refusals.push(
+        `${shown(absolute)}: ${size} bytes, more than the ${limits.maxFileBytes} a document may hold; remove it or keep it elsewhere`,
+      );
     }
     const documentPath = `${SKILLS_PREFIX}${skill.name}/${rel}`;
     try {
       validateDocumentPath(documentPath);
     } catch (error) {
-      skill.refusals.push(`${shown(absolute)}: not a safe document path: ${error instanceof Error ? error.message : String(error)}; rename it`);
+      skill.refusals.push(
+        `${shown(absolute)}: not a safe document path: ${error instanceof Error ? error.message : String(error)}; rename it`,
+      );
     }
     skill.files.push({ relative: rel, absolute, size, mode: mode & 0o777, documentPath });
   };

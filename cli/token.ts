@@ -31,11 +31,15 @@ export async function issueDevToken(opts: DevTokenOptions, env: NodeJS.ProcessEn
   const secret = opts.secret ?? settings.jwtSecret ?? LOCAL_DEV_SECRET;
   const issuer = opts.issuer ?? settings.jwtIssuer;
   const audience = opts.audience ?? settings.jwtAudience;
-  return issueToken({ login: opts.user, tenant: opts.tenant, projects: [...(opts.projects ?? [])], roles: [...(opts.roles ?? [])] }, secret, {
-    ttl: opts.ttl ?? DEFAULT_DEV_TOKEN_TTL,
-    ...(issuer === undefined ? {} : { issuer }),
-    ...(audience === undefined ? {} : { audience }),
-  });
+  return issueToken(
+    { login: opts.user, tenant: opts.tenant, projects: [...(opts.projects ?? [])], roles: [...(opts.roles ?? [])] },
+    secret,
+    {
+      ttl: opts.ttl ?? DEFAULT_DEV_TOKEN_TTL,
+      ...(issuer === undefined ? {} : { issuer }),
+      ...(audience === undefined ? {} : { audience }),
+    },
+  );
 }
 
 const list = (value: string | undefined): string[] =>
@@ -87,7 +91,11 @@ export async function runTokenCommand(
     io.out(await issueDevToken(parseTokenArgs(argv), env));
     return 0;
   } catch (error) {
-    io.err(error instanceof InvalidRequest ? error.message : `Could not issue a token: ${error instanceof Error ? error.message : String(error)}`);
+    io.err(
+      error instanceof InvalidRequest
+        ? error.message
+        : `Could not issue a token: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return 2;
   }
 }

@@ -4,7 +4,11 @@ import { translated } from "./documents-client.js";
 import type { RemoteTarget } from "./remote-target.js";
 
 /** Reads a project's usage counters through the typed client; `target.level` is the project id. */
-export async function fetchUsage(target: RemoteTarget, days: number, name?: string): Promise<{ usage: SkillUsageRow[]; truncated: boolean }> {
+export async function fetchUsage(
+  target: RemoteTarget,
+  days: number,
+  name?: string,
+): Promise<{ usage: SkillUsageRow[]; truncated: boolean }> {
   const base = target.baseUrl.href.replace(/\/+$/, "");
   const client = new SkillsClient({ baseUrl: base, tenant: target.tenant, token: target.token });
   return translated(() => client.skills.usageReport({ projectId: target.level, days, ...(name === undefined ? {} : { name }) }), base);
@@ -23,5 +27,10 @@ export function formatUsage(rows: readonly SkillUsageRow[]): string[] {
   const header = ["day", "name", "source", ...COLUMNS, "refused-by"];
   const body = rows.map((r) => [r.day, r.name, r.source ?? "-", ...COLUMNS.map((c) => String(r[c])), refusalCodes(r)]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
-  return [header, ...body].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
+  return [header, ...body].map((row) =>
+    row
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd(),
+  );
 }

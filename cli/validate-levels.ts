@@ -30,13 +30,16 @@ export function parseLevelRoots(values: readonly string[]): LevelRoot[] {
     const at = value.indexOf("=");
     const name = at < 0 ? "" : value.slice(0, at);
     const dir = at < 0 ? "" : value.slice(at + 1);
-    if (!LEVEL_NAME.test(name) || dir === "") throw new LevelRootError(`--level must be <name>=<dir> (e.g. project=./skills), got '${value.slice(0, 80)}'`);
+    if (!LEVEL_NAME.test(name) || dir === "")
+      throw new LevelRootError(`--level must be <name>=<dir> (e.g. project=./skills), got '${value.slice(0, 80)}'`);
     if (levels.some((l) => l.name.toLowerCase() === name.toLowerCase())) throw new LevelRootError(`--level '${name}' is given twice`);
     levels.push({ name, dir });
   }
   const known = levels.map((l) => CASCADE_ORDER.indexOf(l.name.toLowerCase())).filter((rank) => rank >= 0);
   if (known.some((rank, i) => i > 0 && rank < known[i - 1]!)) {
-    throw new LevelRootError(`--level: give the levels inner first (${CASCADE_ORDER.join(", ")}), got ${levels.map((l) => l.name).join(", ")}`);
+    throw new LevelRootError(
+      `--level: give the levels inner first (${CASCADE_ORDER.join(", ")}), got ${levels.map((l) => l.name).join(", ")}`,
+    );
   }
   return levels;
 }
@@ -67,7 +70,13 @@ export async function validateLevelReport(levels: readonly LevelRoot[], cwd = pr
       lines.push(...inspected.lines);
       const name = basename(dirname(file));
       const docs = byName.get(name) ?? [];
-      docs.push({ level: level.name, shown, label: `${level.name}/${slashed(relative(level.dir, file))}`, usable: inspected.usable, enabled: inspected.enabled });
+      docs.push({
+        level: level.name,
+        shown,
+        label: `${level.name}/${slashed(relative(level.dir, file))}`,
+        usable: inspected.usable,
+        enabled: inspected.enabled,
+      });
       byName.set(name, docs);
     }
   }
@@ -84,13 +93,19 @@ function shadowLines(docs: readonly LevelDocument[]): ValidationLine[] {
   // Every document before the winner has errors: it hides nothing, the service skips it and falls through.
   for (const [i, doc] of docs.slice(0, winner < 0 ? docs.length : winner).entries()) {
     const outer = docs.find((d, j) => j > i && d.level !== doc.level);
-    if (outer) lines.push(info(doc.shown, `does not shadow ${outer.label}: this document has errors, so the service skips it and falls through`));
+    if (outer)
+      lines.push(info(doc.shown, `does not shadow ${outer.label}: this document has errors, so the service skips it and falls through`));
   }
   if (winner < 0) return lines;
   const wins = docs[winner]!;
   for (const hidden of docs.slice(winner + 1)) {
     if (hidden.level === wins.level) continue;
-    lines.push(info(wins.shown, wins.enabled ? `shadows ${hidden.label}` : `hides ${hidden.label} (enabled: false here removes the skill from every outer level)`));
+    lines.push(
+      info(
+        wins.shown,
+        wins.enabled ? `shadows ${hidden.label}` : `hides ${hidden.label} (enabled: false here removes the skill from every outer level)`,
+      ),
+    );
   }
   return lines;
 }

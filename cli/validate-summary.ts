@@ -34,7 +34,10 @@ export function ruleSummary(lines: readonly ValidationLine[]): RuleCount[] {
     if (found) found.count += 1;
     else counts.set(key, { rule, severity: line.severity, count: 1 });
   }
-  return [...counts.values()].sort((a, b) => RANK[a.severity] - RANK[b.severity] || b.count - a.count || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
+  return [...counts.values()].sort(
+    (a, b) => RANK[a.severity] - RANK[b.severity] || b.count - a.count || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0),
+  );
 }
 
-export const formatRuleCount = (r: RuleCount, width: number): string => `  ${String(r.count).padStart(width)}  ${r.severity.padEnd(7)}  ${r.rule}`;
+export const formatRuleCount = (r: RuleCount, width: number): string =>
+  `  ${String(r.count).padStart(width)}  ${r.severity.padEnd(7)}  ${r.rule}`;

@@ -37,7 +37,11 @@ export async function findSkillDocuments(path: string): Promise<string[]> {
   return found.sort();
 }
 
-const exists = async (path: string): Promise<boolean> => stat(path).then((s) => s.isFile(), () => false);
+const exists = async (path: string): Promise<boolean> =>
+  stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 
 /**
  * One SKILL.md checked as the server's PUT checks it: strict UTF-8 (the service refuses anything
@@ -49,7 +53,11 @@ export async function checkSkillDocument(file: string, shown: string, bytes?: Ui
 }
 
 /** As checkSkillDocument, with whether the service would use it and whether it is `enabled: false`. */
-export async function inspectSkillDocument(file: string, shown: string, bytes?: Uint8Array): Promise<{ lines: ValidationLine[]; usable: boolean; enabled: boolean }> {
+export async function inspectSkillDocument(
+  file: string,
+  shown: string,
+  bytes?: Uint8Array,
+): Promise<{ lines: ValidationLine[]; usable: boolean; enabled: boolean }> {
   const directory = dirname(file);
   const lines: ValidationLine[] = [];
   const add = (p: Pick<DocumentProblem, "line" | "severity" | "message">): void => {
@@ -114,7 +122,16 @@ export async function validateSkillReport(paths: readonly string[], cwd = proces
 export const formatValidationLine = (l: ValidationLine): string => `${l.file}:${l.line ?? 1}: ${l.severity}: ${l.message}`;
 
 /** `--format json`: `{skills, count, problems:[{path, line?, severity, message}], rules?:[{rule, severity, count}]}`. */
-export function validationJson(report: ValidationReport, lines: readonly ValidationLine[], rules?: readonly { rule: string; severity: string; count: number }[]): string {
-  const problems = lines.map((l) => ({ path: l.file, ...(l.line === undefined ? {} : { line: l.line }), severity: l.severity, message: l.message }));
+export function validationJson(
+  report: ValidationReport,
+  lines: readonly ValidationLine[],
+  rules?: readonly { rule: string; severity: string; count: number }[],
+): string {
+  const problems = lines.map((l) => ({
+    path: l.file,
+    ...(l.line === undefined ? {} : { line: l.line }),
+    severity: l.severity,
+    message: l.message,
+  }));
   return JSON.stringify({ skills: report.skills, count: problems.length, problems, ...(rules ? { rules } : {}) }, null, 2);
 }

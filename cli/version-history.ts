@@ -6,5 +6,7 @@ const UNKNOWN_WRITER = "-";
 /** `skills history` lines: versionId, lastModified, size, etag, writer; ids padded so the columns line up. */
 export function historyLines(versions: readonly DocumentVersion[]): string[] {
   const idWidth = Math.max(0, ...versions.map((v) => v.versionId.length));
-  return versions.map((v) => `${v.versionId.padEnd(idWidth)}  ${v.lastModified}  ${String(v.size).padStart(8)}  ${v.etag}  ${v.writtenBy ?? UNKNOWN_WRITER}`);
+  return versions.map(
+    (v) => `${v.versionId.padEnd(idWidth)}  ${v.lastModified}  ${String(v.size).padStart(8)}  ${v.etag}  ${v.writtenBy ?? UNKNOWN_WRITER}`,
+  );
 }

@@ -66,7 +66,14 @@ export function apiError(
   const code = typeof body?.code === "string" ? body.code : status >= 500 ? "INTERNAL" : "HTTP_ERROR";
   const Family = FAMILY[status] ?? SkillsApiError;
   const problems = Array.isArray(body?.problems) ? body.problems : [];
-  return new Family(status, code, typeof body?.message === "string" ? body.message : (extra.fallbackMessage ?? `HTTP ${status}`), problems, extra.requestId, extra.retryAfterSeconds);
+  return new Family(
+    status,
+    code,
+    typeof body?.message === "string" ? body.message : (extra.fallbackMessage ?? `HTTP ${status}`),
+    problems,
+    extra.requestId,
+    extra.retryAfterSeconds,
+  );
 }
 
 /** A FAILED lane request's error, typed as the waited HTTP answer would have been. */

@@ -89,10 +89,18 @@ export class HttpTransport {
       let response: Response;
       try {
         // Under the DOM lib (the console) a Uint8Array<ArrayBufferLike> is no BodyInit; under Node's types it is.
-        response = await this.doFetch(url, { method, headers, ...(body === undefined ? {} : { body: body as NonNullable<RequestInit["body"]> }), ...(options.signal ? { signal: options.signal } : {}) });
+        response = await this.doFetch(url, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body: body as NonNullable<RequestInit["body"]> }),
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
       } catch (error) {
         const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
-        throw new SkillsConnectionError(`cannot reach ${this.baseUrl} (${error instanceof Error ? error.message : String(error)}${cause})`, { cause: error });
+        throw new SkillsConnectionError(
+          `cannot reach ${this.baseUrl} (${error instanceof Error ? error.message : String(error)}${cause})`,
+          { cause: error },
+        );
       }
       if (response.ok) return response;
       if (RETRYABLE.has(response.status) && attempt < this.retry.maxAttempts) {

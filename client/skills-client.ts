@@ -69,7 +69,8 @@ const newRequestId = (): string => globalThis.crypto.randomUUID();
 
 /** Request and answer header of a document's permission bits, three octal digits (API.md third round). */
 const FILE_MODE_HEADER = "skills-file-mode";
-const fileModeOf = (value: string | null): number | undefined => (value !== null && /^0?[0-7]{3}$/.test(value) ? Number.parseInt(value, 8) : undefined);
+const fileModeOf = (value: string | null): number | undefined =>
+  value !== null && /^0?[0-7]{3}$/.test(value) ? Number.parseInt(value, 8) : undefined;
 
 /**
  * A typed client of the API.md contract, for engines, the CLI, the console and tests. Grouped as
@@ -105,7 +106,9 @@ export class SkillsClient {
 
   readonly documents = {
     list: async (project: string, options: { prefix?: string } = {}): Promise<DocumentEntry[]> => {
-      const body = await this.http.json<{ documents: DocumentEntry[] }>("GET", `${this.level(project)}/documents`, { query: { prefix: options.prefix } });
+      const body = await this.http.json<{ documents: DocumentEntry[] }>("GET", `${this.level(project)}/documents`, {
+        query: { prefix: options.prefix },
+      });
       return body.documents;
     },
     get: async (project: string, path: string, options: { versionId?: string } = {}): Promise<DocumentBody> => {
@@ -124,7 +127,12 @@ export class SkillsClient {
      * Without `contentType` the service derives one from the file name. `mode` (permission bits,
      * e.g. 0o755) is kept with the document and answered on every GET of it.
      */
-    put: async (project: string, path: string, body: Uint8Array | string, options: { contentType?: string; mode?: number } = {}): Promise<SavedDocument> => {
+    put: async (
+      project: string,
+      path: string,
+      body: Uint8Array | string,
+      options: { contentType?: string; mode?: number } = {},
+    ): Promise<SavedDocument> => {
       const headers: Record<string, string> = {
         ...(options.contentType ? { "content-type": options.contentType } : {}),
         ...(options.mode !== undefined ? { [FILE_MODE_HEADER]: (options.mode & 0o777).toString(8).padStart(3, "0") } : {}),
@@ -141,12 +149,16 @@ export class SkillsClient {
     },
     /** Newest first, each with its writer where known; a deployment that keeps no versions answers 501 VERSIONS_UNAVAILABLE. */
     versions: async (project: string, path: string): Promise<DocumentVersion[]> => {
-      const body = await this.http.json<{ versions: DocumentVersion[] }>("GET", this.documentPath(project, path), { query: { versions: "" } });
+      const body = await this.http.json<{ versions: DocumentVersion[] }>("GET", this.documentPath(project, path), {
+        query: { versions: "" },
+      });
       return body.versions;
     },
     /** Writes that version back as the newest, validated like a PUT. */
     restore: async (project: string, path: string, versionId: string): Promise<SavedDocument> => {
-      const saved = await this.http.json<Partial<SavedDocument>>("POST", `${this.documentPath(project, path)}:restore`, { json: { versionId } });
+      const saved = await this.http.json<Partial<SavedDocument>>("POST", `${this.documentPath(project, path)}:restore`, {
+        json: { versionId },
+      });
       return { path: saved.path ?? path, etag: saved.etag ?? "", warnings: Array.isArray(saved.warnings) ? saved.warnings : [] };
     },
   };
@@ -154,7 +166,9 @@ export class SkillsClient {
   readonly skills = {
     /** The effective list (cascade dedup, disabled removed, sorted by name). */
     list: async (options: { projectId?: string } = {}): Promise<SkillSummary[]> => {
-      const body = await this.http.json<{ skills: SkillSummary[] }>("GET", `${this.t}/skills/effective`, { query: { projectId: options.projectId } });
+      const body = await this.http.json<{ skills: SkillSummary[] }>("GET", `${this.t}/skills/effective`, {
+        query: { projectId: options.projectId },
+      });
       return body.skills;
     },
     /** The effective list and every document an inner level hides. */
@@ -163,13 +177,20 @@ export class SkillsClient {
     get: async (name: string, options: { projectId?: string } = {}): Promise<SkillDetail> =>
       this.http.json("GET", `${this.t}/skills/effective/${segment(name)}`, { query: { projectId: options.projectId } }),
     problems: async (options: { projectId?: string } = {}): Promise<SkillProblem[]> => {
-      const body = await this.http.json<{ problems: SkillProblem[] }>("GET", `${this.t}/skills/problems`, { query: { projectId: options.projectId } });
+      const body = await this.http.json<{ problems: SkillProblem[] }>("GET", `${this.t}/skills/problems`, {
+        query: { projectId: options.projectId },
+      });
       return body.problems;
     },
-    usage: async (options: { projectId?: string; days?: number; name?: string } = {}): Promise<SkillUsageRow[]> => (await this.skills.usageReport(options)).usage,
+    usage: async (options: { projectId?: string; days?: number; name?: string } = {}): Promise<SkillUsageRow[]> =>
+      (await this.skills.usageReport(options)).usage,
     /** The rows and whether the service cut them (at 10 000 rows, the oldest days are left out). */
-    usageReport: async (options: { projectId?: string; days?: number; name?: string } = {}): Promise<{ usage: SkillUsageRow[]; truncated: boolean }> => {
-      const body = await this.http.json<{ usage: SkillUsageRow[]; truncated?: boolean }>("GET", `${this.t}/skills/usage`, { query: options });
+    usageReport: async (
+      options: { projectId?: string; days?: number; name?: string } = {},
+    ): Promise<{ usage: SkillUsageRow[]; truncated: boolean }> => {
+      const body = await this.http.json<{ usage: SkillUsageRow[]; truncated?: boolean }>("GET", `${this.t}/skills/usage`, {
+        query: options,
+      });
       return { usage: body.usage, truncated: body.truncated === true };
     },
     /** Skills ranked by relevance to `query` (API.md "Catalog at scale"), best first; `limit` 1..20 (default 5). */
@@ -184,7 +205,8 @@ export class SkillsClient {
   };
 
   readonly processes = {
-    spawn: async (sessionId: string, input: SpawnInput): Promise<Process> => this.http.json("POST", `${this.t}/sessions/${segment(sessionId)}/processes`, { json: input }),
+    spawn: async (sessionId: string, input: SpawnInput): Promise<Process> =>
+      this.http.json("POST", `${this.t}/sessions/${segment(sessionId)}/processes`, { json: input }),
     list: async (sessionId: string): Promise<Process[]> => {
       const body = await this.http.json<{ processes: Process[] }>("GET", `${this.t}/sessions/${segment(sessionId)}/processes`);
       return body.processes;
@@ -195,26 +217,45 @@ export class SkillsClient {
       this.http.json("GET", `${this.processPath(processId)}/requests/${segment(requestId)}`),
     /** The Turn that would be composed now, changing nothing. */
     composition: async (processId: string, options: { message?: string; explain?: "all" } = {}): Promise<Turn> =>
-      this.http.json("GET", `${this.processPath(processId)}/composition`, { query: { message: options.message, explain: options.explain } }),
+      this.http.json("GET", `${this.processPath(processId)}/composition`, {
+        query: { message: options.message, explain: options.explain },
+      }),
   };
 
   readonly steering = {
     /** POST …/skill, waited: the applied result, or the request's error thrown as a typed class. */
-    send: async <R = ActivateResult | ClearResult>(processId: string, request: ProcessSkillRequest, wait: WaitOptions = {}): Promise<LaneResult<R>> =>
-      this.lane<R>(processId, "/skill", { ...request, requestId: request.requestId ?? newRequestId() }, wait),
+    send: async <R = ActivateResult | ClearResult>(
+      processId: string,
+      request: ProcessSkillRequest,
+      wait: WaitOptions = {},
+    ): Promise<LaneResult<R>> => this.lane<R>(processId, "/skill", { ...request, requestId: request.requestId ?? newRequestId() }, wait),
     /** POST …/skill without waiting: 202 QUEUED (or the stored status of a repeated requestId). */
     enqueue: async (processId: string, request: ProcessSkillRequest): Promise<RequestRecord> =>
-      this.http.json("POST", `${this.processPath(processId)}/skill`, { json: { ...request, requestId: request.requestId ?? newRequestId() } }),
-    activate: async (processId: string, skillName: string, options: { args?: string; oneShot?: boolean; requestId?: string } & WaitOptions = {}): Promise<ActivateResult> => {
+      this.http.json("POST", `${this.processPath(processId)}/skill`, {
+        json: { ...request, requestId: request.requestId ?? newRequestId() },
+      }),
+    activate: async (
+      processId: string,
+      skillName: string,
+      options: { args?: string; oneShot?: boolean; requestId?: string } & WaitOptions = {},
+    ): Promise<ActivateResult> => {
       const { args, oneShot, requestId, ...wait } = options;
-      const request: ProcessSkillRequest = { command: "ACTIVATE", skillName, ...(args === undefined ? {} : { args }), ...(oneShot ? { oneShot } : {}), ...(requestId ? { requestId } : {}) };
+      const request: ProcessSkillRequest = {
+        command: "ACTIVATE",
+        skillName,
+        ...(args === undefined ? {} : { args }),
+        ...(oneShot ? { oneShot } : {}),
+        ...(requestId ? { requestId } : {}),
+      };
       return (await this.steering.send<ActivateResult>(processId, request, wait)).result;
     },
     clear: async (processId: string, skillName: string, wait: WaitOptions = {}): Promise<ClearResult> =>
       (await this.steering.send<ClearResult>(processId, { command: "CLEAR", skillName }, wait)).result,
-    clearAll: async (processId: string, wait: WaitOptions = {}): Promise<ClearResult> => (await this.steering.send<ClearResult>(processId, { command: "CLEAR_ALL" }, wait)).result,
+    clearAll: async (processId: string, wait: WaitOptions = {}): Promise<ClearResult> =>
+      (await this.steering.send<ClearResult>(processId, { command: "CLEAR_ALL" }, wait)).result,
     /** Waits for a request sent earlier (polls GET …/requests/{id}). */
-    wait: async <R = unknown>(processId: string, requestId: string, wait: WaitOptions = {}): Promise<R> => this.poll<R>(processId, requestId, wait, Date.now()),
+    wait: async <R = unknown>(processId: string, requestId: string, wait: WaitOptions = {}): Promise<R> =>
+      this.poll<R>(processId, requestId, wait, Date.now()),
   };
 
   readonly turns = {
@@ -223,21 +264,33 @@ export class SkillsClient {
       (await this.lane<Turn>(processId, "/turns", { ...input, requestId: input.requestId ?? newRequestId() }, wait)).result,
     /** POST …/turns/{turnId}/complete, waited. */
     complete: async (processId: string, turnId: string, input: CompleteInput, wait: WaitOptions = {}): Promise<CompleteResult> =>
-      (await this.lane<CompleteResult>(processId, `/turns/${segment(turnId)}/complete`, { ...input, requestId: input.requestId ?? newRequestId() }, wait)).result,
+      (
+        await this.lane<CompleteResult>(
+          processId,
+          `/turns/${segment(turnId)}/complete`,
+          { ...input, requestId: input.requestId ?? newRequestId() },
+          wait,
+        )
+      ).result,
     /** A Turn as it was composed, `activation` included (kept ≥ 24 h). */
-    get: async (processId: string, turnId: string): Promise<Turn> => this.http.json("GET", `${this.processPath(processId)}/turns/${segment(turnId)}`),
+    get: async (processId: string, turnId: string): Promise<Turn> =>
+      this.http.json("GET", `${this.processPath(processId)}/turns/${segment(turnId)}`),
   };
 
   readonly tools = {
     /** POST …/tools/{toolName}: the tool's `result`. */
     call: async <R = unknown>(processId: string, toolName: string, args: Record<string, unknown> = {}): Promise<R> => {
-      const body = await this.http.json<{ result: R }>("POST", `${this.processPath(processId)}/tools/${segment(toolName)}`, { json: { args } });
+      const body = await this.http.json<{ result: R }>("POST", `${this.processPath(processId)}/tools/${segment(toolName)}`, {
+        json: { args },
+      });
       return body.result;
     },
   };
 
   /** A WebSocket subscription to processes' frames, reconnecting and re-subscribing when the socket drops. */
-  subscribe(options: Omit<SubscriptionOptions, "url" | "token" | "WebSocket"> & Partial<Pick<SubscriptionOptions, "WebSocket">> = {}): Subscription {
+  subscribe(
+    options: Omit<SubscriptionOptions, "url" | "token" | "WebSocket"> & Partial<Pick<SubscriptionOptions, "WebSocket">> = {},
+  ): Subscription {
     return subscribe({
       url: this.options.webSocketUrl ?? defaultWebSocketUrl(this.http.baseUrl),
       token: async () => (await this.http.token()) ?? "",

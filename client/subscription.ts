@@ -155,14 +155,19 @@ export function subscribe(options: SubscriptionOptions): Subscription {
       }
       const expired = event.code === TOKEN_EXPIRED && typeof options.token !== "function";
       if (expired || attempt >= maxAttempts) {
-        const why = expired ? "the token expired (close 4001)" : `gave up after ${attempt} reconnect attempts${opened ? "" : " (the handshake was refused or the service is down)"}`;
+        const why = expired
+          ? "the token expired (close 4001)"
+          : `gave up after ${attempt} reconnect attempts${opened ? "" : " (the handshake was refused or the service is down)"}`;
         deliver({ type: "connection", state: "closed", attempt, closeCode: event.code, reason: why });
         finish(new SkillsSubscriptionError(`WebSocket subscription ended: ${why}`, event.code));
         return;
       }
       attempt += 1;
       deliver({ type: "connection", state: "reconnecting", attempt, closeCode: event.code, reason: event.reason });
-      setTimeout(() => void connect().catch((error: unknown) => finish(error instanceof Error ? error : new Error(String(error)))), Math.min(baseDelay * 2 ** (attempt - 1), maxDelay));
+      setTimeout(
+        () => void connect().catch((error: unknown) => finish(error instanceof Error ? error : new Error(String(error)))),
+        Math.min(baseDelay * 2 ** (attempt - 1), maxDelay),
+      );
     };
   };
   void connect().catch((error: unknown) => finish(error instanceof Error ? error : new Error(String(error))));

@@ -13,12 +13,19 @@ export const ActivatedBy = z.enum(["explicit", "trigger", "model", "recipe", "sp
 export const RequestStatus = z.enum(["QUEUED", "DONE", "FAILED"]);
 
 /** A finding about a document: where (path, line) and what; `severity` absent means an error. */
-export const DocumentProblem = z.looseObject({ path: z.optional(z.string()), line: z.optional(z.int()), message: z.string(), severity: z.optional(z.string()) });
+export const DocumentProblem = z.looseObject({
+  path: z.optional(z.string()),
+  line: z.optional(z.int()),
+  message: z.string(),
+  severity: z.optional(z.string()),
+});
 
 /** API.md "Errors": the `error` member of every error answer. */
 export const ApiError = z.looseObject({ code: z.string(), message: z.string(), problems: z.optional(z.array(DocumentProblem)) });
 
-export const ApiErrorBody = z.object({ error: ApiError }).check(z.meta({ id: "Error", description: "API.md \"Errors\": every error answers this shape" }));
+export const ApiErrorBody = z
+  .object({ error: ApiError })
+  .check(z.meta({ id: "Error", description: 'API.md "Errors": every error answers this shape' }));
 
 export type SkillSource = z.infer<typeof SkillSource>;
 export type ActivatedBy = z.infer<typeof ActivatedBy>;

@@ -32,4 +32,5 @@ export type ErrorCode = keyof typeof STATUS_BY_CODE;
 
 export const ERROR_CODES = Object.freeze(Object.keys(STATUS_BY_CODE) as ErrorCode[]);
 
-export const isErrorCode = (code: unknown): code is ErrorCode => typeof code === "string" && Object.prototype.hasOwnProperty.call(STATUS_BY_CODE, code);
+export const isErrorCode = (code: unknown): code is ErrorCode =>
+  typeof code === "string" && Object.prototype.hasOwnProperty.call(STATUS_BY_CODE, code);

@@ -41,7 +41,9 @@ export const Process = z
     activeSkills: z.array(ActiveSkillRef),
     allowedSkillsOverride: z.nullable(z.array(z.string())),
     skillVersions: z.optional(
-      z.record(z.string(), z.string()).check(z.describe("Only when the recipe pins skills (skillVersions): skill name → versionId of its SKILL.md")),
+      z
+        .record(z.string(), z.string())
+        .check(z.describe("Only when the recipe pins skills (skillVersions): skill name → versionId of its SKILL.md")),
     ),
     locked: z.boolean(),
     pending: z.array(PendingMessage),
@@ -62,7 +64,9 @@ export const RequestRecord = z
   .check(z.meta({ id: "RequestRecord" }));
 
 /** A lane call's 202 (or the stored status of a repeated requestId). */
-export const Queued = z.looseObject({ requestId: z.string(), status: RequestStatus, turnId: z.optional(z.string()) }).check(z.meta({ id: "Queued" }));
+export const Queued = z
+  .looseObject({ requestId: z.string(), status: RequestStatus, turnId: z.optional(z.string()) })
+  .check(z.meta({ id: "Queued" }));
 
 /** `Prefer: wait` answered in time: the result of the applied request. */
 export const doneOf = <R extends z.core.$ZodType>(result: R) =>

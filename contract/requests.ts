@@ -12,7 +12,9 @@ import { MAX_ARGS_BYTES, utf8Bytes } from "./limits.js";
 export const ProcessSkillRequest = z.strictObject({
   command: z.enum(["ACTIVATE", "CLEAR", "CLEAR_ALL"]),
   skillName: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
-  args: z.optional(z.nullable(z.string().check(z.refine((t) => utf8Bytes(t) <= MAX_ARGS_BYTES, `must be at most ${MAX_ARGS_BYTES} bytes`)))),
+  args: z.optional(
+    z.nullable(z.string().check(z.refine((t) => utf8Bytes(t) <= MAX_ARGS_BYTES, `must be at most ${MAX_ARGS_BYTES} bytes`))),
+  ),
   oneShot: z.optional(z.boolean()),
   requestId: z.optional(RequestId),
 });
@@ -28,7 +30,11 @@ export const TurnContext = z.strictObject({
   profile: z.optional(shortLabel),
 });
 
-export const ComposeBody = z.strictObject({ message: z.optional(z.string()), context: z.optional(TurnContext), requestId: z.optional(RequestId) });
+export const ComposeBody = z.strictObject({
+  message: z.optional(z.string()),
+  context: z.optional(TurnContext),
+  requestId: z.optional(RequestId),
+});
 
 export const CompleteBody = z.strictObject({ output: z.string(), final: z.optional(z.boolean()), requestId: z.optional(RequestId) });
 
@@ -37,8 +43,10 @@ export const SpawnBody = z.strictObject({
   recipe: z.string().check(z.minLength(1), z.maxLength(128)),
   projectId: z.string().check(z.minLength(1), z.maxLength(64)),
   // Shown in chat prompts and consoles: no control characters (issue 28).
-  // eslint-disable-next-line no-control-regex
-  name: z.optional(z.string().check(z.minLength(1), z.maxLength(128), z.regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, "must not contain control characters"))),
+  name: z.optional(
+    // eslint-disable-next-line no-control-regex
+    z.string().check(z.minLength(1), z.maxLength(128), z.regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, "must not contain control characters")),
+  ),
 });
 
 export const ToolBody = z.strictObject({ args: z.optional(z.record(z.string(), z.unknown())) });

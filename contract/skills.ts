@@ -8,7 +8,10 @@ import { SkillSource } from "./common.js";
  */
 
 export const SkillTrigger = z.discriminatedUnion("type", [
-  z.looseObject({ type: z.literal("PATTERN"), pattern: z.string().check(z.describe("Java-style regex, matched case-insensitively with RE2 semantics")) }),
+  z.looseObject({
+    type: z.literal("PATTERN"),
+    pattern: z.string().check(z.describe("Java-style regex, matched case-insensitively with RE2 semantics")),
+  }),
   z.looseObject({ type: z.literal("KEYWORDS"), keywords: z.array(z.string()) }),
 ]);
 
@@ -49,7 +52,11 @@ export const SkillReferenceDoc = z.looseObject({
 });
 
 /** One file of the skill's folder; `digest` (`sha256:<hex>`) where the service computed one. */
-export const SkillFile = z.object({ path: z.string(), size: z.int(), digest: z.optional(z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/))) });
+export const SkillFile = z.object({
+  path: z.string(),
+  size: z.int(),
+  digest: z.optional(z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/))),
+});
 
 // The summary's shape spread rather than z.extend: an extended schema keeps its parent's JSON
 // Schema id, and the OpenAPI document would then call the detail a summary.
@@ -98,7 +105,9 @@ export const SkillUsageRow = z.looseObject({
   recipe: z.number(),
   spawn: z.number(),
   refused: z.number(),
-  refusedCodes: z.record(z.string(), z.number()).check(z.describe("`refused` split by the error code each refusal answered, e.g. {\"SKILL_NOT_ALLOWED\": 2}")),
+  refusedCodes: z
+    .record(z.string(), z.number())
+    .check(z.describe('`refused` split by the error code each refusal answered, e.g. {"SKILL_NOT_ALLOWED": 2}')),
 });
 
 export const SkillUsage = z.object({
@@ -117,11 +126,23 @@ export const SkillEvalCase = z.looseObject({
   expected: z.boolean(),
   fired: z.boolean().check(z.describe("A turn would activate the skill on this message")),
   blocked: z.optional(
-    z.string().check(z.describe("The trigger matches but a turn would not activate the skill, in the activation ledger's words: spawn-only, shot, disabled, argument-missing")),
+    z
+      .string()
+      .check(
+        z.describe(
+          "The trigger matches but a turn would not activate the skill, in the activation ledger's words: spawn-only, shot, disabled, argument-missing",
+        ),
+      ),
   ),
   alsoFired: z.array(z.string()).check(z.describe("The other skills a turn would activate on the same message (the confusion list)")),
-  listed: z.optional(z.boolean().check(z.describe("`should` cases: the turn's catalog would list the skill for this message (its level's context, default budget)"))),
-  searchRank: z.optional(z.nullable(z.int()).check(z.describe("`should` cases: the skill's 1-based rank in skill_search for this message, null past 20"))),
+  listed: z.optional(
+    z
+      .boolean()
+      .check(z.describe("`should` cases: the turn's catalog would list the skill for this message (its level's context, default budget)")),
+  ),
+  searchRank: z.optional(
+    z.nullable(z.int()).check(z.describe("`should` cases: the skill's 1-based rank in skill_search for this message, null past 20")),
+  ),
 });
 
 export const SkillEvalsResult = z.looseObject({
@@ -131,7 +152,9 @@ export const SkillEvalsResult = z.looseObject({
   triggers: z.int().check(z.describe("How many triggers the skill has: 0 = only /skill or the model can activate it")),
   cases: z.array(SkillEvalCase),
   totalCases: z.int().check(z.describe("Cases in the evals file")),
-  incomplete: z.boolean().check(z.describe("The time budget ran out: `cases` holds the first ones only, and precision and recall are theirs")),
+  incomplete: z
+    .boolean()
+    .check(z.describe("The time budget ran out: `cases` holds the first ones only, and precision and recall are theirs")),
 });
 
 export type SkillTrigger = z.infer<typeof SkillTrigger>;

@@ -8,7 +8,12 @@ export const ToolSpec = z.looseObject({ name: z.string(), description: z.string(
 
 export const CatalogEntry = z.looseObject({ name: z.string(), description: z.string(), source: z.string() });
 
-export const Catalog = z.looseObject({ entries: z.array(CatalogEntry), omitted: z.array(z.string()), budgetChars: z.int(), usedChars: z.int() });
+export const Catalog = z.looseObject({
+  entries: z.array(CatalogEntry),
+  omitted: z.array(z.string()),
+  budgetChars: z.int(),
+  usedChars: z.int(),
+});
 
 export const ActivationEntry = z.looseObject({
   name: z.string(),
@@ -16,7 +21,12 @@ export const ActivationEntry = z.looseObject({
   activatedBy: z.optional(z.string()),
   reason: z.optional(z.string()),
   trigger: z.optional(
-    z.looseObject({ type: z.enum(["KEYWORDS", "PATTERN"]), index: z.int(), keywords: z.optional(z.array(z.string())), match: z.optional(z.string()) }),
+    z.looseObject({
+      type: z.enum(["KEYWORDS", "PATTERN"]),
+      index: z.int(),
+      keywords: z.optional(z.array(z.string())),
+      match: z.optional(z.string()),
+    }),
   ),
   pinnedVersion: z.optional(z.string().check(z.describe("The versionId this active skill composed at (its recipe's skillVersions)"))),
 });

@@ -14,7 +14,11 @@ import { SkillSummary } from "./skills.js";
 
 export const ProcessSkillFrame = z.strictObject({ ...ProcessSkillRequest.shape, type: z.literal("process-skill"), processId: RequestId });
 
-export const ProcessSubscribeFrame = z.strictObject({ type: z.literal("process-subscribe"), processId: RequestId, requestId: z.optional(RequestId) });
+export const ProcessSubscribeFrame = z.strictObject({
+  type: z.literal("process-subscribe"),
+  processId: RequestId,
+  requestId: z.optional(RequestId),
+});
 
 export const SkillListFrame = z.strictObject({
   type: z.literal("skill-list"),
@@ -25,7 +29,10 @@ export const SkillListFrame = z.strictObject({
   requestId: z.optional(RequestId),
 });
 
-export const FootLogEntry = z.strictObject({ level: z.enum(["debug", "info", "warn", "error"]), message: z.string().check(z.maxLength(4_000)) });
+export const FootLogEntry = z.strictObject({
+  level: z.enum(["debug", "info", "warn", "error"]),
+  message: z.string().check(z.maxLength(4_000)),
+});
 
 /**
  * The Foot client's answer to a `process-skill-script-execute` (spec §13.5): exactly one of
@@ -36,15 +43,27 @@ export const ProcessSkillScriptResultFrame = z
     type: z.literal("process-skill-script-result"),
     invocationId: RequestId,
     result: z.optional(z.unknown()),
-    error: z.optional(z.strictObject({ code: z.optional(z.string().check(z.minLength(1), z.maxLength(64))), message: z.string().check(z.maxLength(4_000)) })),
+    error: z.optional(
+      z.strictObject({
+        code: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+        message: z.string().check(z.maxLength(4_000)),
+      }),
+    ),
     logs: z.optional(z.array(FootLogEntry).check(z.maxLength(MAX_FOOT_LOG_ENTRIES))),
     requestId: z.optional(RequestId),
   })
-  .check(z.refine((frame) => ("result" in frame) !== (frame.error !== undefined), { message: "must carry exactly one of 'result' and 'error'" }));
+  .check(
+    z.refine((frame) => "result" in frame !== (frame.error !== undefined), { message: "must carry exactly one of 'result' and 'error'" }),
+  );
 
 export const CLIENT_FRAME_TYPES = ["process-skill", "process-subscribe", "skill-list", "process-skill-script-result"] as const;
 
-export const ClientFrame = z.discriminatedUnion("type", [ProcessSkillFrame, ProcessSubscribeFrame, SkillListFrame, ProcessSkillScriptResultFrame]);
+export const ClientFrame = z.discriminatedUnion("type", [
+  ProcessSkillFrame,
+  ProcessSubscribeFrame,
+  SkillListFrame,
+  ProcessSkillScriptResultFrame,
+]);
 
 // Server → client frames.
 
@@ -97,7 +116,11 @@ export const ProcessTurnScheduledFrame = z.looseObject({
   truncated,
 });
 
-export const ProcessSubscribedFrame = z.looseObject({ type: z.literal("process-subscribed"), processId: z.string(), requestId: z.optional(z.string()) });
+export const ProcessSubscribedFrame = z.looseObject({
+  type: z.literal("process-subscribed"),
+  processId: z.string(),
+  requestId: z.optional(z.string()),
+});
 
 export const ProcessSkillScriptExecuteFrame = z.looseObject({
   type: z.literal("process-skill-script-execute"),

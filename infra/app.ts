@@ -17,5 +17,9 @@ const { stackName, props } = readStackContext(app.node);
 const consoleDist = fileURLToPath(new URL("../console/dist/", import.meta.url));
 const consoleAssetsDir = existsSync(`${consoleDist}index.html`) ? consoleDist : undefined;
 if (!consoleAssetsDir) console.warn("console/dist is not built: the console's site is deployed empty (run `npm run build:console` first).");
-new SkillsStack(app, stackName, { ...props, ...(consoleAssetsDir ? { consoleAssetsDir } : {}), description: "Skills service: skill documents, process lanes, HTTP and WebSocket APIs" });
+new SkillsStack(app, stackName, {
+  ...props,
+  ...(consoleAssetsDir ? { consoleAssetsDir } : {}),
+  description: "Skills service: skill documents, process lanes, HTTP and WebSocket APIs",
+});
 app.synth();

@@ -19,4 +19,10 @@ export const CATALOGUE_KEY_WILDCARD = `tenants/*/projects/*/${CATALOGUE_PREFIX}*
 
 /** The wildcard as EventBridge applies it, for the local emulation. */
 export const wildcardRegExp = (wildcard: string): RegExp =>
-  new RegExp(`^${wildcard.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "s");
+  new RegExp(
+    `^${wildcard
+      .split("*")
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+    "s",
+  );

@@ -10,7 +10,8 @@ export const PROJECT_ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const handlerEntry = (name: FunctionName): string => `functions/${name}/handler.ts`;
 
 /** ESM bundles still contain CommonJS dependencies that call `require` for Node built-ins; every chunk gets its own. */
-export const ESM_REQUIRE_SHIM = "import { createRequire as __skillsCreateRequire } from 'node:module'; const require = __skillsCreateRequire(import.meta.url);";
+export const ESM_REQUIRE_SHIM =
+  "import { createRequire as __skillsCreateRequire } from 'node:module'; const require = __skillsCreateRequire(import.meta.url);";
 
 export const NODE_TARGET = "node22";
 
@@ -86,7 +87,11 @@ export const externalFor = (sdk: "bundled" | "runtime"): readonly string[] => (s
  * splitting, so a module reached only through `import()` (nunjucks' compiler, re2js, yaml, the
  * X-Ray SDK, …) lands in its own chunk file, read and compiled only when first imported.
  */
-export const lambdaBundleOptions = (name: FunctionName, outdir: string, external: readonly string[] = externalFor(AWS_SDK_SOURCE)): BuildOptions => ({
+export const lambdaBundleOptions = (
+  name: FunctionName,
+  outdir: string,
+  external: readonly string[] = externalFor(AWS_SDK_SOURCE),
+): BuildOptions => ({
   entryPoints: { index: join(PROJECT_ROOT, handlerEntry(name)) },
   bundle: true,
   splitting: true,
@@ -145,7 +150,10 @@ export function bundleSizes(metafile: Metafile): Omit<LambdaBundle, "metafile"> 
 
 /** Builds one function's code as deployed (or with `external` packages left out); `outdir` undefined keeps it in memory. */
 export async function buildLambdaBundle(name: FunctionName, outdir?: string, external?: readonly string[]): Promise<LambdaBundle> {
-  const result = await build({ ...lambdaBundleOptions(name, outdir ?? join(PROJECT_ROOT, ".bundle", name), external), write: outdir !== undefined });
+  const result = await build({
+    ...lambdaBundleOptions(name, outdir ?? join(PROJECT_ROOT, ".bundle", name), external),
+    write: outdir !== undefined,
+  });
   const metafile = result.metafile as Metafile;
   return { metafile, ...bundleSizes(metafile) };
 }

@@ -45,7 +45,12 @@ type FunctionSettings = Omit<SkillsFunctionProps, "name">;
  * http-steer only enqueues and waits for the request item, so it gets neither.
  */
 export const FUNCTION_SETTINGS: Record<FunctionName, FunctionSettings> = {
-  "http-skills": { description: "Skill listings: effective, by name, problems, active; /health", memorySize: 512, timeout: Duration.seconds(10), loadsSkills: true },
+  "http-skills": {
+    description: "Skill listings: effective, by name, problems, active; /health",
+    memorySize: 512,
+    timeout: Duration.seconds(10),
+    loadsSkills: true,
+  },
   "http-processes": {
     description: "Process spawn and read, request status, composition preview",
     memorySize: 1024,
@@ -54,16 +59,60 @@ export const FUNCTION_SETTINGS: Record<FunctionName, FunctionSettings> = {
     runsSandbox: true,
   },
   // Prefer: wait=N allows up to 20 s; API Gateway gives up at 30 s.
-  "http-steer": { description: "Skill activate/clear and turn compose/complete through the process lane", memorySize: 512, timeout: Duration.seconds(29) },
-  "http-documents": { description: "Document editor API (S3), validating skills and recipes on PUT", memorySize: 512, timeout: Duration.seconds(10) },
-  "http-tools": { description: "Tool invocation: skill scripts, reference docs, manuals", memorySize: 1024, timeout: Duration.seconds(15), loadsSkills: true, runsSandbox: true },
-  "http-mcp": { description: "MCP server (Streamable HTTP, stateless): prompts, resources, completion, a process's tools", memorySize: 1024, timeout: Duration.seconds(15), loadsSkills: true, runsSandbox: true },
-  "lane-worker": { description: "Applies lane messages to processes (SQS FIFO)", memorySize: 1024, timeout: LANE_WORKER_TIMEOUT, loadsSkills: true, runsSandbox: true },
+  "http-steer": {
+    description: "Skill activate/clear and turn compose/complete through the process lane",
+    memorySize: 512,
+    timeout: Duration.seconds(29),
+  },
+  "http-documents": {
+    description: "Document editor API (S3), validating skills and recipes on PUT",
+    memorySize: 512,
+    timeout: Duration.seconds(10),
+  },
+  "http-tools": {
+    description: "Tool invocation: skill scripts, reference docs, manuals",
+    memorySize: 1024,
+    timeout: Duration.seconds(15),
+    loadsSkills: true,
+    runsSandbox: true,
+  },
+  "http-mcp": {
+    description: "MCP server (Streamable HTTP, stateless): prompts, resources, completion, a process's tools",
+    memorySize: 1024,
+    timeout: Duration.seconds(15),
+    loadsSkills: true,
+    runsSandbox: true,
+  },
+  "lane-worker": {
+    description: "Applies lane messages to processes (SQS FIFO)",
+    memorySize: 1024,
+    timeout: LANE_WORKER_TIMEOUT,
+    loadsSkills: true,
+    runsSandbox: true,
+  },
   "ws-connect": { description: "WebSocket $connect: stores the connection", memorySize: 256, timeout: Duration.seconds(5) },
-  "ws-disconnect": { description: "WebSocket $disconnect: removes the connection and its subscriptions", memorySize: 256, timeout: Duration.seconds(10) },
-  "ws-default": { description: "WebSocket frames: process-skill, process-subscribe, skill-list", memorySize: 512, timeout: Duration.seconds(29), loadsSkills: true },
-  authorizer: { description: "JWT authorizer for the HTTP API and WebSocket $connect", memorySize: 256, timeout: Duration.seconds(5), secretsExtension: true },
-  "s3-events": { description: "Catalogue version bumps for document writes that bypass the API (S3 events via EventBridge)", memorySize: 256, timeout: Duration.seconds(10) },
+  "ws-disconnect": {
+    description: "WebSocket $disconnect: removes the connection and its subscriptions",
+    memorySize: 256,
+    timeout: Duration.seconds(10),
+  },
+  "ws-default": {
+    description: "WebSocket frames: process-skill, process-subscribe, skill-list",
+    memorySize: 512,
+    timeout: Duration.seconds(29),
+    loadsSkills: true,
+  },
+  authorizer: {
+    description: "JWT authorizer for the HTTP API and WebSocket $connect",
+    memorySize: 256,
+    timeout: Duration.seconds(5),
+    secretsExtension: true,
+  },
+  "s3-events": {
+    description: "Catalogue version bumps for document writes that bypass the API (S3 events via EventBridge)",
+    memorySize: 256,
+    timeout: Duration.seconds(10),
+  },
 };
 
 const constructId = (name: FunctionName): string =>
@@ -104,14 +153,22 @@ export class SkillsStack extends Stack {
     });
 
     this.llm = props.llmUrl
-      ? new LlmEndpoint(this, "Llm", { url: props.llmUrl, model: props.llmModel ?? "", apiKeySecretArn: props.llmApiKeySecretArn, timeoutMs: props.llmTimeoutMs })
+      ? new LlmEndpoint(this, "Llm", {
+          url: props.llmUrl,
+          model: props.llmModel ?? "",
+          apiKeySecretArn: props.llmApiKeySecretArn,
+          timeoutMs: props.llmTimeoutMs,
+        })
       : undefined;
 
     const settingsFor = (name: FunctionName): FunctionSettings =>
       // The LLM key is read like the JWT secret: through the secrets extension.
       name === "lane-worker" && this.llm?.apiKeySecret ? { ...FUNCTION_SETTINGS[name], secretsExtension: true } : FUNCTION_SETTINGS[name];
     const functions = Object.fromEntries(
-      (Object.keys(FUNCTION_SETTINGS) as FunctionName[]).map((name) => [name, new SkillsFunction(this, constructId(name), { name, ...settingsFor(name) })]),
+      (Object.keys(FUNCTION_SETTINGS) as FunctionName[]).map((name) => [
+        name,
+        new SkillsFunction(this, constructId(name), { name, ...settingsFor(name) }),
+      ]),
     ) as Record<FunctionName, SkillsFunction>;
     this.functions = functions;
     const { documents, table, lane } = this;
@@ -197,7 +254,11 @@ export class SkillsStack extends Stack {
     // The console's config.json names the APIs' URLs, and the HTTP API allows the console's origin:
     // the site's bucket and distribution come first, its asset deployment refers to the API.
     const consoleSite = new ConsoleSite(this, "Console");
-    this.httpApi = new SkillsHttpApi(this, "HttpApi", { authorizer: functions.authorizer, handlers: functions, allowedOrigins: [consoleSite.origin] });
+    this.httpApi = new SkillsHttpApi(this, "HttpApi", {
+      authorizer: functions.authorizer,
+      handlers: functions,
+      allowedOrigins: [consoleSite.origin],
+    });
     consoleSite.deploy(props.consoleAssetsDir, { apiUrl: this.httpApi.url, webSocketUrl: this.webSocketApi.url });
     this.consoleSite = consoleSite;
     this.webSocketApi.grantManageConnections(functions["ws-default"]);
@@ -209,7 +270,11 @@ export class SkillsStack extends Stack {
     this.alarms = new ServiceAlarms(this, "Alarms", { topicArn: props.alarmTopicArn });
     this.alarms.watchDeadLetterQueue("LaneDeadLetterQueue", lane.deadLetterQueue);
     this.alarms.watchQueueAge("Lane", lane.queue, Duration.minutes(5));
-    this.alarms.watchDeadLetterQueue("DocumentEventsDeadLetterQueue", this.documentEvents.deadLetterQueue, "document events not applied to the catalogue");
+    this.alarms.watchDeadLetterQueue(
+      "DocumentEventsDeadLetterQueue",
+      this.documentEvents.deadLetterQueue,
+      "document events not applied to the catalogue",
+    );
     for (const [name, fn] of Object.entries(functions)) this.alarms.watchFunction(constructId(name as FunctionName), fn);
 
     new CfnOutput(this, "HttpApiUrl", { value: this.httpApi.url });

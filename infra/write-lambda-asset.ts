@@ -35,13 +35,28 @@ const quickjsWasmPath = (): string => {
  * imports, statically or through `import()`, their source maps, and the files the function reads
  * beside its code. Synchronous, as CDK's local bundling is; the bench and the tests call it too.
  */
-export function writeLambdaAsset(name: FunctionName, outDir: string, contents: LambdaAssetContents, external: readonly string[] = externalFor(AWS_SDK_SOURCE)): Metafile {
+export function writeLambdaAsset(
+  name: FunctionName,
+  outDir: string,
+  contents: LambdaAssetContents,
+  external: readonly string[] = externalFor(AWS_SDK_SOURCE),
+): Metafile {
   mkdirSync(outDir, { recursive: true });
   const { metafile } = buildSync({ ...lambdaBundleOptions(name, outDir, external), write: true });
   // Only for code that can ask for them (shared/lazy/lazy-libraries.ts is in the bundle).
   if (Object.keys(metafile!.inputs).some((input) => input.endsWith("shared/lazy/lazy-libraries.ts"))) {
     for (const library of LAZY_LIBRARY_NAMES) {
-      buildSync({ entryPoints: [library], bundle: true, platform: "node", format: "cjs", target: NODE_TARGET, minify: true, logLevel: "warning", absWorkingDir: PROJECT_ROOT, outfile: join(outDir, lazyLibraryFile(library)) });
+      buildSync({
+        entryPoints: [library],
+        bundle: true,
+        platform: "node",
+        format: "cjs",
+        target: NODE_TARGET,
+        minify: true,
+        logLevel: "warning",
+        absWorkingDir: PROJECT_ROOT,
+        outfile: join(outDir, lazyLibraryFile(library)),
+      });
     }
   }
   if (contents.loadsSkills) cpSync(join(PROJECT_ROOT, BUNDLED_SOURCE), join(outDir, BUNDLED_TARGET), { recursive: true });

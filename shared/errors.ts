@@ -18,7 +18,10 @@ export abstract class SkillsError extends Error {
 export class SkillNotFound extends SkillsError {
   readonly code = "SKILL_NOT_FOUND";
   /** `skipped`: why a document of that name exists but was not usable (a problem of the cascade). */
-  constructor(readonly skillName: string, skipped?: { path: string; source: string; message: string }) {
+  constructor(
+    readonly skillName: string,
+    skipped?: { path: string; source: string; message: string },
+  ) {
     super(
       skipped === undefined
         ? `Skill '${skillName}' not found`
@@ -29,21 +32,30 @@ export class SkillNotFound extends SkillsError {
 
 export class SkillNotAllowedByRecipe extends SkillsError {
   readonly code = "SKILL_NOT_ALLOWED";
-  constructor(readonly skillName: string, readonly recipe: string) {
+  constructor(
+    readonly skillName: string,
+    readonly recipe: string,
+  ) {
     super(`Skill '${skillName}' is not allowed by recipe '${recipe}'`);
   }
 }
 
 export class SkillArgumentMissing extends SkillsError {
   readonly code = "SKILL_ARGUMENT_MISSING";
-  constructor(readonly skillName: string, readonly argumentName: string) {
+  constructor(
+    readonly skillName: string,
+    readonly argumentName: string,
+  ) {
     super(`Skill '${skillName}' requires argument '${argumentName}'`);
   }
 }
 
 export class SkillLocked extends SkillsError {
   readonly code = "SKILL_LOCKED";
-  constructor(readonly skillName: string, readonly recipe: string) {
+  constructor(
+    readonly skillName: string,
+    readonly recipe: string,
+  ) {
     super(`Skill '${skillName}' comes from locked recipe '${recipe}' and cannot be cleared`);
   }
 }
@@ -62,8 +74,18 @@ export interface DocumentProblem {
 
 export class InvalidDocument extends SkillsError {
   readonly code = "INVALID_DOCUMENT";
-  constructor(readonly path: string, readonly problems: DocumentProblem[]) {
-    super(`${path}: ${problems.filter((p) => p.severity === "error").map((p) => p.message).join("; ") || "invalid document"}`);
+  constructor(
+    readonly path: string,
+    readonly problems: DocumentProblem[],
+  ) {
+    super(
+      `${path}: ${
+        problems
+          .filter((p) => p.severity === "error")
+          .map((p) => p.message)
+          .join("; ") || "invalid document"
+      }`,
+    );
   }
 }
 
@@ -80,7 +102,11 @@ export class RecipeNotFound extends SkillsError {
 
 /** An `activate:`/`deactivate:` entry (spec §2a) names a verb no handler is registered for. */
 export class UnknownEngineCommand extends InvalidRequest {
-  constructor(readonly verb: string, readonly skillName: string | undefined, readonly command: string) {
+  constructor(
+    readonly verb: string,
+    readonly skillName: string | undefined,
+    readonly command: string,
+  ) {
     super(`Unknown engine command '${verb}'${skillName !== undefined ? ` in skill '${skillName}'` : ""}`);
   }
 }
@@ -109,7 +135,10 @@ export class DocumentNotFound extends SkillsError {
 /** A tool the process does not have now, or one the Skills service does not serve (API.md TOOL_NOT_FOUND). */
 export class ToolNotFound extends SkillsError {
   readonly code = "TOOL_NOT_FOUND";
-  constructor(readonly toolName: string, reason?: string) {
+  constructor(
+    readonly toolName: string,
+    reason?: string,
+  ) {
     super(`Tool '${toolName.slice(0, 128)}' not found${reason ? `: ${reason}` : ""}`);
   }
 }
@@ -120,7 +149,10 @@ export class ToolNotFound extends SkillsError {
  */
 export class TooManyRequests extends SkillsError {
   readonly code = "TOO_MANY_REQUESTS";
-  constructor(message: string, readonly retryAfterSeconds: number) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
     super(message);
   }
 }
@@ -128,7 +160,10 @@ export class TooManyRequests extends SkillsError {
 /** A body or value past a size cap the caller can see (API.md 413 PAYLOAD_TOO_LARGE). */
 export class PayloadTooLarge extends SkillsError {
   readonly code = "PAYLOAD_TOO_LARGE";
-  constructor(message: string, readonly limitBytes: number) {
+  constructor(
+    message: string,
+    readonly limitBytes: number,
+  ) {
     super(message);
   }
 }
@@ -140,6 +175,8 @@ export class PayloadTooLarge extends SkillsError {
 export class VersionsUnavailable extends SkillsError {
   readonly code = "VERSIONS_UNAVAILABLE";
   constructor() {
-    super("This deployment keeps no document versions (a versioned S3 bucket, or SKILLS_HISTORY_BUCKET_NAME for one without versioning, is needed)");
+    super(
+      "This deployment keeps no document versions (a versioned S3 bucket, or SKILLS_HISTORY_BUCKET_NAME for one without versioning, is needed)",
+    );
   }
 }

@@ -38,8 +38,11 @@ export function CodeEditor(props: CodeEditorProps) {
     if (!host.current) return;
     // A SKILL.md: YAML between the `---` fences, Markdown after. Markdown alone reads the
     // frontmatter's last line before `---` as a setext heading (bold, underlined).
-    const languageExtension = props.language === "markdown" ? [yamlFrontmatter({ content: markdown() })] : props.language === "yaml" ? [yaml()] : [];
-    const lintExtension = props.lint ? [linter((v) => diagnosticsOf(v, latest.current.lint?.(v.state.doc.toString()) ?? []), { delay: 300 })] : [];
+    const languageExtension =
+      props.language === "markdown" ? [yamlFrontmatter({ content: markdown() })] : props.language === "yaml" ? [yaml()] : [];
+    const lintExtension = props.lint
+      ? [linter((v) => diagnosticsOf(v, latest.current.lint?.(v.state.doc.toString()) ?? []), { delay: 300 })]
+      : [];
     const created = new EditorView({
       parent: host.current,
       doc: props.initialText,

@@ -6,12 +6,15 @@ export type ExplainedTurn = Turn & { skillTokens?: { name: string; approxTokens:
 
 /** What the model would receive and why: prompt, skill section, tools, catalog, the activation ledger. */
 export function CompositionView({ label, turn }: { label: string; turn: ExplainedTurn }) {
-  const perSkill = turn.skillTokens ?? skillBlocks(turn.skillSection).map((block) => ({ name: block.name, approxTokens: approxTokens(block.chars) }));
+  const perSkill =
+    turn.skillTokens ?? skillBlocks(turn.skillSection).map((block) => ({ name: block.name, approxTokens: approxTokens(block.chars) }));
   return (
     <section class="composition" aria-label="Composition">
       <h3>{label}</h3>
       <details open>
-        <summary>System prompt ({approxTokens(turn.systemPrompt.map((message) => message.content).join("").length)} tokens approx.)</summary>
+        <summary>
+          System prompt ({approxTokens(turn.systemPrompt.map((message) => message.content).join("").length)} tokens approx.)
+        </summary>
         {turn.systemPrompt.map((message, index) => (
           <pre key={index} class="body">
             {message.content}
@@ -36,7 +39,9 @@ export function CompositionView({ label, turn }: { label: string; turn: Explaine
             ))}
           </tbody>
         </table>
-        <pre class="body" data-testid="skill-section">{turn.skillSection || "(empty: no skill is active)"}</pre>
+        <pre class="body" data-testid="skill-section">
+          {turn.skillSection || "(empty: no skill is active)"}
+        </pre>
       </details>
       <details open>
         <summary>Tools ({turn.tools.length})</summary>
@@ -74,7 +79,9 @@ export function CompositionView({ label, turn }: { label: string; turn: Explaine
                 <td>{entry.activatedBy ?? ""}</td>
                 <td>
                   {entry.reason ?? ""}
-                  {entry.trigger ? ` ${entry.trigger.type} #${entry.trigger.index}${entry.trigger.keywords ? ` [${entry.trigger.keywords.join(", ")}]` : ""}${entry.trigger.match ? ` “${entry.trigger.match}”` : ""}` : ""}
+                  {entry.trigger
+                    ? ` ${entry.trigger.type} #${entry.trigger.index}${entry.trigger.keywords ? ` [${entry.trigger.keywords.join(", ")}]` : ""}${entry.trigger.match ? ` “${entry.trigger.match}”` : ""}`
+                    : ""}
                 </td>
               </tr>
             ))}

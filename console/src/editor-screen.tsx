@@ -28,7 +28,17 @@ const SKILL_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
  * Below it, the author's loop (issue 17): the skill's usage, its trigger evals, and the open
  * file's history with restore.
  */
-export function EditorScreen({ client, session, project, target }: { client: SkillsClient; session: Session; project: string; target?: EditorTarget }) {
+export function EditorScreen({
+  client,
+  session,
+  project,
+  target,
+}: {
+  client: SkillsClient;
+  session: Session;
+  project: string;
+  target?: EditorTarget;
+}) {
   const levels = levelsOf(session, project);
   const initialLevel = levels.find((level) => level.source === target?.source)?.id ?? project;
   const [level, setLevel] = useState(initialLevel);
@@ -69,7 +79,10 @@ export function EditorScreen({ client, session, project, target }: { client: Ski
       const failure = describeError(error);
       if (failure.code !== "DOCUMENT_NOT_FOUND" || fallback === undefined) return setStatus({ kind: "error", message: failure.message });
       show(documentPath, fallback);
-      setStatus({ kind: "info", message: `${documentPath} does not exist at ${levelLabel} yet: started from a template. Save creates it.` });
+      setStatus({
+        kind: "info",
+        message: `${documentPath} does not exist at ${levelLabel} yet: started from a template. Save creates it.`,
+      });
     }
   };
 
@@ -82,7 +95,8 @@ export function EditorScreen({ client, session, project, target }: { client: Ski
 
   const openSkill = async (): Promise<void> => {
     const skill = name.trim();
-    if (!SKILL_NAME.test(skill)) return setStatus({ kind: "error", message: "A skill name is lower-case letters, digits and hyphens (its directory name)." });
+    if (!SKILL_NAME.test(skill))
+      return setStatus({ kind: "error", message: "A skill name is lower-case letters, digits and hyphens (its directory name)." });
     setOpenedName(skill);
     await openDocument(skillPath(skill), skillTemplate(skill));
     await refreshFiles(skill).catch(() => setFiles([]));
@@ -104,18 +118,28 @@ export function EditorScreen({ client, session, project, target }: { client: Ski
       setSaveWarnings(saved.warnings);
       setRevision((value) => value + 1);
       const count = saved.warnings.length;
-      setStatus({ kind: "success", message: `Saved ${saved.path} at ${levelLabel}${count > 0 ? ` with ${count} warning(s), listed below` : ""}.` });
+      setStatus({
+        kind: "success",
+        message: `Saved ${saved.path} at ${levelLabel}${count > 0 ? ` with ${count} warning(s), listed below` : ""}.`,
+      });
       await refreshFiles(openedName);
     } catch (error) {
       const failure = describeError(error);
-      showRefusal(failure.problems, failure.code === "INVALID_DOCUMENT" ? `Not saved: the service refused it (${failure.problems.length} problem(s)).` : `Not saved: ${failure.message}`);
+      showRefusal(
+        failure.problems,
+        failure.code === "INVALID_DOCUMENT"
+          ? `Not saved: the service refused it (${failure.problems.length} problem(s)).`
+          : `Not saved: ${failure.message}`,
+      );
     }
   };
 
   // A refused save and a refused restore read the same: problems at their lines, nothing written.
   const showRefusal = (problems: DocumentProblem[], message: string): void => {
     setServerProblems(problems.map((problem) => ({ line: problem.line ?? 1, severity: "error" as const, message: problem.message })));
-    setProblemList(problems.map((problem) => ({ ...(problem.line === undefined ? {} : { line: problem.line }), message: problem.message })));
+    setProblemList(
+      problems.map((problem) => ({ ...(problem.line === undefined ? {} : { line: problem.line }), message: problem.message })),
+    );
     setStatus({ kind: "error", message });
   };
 
@@ -125,7 +149,10 @@ export function EditorScreen({ client, session, project, target }: { client: Ski
     setProblemList([]);
     setSaveWarnings(saved.warnings);
     setRevision((value) => value + 1);
-    setStatus({ kind: "success", message: `Restored an older version of ${documentPath} at ${levelLabel}: it is the newest now and the editor shows it.` });
+    setStatus({
+      kind: "success",
+      message: `Restored an older version of ${documentPath} at ${levelLabel}: it is the newest now and the editor shows it.`,
+    });
   };
 
   const remove = async (): Promise<void> => {
@@ -182,7 +209,12 @@ export function EditorScreen({ client, session, project, target }: { client: Ski
             <h2 id="files-heading">Files of {openedName}</h2>
             <ul>
               <li>
-                <button type="button" class="link" aria-current={path === skillPath(openedName)} onClick={() => void openDocument(skillPath(openedName), skillTemplate(openedName))}>
+                <button
+                  type="button"
+                  class="link"
+                  aria-current={path === skillPath(openedName)}
+                  onClick={() => void openDocument(skillPath(openedName), skillTemplate(openedName))}
+                >
                   SKILL.md
                 </button>
               </li>
@@ -296,7 +328,13 @@ export function EditorScreen({ client, session, project, target }: { client: Ski
         <div class="authors-loop">
           {/* Keyed by skill: a report of the skill opened before must not stay on screen. */}
           <UsagePanel key={`usage:${openedName}`} client={client} project={project} name={openedName} />
-          <EvalsPanel key={`evals:${openedName}`} client={client} project={project} name={openedName} onCreate={() => void openDocument(evalsPath(openedName), evalsTemplate(openedName))} />
+          <EvalsPanel
+            key={`evals:${openedName}`}
+            client={client}
+            project={project}
+            name={openedName}
+            onCreate={() => void openDocument(evalsPath(openedName), evalsTemplate(openedName))}
+          />
           {path && (
             <HistoryPanel
               client={client}

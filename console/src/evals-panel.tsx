@@ -16,7 +16,17 @@ const percent = (value: number): string => `${Math.round(value * 100)}%`;
  * loop"): precision, recall, what the triggers miss, what they wrongly catch, and which other
  * skills fire on the same messages.
  */
-export function EvalsPanel({ client, project, name, onCreate }: { client: SkillsClient; project: string; name: string; onCreate: () => void }) {
+export function EvalsPanel({
+  client,
+  project,
+  name,
+  onCreate,
+}: {
+  client: SkillsClient;
+  project: string;
+  name: string;
+  onCreate: () => void;
+}) {
   const [state, setState] = useState<State>({ kind: "idle" });
   const run = async (): Promise<void> => {
     setState({ kind: "running" });
@@ -33,8 +43,8 @@ export function EvalsPanel({ client, project, name, onCreate }: { client: Skills
     <section class="evals-panel" aria-labelledby="evals-heading">
       <h2 id="evals-heading">Trigger evals of {name}</h2>
       <p class="hint">
-        Runs the effective skill's evals/triggers.yaml through the turn's trigger rule, with every other skill of {project} as a rival: a message counts as fired when a turn would
-        activate the skill (no recipe whitelist applies here).
+        Runs the effective skill's evals/triggers.yaml through the turn's trigger rule, with every other skill of {project} as a rival: a
+        message counts as fired when a turn would activate the skill (no recipe whitelist applies here).
       </p>
       <button type="button" onClick={() => void run()} disabled={state.kind === "running"}>
         Run evals
@@ -43,7 +53,8 @@ export function EvalsPanel({ client, project, name, onCreate }: { client: Skills
       {state.kind === "error" && <p role="alert">{state.message}</p>}
       {state.kind === "missing" && (
         <p data-testid="evals-missing">
-          {name} has no evals/triggers.yaml at its level: a YAML file with <code>should:</code> and <code>should-not:</code> lists of messages.{" "}
+          {name} has no evals/triggers.yaml at its level: a YAML file with <code>should:</code> and <code>should-not:</code> lists of
+          messages.{" "}
           <button type="button" class="link" onClick={onCreate}>
             Write one
           </button>
@@ -86,20 +97,26 @@ function EvalsReport({ report }: { report: SkillEvalsResult }) {
       </dl>
       {report.incomplete === true && (
         <p role="status" data-testid="evals-incomplete">
-          Cut short by the time budget: {report.cases.length} of {report.totalCases ?? "?"} cases ran; precision and recall are theirs. <code>skills eval</code> runs the whole suite
-          offline.
+          Cut short by the time budget: {report.cases.length} of {report.totalCases ?? "?"} cases ran; precision and recall are theirs.{" "}
+          <code>skills eval</code> runs the whole suite offline.
         </p>
       )}
       {report.cases.length === 0 && report.incomplete !== true && <p>The evals file lists no message.</p>}
       {report.triggers === 0 && (
         <p data-testid="evals-no-triggers">
-          {report.name} has no triggers: no message activates it by matching, so every should message is a miss. It is activated by <code>/skill {report.name}</code> or by the
-          model choosing it from the catalog (<code>skills eval</code> shows its catalog standing).
+          {report.name} has no triggers: no message activates it by matching, so every should message is a miss. It is activated by{" "}
+          <code>/skill {report.name}</code> or by the model choosing it from the catalog (<code>skills eval</code> shows its catalog
+          standing).
         </p>
       )}
       <Routing report={report} />
       <CaseList title="Misses (should fire, did not)" testId="evals-misses" cases={misses} empty="None: every should message fires." />
-      <CaseList title="False hits (should not fire, did)" testId="evals-false-hits" cases={falseHits} empty="None: no should-not message fires." />
+      <CaseList
+        title="False hits (should not fire, did)"
+        testId="evals-false-hits"
+        cases={falseHits}
+        empty="None: no should-not message fires."
+      />
       <h3>Confusion (other skills firing on the same message)</h3>
       {confused.length === 0 ? (
         <p data-testid="evals-confusion">No other skill fires on these messages.</p>

@@ -26,7 +26,8 @@ const FENCE = /^---\s*$/;
  */
 export function lintSkillMarkdown(text: string): LintProblem[] {
   const lines = text.split("\n");
-  if (!FENCE.test(lines[0] ?? "")) return [{ line: 1, severity: "error", message: "A SKILL.md starts with a '---' line opening its YAML frontmatter" }];
+  if (!FENCE.test(lines[0] ?? ""))
+    return [{ line: 1, severity: "error", message: "A SKILL.md starts with a '---' line opening its YAML frontmatter" }];
   const end = lines.findIndex((line, index) => index > 0 && FENCE.test(line));
   if (end < 0) return [{ line: 1, severity: "error", message: "The frontmatter has no closing '---' line" }];
   const yamlText = lines.slice(1, end).join("\n");
@@ -35,7 +36,11 @@ export function lintSkillMarkdown(text: string): LintProblem[] {
   // +1: the opening fence is line 1 of the file, the YAML's line 1 is the file's line 2.
   const lineAt = (offset: number | undefined): number => (offset === undefined ? 1 : counter.linePos(offset).line + 1);
   if (document.errors.length > 0) {
-    return document.errors.map((error) => ({ line: lineAt(causeOffset(yamlText, error.message, error.pos[0])), severity: "error", message: error.message.split("\n")[0] ?? error.message }));
+    return document.errors.map((error) => ({
+      line: lineAt(causeOffset(yamlText, error.message, error.pos[0])),
+      severity: "error",
+      message: error.message.split("\n")[0] ?? error.message,
+    }));
   }
   const checked = frontmatter.safeParse(document.toJS());
   if (checked.success) return [];

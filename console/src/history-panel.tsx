@@ -4,7 +4,8 @@ import type { DocumentProblem, DocumentVersion, SavedDocument, SkillsClient } fr
 import { diffLines } from "./line-diff.js";
 import { formatSize, shortVersionId, writtenByOf } from "./version-label.js";
 
-type Versions = { kind: "loading" } | { kind: "unavailable" } | { kind: "error"; message: string } | { kind: "list"; versions: DocumentVersion[] };
+type Versions =
+  { kind: "loading" } | { kind: "unavailable" } | { kind: "error"; message: string } | { kind: "list"; versions: DocumentVersion[] };
 type Viewed = { version: DocumentVersion; text?: string; error?: string };
 
 export interface HistoryPanelProps {
@@ -27,7 +28,17 @@ export interface HistoryPanelProps {
  * read-only beside a line diff against the editor's text, and restored after a confirmation. A
  * stack whose bucket keeps no versions (501 VERSIONS_UNAVAILABLE) is a state, not an error.
  */
-export function HistoryPanel({ client, level, levelLabel, path, currentText, unsaved, revision, onRestored, onRefused }: HistoryPanelProps) {
+export function HistoryPanel({
+  client,
+  level,
+  levelLabel,
+  path,
+  currentText,
+  unsaved,
+  revision,
+  onRestored,
+  onRefused,
+}: HistoryPanelProps) {
   const [versions, setVersions] = useState<Versions>({ kind: "loading" });
   const [viewed, setViewed] = useState<Viewed | undefined>();
   const [mode, setMode] = useState<"diff" | "text">("diff");
@@ -87,7 +98,11 @@ export function HistoryPanel({ client, level, levelLabel, path, currentText, uns
         return setVersions({ kind: "unavailable" });
       }
       setMessage(`Not restored: ${failure.message}`);
-      if (failure.code === "INVALID_DOCUMENT") onRefused(failure.problems, `Not restored: that version does not validate any more (${failure.problems.length} problem(s)); nothing was overwritten.`);
+      if (failure.code === "INVALID_DOCUMENT")
+        onRefused(
+          failure.problems,
+          `Not restored: that version does not validate any more (${failure.problems.length} problem(s)); nothing was overwritten.`,
+        );
     }
   };
 
@@ -98,7 +113,9 @@ export function HistoryPanel({ client, level, levelLabel, path, currentText, uns
       </h2>
       {versions.kind === "loading" && <p aria-live="polite">Loading…</p>}
       {versions.kind === "unavailable" && (
-        <p data-testid="history-unavailable">This stack keeps no versions (its bucket is not versioned), so there is no history to show or restore.</p>
+        <p data-testid="history-unavailable">
+          This stack keeps no versions (its bucket is not versioned), so there is no history to show or restore.
+        </p>
       )}
       {versions.kind === "error" && <p role="alert">{versions.message}</p>}
       {versions.kind === "list" && versions.versions.length === 0 && <p data-testid="history-empty">No saved version yet.</p>}
@@ -118,7 +135,8 @@ export function HistoryPanel({ client, level, levelLabel, path, currentText, uns
               {versions.versions.map((version, index) => (
                 <tr key={version.versionId} data-version={version.versionId} aria-current={viewed?.version.versionId === version.versionId}>
                   <td>
-                    <code title={version.versionId}>{shortVersionId(version.versionId)}</code> {index === 0 && <span class="flag">newest</span>}
+                    <code title={version.versionId}>{shortVersionId(version.versionId)}</code>{" "}
+                    {index === 0 && <span class="flag">newest</span>}
                   </td>
                   <td>{version.lastModified.replace("T", " ").replace(/\.\d+Z$|Z$/, "")}</td>
                   <td>{formatSize(version.size)}</td>
@@ -134,7 +152,11 @@ export function HistoryPanel({ client, level, levelLabel, path, currentText, uns
           </table>
         </div>
       )}
-      {message && <p role="status" data-testid="history-status">{message}</p>}
+      {message && (
+        <p role="status" data-testid="history-status">
+          {message}
+        </p>
+      )}
       {viewed && (
         <VersionView
           viewed={viewed}
@@ -214,7 +236,8 @@ function VersionView({ viewed, currentText, unsaved, mode, onMode, confirming, o
               </button>
             ) : (
               <span role="group" aria-label="Confirm restore" class="confirm">
-                Restore {label} of {path} at {levelLabel}? It is validated like a save and becomes the newest version; the current one stays in the history.
+                Restore {label} of {path} at {levelLabel}? It is validated like a save and becomes the newest version; the current one stays
+                in the history.
                 {unsaved && " The editor's unsaved edits are replaced."}
                 <button type="button" onClick={onRestore}>
                   Yes, restore

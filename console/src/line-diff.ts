@@ -38,7 +38,10 @@ export function diffLines(before: string, after: string, maxCells = MAX_DIFF_CEL
   const n = midA.length;
   const m = midB.length;
   if ((n + 1) * (m + 1) > maxCells) {
-    const middle: DiffLine[] = [...midA.map((text): DiffLine => ({ kind: "removed", text })), ...midB.map((text): DiffLine => ({ kind: "added", text }))];
+    const middle: DiffLine[] = [
+      ...midA.map((text): DiffLine => ({ kind: "removed", text })),
+      ...midB.map((text): DiffLine => ({ kind: "added", text })),
+    ];
     return { lines: [...head, ...middle, ...tail], approximate: true };
   }
   // lcs[i][j]: the longest common subsequence of midA[i..] and midB[j..].
@@ -46,7 +49,10 @@ export function diffLines(before: string, after: string, maxCells = MAX_DIFF_CEL
   const lcs = new Uint32Array((n + 1) * width);
   for (let i = n - 1; i >= 0; i -= 1) {
     for (let j = m - 1; j >= 0; j -= 1) {
-      lcs[i * width + j] = midA[i] === midB[j] ? (lcs[(i + 1) * width + j + 1] ?? 0) + 1 : Math.max(lcs[(i + 1) * width + j] ?? 0, lcs[i * width + j + 1] ?? 0);
+      lcs[i * width + j] =
+        midA[i] === midB[j]
+          ? (lcs[(i + 1) * width + j + 1] ?? 0) + 1
+          : Math.max(lcs[(i + 1) * width + j] ?? 0, lcs[i * width + j + 1] ?? 0);
     }
   }
   const middle: DiffLine[] = [];

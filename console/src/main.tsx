@@ -58,7 +58,8 @@ function App({ config, opened, initialProject }: { config: ConsoleConfig; opened
 
   // …and it says the project in use, so a reload or a shared link opens the same one.
   useEffect(() => {
-    if (session && project !== "" && location.hash !== projectHash(project)) history.replaceState(null, "", location.pathname + location.search + projectHash(project));
+    if (session && project !== "" && location.hash !== projectHash(project))
+      history.replaceState(null, "", location.pathname + location.search + projectHash(project));
   }, [session, project]);
 
   if (!session || !client) {
@@ -117,7 +118,9 @@ function App({ config, opened, initialProject }: { config: ConsoleConfig; opened
             }}
           />
         )}
-        {screen === "editor" && <EditorScreen client={client} session={session} project={project} {...(editorTarget ? { target: editorTarget } : {})} />}
+        {screen === "editor" && (
+          <EditorScreen client={client} session={session} project={project} {...(editorTarget ? { target: editorTarget } : {})} />
+        )}
         {screen === "playground" && <PlaygroundScreen client={client} project={project} />}
       </main>
     </div>
@@ -127,7 +130,9 @@ function App({ config, opened, initialProject }: { config: ConsoleConfig; opened
 const config = await loadConsoleConfig();
 const fromHash = takeHashParameters();
 const remembered = rememberedToken();
-const opened = fromHash.token !== undefined ? openToken(fromHash.token, "link") : remembered !== undefined ? openToken(remembered, "tab") : undefined;
+const opened =
+  fromHash.token !== undefined ? openToken(fromHash.token, "link") : remembered !== undefined ? openToken(remembered, "tab") : undefined;
 if (opened && "refusal" in opened) forgetToken();
 const root = document.getElementById("app");
-if (root) render(<App config={config} {...(opened ? { opened } : {})} {...(fromHash.project ? { initialProject: fromHash.project } : {})} />, root);
+if (root)
+  render(<App config={config} {...(opened ? { opened } : {})} {...(fromHash.project ? { initialProject: fromHash.project } : {})} />, root);

@@ -35,7 +35,12 @@ export function PlaygroundScreen({ client, project }: { client: SkillsClient; pr
     let open = true;
     const onFrame = (frame: SubscriptionFrame): void => {
       if (frame.type === "connection") return setLive(frame.state);
-      setFrames((previous) => [`${new Date().toLocaleTimeString()} ${frame.type}${"reason" in frame ? ` (${String(frame.reason)})` : ""}`, ...previous].slice(0, LIVE_FRAMES));
+      setFrames((previous) =>
+        [`${new Date().toLocaleTimeString()} ${frame.type}${"reason" in frame ? ` (${String(frame.reason)})` : ""}`, ...previous].slice(
+          0,
+          LIVE_FRAMES,
+        ),
+      );
       void refresh(processId).catch(() => undefined);
     };
     void (async () => {
@@ -57,7 +62,11 @@ export function PlaygroundScreen({ client, project }: { client: SkillsClient; pr
   const spawn = async (): Promise<void> => {
     setError(undefined);
     try {
-      const spawned = await client.processes.spawn(newSessionId(), { recipe: recipe.trim(), projectId: project, ...(processName.trim() ? { name: processName.trim() } : {}) });
+      const spawned = await client.processes.spawn(newSessionId(), {
+        recipe: recipe.trim(),
+        projectId: project,
+        ...(processName.trim() ? { name: processName.trim() } : {}),
+      });
       setProcess(spawned);
       setFrames([]);
     } catch (failure) {
@@ -89,12 +98,20 @@ export function PlaygroundScreen({ client, project }: { client: SkillsClient; pr
         </label>
         <button type="submit">Spawn process</button>
       </form>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {process && (
         <>
           <section aria-labelledby="process-heading" class="process">
             <h2 id="process-heading">
-              {process.name} <span class="hint">({process.processId}, recipe {process.recipe}{process.locked ? ", locked" : ""})</span>
+              {process.name}{" "}
+              <span class="hint">
+                ({process.processId}, recipe {process.recipe}
+                {process.locked ? ", locked" : ""})
+              </span>
             </h2>
             <p class="hint" aria-live="polite">
               Live updates: <span data-testid="live-state">{live}</span>
@@ -150,19 +167,36 @@ function ActiveBadges({ client, process, onChange }: { client: SkillsClient; pro
           Clear all
         </button>
       )}
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
     </div>
   );
 }
 
-function SteerPanel({ client, process, skills, onChange }: { client: SkillsClient; process: Process; skills: SkillSummary[]; onChange: () => void }) {
+function SteerPanel({
+  client,
+  process,
+  skills,
+  onChange,
+}: {
+  client: SkillsClient;
+  process: Process;
+  skills: SkillSummary[];
+  onChange: () => void;
+}) {
   const invocable = skills.filter((skill) => skill.userInvocable !== false);
   const [line, setLine] = useState("/skill ");
   const [formSkill, setFormSkill] = useState("");
   const [values, setValues] = useState<Record<string, string>>({});
   const [once, setOnce] = useState(false);
   const [message, setMessage] = useState<{ kind: "error" | "success"; text: string } | undefined>();
-  const suggestions = completeSkillCommand(line, invocable.map((skill) => skill.name));
+  const suggestions = completeSkillCommand(
+    line,
+    invocable.map((skill) => skill.name),
+  );
   const chosen = invocable.find((skill) => skill.name === formSkill);
   const declared = chosen && Array.isArray(chosen.arguments) ? chosen.arguments : [];
 
@@ -170,7 +204,10 @@ function SteerPanel({ client, process, skills, onChange }: { client: SkillsClien
     setMessage(undefined);
     try {
       const result = await client.steering.activate(process.processId, skillName, { ...(args ? { args } : {}), oneShot });
-      setMessage({ kind: "success", text: `Activated ${skillName}${result.turnScheduled ? "; a turn is scheduled" : ""}${result.spawned ? `; spawned ${result.spawned.name}` : ""}.` });
+      setMessage({
+        kind: "success",
+        text: `Activated ${skillName}${result.turnScheduled ? "; a turn is scheduled" : ""}${result.spawned ? `; spawned ${result.spawned.name}` : ""}.`,
+      });
       onChange();
     } catch (failure) {
       setMessage({ kind: "error", text: describeError(failure).message });
@@ -189,7 +226,14 @@ function SteerPanel({ client, process, skills, onChange }: { client: SkillsClien
         }}
       >
         <label for="skill-command">Command line</label>
-        <input id="skill-command" value={line} onInput={(event) => setLine(event.currentTarget.value)} list="skill-completions" autocomplete="off" aria-describedby="skill-command-help" />
+        <input
+          id="skill-command"
+          value={line}
+          onInput={(event) => setLine(event.currentTarget.value)}
+          list="skill-completions"
+          autocomplete="off"
+          aria-describedby="skill-command-help"
+        />
         <datalist id="skill-completions">
           {suggestions.map((suggestion) => (
             <option key={suggestion} value={suggestion} />
@@ -212,30 +256,37 @@ function SteerPanel({ client, process, skills, onChange }: { client: SkillsClien
       >
         <label for="form-skill">Skill to activate</label>
         <select
-            id="form-skill"
-            value={formSkill}
-            onChange={(event) => {
-              setFormSkill(event.currentTarget.value);
-              setValues({});
-            }}
-          >
-            <option value="">choose…</option>
-            {invocable.map((skill) => (
-              <option key={skill.name} value={skill.name}>
-                {skill.name}
-              </option>
-            ))}
-          </select>
+          id="form-skill"
+          value={formSkill}
+          onChange={(event) => {
+            setFormSkill(event.currentTarget.value);
+            setValues({});
+          }}
+        >
+          <option value="">choose…</option>
+          {invocable.map((skill) => (
+            <option key={skill.name} value={skill.name}>
+              {skill.name}
+            </option>
+          ))}
+        </select>
         {chosen && chosen.arguments === true && (
           <label>
             Arguments ($ARGUMENTS){chosen.argumentHint ? ` — ${chosen.argumentHint}` : ""}
-            <input value={values["$ARGUMENTS"] ?? ""} onInput={(event) => setValues({ ...values, $ARGUMENTS: event.currentTarget.value })} />
+            <input
+              value={values["$ARGUMENTS"] ?? ""}
+              onInput={(event) => setValues({ ...values, $ARGUMENTS: event.currentTarget.value })}
+            />
           </label>
         )}
         {declared.map((argument) => (
           <label key={argument.name}>
             {argument.name}
-            {argument.required ? " (required)" : ""} <span class="hint">{argument.type}{argument.description ? ` — ${argument.description}` : ""}</span>
+            {argument.required ? " (required)" : ""}{" "}
+            <span class="hint">
+              {argument.type}
+              {argument.description ? ` — ${argument.description}` : ""}
+            </span>
             <input
               name={argument.name}
               required={argument.required}
@@ -283,9 +334,13 @@ function TurnPanel({ client, process, onChange }: { client: SkillsClient; proces
     try {
       const composed = await client.turns.compose(process.processId, message ? { message } : {});
       // The stored turn with every skill that did not fire, as the ledger keeps it.
-      const explained = await client.http.json<ExplainedTurn>("GET", `/brain/${encodeURIComponent(client.tenant)}/processes/${encodeURIComponent(process.processId)}/turns/${encodeURIComponent(composed.turnId)}`, {
-        query: { explain: "all" },
-      });
+      const explained = await client.http.json<ExplainedTurn>(
+        "GET",
+        `/brain/${encodeURIComponent(client.tenant)}/processes/${encodeURIComponent(process.processId)}/turns/${encodeURIComponent(composed.turnId)}`,
+        {
+          query: { explain: "all" },
+        },
+      );
       setTurn({ label: `Turn ${composed.turnId}`, turn: explained });
       onChange();
     } catch (failure) {
@@ -306,7 +361,11 @@ function TurnPanel({ client, process, onChange }: { client: SkillsClient; proces
           Compose turn
         </button>
       </div>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {turn && <CompositionView label={turn.label} turn={turn.turn} />}
     </section>
   );

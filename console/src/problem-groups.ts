@@ -6,7 +6,8 @@ export type Severity = "error" | "warning" | "info";
 /** Most prominent first: an `info` is a deviation the author need not act on, shown last and quietest. */
 export const SEVERITIES: readonly Severity[] = ["error", "warning", "info"];
 
-export const severityOf = (problem: Pick<SkillProblem, "severity">): Severity => (problem.severity === "warning" || problem.severity === "info" ? problem.severity : "error");
+export const severityOf = (problem: Pick<SkillProblem, "severity">): Severity =>
+  problem.severity === "warning" || problem.severity === "info" ? problem.severity : "error";
 
 /** The problems of one rule: the same message once the names, paths and values in it are set aside. */
 export interface ProblemGroup {
@@ -24,12 +25,14 @@ export interface ProblemGroup {
  */
 export function ruleOf(message: string): string {
   const head = message.split(";")[0] ?? message;
-  return head
-    // A quote opens after a non-letter: the apostrophe of "level's" is not one.
-    .replace(/(?<![\p{L}])('[^']*'|"[^"]*"|`[^`]*`)/gu, "'…'")
-    .replace(/\([^()]*\/[^()]*\)/g, "(…)")
-    .replace(/\d+/g, "N")
-    .trim();
+  return (
+    head
+      // A quote opens after a non-letter: the apostrophe of "level's" is not one.
+      .replace(/(?<![\p{L}])('[^']*'|"[^"]*"|`[^`]*`)/gu, "'…'")
+      .replace(/\([^()]*\/[^()]*\)/g, "(…)")
+      .replace(/\d+/g, "N")
+      .trim()
+  );
 }
 
 /** Problems grouped by rule and severity; groups ordered by severity, then by size, then by rule. */
@@ -43,7 +46,12 @@ export function groupProblems(problems: readonly SkillProblem[]): ProblemGroup[]
     if (group) group.problems.push(problem);
     else groups.set(key, { rule, severity, problems: [problem] });
   }
-  return [...groups.values()].sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || b.problems.length - a.problems.length || a.rule.localeCompare(b.rule));
+  return [...groups.values()].sort(
+    (a, b) =>
+      SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) ||
+      b.problems.length - a.problems.length ||
+      a.rule.localeCompare(b.rule),
+  );
 }
 
 /** How many of each severity, for the panel's one-line summary. */

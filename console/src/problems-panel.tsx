@@ -26,7 +26,12 @@ export function ProblemsPanel({ problems }: { problems: SkillProblem[] }) {
         <p>Every skill document loads cleanly.</p>
       ) : (
         // Keyed by whether errors exist: the open state is the initial one, then the user's.
-        <Disclosure key={counts.error > 0 ? "errors" : "none"} initiallyOpen={counts.error > 0} label={`${summary} in ${groups.length} rule${groups.length === 1 ? "" : "s"}`} testId="problems-summary">
+        <Disclosure
+          key={counts.error > 0 ? "errors" : "none"}
+          initiallyOpen={counts.error > 0}
+          label={`${summary} in ${groups.length} rule${groups.length === 1 ? "" : "s"}`}
+          testId="problems-summary"
+        >
           <ul aria-label="Problems" class="problem-groups">
             {groups.map((group) => (
               <li key={`${group.severity}:${group.rule}`} class={`problem-group severity-${group.severity}`} data-rule={group.rule}>
@@ -67,7 +72,17 @@ function ProblemGroupView({ group }: { group: ProblemGroup }) {
 }
 
 /** `<details>` whose content exists only while open. */
-function Disclosure({ initiallyOpen, label, testId, children }: { initiallyOpen: boolean; label: ComponentChildren; testId?: string; children: ComponentChildren }) {
+function Disclosure({
+  initiallyOpen,
+  label,
+  testId,
+  children,
+}: {
+  initiallyOpen: boolean;
+  label: ComponentChildren;
+  testId?: string;
+  children: ComponentChildren;
+}) {
   const [open, setOpen] = useState(initiallyOpen);
   return (
     <details open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>

@@ -29,7 +29,14 @@ export function sessionOf(token: string): Session {
   const list = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []);
   const expiresAt = typeof claims.exp === "number" ? new Date(claims.exp * 1000) : undefined;
   if (expiresAt && expiresAt.getTime() < Date.now()) throw new Error(`The token expired at ${expiresAt.toISOString()}.`);
-  return { token: trimmed, tenant, login: claims.sub, projects: list(claims["projects"]), roles: list(claims["roles"]), ...(expiresAt ? { expiresAt } : {}) };
+  return {
+    token: trimmed,
+    tenant,
+    login: claims.sub,
+    projects: list(claims["projects"]),
+    roles: list(claims["roles"]),
+    ...(expiresAt ? { expiresAt } : {}),
+  };
 }
 
 /**
@@ -58,7 +65,9 @@ export function openToken(token: string, from: "link" | "tab"): { session: Sessi
     return { session: sessionOf(token) };
   } catch (failure) {
     const reason = failure instanceof Error ? failure.message : String(failure);
-    return { refusal: `The token ${from === "link" ? "in the link (#token=…)" : "of this tab's last sign-in"} was refused: ${reason} Sign in with another token.` };
+    return {
+      refusal: `The token ${from === "link" ? "in the link (#token=…)" : "of this tab's last sign-in"} was refused: ${reason} Sign in with another token.`,
+    };
   }
 }
 

@@ -3,7 +3,15 @@ import { sessionOf } from "./session.js";
 import type { Session } from "./session.js";
 
 /** Paste a token; the local stack pre-fills its dev token. The service verifies it on every call. */
-export function SignIn({ devToken, refusal, onSignIn }: { devToken?: string; refusal?: string; onSignIn: (session: Session, project?: string) => void }) {
+export function SignIn({
+  devToken,
+  refusal,
+  onSignIn,
+}: {
+  devToken?: string;
+  refusal?: string;
+  onSignIn: (session: Session, project?: string) => void;
+}) {
   const [token, setToken] = useState(devToken ?? "");
   const [project, setProject] = useState("");
   const [error, setError] = useState<string | undefined>();
@@ -26,9 +34,18 @@ export function SignIn({ devToken, refusal, onSignIn }: { devToken?: string; ref
         }}
       >
         <label for="token">Bearer token (JWT)</label>
-        <textarea id="token" rows={5} value={token} onInput={(event) => setToken(event.currentTarget.value)} aria-describedby="token-help" spellcheck={false} />
+        <textarea
+          id="token"
+          rows={5}
+          value={token}
+          onInput={(event) => setToken(event.currentTarget.value)}
+          aria-describedby="token-help"
+          spellcheck={false}
+        />
         <p id="token-help" class="hint">
-          {devToken ? `Pre-filled with the local stack's dev token${refusal ? ", not the refused one" : ""}.` : "Paste a token, e.g. from `npx skills token --tenant T --user U --projects P`."}
+          {devToken
+            ? `Pre-filled with the local stack's dev token${refusal ? ", not the refused one" : ""}.`
+            : "Paste a token, e.g. from `npx skills token --tenant T --user U --projects P`."}
         </p>
         <label for="project">Project (optional, default: the token's first)</label>
         <input id="project" value={project} onInput={(event) => setProject(event.currentTarget.value)} />

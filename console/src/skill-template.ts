@@ -30,4 +30,11 @@ export function languageOf(path: string): "markdown" | "yaml" | "text" {
 /** A skill's trigger evals (a sibling of its SKILL.md), and what "Write one" starts from. */
 export const evalsPath = (name: string): string => `${skillFolder(name)}evals/triggers.yaml`;
 export const evalsTemplate = (name: string): string =>
-  [`# Messages that should activate ${name} by its triggers, and messages that should not.`, "should:", `  - please ${name} this`, "should-not:", "  - something unrelated", ""].join("\n");
+  [
+    `# Messages that should activate ${name} by its triggers, and messages that should not.`,
+    "should:",
+    `  - please ${name} this`,
+    "should-not:",
+    "  - something unrelated",
+    "",
+  ].join("\n");

@@ -20,18 +20,31 @@ export function skillFlags(skill: Pick<SkillSummary, "disableModelInvocation" | 
   return flags;
 }
 
-export function SkillsScreen({ client, project, onEdit }: { client: SkillsClient; project: string; onEdit: (target: EditorTarget) => void }) {
+export function SkillsScreen({
+  client,
+  project,
+  onEdit,
+}: {
+  client: SkillsClient;
+  project: string;
+  onEdit: (target: EditorTarget) => void;
+}) {
   const [query, setQuery] = useState("");
   const [showShadowed, setShowShadowed] = useState(true);
   const [selected, setSelected] = useState<string | undefined>();
   const data = useLoad<SkillsData>(async () => {
-    const [list, problems] = await Promise.all([client.skills.listWithShadowed({ projectId: project }), client.skills.problems({ projectId: project })]);
+    const [list, problems] = await Promise.all([
+      client.skills.listWithShadowed({ projectId: project }),
+      client.skills.problems({ projectId: project }),
+    ]);
     return { skills: list.skills, shadowed: list.shadowed ?? [], problems };
   }, [client, project]);
 
   const needle = query.trim().toLowerCase();
   const matches = (text: string): boolean => needle === "" || text.toLowerCase().includes(needle);
-  const skills = (data.value?.skills ?? []).filter((skill) => matches(`${skill.name} ${skill.title} ${skill.description} ${skill.tags.join(" ")}`));
+  const skills = (data.value?.skills ?? []).filter((skill) =>
+    matches(`${skill.name} ${skill.title} ${skill.description} ${skill.tags.join(" ")}`),
+  );
   const shadowed = (data.value?.shadowed ?? []).filter((entry) => matches(entry.name));
   const problems = data.value?.problems ?? [];
 
@@ -53,12 +66,22 @@ export function SkillsScreen({ client, project, onEdit }: { client: SkillsClient
           </button>
         </div>
         {needle !== "" && <RelevantSkills client={client} project={project} query={query.trim()} onSelect={setSelected} />}
-        {data.error && <p role="alert" class="error">{data.error}</p>}
+        {data.error && (
+          <p role="alert" class="error">
+            {data.error}
+          </p>
+        )}
         {data.loading && !data.value && <p aria-live="polite">Loading…</p>}
         <ul class="skill-rows" aria-label="Skills">
           {skills.map((skill) => (
             <li key={skill.name}>
-              <button type="button" class="skill-row" aria-current={selected === skill.name} onClick={() => setSelected(skill.name)} data-skill={skill.name}>
+              <button
+                type="button"
+                class="skill-row"
+                aria-current={selected === skill.name}
+                onClick={() => setSelected(skill.name)}
+                data-skill={skill.name}
+              >
                 <span class="skill-name">{skill.name}</span>
                 <SourceBadge source={skill.source} />
                 {skillFlags(skill).map((flag) => (
@@ -78,7 +101,8 @@ export function SkillsScreen({ client, project, onEdit }: { client: SkillsClient
             <ul class="shadowed-rows" aria-label="Shadowed skills">
               {shadowed.map((entry) => (
                 <li key={`${entry.source}:${entry.path}`} data-shadowed={entry.name}>
-                  <span class="skill-name">{entry.name}</span> <SourceBadge source={entry.source} /> <span class="flag">hidden by {entry.shadowedBy}</span>
+                  <span class="skill-name">{entry.name}</span> <SourceBadge source={entry.source} />{" "}
+                  <span class="flag">hidden by {entry.shadowedBy}</span>
                   {entry.reason && <span class="flag">{entry.reason}</span>}
                   <code class="path">{entry.path}</code>
                 </li>
@@ -100,13 +124,27 @@ export function SkillsScreen({ client, project, onEdit }: { client: SkillsClient
  * What the model's skill_search would answer for the search text (GET …/skills/search): the best
  * matches with their score, typos and product spellings included, beside the plain filter below.
  */
-function RelevantSkills({ client, project, query, onSelect }: { client: SkillsClient; project: string; query: string; onSelect: (name: string) => void }) {
+function RelevantSkills({
+  client,
+  project,
+  query,
+  onSelect,
+}: {
+  client: SkillsClient;
+  project: string;
+  query: string;
+  onSelect: (name: string) => void;
+}) {
   const found = useLoad<SkillSearchResult>(() => client.skills.search(query, { projectId: project, limit: 10 }), [client, project, query]);
   const results = found.value?.results ?? [];
   return (
     <section class="relevant-skills" aria-label="Best matches">
       <h3>Best matches {found.value ? `(${results.length} of ${found.value.total})` : ""}</h3>
-      {found.error && <p role="alert" class="error">{found.error}</p>}
+      {found.error && (
+        <p role="alert" class="error">
+          {found.error}
+        </p>
+      )}
       {found.value && results.length === 0 && <p>No skill is relevant to “{query}”.</p>}
       <ol class="skill-rows">
         {results.map((r) => (
@@ -124,7 +162,17 @@ function RelevantSkills({ client, project, query, onSelect }: { client: SkillsCl
   );
 }
 
-function SkillDetailPanel({ client, project, name, onEdit }: { client: SkillsClient; project: string; name: string; onEdit: (target: EditorTarget) => void }) {
+function SkillDetailPanel({
+  client,
+  project,
+  name,
+  onEdit,
+}: {
+  client: SkillsClient;
+  project: string;
+  name: string;
+  onEdit: (target: EditorTarget) => void;
+}) {
   const detail = useLoad<SkillDetail>(() => client.skills.get(name, { projectId: project }), [client, project, name]);
   const skill = detail.value;
   const panel = useRef<HTMLElement>(null);
@@ -135,7 +183,11 @@ function SkillDetailPanel({ client, project, name, onEdit }: { client: SkillsCli
       <h2 id="detail-heading">
         {name} {skill && <SourceBadge source={skill.source} />}
       </h2>
-      {detail.error && <p role="alert" class="error">{detail.error}</p>}
+      {detail.error && (
+        <p role="alert" class="error">
+          {detail.error}
+        </p>
+      )}
       {skill && (
         <>
           <p>{skill.description}</p>
@@ -155,7 +207,11 @@ function SkillDetailPanel({ client, project, name, onEdit }: { client: SkillsCli
             <dd>
               {skill.triggers.length === 0
                 ? "none"
-                : skill.triggers.map((trigger, index) => <div key={index}>{trigger.type === "PATTERN" ? `pattern ${trigger.pattern ?? ""}` : `keywords ${(trigger.keywords ?? []).join(", ")}`}</div>)}
+                : skill.triggers.map((trigger, index) => (
+                    <div key={index}>
+                      {trigger.type === "PATTERN" ? `pattern ${trigger.pattern ?? ""}` : `keywords ${(trigger.keywords ?? []).join(", ")}`}
+                    </div>
+                  ))}
             </dd>
             <dt>Arguments</dt>
             <dd>
@@ -171,7 +227,15 @@ function SkillDetailPanel({ client, project, name, onEdit }: { client: SkillsCli
                   : "none"}
             </dd>
             <dt>Files</dt>
-            <dd>{skill.files.length === 0 ? "none" : skill.files.map((file) => <div key={file.path}>{file.path} ({file.size} B)</div>)}</dd>
+            <dd>
+              {skill.files.length === 0
+                ? "none"
+                : skill.files.map((file) => (
+                    <div key={file.path}>
+                      {file.path} ({file.size} B)
+                    </div>
+                  ))}
+            </dd>
           </dl>
           <h3>Body</h3>
           <pre class="body">{skill.body}</pre>

@@ -28,7 +28,11 @@ export function UsagePanel({ client, project, name }: { client: SkillsClient; pr
       </div>
       {usage.error && <p role="alert">{usage.error}</p>}
       {usage.loading && !summary && <p aria-live="polite">Loading…</p>}
-      {summary && summary.total === 0 && <p data-testid="usage-empty">No activation of {name} was counted in {project} in the last {days} days.</p>}
+      {summary && summary.total === 0 && (
+        <p data-testid="usage-empty">
+          No activation of {name} was counted in {project} in the last {days} days.
+        </p>
+      )}
       {summary && summary.total > 0 && (
         <div class="scroll">
           <table aria-label={`Usage of ${name} per day`} data-testid="usage-table">
@@ -48,7 +52,11 @@ export function UsagePanel({ client, project, name }: { client: SkillsClient; pr
                     {day.day} {day.sources.length > 0 && <span class="hint">{day.sources.join(", ")}</span>}
                   </td>
                   {USAGE_PATHS.map((path) => (
-                    <td key={path} class={day.counts[path] === 0 ? "zero" : ""} title={path === "refused" && day.counts.refused > 0 ? describeCodes(day.refusedCodes) : undefined}>
+                    <td
+                      key={path}
+                      class={day.counts[path] === 0 ? "zero" : ""}
+                      title={path === "refused" && day.counts.refused > 0 ? describeCodes(day.refusedCodes) : undefined}
+                    >
                       {day.counts[path]}
                     </td>
                   ))}

@@ -49,7 +49,8 @@ function parseEvent(event: unknown): ParsedEvent {
   const http = isRecord(requestContext.http) ? requestContext.http : {};
   if (typeof http.method !== "string" || http.method === "") throw new InvalidRequest("Malformed request event: no HTTP method");
   if (typeof event.rawPath !== "string") throw new InvalidRequest("Malformed request event: no path");
-  if (event.body !== undefined && event.body !== null && typeof event.body !== "string") throw new InvalidRequest("Malformed request event: body must be a string");
+  if (event.body !== undefined && event.body !== null && typeof event.body !== "string")
+    throw new InvalidRequest("Malformed request event: body must be a string");
   return {
     method: http.method.toUpperCase(),
     rawPath: event.rawPath,
@@ -124,13 +125,24 @@ export function httpHandler(routes: readonly HttpRoute[], options: HttpHandlerOp
     try {
       parsed = parseEvent(event);
       const reply = await dispatch(parsed, context);
-      logger.debug("Request answered", { method: parsed.method, path: parsed.rawPath.slice(0, 300), status: reply.statusCode, awsRequestId: context?.awsRequestId });
+      logger.debug("Request answered", {
+        method: parsed.method,
+        path: parsed.rawPath.slice(0, 300),
+        status: reply.statusCode,
+        awsRequestId: context?.awsRequestId,
+      });
       return reply;
     } catch (thrown) {
       // decodeURIComponent's own failures are bad input too (router.ts decodes each segment once).
       const error = thrown instanceof URIError ? new InvalidRequest("Path has malformed percent-encoding") : thrown;
       const { statusCode, body, headers } = errorResponse(error);
-      const about = { method: parsed?.method, path: parsed?.rawPath.slice(0, 300), status: statusCode, code: body.error.code, awsRequestId: context?.awsRequestId };
+      const about = {
+        method: parsed?.method,
+        path: parsed?.rawPath.slice(0, 300),
+        status: statusCode,
+        code: body.error.code,
+        awsRequestId: context?.awsRequestId,
+      };
       if (statusCode >= 500) logger.error("Request failed", { ...about, error });
       else logger.info("Request refused", { ...about, reason: body.error.message });
       return jsonResponse(statusCode, body, headers);

@@ -31,7 +31,12 @@ export interface AuthenticatedRequest extends HttpRequest {
 
 export type HttpRoute =
   | { readonly method: HttpMethod; readonly pattern: string; readonly public: true; handle(request: HttpRequest): Promise<HttpReply> }
-  | { readonly method: HttpMethod; readonly pattern: string; readonly public?: false; handle(request: AuthenticatedRequest): Promise<HttpReply> };
+  | {
+      readonly method: HttpMethod;
+      readonly pattern: string;
+      readonly public?: false;
+      handle(request: AuthenticatedRequest): Promise<HttpReply>;
+    };
 
 export const route = (method: HttpMethod, pattern: string, handle: (request: AuthenticatedRequest) => Promise<HttpReply>): HttpRoute => ({
   method,
@@ -46,4 +51,3 @@ export const publicRoute = (method: HttpMethod, pattern: string, handle: (reques
   public: true,
   handle,
 });
-

@@ -37,11 +37,13 @@ export async function laneReply(
   const record = await app.waitForRequest(tenant, processId, accepted.requestId, budget, { waiter: request.identity.login });
   // The error body has no room for the requestId (API.md error shape), so it travels as a header on every waited answer.
   const applied = { "preference-applied": `wait=${Math.ceil(budget / 1000)}`, "skills-request-id": accepted.requestId };
-  if (record?.status === "DONE") return jsonResponse(200, { requestId: record.requestId, status: "DONE", ...extra, result: record.result ?? null }, applied);
+  if (record?.status === "DONE")
+    return jsonResponse(200, { requestId: record.requestId, status: "DONE", ...extra, result: record.result ?? null }, applied);
   if (record?.status === "FAILED") {
     const code = record.error?.code;
     // The lane records domain errors only; anything else would be a bug and must not leak.
-    if (!isErrorCode(code) || code === "INTERNAL") return jsonResponse(500, { error: { code: "INTERNAL", message: INTERNAL_ERROR_MESSAGE } }, applied);
+    if (!isErrorCode(code) || code === "INTERNAL")
+      return jsonResponse(500, { error: { code: "INTERNAL", message: INTERNAL_ERROR_MESSAGE } }, applied);
     return jsonResponse(statusForCode(code), { error: { code, message: record.error?.message ?? code } }, applied);
   }
   return jsonResponse(202, { requestId: accepted.requestId, status: "QUEUED", ...extra }, applied);

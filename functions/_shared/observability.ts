@@ -77,7 +77,11 @@ export function reservedKeySafe(logger: Logger): Logger {
 
 /** Module-scope observability of one function: Powertools Logger (level from POWERTOOLS_LOG_LEVEL), Metrics and Tracer (loaded only where it traces: functions/_shared/tracing.ts). */
 export function powertoolsObservability(serviceName: string): Observability {
-  return { logger: reservedKeySafe(new PowertoolsLogger({ serviceName })), activations: new PowertoolsActivationMetrics(), tracer: powertoolsTracing(serviceName) };
+  return {
+    logger: reservedKeySafe(new PowertoolsLogger({ serviceName })),
+    activations: new PowertoolsActivationMetrics(),
+    tracer: powertoolsTracing(serviceName),
+  };
 }
 
 const ignore = (): void => undefined;

@@ -16,7 +16,16 @@ export interface HandlerTracer {
 }
 
 /** Only what the hooks call, so tests can hand in a recorder instead of the X-Ray SDK. */
-export type TracerPort = Pick<Tracer, "isTracingEnabled" | "getSegment" | "setSegment" | "annotateColdStart" | "addServiceNameAnnotation" | "addErrorAsMetadata" | "captureAWSv3Client">;
+export type TracerPort = Pick<
+  Tracer,
+  | "isTracingEnabled"
+  | "getSegment"
+  | "setSegment"
+  | "annotateColdStart"
+  | "addServiceNameAnnotation"
+  | "addErrorAsMetadata"
+  | "captureAWSv3Client"
+>;
 
 export function tracingHooks(tracer: TracerPort): HandlerTracer {
   return {
@@ -100,5 +109,9 @@ export const powertoolsTracing = (serviceName: string, env: Readonly<Record<stri
     : UNTRACED;
 
 /** A Lambda handler whose every invocation runs through `tracer.invocation`; the handler itself when untraced. */
-export const traced = <E, C, R>(tracer: HandlerTracer, name: string, handler: (event: E, context: C) => Promise<R>): ((event: E, context: C) => Promise<R>) =>
+export const traced = <E, C, R>(
+  tracer: HandlerTracer,
+  name: string,
+  handler: (event: E, context: C) => Promise<R>,
+): ((event: E, context: C) => Promise<R>) =>
   tracer === UNTRACED ? handler : (event, context) => tracer.invocation(name, () => handler(event, context));

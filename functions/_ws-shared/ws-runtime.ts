@@ -15,7 +15,9 @@ import type { Logger } from "../../shared/support/logger.js";
  */
 export function connectionStoreFromEnv(resources: TableRuntime): ConnectionStore {
   const { tableName } = resources.environment;
-  return tableName ? new DynamoDBConnectionStore(resources.clients.dynamodb, tableName) : unconfigured<ConnectionStore>("The connection store", ENV.tableName);
+  return tableName
+    ? new DynamoDBConnectionStore(resources.clients.dynamodb, tableName)
+    : unconfigured<ConnectionStore>("The connection store", ENV.tableName);
 }
 
 export function connectionPushFromEnv(resources: RuntimeResources, connections: ConnectionStore, logger: Logger): ConnectionPush {

@@ -47,4 +47,7 @@ const moduleConfig = (): Promise<AuthConfig> => {
   return configPromise;
 };
 
-export const handler = createAuthorizerHandler({ config: moduleConfig, logger: new PowertoolsLogger({ serviceName: "skills-authorizer" }) });
+export const handler = createAuthorizerHandler({
+  config: moduleConfig,
+  logger: new PowertoolsLogger({ serviceName: "skills-authorizer" }),
+});

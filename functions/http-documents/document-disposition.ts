@@ -6,7 +6,8 @@
  * is a download (`Content-Disposition: attachment`). `nosniff` keeps a browser from guessing a
  * renderable type from the bytes, and a sandboxing CSP covers whatever a browser renders anyway.
  */
-const INLINE_TEXT = /^\s*(text\/(plain|markdown|x-markdown|csv|tab-separated-values|yaml|x-yaml)|application\/(json|x-ndjson|yaml|x-yaml))\s*(;|$)/i;
+const INLINE_TEXT =
+  /^\s*(text\/(plain|markdown|x-markdown|csv|tab-separated-values|yaml|x-yaml)|application\/(json|x-ndjson|yaml|x-yaml))\s*(;|$)/i;
 
 export const isInlineText = (contentType: string): boolean => INLINE_TEXT.test(contentType);
 

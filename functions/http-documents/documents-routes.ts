@@ -39,7 +39,15 @@ export function documentsRoutes({ documents }: DocumentsRoutesDeps): HttpRoute[]
     route("PUT", DOCUMENT, async (request) => {
       const mode = requestFileMode(request.header(FILE_MODE_HEADER));
       const body = readBody(request.event, { maxBytes: MAX_DOCUMENT_BYTES });
-      const saved = await documents.put(request.identity, request.param("tenant"), request.param("project"), request.param("path"), body, request.header("content-type"), mode);
+      const saved = await documents.put(
+        request.identity,
+        request.param("tenant"),
+        request.param("project"),
+        request.param("path"),
+        body,
+        request.header("content-type"),
+        mode,
+      );
       return jsonResponse(200, saved, { etag: quoted(saved.etag) });
     }),
 
@@ -48,19 +56,36 @@ export function documentsRoutes({ documents }: DocumentsRoutesDeps): HttpRoute[]
       const raw = request.param("path");
       if (!raw.endsWith(RESTORE_SUFFIX)) throw new InvalidRequest("POST on a document is only ':restore'");
       const { versionId } = parseJsonBody(request.event, RestoreBody, { maxBytes: 4096 });
-      const saved = await documents.restore(request.identity, request.param("tenant"), request.param("project"), raw.slice(0, -RESTORE_SUFFIX.length), versionId);
+      const saved = await documents.restore(
+        request.identity,
+        request.param("tenant"),
+        request.param("project"),
+        raw.slice(0, -RESTORE_SUFFIX.length),
+        versionId,
+      );
       return jsonResponse(200, saved, { etag: quoted(saved.etag) });
     }),
 
     route("GET", DOCUMENT, async (request): Promise<HttpReply> => {
       if (request.query("versions") !== undefined) {
-        const versions = await documents.versions(request.identity, request.param("tenant"), request.param("project"), request.param("path"));
+        const versions = await documents.versions(
+          request.identity,
+          request.param("tenant"),
+          request.param("project"),
+          request.param("path"),
+        );
         return jsonResponse(200, { versions });
       }
       const versionId = request.query("versionId");
       const doc =
         versionId !== undefined
-          ? await documents.getVersion(request.identity, request.param("tenant"), request.param("project"), request.param("path"), versionId)
+          ? await documents.getVersion(
+              request.identity,
+              request.param("tenant"),
+              request.param("project"),
+              request.param("path"),
+              versionId,
+            )
           : await documents.get(request.identity, request.param("tenant"), request.param("project"), request.param("path"));
       const contentType = contentTypeOf(doc);
       const headers = {

@@ -11,6 +11,12 @@ import { documentsRoutes } from "./documents-routes.js";
 // SkillsApp, no sandbox.
 const { logger, tracer } = powertoolsObservability("skills-http-documents");
 const runtime = runtimeFromEnv(process.env, { instrument: tracer.instrument });
-const documents = new DocumentService(runtime.documents, catalogueChangeNotifier(catalogueVersionsFromEnv(runtime)), runtime.limits, levelUsageFromEnv(runtime), levelPatternHintsFromEnv(runtime));
+const documents = new DocumentService(
+  runtime.documents,
+  catalogueChangeNotifier(catalogueVersionsFromEnv(runtime)),
+  runtime.limits,
+  levelUsageFromEnv(runtime),
+  levelPatternHintsFromEnv(runtime),
+);
 
 export const handler = traced(tracer, "http-documents", httpHandler(documentsRoutes({ documents }), { logger }));

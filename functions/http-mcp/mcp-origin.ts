@@ -31,5 +31,8 @@ export function assertMcpOrigin(headers: Readonly<Record<string, string | undefi
     (parsed.protocol === "https:" || parsed.protocol === "http:") &&
     host !== undefined &&
     normalizedHost(parsed.host, parsed.protocol) === normalizedHost(host, parsed.protocol);
-  if (!sameHost) throw new Forbidden(`Origin ${JSON.stringify(origin.slice(0, 200))} may not use this MCP server (only requests without Origin or from this host)`);
+  if (!sameHost)
+    throw new Forbidden(
+      `Origin ${JSON.stringify(origin.slice(0, 200))} may not use this MCP server (only requests without Origin or from this host)`,
+    );
 }

@@ -59,7 +59,14 @@ function batchRefusal(body: Buffer | undefined): HttpReply | undefined {
   return {
     statusCode: 400,
     headers: { "content-type": "application/json", "cache-control": "no-store" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InvalidRequest, message: "JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per request" } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: ErrorCode.InvalidRequest,
+        message: "JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per request",
+      },
+    }),
   };
 }
 

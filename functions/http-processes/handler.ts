@@ -7,6 +7,10 @@ import { processesRoutes } from "./processes-routes.js";
 
 // Module scope: built once per container. The composition preview renders skill bodies.
 const { logger, activations, tracer } = powertoolsObservability("skills-http-processes");
-const app = skillsAppFromEnv(runtimeFromEnv(process.env, { instrument: tracer.instrument }), { renderer: createTemplateRenderer(), logger, activations });
+const app = skillsAppFromEnv(runtimeFromEnv(process.env, { instrument: tracer.instrument }), {
+  renderer: createTemplateRenderer(),
+  logger,
+  activations,
+});
 
 export const handler = traced(tracer, "http-processes", httpHandler(processesRoutes({ app }), { logger }));

@@ -23,10 +23,12 @@ const CONTEXT_FIELDS = ["tier", "model", "provider", "lang", "profile"] as const
 
 /** `?tier=…&model=…` etc.: what the engine would pass as the turn context of a real compose. */
 function previewContext(request: HttpRequest): TurnContext | undefined {
-  const given = Object.fromEntries(CONTEXT_FIELDS.flatMap((field) => {
-    const value = request.query(field);
-    return value === undefined ? [] : [[field, value]];
-  }));
+  const given = Object.fromEntries(
+    CONTEXT_FIELDS.flatMap((field) => {
+      const value = request.query(field);
+      return value === undefined ? [] : [[field, value]];
+    }),
+  );
   if (Object.keys(given).length === 0) return undefined;
   const parsed = z.safeParse(TurnContext, given);
   if (!parsed.success) throw new InvalidRequest(`Invalid turn context: ${describeZodIssues(parsed.error)}`);
@@ -71,7 +73,9 @@ export function processesRoutes({ app }: ProcessesRoutesDeps): HttpRoute[] {
       const process = await accessibleProcess(app, request, request.param("processId"));
       const requestId = request.param("requestId");
       // A requestId no producer could have used is unknown without a lookup; ids are scoped to the process.
-      const record = RequestId.safeParse(requestId).success ? await app.getRequest(process.tenant, process.processId, requestId) : undefined;
+      const record = RequestId.safeParse(requestId).success
+        ? await app.getRequest(process.tenant, process.processId, requestId)
+        : undefined;
       if (!record || record.processId !== process.processId) throw new RequestNotFound(requestId.slice(0, 256));
       return jsonResponse(200, toApiRequest(record));
     }),
@@ -87,7 +91,9 @@ export function processesRoutes({ app }: ProcessesRoutesDeps): HttpRoute[] {
 
     route("GET", "/brain/{tenant}/processes/{processId}/composition", async (request) => {
       const process = await accessibleProcess(app, request, request.param("processId"));
-      const turn = await app.turns.preview(process, request.query("message"), previewContext(request), request.user, { explain: previewExplain(request) });
+      const turn = await app.turns.preview(process, request.query("message"), previewContext(request), request.user, {
+        explain: previewExplain(request),
+      });
       return jsonResponse(200, turn satisfies Closed<ApiTurn>);
     }),
   ];

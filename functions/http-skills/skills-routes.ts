@@ -17,7 +17,17 @@ import { optionalQuery, requiredQuery } from "../_shared/query.js";
 import openApiDocument from "../../schema/openapi.json" with { type: "json" };
 
 interface SkillsRoutesDeps {
-  app: Pick<SkillsApp, "listEffective" | "listEffectiveWithShadowed" | "resolveEffective" | "skillProblems" | "getProcess" | "skillUsage" | "skillEvals" | "searchSkills">;
+  app: Pick<
+    SkillsApp,
+    | "listEffective"
+    | "listEffectiveWithShadowed"
+    | "resolveEffective"
+    | "skillProblems"
+    | "getProcess"
+    | "skillUsage"
+    | "skillEvals"
+    | "searchSkills"
+  >;
   /** The files' digests of the skill detail (issue 32); without it the detail carries none. */
   manifests?: Pick<SkillManifests, "fileDigests"> | undefined;
 }
@@ -96,14 +106,17 @@ export function skillsRoutes({ app, manifests }: SkillsRoutesDeps): HttpRoute[] 
       assertProjectAccess(request.identity, projectId);
       const days = parseUsageDays(optionalQuery(request, "days"));
       const name = optionalQuery(request, "name");
-      if (name !== undefined && (name.length === 0 || name.length > 128)) throw new InvalidRequest("Query parameter 'name' must be a skill name of 1 to 128 characters");
+      if (name !== undefined && (name.length === 0 || name.length > 128))
+        throw new InvalidRequest("Query parameter 'name' must be a skill name of 1 to 128 characters");
       const answer = await app.skillUsage(request.identity.tenant, projectId, days, request.identity.login, name);
       return jsonResponse(200, { usage: answer.usage, ...(answer.truncated ? { truncated: true } : {}) });
     }),
 
     route("GET", "/brain/{tenant}/skills/active", async (request) => {
       const process = await accessibleProcess(app, request, requiredQuery(request, "processId"), "metadata");
-      const activeSkills = isProcessContentReader(request.identity, process) ? process.activeSkills : process.activeSkills.map(toActiveSkillMetadata);
+      const activeSkills = isProcessContentReader(request.identity, process)
+        ? process.activeSkills
+        : process.activeSkills.map(toActiveSkillMetadata);
       return jsonResponse(200, { activeSkills });
     }),
   ];

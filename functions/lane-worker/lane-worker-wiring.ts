@@ -27,7 +27,11 @@ export interface LaneWorkerWiringOptions {
  * applies every change of a process: it renders, pushes results to WebSocket subscribers, and
  * counts skill activations (reported by the domain, no read of its own).
  */
-export function laneWorkerFromEnv(env: ConfigEnvironment, observability: Observability, options: LaneWorkerWiringOptions = {}): LaneWorkerFunction {
+export function laneWorkerFromEnv(
+  env: ConfigEnvironment,
+  observability: Observability,
+  options: LaneWorkerWiringOptions = {},
+): LaneWorkerFunction {
   const { logger, activations, tracer } = observability;
   const extra = options.instrument;
   const instrument: ClientInstrumentation = extra ? (client) => extra(tracer.instrument(client)) : tracer.instrument;
@@ -40,6 +44,10 @@ export function laneWorkerFromEnv(env: ConfigEnvironment, observability: Observa
     logger,
     activations,
   });
-  const handler = traced(tracer, "lane-worker", createLaneWorkerHandler(app.applyLaneMessage, { logger, ...laneWorkerOptionsFromEnv(resources) }));
+  const handler = traced(
+    tracer,
+    "lane-worker",
+    createLaneWorkerHandler(app.applyLaneMessage, { logger, ...laneWorkerOptionsFromEnv(resources) }),
+  );
   return { handler, app, resources };
 }

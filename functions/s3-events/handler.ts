@@ -43,7 +43,10 @@ export const createS3EventsHandler =
     let outcome: S3EventsOutcome;
     const followed: LevelFollowUp[] = [];
     const { followUp } = deps;
-    const after = followUp && (async (tenant: string, project: string, version: LevelVersion, paths: readonly string[]) => void followed.push(await followS3EventBump(followUp, tenant, project, version, paths)));
+    const after =
+      followUp &&
+      (async (tenant: string, project: string, version: LevelVersion, paths: readonly string[]) =>
+        void followed.push(await followS3EventBump(followUp, tenant, project, version, paths)));
     try {
       outcome = await bumpForS3Event(event, deps.versions, after);
       if (followUp) outcome = { ...outcome, followedUp: followed };
@@ -54,10 +57,13 @@ export const createS3EventsHandler =
     const { bumped, ignored } = outcome;
     if (bumped.length === 0 && ignored.length === 0) {
       const detailType = fieldOf(event, "detail-type");
-      deps.logger.warn("S3 event names no object key: skipped", { detailType: typeof detailType === "string" ? excerpt(detailType) : typeof detailType });
+      deps.logger.warn("S3 event names no object key: skipped", {
+        detailType: typeof detailType === "string" ? excerpt(detailType) : typeof detailType,
+      });
     }
     if (ignored.length > 0) deps.logger.info("S3 event keys outside any catalogue: ignored", { keys: ignored.map(excerpt) });
-    if (bumped.length > 0) deps.logger.info("Catalogue levels bumped", { levels: bumped, ...(outcome.followedUp ? { followedUp: outcome.followedUp } : {}) });
+    if (bumped.length > 0)
+      deps.logger.info("Catalogue levels bumped", { levels: bumped, ...(outcome.followedUp ? { followedUp: outcome.followedUp } : {}) });
     return outcome;
   };
 

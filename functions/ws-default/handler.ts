@@ -37,10 +37,14 @@ const { logger, tracer } = powertoolsObservability("skills-ws-default");
 const resources = runtimeFromEnv(process.env, { instrument: tracer.instrument });
 const connections = connectionStoreFromEnv(resources);
 
-export const handler = traced(tracer, "ws-default", createWsDefaultHandler({
-  // No events: this function only enqueues; the lane worker publishes results.
-  app: skillsAppFromEnv(resources, { logger, levelSnapshotWrites: false }),
-  connections,
-  push: connectionPushFromEnv(resources, connections, logger),
-  logger,
-}));
+export const handler = traced(
+  tracer,
+  "ws-default",
+  createWsDefaultHandler({
+    // No events: this function only enqueues; the lane worker publishes results.
+    app: skillsAppFromEnv(resources, { logger, levelSnapshotWrites: false }),
+    connections,
+    push: connectionPushFromEnv(resources, connections, logger),
+    logger,
+  }),
+);

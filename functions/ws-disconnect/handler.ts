@@ -29,4 +29,11 @@ export const createWsDisconnectHandler =
 
 const { logger, tracer } = powertoolsObservability("skills-ws-disconnect");
 
-export const handler = traced(tracer, "ws-disconnect", createWsDisconnectHandler({ connections: connectionStoreFromEnv(tableRuntimeFromEnv(process.env, { instrument: tracer.instrument })), logger }));
+export const handler = traced(
+  tracer,
+  "ws-disconnect",
+  createWsDisconnectHandler({
+    connections: connectionStoreFromEnv(tableRuntimeFromEnv(process.env, { instrument: tracer.instrument })),
+    logger,
+  }),
+);

@@ -65,14 +65,21 @@ export class ConsoleSite extends Construct {
     const headers = new ResponseHeadersPolicy(this, "SecurityHeaders", {
       comment: "Skills console: strict CSP, no framing",
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: consoleContentSecurityPolicy([`https://${apiHosts}`, `wss://${apiHosts}`]), override: true },
+        contentSecurityPolicy: {
+          contentSecurityPolicy: consoleContentSecurityPolicy([`https://${apiHosts}`, `wss://${apiHosts}`]),
+          override: true,
+        },
         frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
         contentTypeOptions: { override: true },
         referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
         strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
       },
     });
-    const routing = new CloudFrontFunction(this, "Routing", { code: FunctionCode.fromInline(ROUTING), runtime: FunctionRuntime.JS_2_0, comment: "Skills console: index.html for directory paths" });
+    const routing = new CloudFrontFunction(this, "Routing", {
+      code: FunctionCode.fromInline(ROUTING),
+      runtime: FunctionRuntime.JS_2_0,
+      comment: "Skills console: index.html for directory paths",
+    });
     this.distribution = new Distribution(this, "Distribution", {
       comment: "Skills web console",
       defaultBehavior: {

@@ -50,7 +50,11 @@ export class DocumentEvents extends Construct {
     });
     // Lambda accepts an asynchronous event at once; this policy covers only delivering it.
     this.rule.addTarget(
-      new LambdaFunction(handler, { deadLetterQueue: this.deadLetterQueue, retryAttempts: DOCUMENT_EVENT_DELIVERY_RETRIES, maxEventAge: Duration.hours(2) }),
+      new LambdaFunction(handler, {
+        deadLetterQueue: this.deadLetterQueue,
+        retryAttempts: DOCUMENT_EVENT_DELIVERY_RETRIES,
+        maxEventAge: Duration.hours(2),
+      }),
     );
     // The function's failures: Lambda retries, then sends the event record to the same queue.
     handler.configureAsyncInvoke({

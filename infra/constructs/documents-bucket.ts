@@ -88,12 +88,20 @@ export class DocumentsBucket extends Construct {
    * Only for functions that may also move the pointer on the version item (UpdateItem).
    */
   grantLevelSnapshots(user: ResourceUser): Grant {
-    return Grant.addToPrincipal({ grantee: user, actions: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], resourceArns: [this.bucket.arnForObjects("catalogue-snapshots/*")] });
+    return Grant.addToPrincipal({
+      grantee: user,
+      actions: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+      resourceArns: [this.bucket.arnForObjects("catalogue-snapshots/*")],
+    });
   }
 
   /** GetObject on level snapshots alone: functions that compose listings but never move the pointer (http-skills, ws-default). */
   grantLevelSnapshotRead(user: ResourceUser): Grant {
-    return Grant.addToPrincipal({ grantee: user, actions: ["s3:GetObject"], resourceArns: [this.bucket.arnForObjects("catalogue-snapshots/*")] });
+    return Grant.addToPrincipal({
+      grantee: user,
+      actions: ["s3:GetObject"],
+      resourceArns: [this.bucket.arnForObjects("catalogue-snapshots/*")],
+    });
   }
 
   private documentsArn(): string {

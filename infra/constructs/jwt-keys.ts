@@ -23,7 +23,11 @@ export class JwtKeys extends Construct {
   readonly secret: ISecret | undefined;
   readonly jwksUrl: string | undefined;
 
-  constructor(scope: Construct, id: string, private readonly props: JwtKeysProps = {}) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: JwtKeysProps = {},
+  ) {
     super(scope, id);
     if (props.jwksUrl !== undefined && !/^https:\/\/[^\s]+$/.test(props.jwksUrl)) {
       throw new InfraConfigurationError(`jwksUrl must be an https URL, got '${props.jwksUrl}'`);

@@ -89,7 +89,10 @@ export class LaneQueue extends Construct {
     const batchSize = options.batchSize ?? 10;
     if (batchSize < 1 || batchSize > 10) throw new InfraConfigurationError(`FIFO lane batch size must be 1..10, got ${batchSize}`);
     const timeout = worker.timeout ?? Duration.seconds(3);
-    if (!Token.isUnresolved(timeout.toSeconds()) && timeout.toSeconds() * LaneQueue.VISIBILITY_FACTOR > this.visibilityTimeout.toSeconds()) {
+    if (
+      !Token.isUnresolved(timeout.toSeconds()) &&
+      timeout.toSeconds() * LaneQueue.VISIBILITY_FACTOR > this.visibilityTimeout.toSeconds()
+    ) {
       throw new InfraConfigurationError(
         `Lane visibility timeout ${this.visibilityTimeout.toSeconds()} s is below ${LaneQueue.VISIBILITY_FACTOR}× the worker timeout ${timeout.toSeconds()} s`,
       );

@@ -21,7 +21,11 @@ interface LlmEndpointProps {
 export class LlmEndpoint extends Construct {
   readonly apiKeySecret: ISecret | undefined;
 
-  constructor(scope: Construct, id: string, private readonly props: LlmEndpointProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: LlmEndpointProps,
+  ) {
     super(scope, id);
     if (!/^https:\/\/[^\s]+$/.test(props.url)) throw new InfraConfigurationError(`llmUrl must be an https URL, got '${props.url}'`);
     if (props.model.trim() === "") throw new InfraConfigurationError("llmModel is required with llmUrl");

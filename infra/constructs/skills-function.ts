@@ -1,6 +1,14 @@
 import { AssetHashType, DockerImage, RemovalPolicy, type Duration } from "aws-cdk-lib";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, Code, Function as LambdaFunction, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
+import {
+  Architecture,
+  Code,
+  Function as LambdaFunction,
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsVersions,
+  Runtime,
+  Tracing,
+} from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import type { FunctionName } from "../api-routes.js";
@@ -47,7 +55,12 @@ const functionCode = (props: SkillsFunctionProps): Code =>
       // Never pulled: local bundling always answers (it builds, or throws esbuild's error).
       image: DockerImage.fromRegistry("scratch"),
       // Part of CDK's staging cache key (the local bundler is not): one asset per function and contents.
-      command: ["write-lambda-asset", props.name, `loadsSkills=${String(props.loadsSkills ?? false)}`, `runsSandbox=${String(props.runsSandbox ?? false)}`],
+      command: [
+        "write-lambda-asset",
+        props.name,
+        `loadsSkills=${String(props.loadsSkills ?? false)}`,
+        `runsSandbox=${String(props.runsSandbox ?? false)}`,
+      ],
       local: {
         tryBundle: (outputDir) => {
           writeLambdaAsset(props.name, outputDir, props);

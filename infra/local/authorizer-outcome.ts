@@ -18,7 +18,12 @@ const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : v
 
 /** IAM-style wildcard match (`*` any run, `?` one character). */
 function arnMatches(pattern: string, arn: string): boolean {
-  const regex = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`);
+  const regex = new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+      .replace(/\*/g, ".*")
+      .replace(/\?/g, ".")}$`,
+  );
   return regex.test(arn);
 }
 

@@ -37,11 +37,17 @@ interface CliOptions {
 export class CliUsageError extends Error {}
 
 const list = (value: string | undefined, fallback: readonly string[]): string[] =>
-  value === undefined ? [...fallback] : value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  value === undefined
+    ? [...fallback]
+    : value
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
 
 function portOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) throw new CliUsageError(`--port must be a number from 0 to 65535, got '${value}'`);
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535)
+    throw new CliUsageError(`--port must be a number from 0 to 65535, got '${value}'`);
   return Number(value);
 }
 

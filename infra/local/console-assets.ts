@@ -31,10 +31,17 @@ const isConsolePath = (rawPath: string): boolean => rawPath === CONSOLE_PATH_PRE
  * assets cached for good, index.html never), plus `config.json`, which only the local stack
  * answers with its dev token. Returns false for any other path.
  */
-export function serveConsole(req: IncomingMessage, res: ServerResponse, rawPath: string, config: LocalConsoleConfig | undefined, dist: string = CONSOLE_DIST): boolean {
+export function serveConsole(
+  req: IncomingMessage,
+  res: ServerResponse,
+  rawPath: string,
+  config: LocalConsoleConfig | undefined,
+  dist: string = CONSOLE_DIST,
+): boolean {
   if (!isConsolePath(rawPath)) return false;
   req.resume();
-  if (req.method !== "GET" && req.method !== "HEAD") return answer(res, 405, "text/plain; charset=utf-8", "Method not allowed", { allow: "GET, HEAD" });
+  if (req.method !== "GET" && req.method !== "HEAD")
+    return answer(res, 405, "text/plain; charset=utf-8", "Method not allowed", { allow: "GET, HEAD" });
   if (rawPath === CONSOLE_PATH_PREFIX) return answer(res, 308, "text/plain; charset=utf-8", "", { location: `${CONSOLE_PATH_PREFIX}/` });
   const relative = rawPath.slice(CONSOLE_PATH_PREFIX.length + 1);
   if (relative === "config.json") {
@@ -49,7 +56,8 @@ export function serveConsole(req: IncomingMessage, res: ServerResponse, rawPath:
   }
   const file = normalize(join(dist, decoded));
   if (!file.startsWith(dist + sep) || decoded.includes("\\")) return answer(res, 400, "text/plain; charset=utf-8", "Bad path");
-  if (!existsSync(join(dist, "index.html"))) return answer(res, 503, "text/plain; charset=utf-8", "The console is not built: run `npm run build:console`");
+  if (!existsSync(join(dist, "index.html")))
+    return answer(res, 503, "text/plain; charset=utf-8", "The console is not built: run `npm run build:console`");
   if (!existsSync(file) || !statSync(file).isFile()) return answer(res, 404, "text/plain; charset=utf-8", "Not found");
   const immutable = decoded.startsWith("assets/");
   const body = readFileSync(file);
@@ -70,7 +78,13 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "referrer-policy": "no-referrer",
 };
 
-function answer(res: ServerResponse, status: number, contentType: string, body: string | Buffer, headers: Record<string, string> = {}): true {
+function answer(
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): true {
   res.writeHead(status, { "content-type": contentType, ...SECURITY_HEADERS, ...headers });
   res.end(body);
   return true;

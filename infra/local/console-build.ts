@@ -11,7 +11,10 @@ function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;
   const stat = statSync(path);
   if (!stat.isDirectory()) return stat.mtimeMs;
-  return readdirSync(path).reduce((newest, entry) => (entry === "dist" || entry === "node_modules" ? newest : Math.max(newest, newestMtime(join(path, entry)))), 0);
+  return readdirSync(path).reduce(
+    (newest, entry) => (entry === "dist" || entry === "node_modules" ? newest : Math.max(newest, newestMtime(join(path, entry)))),
+    0,
+  );
 }
 
 /** True when console/dist is missing or older than a source of the console or of the client it bundles. */

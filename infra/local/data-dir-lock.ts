@@ -3,7 +3,10 @@ import { join } from "node:path";
 
 /** Another local stack (this or another process) already uses the data directory. */
 class DataDirInUse extends Error {
-  constructor(readonly dataDir: string, readonly pid: number) {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
     super(`Data directory ${dataDir} is in use by process ${pid}; stop that local stack or choose another --data directory`);
   }
 }

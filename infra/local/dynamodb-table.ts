@@ -1,9 +1,4 @@
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  UpdateTimeToLiveCommand,
-  waitUntilTableExists,
-} from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand, waitUntilTableExists } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { tableSchema } from "../../shared/aws/table-schema.js";
 

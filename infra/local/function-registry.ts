@@ -16,7 +16,11 @@ export type HandlerOverrides = Partial<Record<FunctionName, LambdaHandler>>;
 
 /** A handler module that does not load (missing, throws at module scope, exports no `handler`). */
 class FunctionLoadError extends Error {
-  constructor(readonly functionName: FunctionName, readonly modulePath: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly functionName: FunctionName,
+    readonly modulePath: string,
+    options?: { cause?: unknown },
+  ) {
     const cause = options?.cause instanceof Error ? `: ${options.cause.message}` : "";
     super(`Function '${functionName}' (${modulePath}) failed to load${cause}`, options);
   }
@@ -24,7 +28,10 @@ class FunctionLoadError extends Error {
 
 /** Lambda's "Task timed out": the caller stops waiting; the handler's promise cannot be cancelled. */
 export class FunctionTimedOut extends Error {
-  constructor(readonly functionName: FunctionName, readonly timeoutMs: number) {
+  constructor(
+    readonly functionName: FunctionName,
+    readonly timeoutMs: number,
+  ) {
     super(`Function '${functionName}' timed out after ${timeoutMs} ms`);
   }
 }
@@ -63,7 +70,8 @@ export class FunctionRegistry {
     const results = await Promise.allSettled(names.map((name) => this.handler(name)));
     const failures = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
     if (failures.length === 1) throw failures[0];
-    if (failures.length > 1) throw new AggregateError(failures, failures.map((f) => (f instanceof Error ? f.message : String(f))).join("\n"));
+    if (failures.length > 1)
+      throw new AggregateError(failures, failures.map((f) => (f instanceof Error ? f.message : String(f))).join("\n"));
   }
 
   handler(name: FunctionName): Promise<AnyHandler> {
@@ -86,7 +94,8 @@ export class FunctionRegistry {
     } catch (error) {
       throw new FunctionLoadError(name, path, { cause: error });
     }
-    if (typeof module.handler !== "function") throw new FunctionLoadError(name, path, { cause: new Error("no exported function 'handler'") });
+    if (typeof module.handler !== "function")
+      throw new FunctionLoadError(name, path, { cause: new Error("no exported function 'handler'") });
     return module.handler as AnyHandler;
   }
 
@@ -96,7 +105,9 @@ export class FunctionRegistry {
    */
   async invoke(name: FunctionName, event: unknown, options: { timeoutMs: number; context?: Context }): Promise<unknown> {
     const handler = await this.handler(name);
-    const context = options.context ?? lambdaContext(name, `arn:aws:lambda:${this.options.region}:${LOCAL_ACCOUNT_ID}:function:${name}`, options.timeoutMs);
+    const context =
+      options.context ??
+      lambdaContext(name, `arn:aws:lambda:${this.options.region}:${LOCAL_ACCOUNT_ID}:function:${name}`, options.timeoutMs);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new FunctionTimedOut(name, options.timeoutMs)), options.timeoutMs);

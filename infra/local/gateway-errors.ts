@@ -29,7 +29,11 @@ const STATUS: Readonly<Record<GatewayErrorCode, number>> = {
   SERVICE_UNAVAILABLE: 503,
 };
 
-export function gatewayError(code: GatewayErrorCode, message: string, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
+export function gatewayError(
+  code: GatewayErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): APIGatewayProxyStructuredResultV2 {
   return jsonResponse(STATUS[code], { error: { code, message } }, headers);
 }
 
@@ -59,7 +63,11 @@ export function writeClientError(socket: Duplex, error: NodeJS.ErrnoException): 
 }
 
 /** Writes a structured result that is known to be well formed (gateway answers, not function results). */
-export function writeStructured(res: ServerResponse, result: APIGatewayProxyStructuredResultV2, extraHeaders: Record<string, string> = {}): void {
+export function writeStructured(
+  res: ServerResponse,
+  result: APIGatewayProxyStructuredResultV2,
+  extraHeaders: Record<string, string> = {},
+): void {
   const body = result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? "base64" : "utf8");
   res.writeHead(result.statusCode ?? 200, { ...stringHeaders(result.headers), ...extraHeaders, "content-length": String(body.length) });
   res.end(body);

@@ -29,7 +29,8 @@ const LOCAL_HTTP_API_ID = "local-http";
 const HTTP_STAGE = "$default";
 
 // API Gateway passes these as text; anything else arrives base64-encoded.
-const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded|yaml|x-yaml|x-ndjson)\b|application\/[\w.+-]+\+(json|xml)\b)/i;
+const TEXT_TYPES =
+  /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded|yaml|x-yaml|x-ndjson)\b|application\/[\w.+-]+\+(json|xml)\b)/i;
 
 function isTextContentType(contentType: string | undefined): boolean {
   return contentType !== undefined && TEXT_TYPES.test(contentType.trim());
@@ -50,7 +51,12 @@ export function httpRequestFacts(req: IncomingMessage, body: Buffer, now = new D
     const name = (req.rawHeaders[i] ?? "").toLowerCase();
     const value = req.rawHeaders[i + 1] ?? "";
     if (name === "cookie") {
-      cookies.push(...value.split(";").map((c) => c.trim()).filter((c) => c !== ""));
+      cookies.push(
+        ...value
+          .split(";")
+          .map((c) => c.trim())
+          .filter((c) => c !== ""),
+      );
       continue;
     }
     headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
@@ -143,7 +149,12 @@ export function httpApiEvent(
 }
 
 /** The HTTP API Lambda authorizer event (payload 2.0, REQUEST; the deployed API names no identity source, so it may be absent). */
-export function httpAuthorizerEvent(facts: HttpRequestFacts, route: MatchedRoute, identitySource: string | undefined, region: string): APIGatewayRequestAuthorizerEventV2 {
+export function httpAuthorizerEvent(
+  facts: HttpRequestFacts,
+  route: MatchedRoute,
+  identitySource: string | undefined,
+  region: string,
+): APIGatewayRequestAuthorizerEventV2 {
   return {
     version: "2.0",
     type: "REQUEST",

@@ -32,7 +32,11 @@ interface HttpGatewayOptions {
   accessLog?: boolean | undefined;
 }
 
-const ROUTES: readonly RouteDefinition<HttpRoute>[] = HTTP_ROUTES.map((route) => ({ method: route.method, pattern: route.path, target: route }));
+const ROUTES: readonly RouteDefinition<HttpRoute>[] = HTTP_ROUTES.map((route) => ({
+  method: route.method,
+  pattern: route.path,
+  target: route,
+}));
 
 type Answer = { kind: "gateway"; result: ReturnType<typeof gatewayError> } | { kind: "function"; result: unknown };
 
@@ -76,16 +80,24 @@ export class HttpGateway {
     }
     if (match.kind === "method-not-allowed") {
       const allowed = match.allowed.join(", ");
-      return gateway(gatewayError("METHOD_NOT_ALLOWED", `Method ${facts.method.slice(0, 20)} is not allowed on ${facts.rawPath.slice(0, 200)} (allowed: ${allowed})`, { allow: allowed }));
+      return gateway(
+        gatewayError(
+          "METHOD_NOT_ALLOWED",
+          `Method ${facts.method.slice(0, 20)} is not allowed on ${facts.rawPath.slice(0, 200)} (allowed: ${allowed})`,
+          { allow: allowed },
+        ),
+      );
     }
-    if (match.kind !== "matched") return gateway(gatewayError("NOT_FOUND", `No route for ${facts.method.slice(0, 20)} ${facts.rawPath.slice(0, 200)}`));
+    if (match.kind !== "matched")
+      return gateway(gatewayError("NOT_FOUND", `No route for ${facts.method.slice(0, 20)} ${facts.rawPath.slice(0, 200)}`));
     const route = match.route.target;
     const matched: MatchedRoute = { routeKey: `${route.method} ${route.path}`, pathParameters: { ...match.params } };
 
     let authorizerContext: Record<string, unknown> | undefined;
     if (route.public !== true) {
       const outcome = await this.authorize(facts, matched);
-      if (outcome.kind === "unauthorized") return gateway(gatewayError("UNAUTHENTICATED", `Unauthenticated: no valid token; ${TOKEN_HINT}`));
+      if (outcome.kind === "unauthorized")
+        return gateway(gatewayError("UNAUTHENTICATED", `Unauthenticated: no valid token; ${TOKEN_HINT}`));
       if (outcome.kind === "forbidden") return gateway(gatewayError("FORBIDDEN", "Forbidden"));
       if (outcome.kind === "error") {
         this.options.logger.error("Authorizer failed", outcome.error);
@@ -96,7 +108,9 @@ export class HttpGateway {
 
     const event = httpApiEvent(facts, matched, authorizerContext);
     if (Buffer.byteLength(JSON.stringify(event)) > MAX_INVOCATION_PAYLOAD_BYTES) {
-      return gateway(gatewayError("PAYLOAD_TOO_LARGE", `The request exceeds Lambda's ${MAX_INVOCATION_PAYLOAD_BYTES}-byte invocation payload limit`));
+      return gateway(
+        gatewayError("PAYLOAD_TOO_LARGE", `The request exceeds Lambda's ${MAX_INVOCATION_PAYLOAD_BYTES}-byte invocation payload limit`),
+      );
     }
     try {
       const timeoutMs = this.options.integrationTimeoutMs ?? HTTP_INTEGRATION_TIMEOUT_MS;

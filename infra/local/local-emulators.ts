@@ -59,7 +59,11 @@ async function startDynalite(host: string, dataDir: string | undefined): Promise
  * keeps the documents and queues of a developer machine off the local network. With `dataDir`,
  * every acknowledged S3 write and SQS message is on disk before fauxqs answers (write-through).
  */
-async function startFauxqs(host: string, dataDir: string | undefined, onPersistError: (error: unknown) => void): Promise<{ url: string; stop(): Promise<void> }> {
+async function startFauxqs(
+  host: string,
+  dataDir: string | undefined,
+  onPersistError: (error: unknown) => void,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const { buildApp } = await import("fauxqs");
   const app = buildApp({ logger: false });
   if (dataDir !== undefined) {
@@ -99,7 +103,10 @@ export async function startEmulators(options: EmulatorOptions): Promise<RunningE
   return {
     mode: "emulators",
     endpoints: { dynamodb: dynamo.url, s3: fauxqs.url, sqs: fauxqs.url },
-    description: [`DynamoDB   ${dynamo.url} (dynalite, ${storage})`, `S3 + SQS   ${fauxqs.url} (fauxqs, ${options.dataDir === undefined ? "in memory" : `written through to ${join(options.dataDir, "s3")} and ${join(options.dataDir, "sqs")}`})`],
+    description: [
+      `DynamoDB   ${dynamo.url} (dynalite, ${storage})`,
+      `S3 + SQS   ${fauxqs.url} (fauxqs, ${options.dataDir === undefined ? "in memory" : `written through to ${join(options.dataDir, "s3")} and ${join(options.dataDir, "sqs")}`})`,
+    ],
     stop: async () => {
       await Promise.all([fauxqs.stop(), dynamo.stop()]);
     },

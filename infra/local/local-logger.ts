@@ -10,4 +10,3 @@ export const consoleLogger: LocalStackLogger = {
   warn: (message, detail) => (detail === undefined ? console.warn(message) : console.warn(message, detail)),
   error: (message, detail) => (detail === undefined ? console.error(message) : console.error(message, detail)),
 };
-

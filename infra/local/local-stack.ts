@@ -144,7 +144,10 @@ export class LocalStackAlreadyRunning extends Error {
 }
 
 export class PortInUse extends Error {
-  constructor(readonly host: string, readonly port: number) {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+  ) {
     super(`Port ${port} on ${host} is in use; choose another with --port or ${ENV.port}`);
   }
 }
@@ -189,7 +192,11 @@ function credentialsFor(mode: RunningEmulators["mode"], env: NodeJS.ProcessEnv):
   // The emulators accept any key; real keys from the developer's shell must not travel to them.
   if (mode === "emulators") return { accessKeyId: "local", secretAccessKey: "local" };
   const shell = readConfig(env, ["awsAccessKeyId", "awsSecretAccessKey", "awsSessionToken"]);
-  return { accessKeyId: shell.awsAccessKeyId ?? "test", secretAccessKey: shell.awsSecretAccessKey ?? "test", sessionToken: shell.awsSessionToken };
+  return {
+    accessKeyId: shell.awsAccessKeyId ?? "test",
+    secretAccessKey: shell.awsSecretAccessKey ?? "test",
+    sessionToken: shell.awsSessionToken,
+  };
 }
 
 /**
@@ -231,12 +238,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Before anything else, /health and the console included: another host name is a rebinding page (host-names.ts).
     if (!isServedHost(served, req.headers.host)) {
       req.resume();
-      writeStructured(res, gatewayError("FORBIDDEN", `Host ${JSON.stringify((req.headers.host ?? "").slice(0, 100))} is not served here; use ${[...served].slice(0, 4).join(", ")}`));
+      writeStructured(
+        res,
+        gatewayError(
+          "FORBIDDEN",
+          `Host ${JSON.stringify((req.headers.host ?? "").slice(0, 100))} is not served here; use ${[...served].slice(0, 4).join(", ")}`,
+        ),
+      );
       return;
     }
     if (rawPath === "/health" && req.method === "GET") {
       const ok = state === "ready" && poller?.isRunning === true;
-      writeStructured(res, { statusCode: ok ? 200 : 503, headers: { "content-type": "application/json", "cache-control": "no-store" }, body: JSON.stringify({ status: ok ? "ok" : state }) });
+      writeStructured(res, {
+        statusCode: ok ? 200 : 503,
+        headers: { "content-type": "application/json", "cache-control": "no-store" },
+        body: JSON.stringify({ status: ok ? "ok" : state }),
+      });
       return;
     }
     if (serveConsole(req, res, rawPath, consoleConfig)) return;
@@ -245,7 +262,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       writeStructured(res, gatewayError("SERVICE_UNAVAILABLE", `The local stack is ${state}`));
       return;
     }
-    const handled = rawPath.startsWith(CONNECTIONS_PATH_PREFIX) ? handleManagementRequest(req, res, rawPath, connections) : http.handle(req, res);
+    const handled = rawPath.startsWith(CONNECTIONS_PATH_PREFIX)
+      ? handleManagementRequest(req, res, rawPath, connections)
+      : http.handle(req, res);
     handled.catch((error: unknown) => {
       logger.error(`Unhandled error for ${req.method ?? "?"} ${rawPath}`, error);
       if (!res.headersSent) writeStructured(res, gatewayError("INTERNAL", "Internal error"));
@@ -275,7 +294,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
   try {
     if (dataDir !== undefined && externalEndpoint === undefined) unlock = await lockDataDir(dataDir);
-    if (dataDir !== undefined && externalEndpoint !== undefined) logger.warn(`--data is ignored: state lives at ${ENV.awsEndpointUrl} (${externalEndpoint})`);
+    if (dataDir !== undefined && externalEndpoint !== undefined)
+      logger.warn(`--data is ignored: state lives at ${ENV.awsEndpointUrl} (${externalEndpoint})`);
     emulators = await startEmulators({
       host: DEFAULT_HOST,
       dataDir,
@@ -285,23 +305,35 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const credentials = credentialsFor(emulators.mode, env);
     clients = localClients(emulators.endpoints, region, credentials);
-    resources = await createLocalResources(clients, { ...DEFAULT_RESOURCE_NAMES, ...options.resourceNames }, {
-      region,
-      laneVisibilityTimeoutSeconds: Math.ceil((workerTimeoutMs * 6) / 1000),
-      laneMaxReceiveCount: lane.maxReceiveCount ?? 5,
-    });
+    resources = await createLocalResources(
+      clients,
+      { ...DEFAULT_RESOURCE_NAMES, ...options.resourceNames },
+      {
+        region,
+        laneVisibilityTimeoutSeconds: Math.ceil((workerTimeoutMs * 6) / 1000),
+        laneMaxReceiveCount: lane.maxReceiveCount ?? 5,
+      },
+    );
     const description = [...emulators.description];
     if (dataDir !== undefined && emulators.mode === "emulators") {
       const restored = await restoreWrittenThrough(clients.s3, resources.bucketName, dataDir);
-      const history = resources.historyBucketName === undefined ? 0 : await restoreWrittenThrough(clients.s3, resources.historyBucketName, dataDir);
+      const history =
+        resources.historyBucketName === undefined ? 0 : await restoreWrittenThrough(clients.s3, resources.historyBucketName, dataDir);
       // Before the poller starts: what the lane had accepted is delivered again, in order.
       const replayed = await replayJournal(clients.sqs, resources.laneQueueUrl, dataDir);
       const parked = await replayJournal(clients.sqs, resources.deadLetterQueueUrl, dataDir);
-      description.push(`Documents  ${restored} restored from ${join(dataDir, "s3")} (every write is on disk before it is answered), ${history} history copies`);
+      description.push(
+        `Documents  ${restored} restored from ${join(dataDir, "s3")} (every write is on disk before it is answered), ${history} history copies`,
+      );
       // Before the gateway listens: nothing can enqueue while QUEUED records are matched to the lane.
       const orphaned = await failOrphanedRequests(clients.dynamodb, resources.tableName, replayed);
-      description.push(`Lane       ${replayed.length} message(s) re-enqueued, ${parked.length} parked in the DLQ, from ${join(dataDir, "sqs")}`);
-      if (orphaned > 0) description.push(`Requests   ${orphaned} QUEUED without a lane message failed with SERVICE_UNAVAILABLE (the stack stopped between record and enqueue)`);
+      description.push(
+        `Lane       ${replayed.length} message(s) re-enqueued, ${parked.length} parked in the DLQ, from ${join(dataDir, "sqs")}`,
+      );
+      if (orphaned > 0)
+        description.push(
+          `Requests   ${orphaned} QUEUED without a lane message failed with SERVICE_UNAVAILABLE (the stack stopped between record and enqueue)`,
+        );
     }
 
     const port = await listen(server, requestedPort, host);
@@ -314,7 +346,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const functions = new FunctionRegistry({ overrides: options.handlers, region });
     if (options.preloadHandlers ?? true) await functions.preload();
     const functionTimeoutMs = options.functionTimeoutMs ?? 10_000;
-    http = new HttpGateway({ functions, region, logger, integrationTimeoutMs: options.integrationTimeoutMs, authorizerTimeoutMs: functionTimeoutMs, accessLog: options.accessLog });
+    http = new HttpGateway({
+      functions,
+      region,
+      logger,
+      integrationTimeoutMs: options.integrationTimeoutMs,
+      authorizerTimeoutMs: functionTimeoutMs,
+      accessLog: options.accessLog,
+    });
     webSocket = new WebSocketGateway({
       functions,
       connections,
@@ -327,14 +366,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     poller = new SqsLanePoller({
       sqs: clients.sqs,
       queueUrl: resources.laneQueueUrl,
-      handler: async (event, context) => (await functions.invoke("lane-worker", event, { timeoutMs: workerTimeoutMs, context })) as SQSBatchResponse | undefined,
+      handler: async (event, context) =>
+        (await functions.invoke("lane-worker", event, { timeoutMs: workerTimeoutMs, context })) as SQSBatchResponse | undefined,
       concurrency: lane.concurrency ?? 4,
       batchSize: lane.batchSize ?? 10,
       waitTimeSeconds: lane.waitTimeSeconds ?? 1,
       ...(lane.retryDelaySeconds === undefined ? {} : { retryDelaySeconds: lane.retryDelaySeconds }),
       functionName: "lane-worker",
       functionTimeoutMs: workerTimeoutMs,
-      logger: { warn: (message, ...extra) => logger.warn(message, extra[0]), error: (message, ...extra) => logger.error(message, extra[0]) },
+      logger: {
+        warn: (message, ...extra) => logger.warn(message, extra[0]),
+        error: (message, ...extra) => logger.error(message, extra[0]),
+      },
     });
     await poller.start();
 
@@ -352,7 +395,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         logger,
       });
       await s3Events.start();
-      description.push(`S3 events  catalogue keys listed every ${intervalMs} ms, changed ETags → s3-events (fauxqs sends no notifications)`);
+      description.push(
+        `S3 events  catalogue keys listed every ${intervalMs} ms, changed ETags → s3-events (fauxqs sends no notifications)`,
+      );
     }
 
     const devIdentity = options.devIdentity ?? DEFAULT_DEV_IDENTITY;

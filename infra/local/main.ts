@@ -50,7 +50,9 @@ async function main(): Promise<number> {
     await ensureConsoleBuilt((line) => console.log(line));
   } catch (error) {
     // The API works without the console: say so and go on.
-    console.warn(`The console did not build (${error instanceof Error ? error.message : String(error)}); /console/ answers 503 until \`npm run build:console\` succeeds.`);
+    console.warn(
+      `The console did not build (${error instanceof Error ? error.message : String(error)}); /console/ answers 503 until \`npm run build:console\` succeeds.`,
+    );
   }
 
   let stack: LocalStack;

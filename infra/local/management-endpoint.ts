@@ -42,7 +42,12 @@ const isUtf8 = (bytes: Buffer): boolean => {
   }
 };
 
-export async function handleManagementRequest(req: IncomingMessage, res: ServerResponse, rawPath: string, connections: ConnectionRegistry): Promise<void> {
+export async function handleManagementRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  rawPath: string,
+  connections: ConnectionRegistry,
+): Promise<void> {
   if (!/^AWS4-HMAC-SHA256 /.test(req.headers.authorization ?? "")) {
     req.resume();
     return awsError(res, 403, "ForbiddenException", "Missing Authentication Token");

@@ -24,7 +24,9 @@ function identityOfMessage(body: string): string | undefined {
   try {
     const message = JSON.parse(body) as Record<string, unknown>;
     const { tenant, processId, requestId } = message;
-    return typeof tenant === "string" && typeof processId === "string" && typeof requestId === "string" ? identity(tenant, processId, requestId) : undefined;
+    return typeof tenant === "string" && typeof processId === "string" && typeof requestId === "string"
+      ? identity(tenant, processId, requestId)
+      : undefined;
   } catch {
     return undefined;
   }

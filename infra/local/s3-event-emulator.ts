@@ -145,10 +145,16 @@ export class S3EventEmulator {
       const attempts = (this.attempts.get(change.key) ?? 0) + 1;
       if (attempts < MAX_DELIVERIES) {
         this.attempts.set(change.key, attempts);
-        this.options.logger.warn(`S3 event emulation: ${change.type} of ${change.key} failed (attempt ${attempts} of ${MAX_DELIVERIES}); retried on the next scan`, error);
+        this.options.logger.warn(
+          `S3 event emulation: ${change.type} of ${change.key} failed (attempt ${attempts} of ${MAX_DELIVERIES}); retried on the next scan`,
+          error,
+        );
         return;
       }
-      this.options.logger.error(`S3 event emulation: gave up on ${change.type} of ${change.key} after ${attempts} attempts (on AWS: the dead-letter queue)`, error);
+      this.options.logger.error(
+        `S3 event emulation: gave up on ${change.type} of ${change.key} after ${attempts} attempts (on AWS: the dead-letter queue)`,
+        error,
+      );
     }
     this.attempts.delete(change.key);
     if (change.next === undefined) this.known.delete(change.key);
@@ -183,7 +189,9 @@ export class S3EventEmulator {
     const objects = new Map<string, ObjectState>();
     let continuationToken: string | undefined;
     do {
-      const page = await this.options.s3.send(new ListObjectsV2Command({ Bucket: this.options.bucketName, Prefix: LIST_PREFIX, ContinuationToken: continuationToken }));
+      const page = await this.options.s3.send(
+        new ListObjectsV2Command({ Bucket: this.options.bucketName, Prefix: LIST_PREFIX, ContinuationToken: continuationToken }),
+      );
       for (const { Key: key, ETag: etag, Size: size } of page.Contents ?? []) {
         if (key !== undefined && CATALOGUE_KEY.test(key)) objects.set(key, { etag: unquoted(etag ?? ""), size });
       }

@@ -64,7 +64,11 @@ export class S3WriteThrough {
   private chain: Promise<void> = Promise.resolve();
   private readonly dir: string;
 
-  constructor(private readonly app: FauxqsApp, dataDir: string, private readonly onError: (error: unknown) => void) {
+  constructor(
+    private readonly app: FauxqsApp,
+    dataDir: string,
+    private readonly onError: (error: unknown) => void,
+  ) {
     this.dir = join(dataDir, "s3", OBJECTS);
   }
 
@@ -103,7 +107,12 @@ export class S3WriteThrough {
       if (name.startsWith("x-amz-meta-") && typeof value === "string") metadata[name.slice("x-amz-meta-".length)] = value;
     }
     const contentType = current.headers["content-type"];
-    const stored: StoredObject = { bucket, key, ...(typeof contentType === "string" ? { contentType } : {}), ...(Object.keys(metadata).length > 0 ? { metadata } : {}) };
+    const stored: StoredObject = {
+      bucket,
+      key,
+      ...(typeof contentType === "string" ? { contentType } : {}),
+      ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
+    };
     await writeAtomically(`${base}.body`, current.rawPayload);
     await writeAtomically(`${base}.json`, JSON.stringify(stored));
   }

@@ -59,7 +59,11 @@ export class SqsJournal {
   private readonly receipts = new Map<string, { queueName: string; messageId: string }>();
   private readonly dir: string;
 
-  constructor(private readonly app: FauxqsApp, dataDir: string, private readonly onError: (error: unknown) => void) {
+  constructor(
+    private readonly app: FauxqsApp,
+    dataDir: string,
+    private readonly onError: (error: unknown) => void,
+  ) {
     this.dir = join(dataDir, "sqs");
   }
 
@@ -95,14 +99,16 @@ export class SqsJournal {
       }
       case "ReceiveMessage":
         for (const message of (answer.Messages ?? []) as { MessageId?: string; ReceiptHandle?: string }[]) {
-          if (message.MessageId !== undefined && message.ReceiptHandle !== undefined) this.receipts.set(message.ReceiptHandle, { queueName, messageId: message.MessageId });
+          if (message.MessageId !== undefined && message.ReceiptHandle !== undefined)
+            this.receipts.set(message.ReceiptHandle, { queueName, messageId: message.MessageId });
         }
         return;
       case "DeleteMessage":
         return this.forget(body.ReceiptHandle);
       case "DeleteMessageBatch": {
         const entries = (body.Entries ?? []) as { Id?: string; ReceiptHandle?: string }[];
-        for (const ok of (answer.Successful ?? []) as { Id?: string }[]) await this.forget(entries.find((entry) => entry.Id === ok.Id)?.ReceiptHandle);
+        for (const ok of (answer.Successful ?? []) as { Id?: string }[])
+          await this.forget(entries.find((entry) => entry.Id === ok.Id)?.ReceiptHandle);
         return;
       }
       case "PurgeQueue":

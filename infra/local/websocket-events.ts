@@ -139,7 +139,10 @@ export function disconnectEvent(connection: ConnectionFacts, statusCode: number,
   return {
     headers: { Host: connection.domainName, "X-Forwarded-For": connection.sourceIp },
     multiValueHeaders: { Host: [connection.domainName], "X-Forwarded-For": [connection.sourceIp] },
-    requestContext: requestContext(connection, "$disconnect", "DISCONNECT", now, { disconnectStatusCode: statusCode, disconnectReason: reason }),
+    requestContext: requestContext(connection, "$disconnect", "DISCONNECT", now, {
+      disconnectStatusCode: statusCode,
+      disconnectReason: reason,
+    }),
     isBase64Encoded: false,
   };
 }

@@ -73,7 +73,10 @@ const SAFE_HEADER_VALUE = /^[\x20-\x7e]{0,256}$/;
 function extraHeaderLines(headers: Record<string, unknown>): string {
   return Object.entries(headers)
     .filter(([name]) => name.toLowerCase() !== "content-type" && name.toLowerCase() !== "content-length" && SAFE_HEADER_NAME.test(name))
-    .filter((entry): entry is [string, string | number] => (typeof entry[1] === "string" || typeof entry[1] === "number") && SAFE_HEADER_VALUE.test(String(entry[1])))
+    .filter(
+      (entry): entry is [string, string | number] =>
+        (typeof entry[1] === "string" || typeof entry[1] === "number") && SAFE_HEADER_VALUE.test(String(entry[1])),
+    )
     .map(([name, value]) => `${name}: ${String(value)}\r\n`)
     .join("");
 }
@@ -148,7 +151,8 @@ export class WebSocketGateway {
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const { functions, region, functionTimeoutMs } = this.options;
     const url = new URL(req.url ?? "/", "http://local");
-    if (url.pathname !== WEBSOCKET_PATH) return rejectHandshake(socket, 404, errorBody("NOT_FOUND", `No WebSocket endpoint at ${url.pathname}`));
+    if (url.pathname !== WEBSOCKET_PATH)
+      return rejectHandshake(socket, 404, errorBody("NOT_FOUND", `No WebSocket endpoint at ${url.pathname}`));
 
     const now = new Date();
     const requestId = randomUUID();
@@ -165,17 +169,31 @@ export class WebSocketGateway {
     // The identity source is the query parameter: without it API Gateway answers 401 by itself.
     const token = handshake.queryStringParameters?.[WEBSOCKET_TOKEN_QUERY_PARAMETER];
     if (token === undefined || token === "") {
-      return rejectHandshake(socket, 401, errorBody("UNAUTHENTICATED", `Unauthenticated: the '${WEBSOCKET_TOKEN_QUERY_PARAMETER}' query parameter is missing; ${TOKEN_HINT}`));
+      return rejectHandshake(
+        socket,
+        401,
+        errorBody("UNAUTHENTICATED", `Unauthenticated: the '${WEBSOCKET_TOKEN_QUERY_PARAMETER}' query parameter is missing; ${TOKEN_HINT}`),
+      );
     }
     const started = Date.now();
     let outcome: AuthorizerOutcome;
     try {
-      const result = await functions.invoke("authorizer", webSocketAuthorizerEvent(handshake, facts, region, now, requestId), { timeoutMs: functionTimeoutMs });
+      const result = await functions.invoke("authorizer", webSocketAuthorizerEvent(handshake, facts, region, now, requestId), {
+        timeoutMs: functionTimeoutMs,
+      });
       outcome = webSocketAuthorizerOutcome(result, webSocketMethodArn(region));
     } catch (error) {
       outcome = authorizerFailure(error);
     }
-    if (outcome.kind === "unauthorized") return rejectHandshake(socket, 401, errorBody("UNAUTHENTICATED", `Unauthenticated: the token is not valid (malformed, expired or signed with another key); ${TOKEN_HINT}`));
+    if (outcome.kind === "unauthorized")
+      return rejectHandshake(
+        socket,
+        401,
+        errorBody(
+          "UNAUTHENTICATED",
+          `Unauthenticated: the token is not valid (malformed, expired or signed with another key); ${TOKEN_HINT}`,
+        ),
+      );
     if (outcome.kind === "forbidden") return rejectHandshake(socket, 403, errorBody("FORBIDDEN", "Forbidden"));
     if (outcome.kind === "error") {
       this.options.logger.error("WebSocket authorizer failed", outcome.error);
@@ -185,7 +203,9 @@ export class WebSocketGateway {
 
     let connectResult: unknown;
     try {
-      connectResult = await functions.invoke(WEBSOCKET_ROUTES.$connect, connectEvent(handshake, facts, now), { timeoutMs: functionTimeoutMs });
+      connectResult = await functions.invoke(WEBSOCKET_ROUTES.$connect, connectEvent(handshake, facts, now), {
+        timeoutMs: functionTimeoutMs,
+      });
     } catch (error) {
       this.options.logger.error("$connect function failed", error);
       return rejectHandshake(socket, 500, errorBody("INTERNAL", "Internal error"));
@@ -219,7 +239,10 @@ export class WebSocketGateway {
     const tokenExpiresAtMs = tokenExpiryMs(facts.authorizer);
     const expired = (): boolean => tokenExpiresAtMs !== undefined && Date.now() >= tokenExpiresAtMs;
     const closeExpired = (): void => ws.close(TOKEN_EXPIRED_CLOSE_CODE, "Token expired");
-    const expiryTimer = tokenExpiresAtMs === undefined ? undefined : setTimeout(closeExpired, Math.max(0, Math.min(tokenExpiresAtMs - Date.now(), MAX_TIMER_MS)));
+    const expiryTimer =
+      tokenExpiresAtMs === undefined
+        ? undefined
+        : setTimeout(closeExpired, Math.max(0, Math.min(tokenExpiresAtMs - Date.now(), MAX_TIMER_MS)));
     expiryTimer?.unref();
     const connection: LocalConnection = {
       ...facts,
@@ -264,7 +287,14 @@ export class WebSocketGateway {
     } catch (error) {
       this.options.logger.error("$default function failed", error);
       // API Gateway's own frame when an integration fails.
-      this.send(connection, JSON.stringify({ message: "Internal server error", connectionId: connection.connectionId, requestId: event.requestContext.requestId }));
+      this.send(
+        connection,
+        JSON.stringify({
+          message: "Internal server error",
+          connectionId: connection.connectionId,
+          requestId: event.requestContext.requestId,
+        }),
+      );
       return;
     }
     if (this.options.returnResponse && isRecord(result) && typeof result.body === "string" && result.body !== "") {

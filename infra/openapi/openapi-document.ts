@@ -21,7 +21,10 @@ export interface RouteCoverage {
 export function routeCoverage(): RouteCoverage {
   const known = new Set(HTTP_ROUTES.map((r) => routeKey(r.method, r.path)));
   const documented = new Set(Object.keys(ROUTE_DOCS));
-  return { undocumented: [...known].filter((k) => !documented.has(k)).sort(), unknown: [...documented].filter((k) => !known.has(k)).sort() };
+  return {
+    undocumented: [...known].filter((k) => !documented.has(k)).sort(),
+    unknown: [...documented].filter((k) => !known.has(k)).sort(),
+  };
 }
 
 type Schema = z.core.$ZodType;
@@ -43,7 +46,13 @@ class SchemaComponents {
   readonly schemas: Record<string, JsonSchema> = {};
 
   toJson(schema: Schema): JsonSchema {
-    const { $defs = {}, $schema: _dialect, ...root } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+    const {
+      $defs = {},
+      $schema: _dialect,
+      ...root
+    } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as JsonSchema & {
+      $defs?: Record<string, JsonSchema>;
+    };
     for (const [id, definition] of Object.entries($defs)) this.schemas[id] ??= tidy(definition);
     return tidy(root);
   }
@@ -74,13 +83,21 @@ function errorSchema(components: SchemaComponents, codes: ErrorCode[]): JsonSche
 
 /** The route's errors grouped by their status (contract/error-codes.ts), each status listing its codes. */
 function errorResponses(doc: RouteDoc, isPublic: boolean, components: SchemaComponents): Record<number, Response> {
-  const codes = [...new Set<ErrorCode>([...(isPublic ? (["TOO_MANY_REQUESTS", "SERVICE_UNAVAILABLE", "INTERNAL"] as ErrorCode[]) : COMMON_ERRORS), ...(doc.errors ?? [])])];
+  const codes = [
+    ...new Set<ErrorCode>([
+      ...(isPublic ? (["TOO_MANY_REQUESTS", "SERVICE_UNAVAILABLE", "INTERNAL"] as ErrorCode[]) : COMMON_ERRORS),
+      ...(doc.errors ?? []),
+    ]),
+  ];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(STATUS_BY_CODE[code], [...(byStatus.get(STATUS_BY_CODE[code]) ?? []), code]);
   return Object.fromEntries(
     [...byStatus]
       .sort(([a], [b]) => a - b)
-      .map(([status, list]) => [status, { description: list.sort().join(", "), content: { "application/json": { schema: errorSchema(components, list) } } }]),
+      .map(([status, list]) => [
+        status,
+        { description: list.sort().join(", "), content: { "application/json": { schema: errorSchema(components, list) } } },
+      ]),
   );
 }
 
@@ -89,8 +106,14 @@ const BINARY: JsonSchema = { type: "string", format: "binary" };
 function successResponses(doc: RouteDoc, components: SchemaComponents): Record<number, Response> {
   if (doc.lane) {
     return {
-      200: { description: "`Prefer: wait=N` and the lane applied the request in time: its result", content: { "application/json": { schema: components.toJson(doneOf(doc.lane)) } } },
-      202: { description: "Queued (or the stored status of a repeated requestId); poll GET …/requests/{requestId}", content: { "application/json": { schema: components.toJson(Queued) } } },
+      200: {
+        description: "`Prefer: wait=N` and the lane applied the request in time: its result",
+        content: { "application/json": { schema: components.toJson(doneOf(doc.lane)) } },
+      },
+      202: {
+        description: "Queued (or the stored status of a repeated requestId); poll GET …/requests/{requestId}",
+        content: { "application/json": { schema: components.toJson(Queued) } },
+      },
     };
   }
   return Object.fromEntries(
@@ -99,7 +122,10 @@ function successResponses(doc: RouteDoc, components: SchemaComponents): Record<n
       schema === undefined
         ? { description }
         : schema === "raw"
-          ? { description, content: { "*/*": { schema: BINARY }, ...(json ? { "application/json": { schema: components.toJson(json) } } : {}) } }
+          ? {
+              description,
+              content: { "*/*": { schema: BINARY }, ...(json ? { "application/json": { schema: components.toJson(json) } } : {}) },
+            }
           : { description, content: { "application/json": { schema: components.toJson(schema) } } },
     ]),
   );
@@ -121,13 +147,17 @@ function parameter(name: string, where: "path" | "query" | "header", required: b
 
 function queryParameters(query: z.ZodMiniObject, components: SchemaComponents): JsonSchema[] {
   const json = components.toJson(query) as { properties?: Record<string, JsonSchema>; required?: string[] };
-  return Object.entries(json.properties ?? {}).map(([name, schema]) => parameter(name, "query", (json.required ?? []).includes(name), schema));
+  return Object.entries(json.properties ?? {}).map(([name, schema]) =>
+    parameter(name, "query", (json.required ?? []).includes(name), schema),
+  );
 }
 
 function operation(method: string, path: string, doc: RouteDoc, isPublic: boolean, components: SchemaComponents): JsonSchema {
   const names = [...path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1] as string);
   const parameters = [
-    ...names.map((name) => parameter(name, "path", true, { type: "string", ...(PARAM_DESCRIPTIONS[name] ? { description: PARAM_DESCRIPTIONS[name] } : {}) })),
+    ...names.map((name) =>
+      parameter(name, "path", true, { type: "string", ...(PARAM_DESCRIPTIONS[name] ? { description: PARAM_DESCRIPTIONS[name] } : {}) }),
+    ),
     ...(doc.query ? queryParameters(doc.query, components) : []),
     ...(doc.lane ? [parameter("prefer", "header", false, { type: "string", description: PREFER })] : []),
   ];
@@ -137,7 +167,9 @@ function operation(method: string, path: string, doc: RouteDoc, isPublic: boolea
       ? { requestBody: { required: true, description: "The raw file; any content type", content: { "*/*": { schema: BINARY } } } }
       : {};
   return {
-    operationId: `${method.toLowerCase()}${openApiPath(path).replace(/\{(\w+)\}/g, "By_$1").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
+    operationId: `${method.toLowerCase()}${openApiPath(path)
+      .replace(/\{(\w+)\}/g, "By_$1")
+      .replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
     tags: [doc.tag],
@@ -167,7 +199,8 @@ export function buildOpenApiDocument(version = "0.1.0"): Record<string, unknown>
     info: {
       title: "Skills service",
       version,
-      description: "Reusable SKILL.md capabilities for an LLM agent platform. The contract: API.md. Errors are `{\"error\":{\"code\",\"message\"}}`; each error answer lists its codes.",
+      description:
+        'Reusable SKILL.md capabilities for an LLM agent platform. The contract: API.md. Errors are `{"error":{"code","message"}}`; each error answer lists its codes.',
     },
     servers: [{ url: "http://127.0.0.1:3000", description: "npm start" }],
     security: [{ bearer: [] }],

@@ -72,18 +72,39 @@ export const COMMON_ERRORS: readonly ErrorCode[] = [
 ];
 
 /** The errors of a lane call: the request's own, answered by a waited call or found by polling. */
-const STEER_ERRORS: ErrorCode[] = ["PROCESS_NOT_FOUND", "PROCESS_ENDED", "REQUEST_CONFLICT", "SKILL_NOT_FOUND", "SKILL_NOT_ALLOWED", "SKILL_LOCKED", "SKILL_ARGUMENT_MISSING", "RECIPE_NOT_FOUND"];
+const STEER_ERRORS: ErrorCode[] = [
+  "PROCESS_NOT_FOUND",
+  "PROCESS_ENDED",
+  "REQUEST_CONFLICT",
+  "SKILL_NOT_FOUND",
+  "SKILL_NOT_ALLOWED",
+  "SKILL_LOCKED",
+  "SKILL_ARGUMENT_MISSING",
+  "RECIPE_NOT_FOUND",
+];
 
-const projectIdQuery = z.object({ projectId: z.optional(z.string().check(z.describe("Adds this project's level to the cascade (members only)"))) });
+const projectIdQuery = z.object({
+  projectId: z.optional(z.string().check(z.describe("Adds this project's level to the cascade (members only)"))),
+});
 
 export const ROUTE_DOCS: Record<string, RouteDoc> = {
-  "GET /health": { tag: "service", summary: "Liveness: 200 once the lane worker is polling", responses: { 200: { description: "Up", schema: Health } } },
-  "GET /openapi.json": { tag: "service", summary: "This document", responses: { 200: { description: "OpenAPI 3.1", schema: z.looseObject({ openapi: z.string() }) } } },
+  "GET /health": {
+    tag: "service",
+    summary: "Liveness: 200 once the lane worker is polling",
+    responses: { 200: { description: "Up", schema: Health } },
+  },
+  "GET /openapi.json": {
+    tag: "service",
+    summary: "This document",
+    responses: { 200: { description: "OpenAPI 3.1", schema: z.looseObject({ openapi: z.string() }) } },
+  },
 
   "GET /brain/{tenant}/skills/effective": {
     tag: "skills",
     summary: "The effective skills: every level visible to the caller, deduplicated by name (inner wins), disabled removed, sorted by name",
-    query: z.extend(projectIdQuery, { includeShadowed: z.optional(z.enum(["true", "false"]).check(z.describe("Adds `shadowed`: documents hidden by an inner level"))) }),
+    query: z.extend(projectIdQuery, {
+      includeShadowed: z.optional(z.enum(["true", "false"]).check(z.describe("Adds `shadowed`: documents hidden by an inner level"))),
+    }),
     responses: { 200: { description: "The list", schema: EffectiveSkills } },
   },
   "GET /brain/{tenant}/skills/effective/{name}": {
@@ -95,7 +116,8 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   "GET /brain/{tenant}/skills/usage": {
     tag: "skills",
-    summary: "Activation counters of the project's skills per UTC day, skill, level and path (explicit, trigger, model, recipe, spawn) and refused activations by error code",
+    summary:
+      "Activation counters of the project's skills per UTC day, skill, level and path (explicit, trigger, model, recipe, spawn) and refused activations by error code",
     query: z.extend(projectIdQuery, {
       days: z.optional(z.string().check(z.describe("Days back, today included: 1 to 400 (default 30)"))),
       name: z.optional(z.string().check(z.describe("One skill only. Rows of USER skills are their owner's alone"))),
@@ -107,7 +129,11 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     summary:
       "The caller's effective skills ranked by relevance to q (field-weighted BM25 over name, description, when_to_use, tags and the body's headings and tool names; typos tolerated), best first; ties by recent usage, then name",
     query: z.extend(projectIdQuery, {
-      q: z.string().check(z.describe("What to find, e.g. \"post a message to Slack\". Required, not blank; a long one is read as its first and last 4 KB")),
+      q: z
+        .string()
+        .check(
+          z.describe('What to find, e.g. "post a message to Slack". Required, not blank; a long one is read as its first and last 4 KB'),
+        ),
       limit: z.optional(z.string().check(z.describe("Results at most: 1 to 20 (default 5)"))),
     }),
     responses: { 200: { description: "The best matches, and how many skills matched", schema: SkillSearchResult } },
@@ -115,7 +141,8 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   "GET /brain/{tenant}/skills/effective/{name}/evals": {
     tag: "skills",
-    summary: "Runs the skill's evals/triggers.yaml through the turn's trigger rule (no process: no recipe whitelist) under a 5 s budget: precision, recall and every case",
+    summary:
+      "Runs the skill's evals/triggers.yaml through the turn's trigger rule (no process: no recipe whitelist) under a 5 s budget: precision, recall and every case",
     query: projectIdQuery,
     responses: { 200: { description: "The evals' result", schema: SkillEvalsResult } },
     errors: ["SKILL_NOT_FOUND", "DOCUMENT_NOT_FOUND", "INVALID_DOCUMENT"],
@@ -161,7 +188,10 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   "GET /brain/{tenant}/processes/{processId}/composition": {
     tag: "turns",
     summary: "The Turn that would be composed now, changing nothing (preview)",
-    query: z.object({ message: z.optional(z.string()), explain: z.optional(z.enum(["all"]).check(z.describe("Also list not-matched triggers and left-out catalog candidates"))) }),
+    query: z.object({
+      message: z.optional(z.string()),
+      explain: z.optional(z.enum(["all"]).check(z.describe("Also list not-matched triggers and left-out catalog candidates"))),
+    }),
     responses: { 200: { description: "The Turn", schema: Turn } },
     errors: ["PROCESS_NOT_FOUND", "PROCESS_ENDED"],
   },
@@ -211,7 +241,13 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: "documents",
     summary: "A document's raw body, with its ETag; `?versions` lists its versions (newest first), `?versionId=V` reads one",
     query: z.object({
-      versions: z.optional(z.string().check(z.describe("Present: answer {versions:[{versionId, etag, lastModified, size, writtenBy?}]} (newest first) instead of the body"))),
+      versions: z.optional(
+        z
+          .string()
+          .check(
+            z.describe("Present: answer {versions:[{versionId, etag, lastModified, size, writtenBy?}]} (newest first) instead of the body"),
+          ),
+      ),
       versionId: z.optional(z.string().check(z.describe("Read this version's body"))),
     }),
     responses: {
@@ -222,7 +258,8 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   "POST /brain/{tenant}/projects/{project}/documents/{path+}": {
     tag: "documents",
-    summary: "`{path}:restore` with {versionId}: writes that version back as the newest, validated like a PUT (a refused restore changes nothing)",
+    summary:
+      "`{path}:restore` with {versionId}: writes that version back as the newest, validated like a PUT (a refused restore changes nothing)",
     body: RestoreBody,
     responses: { 200: { description: "Restored, with warnings", schema: SavedDocument } },
     errors: ["INVALID_DOCUMENT", "DOCUMENT_NOT_FOUND", "VERSIONS_UNAVAILABLE"],
@@ -239,18 +276,31 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: "Invokes a tool the process has now (skill scripts, skill_read_file, skill_activate, manual_read, …)",
     body: ToolBody,
     responses: { 200: { description: "The tool's result", schema: ToolResult } },
-    errors: ["PROCESS_NOT_FOUND", "PROCESS_ENDED", "TOOL_NOT_FOUND", "DOCUMENT_NOT_FOUND", "SKILL_NOT_FOUND", "SKILL_NOT_ALLOWED", "SKILL_ARGUMENT_MISSING"],
+    errors: [
+      "PROCESS_NOT_FOUND",
+      "PROCESS_ENDED",
+      "TOOL_NOT_FOUND",
+      "DOCUMENT_NOT_FOUND",
+      "SKILL_NOT_FOUND",
+      "SKILL_NOT_ALLOWED",
+      "SKILL_ARGUMENT_MISSING",
+    ],
   },
   "POST /brain/{tenant}/mcp": {
     tag: "mcp",
-    summary: "A Model Context Protocol server (Streamable HTTP, stateless, JSON answers): prompts, completion, resources, and with processId the process's tools",
-    description: "One JSON-RPC message or batch per request (initialize, prompts/list, prompts/get, completion/complete, resources/list, resources/read, resources/templates/list, tools/list, tools/call). Protocol errors are JSON-RPC errors in a 200 answer.",
+    summary:
+      "A Model Context Protocol server (Streamable HTTP, stateless, JSON answers): prompts, completion, resources, and with processId the process's tools",
+    description:
+      "One JSON-RPC message or batch per request (initialize, prompts/list, prompts/get, completion/complete, resources/list, resources/read, resources/templates/list, tools/list, tools/call). Protocol errors are JSON-RPC errors in a 200 answer.",
     query: z.object({
       projectId: z.string().check(z.describe("The project whose cascade the server serves (required)")),
       processId: z.optional(z.string().check(z.describe("Adds that process's tools (the caller's own process, of that project)"))),
     }),
     body: McpMessage,
-    responses: { 200: { description: "The JSON-RPC answer", schema: McpAnswer }, 202: { description: "A notification or response was accepted" } },
+    responses: {
+      200: { description: "The JSON-RPC answer", schema: McpAnswer },
+      202: { description: "A notification or response was accepted" },
+    },
     errors: ["PROCESS_NOT_FOUND"],
   },
   "GET /brain/{tenant}/mcp": {

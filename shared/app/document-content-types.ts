@@ -27,4 +27,6 @@ export function contentTypeOf(doc: Pick<StoredDocument, "path" | "contentType">)
  * labels every upload as a form, which would make every later GET answer a form.
  */
 export const storedContentType = (contentType: string | undefined): string | undefined =>
-  contentType === undefined || contentType.trim() === "" || /^application\/x-www-form-urlencoded\b/i.test(contentType) ? undefined : contentType;
+  contentType === undefined || contentType.trim() === "" || /^application\/x-www-form-urlencoded\b/i.test(contentType)
+    ? undefined
+    : contentType;

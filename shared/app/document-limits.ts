@@ -32,21 +32,38 @@ export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = Object.freeze({
  * cap was lowered, or concurrent PUTs overshot it: count-then-put, bounded by their number) can
  * still be edited and shrunk.
  */
-export function assertWithinDocumentLimits(limits: DocumentLimits, project: string, path: string, bytes: number, level: readonly DocumentRef[]): void {
+export function assertWithinDocumentLimits(
+  limits: DocumentLimits,
+  project: string,
+  path: string,
+  bytes: number,
+  level: readonly DocumentRef[],
+): void {
   const existing = level.find((ref) => ref.path === path);
   const used = { documents: level.length, bytes: level.reduce((sum, ref) => sum + ref.size, 0) };
   assertWithinLevelCounts(limits, project, path, bytes, used, existing?.size);
 }
 
 /** The same rule on the level's counters (issue 27: no listing): `existingSize` is the size of the document the PUT replaces. */
-export function assertWithinLevelCounts(limits: DocumentLimits, project: string, path: string, bytes: number, used: { documents: number; bytes: number }, existingSize: number | undefined): void {
+export function assertWithinLevelCounts(
+  limits: DocumentLimits,
+  project: string,
+  path: string,
+  bytes: number,
+  used: { documents: number; bytes: number },
+  existingSize: number | undefined,
+): void {
   const problem = (message: string): InvalidDocument => new InvalidDocument(path, [{ path, message, severity: "error" }]);
   if (existingSize === undefined && used.documents >= limits.maxDocumentsPerProject) {
-    throw problem(`level '${project}' holds ${used.documents} documents, the most allowed (${limits.maxDocumentsPerProject}); delete documents before adding new ones`);
+    throw problem(
+      `level '${project}' holds ${used.documents} documents, the most allowed (${limits.maxDocumentsPerProject}); delete documents before adding new ones`,
+    );
   }
   const growth = bytes - (existingSize ?? 0);
   if (growth <= 0) return;
   if (used.bytes + growth > limits.maxProjectBytes) {
-    throw problem(`level '${project}' would hold ${used.bytes + growth} bytes, more than the ${limits.maxProjectBytes} allowed (${used.bytes} used); delete documents first`);
+    throw problem(
+      `level '${project}' would hold ${used.bytes + growth} bytes, more than the ${limits.maxProjectBytes} allowed (${used.bytes} used); delete documents first`,
+    );
   }
 }

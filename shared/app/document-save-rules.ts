@@ -67,13 +67,26 @@ export class DocumentSaveRules {
    * Warnings of a document that may be saved (with a stray SKILL.md's), and the PATTERN triggers
    * it brings; `InvalidDocument` for one that must not be.
    */
-  async check(tenant: string, project: string, path: string, body: Uint8Array, level: WriteLevelView): Promise<{ warnings: DocumentWarning[]; patterns: number }> {
+  async check(
+    tenant: string,
+    project: string,
+    path: string,
+    body: Uint8Array,
+    level: WriteLevelView,
+  ): Promise<{ warnings: DocumentWarning[]; patterns: number }> {
     const patterns = { value: 0 };
     const warnings = await this.findings(tenant, project, path, body, level, patterns);
     return { warnings: [...warnings, ...strayPathWarnings(path)], patterns: patterns.value };
   }
 
-  private async findings(tenant: string, project: string, path: string, body: Uint8Array, level: WriteLevelView, patterns: { value: number }): Promise<DocumentWarning[]> {
+  private async findings(
+    tenant: string,
+    project: string,
+    path: string,
+    body: Uint8Array,
+    level: WriteLevelView,
+    patterns: { value: number },
+  ): Promise<DocumentWarning[]> {
     const skillName = skillDirectoryNameOf(path);
     if (skillName !== undefined) {
       const text = textOrInvalid(path, body);
@@ -83,7 +96,12 @@ export class DocumentSaveRules {
       patterns.value = await assertLevelPatternCap(project, path, parsed.definition, level);
       const missing = await this.missingSiblings(tenant, project, skillName, parsed.definition);
       const evals = await this.evalsOfSkill(tenant, project, skillName, parsed.definition);
-      return [...parsed.problems.map(toWarning), ...(await templateVariableWarnings(parsed.definition, path, text)).map(toWarning), ...missing, ...evals];
+      return [
+        ...parsed.problems.map(toWarning),
+        ...(await templateVariableWarnings(parsed.definition, path, text)).map(toWarning),
+        ...missing,
+        ...evals,
+      ];
     }
     const evalsOf = evalsSkillNameOf(path);
     if (evalsOf !== undefined) {
@@ -108,20 +126,36 @@ export class DocumentSaveRules {
    * recipe's own level can be checked on save (elsewhere the cascade decides per process); the
    * spawn checks every pin and refuses with 422.
    */
-  private async unservedPins(tenant: string, project: string, path: string, pins: Readonly<Record<string, string>> | undefined): Promise<DocumentWarning[]> {
+  private async unservedPins(
+    tenant: string,
+    project: string,
+    path: string,
+    pins: Readonly<Record<string, string>> | undefined,
+  ): Promise<DocumentWarning[]> {
     if (pins === undefined || !this.store.keepsVersions || !this.store.getVersion) return [];
     const warnings = await Promise.all(
       Object.entries(pins).map(async ([name, versionId]): Promise<DocumentWarning | undefined> => {
         const skillPath = `_vance/skills/${name}/SKILL.md`;
         // Whether the version exists is all a warning needs: a huge one is refused before its body is read.
-        const pinned = this.store.getVersion?.(tenant, project, skillPath, versionId, { maxBytes: MAX_SKILL_TEXT_BYTES }).catch((error: unknown) => {
-          if (error instanceof DocumentTooLargeToRead) return "too-large" as const;
-          throw error;
-        });
+        const pinned = this.store
+          .getVersion?.(tenant, project, skillPath, versionId, { maxBytes: MAX_SKILL_TEXT_BYTES })
+          .catch((error: unknown) => {
+            if (error instanceof DocumentTooLargeToRead) return "too-large" as const;
+            throw error;
+          });
         const [current, found] = await Promise.all([this.store.get(tenant, project, skillPath), pinned]);
-        if (found === "too-large") return current ? { path, message: `skillVersions.${name}: '${versionId.slice(0, 80)}' of ${skillPath} is larger than a SKILL.md may be: a spawn where '${name}' resolves from here is refused` } : undefined;
+        if (found === "too-large")
+          return current
+            ? {
+                path,
+                message: `skillVersions.${name}: '${versionId.slice(0, 80)}' of ${skillPath} is larger than a SKILL.md may be: a spawn where '${name}' resolves from here is refused`,
+              }
+            : undefined;
         if (!current || found) return undefined;
-        return { path, message: `skillVersions.${name}: '${versionId.slice(0, 80)}' is not a version of ${skillPath} at this level: a spawn where '${name}' resolves from here is refused` };
+        return {
+          path,
+          message: `skillVersions.${name}: '${versionId.slice(0, 80)}' is not a version of ${skillPath} at this level: a spawn where '${name}' resolves from here is refused`,
+        };
       }),
     );
     return warnings.filter((w): w is DocumentWarning => w !== undefined);
@@ -160,16 +194,26 @@ export class DocumentSaveRules {
     const folded = new Set([...present].map((path) => path.toLowerCase()));
     const linked = links
       .filter((link) => !folded.has(`${directory}/${link}`.toLowerCase()))
-      .map((link) => ({ path: skillPath, message: `the body links '${link}', which is not present yet in this project (expected at ${directory}/${link})` }));
-    return [...linked, ...files.flatMap(({ field, file }) => {
-      let sibling: string;
-      try {
-        sibling = skillFilePath(directory, file);
-      } catch (error) {
-        return [{ path: skillPath, message: `${field} file '${file}' is not a path inside the skill directory (${(error as Error).message})` }];
-      }
-      return present.has(sibling) ? [] : [{ path: skillPath, message: `${field} file '${file}' is not present yet in this project (expected at ${sibling})` }];
-    })];
+      .map((link) => ({
+        path: skillPath,
+        message: `the body links '${link}', which is not present yet in this project (expected at ${directory}/${link})`,
+      }));
+    return [
+      ...linked,
+      ...files.flatMap(({ field, file }) => {
+        let sibling: string;
+        try {
+          sibling = skillFilePath(directory, file);
+        } catch (error) {
+          return [
+            { path: skillPath, message: `${field} file '${file}' is not a path inside the skill directory (${(error as Error).message})` },
+          ];
+        }
+        return present.has(sibling)
+          ? []
+          : [{ path: skillPath, message: `${field} file '${file}' is not present yet in this project (expected at ${sibling})` }];
+      }),
+    ];
   }
 }
 
@@ -201,7 +245,11 @@ async function assertLevelPatternCap(project: string, path: string, skill: Skill
   const total = own + (await level.otherPatterns());
   if (total > cap) {
     throw new InvalidDocument(path, [
-      { path, message: `level '${project}' would hold ${total} PATTERN triggers; at most ${cap} are allowed per ${scope.toLowerCase()} level (this skill brings ${own})`, severity: "error" },
+      {
+        path,
+        message: `level '${project}' would hold ${total} PATTERN triggers; at most ${cap} are allowed per ${scope.toLowerCase()} level (this skill brings ${own})`,
+        severity: "error",
+      },
     ]);
   }
   return own;

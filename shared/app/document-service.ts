@@ -8,7 +8,12 @@ import { DocumentNotFound, InvalidRequest, VersionsUnavailable } from "../errors
 import { VERSION_ID_PATTERN } from "../recipes/recipe-schema.js";
 import { bareEtag } from "../documents/document-body.js";
 import { documentDigest } from "../skills/document-digest.js";
-import { validateDocumentPath, validateDocumentPrefix, validateProjectName, validateWritableDocumentPath } from "../documents/document-path.js";
+import {
+  validateDocumentPath,
+  validateDocumentPrefix,
+  validateProjectName,
+  validateWritableDocumentPath,
+} from "../documents/document-path.js";
 import { capFindings } from "../support/capped-list.js";
 import type { DocumentRef, DocumentStore, DocumentVersion, StoredDocument } from "../documents/document-store.js";
 import { DEFAULT_DOCUMENT_LIMITS, MAX_DOCUMENT_BYTES } from "./document-limits.js";
@@ -58,11 +63,21 @@ export class DocumentService {
   }
 
   private levelFor(tenant: string, project: string, path: string): Promise<WriteLevelView> {
-    return this.usage ? countedLevel(this.store, this.usage, tenant, project, path, this.seedHints) : listedLevel(this.store, tenant, project, path);
+    return this.usage
+      ? countedLevel(this.store, this.usage, tenant, project, path, this.seedHints)
+      : listedLevel(this.store, tenant, project, path);
   }
 
   /** `mode`: the file's permission bits (document-mode.ts), kept so a pull restores them. */
-  async put(identity: Identity, tenant: string, project: string, path: string, body: Uint8Array, contentType?: string, mode?: number): Promise<DocumentSaved> {
+  async put(
+    identity: Identity,
+    tenant: string,
+    project: string,
+    path: string,
+    body: Uint8Array,
+    contentType?: string,
+    mode?: number,
+  ): Promise<DocumentSaved> {
     assertCanWriteDocuments(identity, tenant, project);
     validateProjectName(project);
     validateWritableDocumentPath(path);
@@ -70,7 +85,10 @@ export class DocumentService {
     const level = await this.levelFor(tenant, project, path);
     const { warnings, patterns } = await this.rules.check(tenant, project, path, body, level);
     level.assertWithinLimits(this.limits, project, path, body.byteLength);
-    const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType), { writtenBy: identity.login, ...(mode !== undefined ? { mode } : {}) });
+    const saved = await this.store.put(tenant, project, path, body, storedContentType(contentType), {
+      writtenBy: identity.login,
+      ...(mode !== undefined ? { mode } : {}),
+    });
     // The digest rides on the level's entry (no request of its own): MCP manifests and the skill detail read it.
     await level.record({ size: body.byteLength, patterns, digest: documentDigest(path, bareEtag(saved.etag), body) });
     await this.notify({ tenant, project, path });
@@ -141,6 +159,4 @@ export class DocumentService {
     const refs = await this.store.list(tenant, project, validateDocumentPrefix(prefix));
     return refs.map(({ path, etag, size }) => ({ path, etag, size }));
   }
-
 }
-

@@ -74,7 +74,13 @@ const isDomainError = (error: unknown): error is SkillsError =>
  */
 export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
   const logger = deps.logger ?? console;
-  const usageDeps = { usage: deps.usage, activations: deps.activations, processes: deps.processes, clock: deps.clock ?? (() => new Date()), logger };
+  const usageDeps = {
+    usage: deps.usage,
+    activations: deps.activations,
+    processes: deps.processes,
+    clock: deps.clock ?? (() => new Date()),
+    logger,
+  };
 
   const bestEffort = async (what: string, event: () => Promise<void>): Promise<void> => {
     try {
@@ -114,7 +120,12 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
       processId: payload.parentProcessId,
       user: null,
       kind: "process.report",
-      payload: { childProcessId: message.processId, childName: child?.name ?? message.processId, output: `Activation failed: ${error.message}`, status: "FAILED" },
+      payload: {
+        childProcessId: message.processId,
+        childName: child?.name ?? message.processId,
+        output: `Activation failed: ${error.message}`,
+        status: "FAILED",
+      },
       requestId: derivedRequestId(message.requestId, "report"),
     });
   };
@@ -158,15 +169,30 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
     const record = await deps.requests.complete(tenant, processId, requestId, outcome);
     deps.onApplied?.(message, record);
     if (record.status === "DONE") {
-      reportActivations(deps.activations, steered?.activated, (error) => logger.warn("Could not record activation metrics", { requestId, error }), steered && { tenant, projectId: steered.process.projectId });
-      if (steered) await Promise.all([countUsage(usageDeps, steered.process, steered.activated), countRefusals(usageDeps, steered.process, steered.refused)]);
+      reportActivations(
+        deps.activations,
+        steered?.activated,
+        (error) => logger.warn("Could not record activation metrics", { requestId, error }),
+        steered && { tenant, projectId: steered.process.projectId },
+      );
+      if (steered)
+        await Promise.all([
+          countUsage(usageDeps, steered.process, steered.activated),
+          countRefusals(usageDeps, steered.process, steered.refused),
+        ]);
     } else if (record.error) {
       await countRefusal(usageDeps, message, record.error.code);
     }
     const scheduled = steered?.scheduled;
     if (scheduled) {
       await bestEffort("process-turn-scheduled", () =>
-        deps.events.turnScheduled({ tenant, processId, reason: scheduled.reason, pending: scheduled.pending, ...(noSubscribers ? { noSubscribers } : {}) }),
+        deps.events.turnScheduled({
+          tenant,
+          processId,
+          reason: scheduled.reason,
+          pending: scheduled.pending,
+          ...(noSubscribers ? { noSubscribers } : {}),
+        }),
       );
     }
     await publishCompletion(message, record, noSubscribers);
@@ -185,10 +211,19 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
       await settle(message);
       return true;
     }
-    const { record: current } = await deps.requests.putQueued(tenant, processId, requestId, message.kind, requestFingerprint(message.kind, message.payload));
+    const { record: current } = await deps.requests.putQueued(
+      tenant,
+      processId,
+      requestId,
+      message.kind,
+      requestFingerprint(message.kind, message.payload),
+    );
     if (current.status !== "QUEUED") return true;
     const error = new LaneRequestAbandoned(requestId, delivery.receiveCount, isTransientServiceError(cause));
-    const record = await deps.requests.complete(tenant, processId, requestId, { status: "FAILED", error: { code: error.code, message: error.message } });
+    const record = await deps.requests.complete(tenant, processId, requestId, {
+      status: "FAILED",
+      error: { code: error.code, message: error.message },
+    });
     deps.onApplied?.(message, record);
     await publishCompletion(message, record);
     return false;

@@ -22,7 +22,11 @@ export function laneModelActivation(
   return {
     async activate(process, user, input) {
       const { tenant, processId } = process;
-      const payload = { skillName: input.skillName, ...(input.args !== undefined ? { args: input.args } : {}), activatedBy: "model" as const };
+      const payload = {
+        skillName: input.skillName,
+        ...(input.args !== undefined ? { args: input.args } : {}),
+        activatedBy: "model" as const,
+      };
       const accepted = await app.enqueue(tenant, processId, user, "skill.activate", payload);
       const record =
         accepted.status === "QUEUED"
@@ -32,7 +36,8 @@ export function laneModelActivation(
       if (record.status === "FAILED") {
         const code = record.error?.code;
         // The lane records domain errors only; anything else is a bug and stays a 500.
-        if (!isErrorCode(code) || code === "INTERNAL") throw new Error(`skill_activate request ${accepted.requestId} failed: ${record.error?.message ?? "unknown"}`);
+        if (!isErrorCode(code) || code === "INTERNAL")
+          throw new Error(`skill_activate request ${accepted.requestId} failed: ${record.error?.message ?? "unknown"}`);
         throw new LaneRequestFailed(code, record.error?.message ?? code);
       }
       const result = record.result as ActivateResult;

@@ -117,7 +117,13 @@ export interface SkillsApp {
    * With `waiter` (the caller's login) the wait takes one of that identity's wait slots for its
    * duration; none free → TooManyRequests (429, Retry-After).
    */
-  waitForRequest(tenant: string, processId: string, requestId: string, timeoutMs: number, options?: { signal?: AbortSignal; waiter?: string }): Promise<RequestRecord | undefined>;
+  waitForRequest(
+    tenant: string,
+    processId: string,
+    requestId: string,
+    timeoutMs: number,
+    options?: { signal?: AbortSignal; waiter?: string },
+  ): Promise<RequestRecord | undefined>;
   /** requestIds are scoped to their process (API.md). */
   getRequest(tenant: string, processId: string, requestId: string): Promise<RequestRecord | undefined>;
   /**
@@ -137,7 +143,11 @@ export interface SkillsApp {
 
   listEffective(tenant: string, user: LaneUser | null, projectId?: string): Promise<ListedSkill[]>;
   /** listEffective plus every skill document an inner level hides, from the same (memoized) scan. */
-  listEffectiveWithShadowed(tenant: string, user: LaneUser | null, projectId?: string): Promise<{ skills: ListedSkill[]; shadowed: CascadeShadowed[] }>;
+  listEffectiveWithShadowed(
+    tenant: string,
+    user: LaneUser | null,
+    projectId?: string,
+  ): Promise<{ skills: ListedSkill[]; shadowed: CascadeShadowed[] }>;
   /** SkillNotFound when no visible, enabled skill has that name. */
   resolveEffective(tenant: string, user: LaneUser | null, projectId: string | undefined, name: string): Promise<ResolvedSkill>;
   skillProblems(tenant: string, user: LaneUser | null, projectId?: string): Promise<SkillProblem[]>;
@@ -152,12 +162,33 @@ export interface SkillsApp {
    * API.md "Catalog at scale" `GET …/skills/search`: the caller's effective skills ranked by
    * relevance to `query` (ties by this instance's recent usage, then name), the first `limit`.
    */
-  searchSkills(tenant: string, user: LaneUser | null, projectId: string | undefined, query: string, limit: number): Promise<SkillSearchAnswer>;
+  searchSkills(
+    tenant: string,
+    user: LaneUser | null,
+    projectId: string | undefined,
+    query: string,
+    limit: number,
+  ): Promise<SkillSearchAnswer>;
 }
 
 export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
-  const { clock, newId, usage, sources, skills, recipes, laneRequests, spawnDeps, steer, turns, applyLaneMessage, footInvocations, waitSlots, spawnSlots, evalSlots } =
-    createSkillsDomain(deps);
+  const {
+    clock,
+    newId,
+    usage,
+    sources,
+    skills,
+    recipes,
+    laneRequests,
+    spawnDeps,
+    steer,
+    turns,
+    applyLaneMessage,
+    footInvocations,
+    waitSlots,
+    spawnSlots,
+    evalSlots,
+  } = createSkillsDomain(deps);
 
   const scope = (tenant: string, user: LaneUser | null, projectId?: string): SkillScopeContext => ({
     tenantId: tenant,
@@ -232,13 +263,25 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       let release: (() => Promise<void>) | undefined;
       const takeSlot = async (): Promise<void> => {
         release = await waitSlots.acquire(tenant, waiter, timeoutMs + WAIT_LEASE_MARGIN_MS);
-        if (!release) throw new TooManyRequests(`At most ${waitSlots.limit} requests may be waited for at a time per identity; retry later or without Prefer: wait`, 1);
+        if (!release)
+          throw new TooManyRequests(
+            `At most ${waitSlots.limit} requests may be waited for at a time per identity; retry later or without Prefer: wait`,
+            1,
+          );
       };
       try {
-        return await deps.requests.waitFor(tenant, processId, requestId, timeoutMs, { ...waitOptions, firstReadAfterMs: "learned", beforeLongWait: takeSlot });
+        return await deps.requests.waitFor(tenant, processId, requestId, timeoutMs, {
+          ...waitOptions,
+          firstReadAfterMs: "learned",
+          beforeLongWait: takeSlot,
+        });
       } finally {
         // A slot that cannot be given back holds its place until its lease ends: say so, never fail the answer for it.
-        await release?.().catch((error: unknown) => deps.logger?.warn("slot release failed; it frees itself when its lease ends", { reason: error instanceof Error ? error.message : String(error) }));
+        await release?.().catch((error: unknown) =>
+          deps.logger?.warn("slot release failed; it frees itself when its lease ends", {
+            reason: error instanceof Error ? error.message : String(error),
+          }),
+        );
       }
     },
     getRequest: (tenant, processId, requestId) => deps.requests.get(tenant, processId, requestId),
@@ -254,7 +297,8 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
 
     spawn: async (tenant, user, input) => {
       const release = await spawnSlots.acquire(tenant, user.login, SPAWN_LEASE_MS);
-      if (!release) throw new TooManyRequests(`At most ${spawnSlots.limit} process spawns may be in flight at a time per identity; retry shortly`, 1);
+      if (!release)
+        throw new TooManyRequests(`At most ${spawnSlots.limit} process spawns may be in flight at a time per identity; retry shortly`, 1);
       try {
         const process = await spawnProcess(spawnDeps, {
           tenant,
@@ -265,17 +309,26 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
           name: input.name,
         });
         reportActivations(deps.activations, recipeActivations(process.activeSkills), undefined, { tenant, projectId: process.projectId });
-        await countUsage({ usage, activations: deps.activations, processes: deps.processes, clock, logger: deps.logger ?? console }, process, recipeActivations(process.activeSkills));
+        await countUsage(
+          { usage, activations: deps.activations, processes: deps.processes, clock, logger: deps.logger ?? console },
+          process,
+          recipeActivations(process.activeSkills),
+        );
         return process;
       } finally {
         // A slot that cannot be given back holds its place until its lease ends: say so, never fail the answer for it.
-        await release().catch((error: unknown) => deps.logger?.warn("slot release failed; it frees itself when its lease ends", { reason: error instanceof Error ? error.message : String(error) }));
+        await release().catch((error: unknown) =>
+          deps.logger?.warn("slot release failed; it frees itself when its lease ends", {
+            reason: error instanceof Error ? error.message : String(error),
+          }),
+        );
       }
     },
     sessionProcesses: (tenant, user, sessionId) => deps.processes.listSession(tenant, user.login, validateSessionId(sessionId)),
     getProcess,
     activeSkills: async (tenant, processId) => (await getProcess(tenant, processId)).activeSkills,
-    previewTurn: async (tenant, processId, user, message, context) => turns.preview(await getProcess(tenant, processId), message, context, user),
+    previewTurn: async (tenant, processId, user, message, context) =>
+      turns.preview(await getProcess(tenant, processId), message, context, user),
 
     listEffective: (tenant, user, projectId) => skills.listAvailable(scope(tenant, user, projectId)),
     listEffectiveWithShadowed: (tenant, user, projectId) => skills.listWithShadowed(scope(tenant, user, projectId)),
@@ -299,10 +352,16 @@ export function createSkillsApp(deps: SkillsAppDeps): SkillsApp {
       // Taken last, around the CPU work only: a refused read never holds a slot.
       const release = await evalSlots.acquire(tenant, user?.login ?? "", EVALS_LEASE_MS);
       if (!release) {
-        throw new TooManyRequests(`At most ${evalSlots.limit} trigger evals run${evalSlots.limit === 1 ? "" : "s"} may be in flight at a time per identity; retry when yours has answered`, Math.ceil(ROUTE_EVALS_TIME_BUDGET_MS / 1000));
+        throw new TooManyRequests(
+          `At most ${evalSlots.limit} trigger evals run${evalSlots.limit === 1 ? "" : "s"} may be in flight at a time per identity; retry when yours has answered`,
+          Math.ceil(ROUTE_EVALS_TIME_BUDGET_MS / 1000),
+        );
       }
       try {
-        return withRouting(await runTriggerEvals(skill, listing, evals, deps.evalsBudget?.() ?? new EvalTimeBudget(ROUTE_EVALS_TIME_BUDGET_MS)), listing);
+        return withRouting(
+          await runTriggerEvals(skill, listing, evals, deps.evalsBudget?.() ?? new EvalTimeBudget(ROUTE_EVALS_TIME_BUDGET_MS)),
+          listing,
+        );
       } finally {
         await release();
       }

@@ -19,7 +19,11 @@ import type { LaneApply } from "../lanes/lane-worker.js";
 import type { SpawnDeps } from "../processes/process-spawn.js";
 import type { ProcessStore } from "../processes/process-store.js";
 import type { RequestRecord, RequestStore } from "../processes/request-store.js";
-import { DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY, DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY, InMemoryWaitSlots } from "../processes/wait-slots.js";
+import {
+  DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY,
+  DEFAULT_MAX_CONCURRENT_SPAWNS_PER_IDENTITY,
+  InMemoryWaitSlots,
+} from "../processes/wait-slots.js";
 import type { WaitSlots } from "../processes/wait-slots.js";
 import { engineConfig } from "../recipes/engines.js";
 import type { EngineConfig } from "../recipes/engines.js";
@@ -209,7 +213,9 @@ export function createSkillsDomain(deps: SkillsAppDeps): SkillsDomain {
     usage,
     clock,
     // A compose reads its request and the subscription marker with its process (issue 31).
-    ...(turnStates ? { readTurn: (tenant: string, processId: string, requestId: string) => turnStates.loadForLane(tenant, processId, { requestId }) } : {}),
+    ...(turnStates
+      ? { readTurn: (tenant: string, processId: string, requestId: string) => turnStates.loadForLane(tenant, processId, { requestId }) }
+      : {}),
   });
 
   return {

@@ -26,7 +26,11 @@ async function countOne(deps: UsageCountingDeps, event: UsageEvent): Promise<voi
  * One ADD per activation the request reported: a request (a turn) that activated nothing writes
  * nothing. The level comes from the activation itself, else from the written process.
  */
-export async function countUsage(deps: UsageCountingDeps, process: Process, activated: readonly SkillActivation[] | undefined): Promise<void> {
+export async function countUsage(
+  deps: UsageCountingDeps,
+  process: Process,
+  activated: readonly SkillActivation[] | undefined,
+): Promise<void> {
   if (!deps.usage || !activated || activated.length === 0) return;
   const at = deps.clock();
   // The ADDs are independent: a turn whose triggers activate several skills waits for one round trip, not one each.
@@ -34,7 +38,15 @@ export async function countUsage(deps: UsageCountingDeps, process: Process, acti
     activated.map((a) => {
       const source = a.source ?? process.activeSkills.find((s) => s.name === a.name)?.resolvedFromScope ?? null;
       // A USER skill of this process came from its owner's `_user_` level (the store keeps an owner for private rows only).
-      return countOne(deps, { tenant: process.tenant, projectId: process.projectId, name: a.name, source, owner: process.userId, counter: a.path, at });
+      return countOne(deps, {
+        tenant: process.tenant,
+        projectId: process.projectId,
+        name: a.name,
+        source,
+        owner: process.userId,
+        counter: a.path,
+        at,
+      });
     }),
   );
 }
@@ -47,7 +59,12 @@ interface RefusalWhere {
 }
 
 /** One refusal: the EMF line, then (with a project) one `refused` ADD under its code. Neither fails the request. */
-async function countOneRefusal(deps: UsageCountingDeps, where: RefusalWhere, refusal: Pick<SkillRefusal, "name" | "code" | "source">, at: Date): Promise<void> {
+async function countOneRefusal(
+  deps: UsageCountingDeps,
+  where: RefusalWhere,
+  refusal: Pick<SkillRefusal, "name" | "code" | "source">,
+  at: Date,
+): Promise<void> {
   const { name, code } = refusal;
   const source = refusal.source ?? null;
   try {
@@ -56,17 +73,35 @@ async function countOneRefusal(deps: UsageCountingDeps, where: RefusalWhere, ref
     deps.logger.warn("Could not record activation metrics", { name, error });
   }
   // A private row (a USER skill's, or one of unknown level) is the asking user's.
-  if (where.projectId !== undefined) await countOne(deps, { tenant: where.tenant, projectId: where.projectId, name, source, owner: where.userId, counter: "refused", code, at });
+  if (where.projectId !== undefined)
+    await countOne(deps, {
+      tenant: where.tenant,
+      projectId: where.projectId,
+      name,
+      source,
+      owner: where.userId,
+      counter: "refused",
+      code,
+      at,
+    });
 }
 
 /**
  * Activations a successful request tried and could not apply (a trigger whose `activate:` failed):
  * one `refused` ADD each, under its code, for the written process's project.
  */
-export async function countRefusals(deps: UsageCountingDeps, process: Process, refused: readonly SkillRefusal[] | undefined): Promise<void> {
+export async function countRefusals(
+  deps: UsageCountingDeps,
+  process: Process,
+  refused: readonly SkillRefusal[] | undefined,
+): Promise<void> {
   if (!refused || refused.length === 0) return;
   const at = deps.clock();
-  await Promise.all(refused.map((refusal) => countOneRefusal(deps, { tenant: process.tenant, projectId: process.projectId, userId: process.userId }, refusal, at)));
+  await Promise.all(
+    refused.map((refusal) =>
+      countOneRefusal(deps, { tenant: process.tenant, projectId: process.projectId, userId: process.userId }, refusal, at),
+    ),
+  );
 }
 
 const ACTIVATING_KINDS: ReadonlySet<string> = new Set(["skill.activate", "process.spawnActivate"]);
@@ -83,9 +118,14 @@ export async function countRefusal(deps: UsageCountingDeps, message: LaneMessage
   const name = (message.payload as { skillName?: unknown } | undefined)?.skillName;
   if (typeof name !== "string") return;
   try {
-    const known = message.projectId !== undefined && message.user ? { projectId: message.projectId, userId: message.user.login } : undefined;
+    const known =
+      message.projectId !== undefined && message.user ? { projectId: message.projectId, userId: message.user.login } : undefined;
     const process = known || !deps.usage ? undefined : await deps.processes.get(message.tenant, message.processId);
-    const where = { tenant: message.tenant, projectId: known?.projectId ?? process?.projectId ?? message.projectId, userId: known?.userId ?? process?.userId };
+    const where = {
+      tenant: message.tenant,
+      projectId: known?.projectId ?? process?.projectId ?? message.projectId,
+      userId: known?.userId ?? process?.userId,
+    };
     await countOneRefusal(deps, where, { name, code }, deps.clock());
   } catch (error) {
     deps.logger.warn("Could not count skill usage", { name, counter: "refused", error });

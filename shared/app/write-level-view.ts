@@ -32,14 +32,17 @@ async function storedPatterns(store: DocumentStore, tenant: string, project: str
   return doc ? skillDocumentPatterns(name, doc.body, path) : 0;
 }
 
-const skillNames = (refs: readonly DocumentRef[]): string[] => refs.map((ref) => skillDirectoryNameOf(ref.path)).filter((name): name is string => name !== undefined);
+const skillNames = (refs: readonly DocumentRef[]): string[] =>
+  refs.map((ref) => skillDirectoryNameOf(ref.path)).filter((name): name is string => name !== undefined);
 
 export async function listedLevel(store: DocumentStore, tenant: string, project: string, path: string): Promise<WriteLevelView> {
   const level = await store.list(tenant, project, "");
   return {
     assertWithinLimits: (limits, p, documentPath, bytes) => assertWithinDocumentLimits(limits, p, documentPath, bytes, level),
     otherPatterns: async () => {
-      const others = (await store.list(tenant, project, SKILLS_PREFIX)).filter((ref) => ref.path !== path && skillDirectoryNameOf(ref.path) !== undefined);
+      const others = (await store.list(tenant, project, SKILLS_PREFIX)).filter(
+        (ref) => ref.path !== path && skillDirectoryNameOf(ref.path) !== undefined,
+      );
       const counts = await mapWithConcurrency(others, LEVEL_SCAN_CONCURRENCY, (ref) => storedPatterns(store, tenant, project, ref.path));
       return counts.reduce((a, b) => a + b, 0);
     },
@@ -53,15 +56,30 @@ export async function listedLevel(store: DocumentStore, tenant: string, project:
  * PATTERN triggers are taken from the level snapshot where it parsed that very ETag (`hints`, issue
  * 27), the others read. From then on a write reads one counters item and its own entry.
  */
-export async function countedLevel(store: DocumentStore, usage: LevelUsage, tenant: string, project: string, path: string, hints?: LevelPatternHints): Promise<WriteLevelView> {
+export async function countedLevel(
+  store: DocumentStore,
+  usage: LevelUsage,
+  tenant: string,
+  project: string,
+  path: string,
+  hints?: LevelPatternHints,
+): Promise<WriteLevelView> {
   let read = await usage.read(tenant, project, path);
   if (!read) {
-    const [level, known] = await Promise.all([store.list(tenant, project, ""), hints ? hints(tenant, project).catch(() => undefined) : undefined]);
+    const [level, known] = await Promise.all([
+      store.list(tenant, project, ""),
+      hints ? hints(tenant, project).catch(() => undefined) : undefined,
+    ]);
     const patterns = await mapWithConcurrency(level, LEVEL_SCAN_CONCURRENCY, async (ref) => {
       const hint = known?.get(ref.path);
       return hint !== undefined && hint.etag === ref.etag ? hint.patterns : storedPatterns(store, tenant, project, ref.path);
     });
-    await usage.seed(tenant, project, new Map(level.map((ref, i) => [ref.path, { size: ref.size, patterns: patterns[i] ?? 0 }])), skillNames(level));
+    await usage.seed(
+      tenant,
+      project,
+      new Map(level.map((ref, i) => [ref.path, { size: ref.size, patterns: patterns[i] ?? 0 }])),
+      skillNames(level),
+    );
     read = (await usage.read(tenant, project, path)) ?? { counts: { documents: 0, bytes: 0, patterns: 0 }, entry: undefined };
   }
   const { counts, entry } = read;
@@ -82,7 +100,13 @@ export async function countedLevel(store: DocumentStore, usage: LevelUsage, tena
 }
 
 /** After a DELETE through the counters: the entry is gone, the name claim freed. */
-export async function recordDeleted(usage: LevelUsage, tenant: string, project: string, path: string, before: PathUsage | undefined): Promise<void> {
+export async function recordDeleted(
+  usage: LevelUsage,
+  tenant: string,
+  project: string,
+  path: string,
+  before: PathUsage | undefined,
+): Promise<void> {
   await usage.record(tenant, project, path, undefined, before);
   const name = skillDirectoryNameOf(path);
   if (name) await usage.releaseName(tenant, project, foldedSkillName(name), name);

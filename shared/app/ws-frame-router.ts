@@ -75,7 +75,8 @@ const encodeCursor = (name: string): string => Buffer.from(JSON.stringify({ afte
 function decodeCursor(cursor: string): string {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
-    if (typeof parsed === "object" && parsed !== null && typeof (parsed as { after?: unknown }).after === "string") return (parsed as { after: string }).after;
+    if (typeof parsed === "object" && parsed !== null && typeof (parsed as { after?: unknown }).after === "string")
+      return (parsed as { after: string }).after;
   } catch {
     // answered below
   }
@@ -87,7 +88,11 @@ function decodeCursor(cursor: string): string {
  * `nextCursor` when more follow: a long list is paged, never cut (API.md, second round). The
  * cursor names the last skill sent, so a skill saved between pages shifts nothing.
  */
-function skillListPage(base: Omit<SkillListResultFrame, "skills">, skills: SkillSummary[], cursor: string | undefined): SkillListResultFrame {
+function skillListPage(
+  base: Omit<SkillListResultFrame, "skills">,
+  skills: SkillSummary[],
+  cursor: string | undefined,
+): SkillListResultFrame {
   const after = cursor === undefined ? undefined : decodeCursor(cursor);
   const remaining = after === undefined ? skills : skills.filter((skill) => skill.name > after);
   const page: SkillSummary[] = [];
@@ -100,7 +105,11 @@ function skillListPage(base: Omit<SkillListResultFrame, "skills">, skills: Skill
     bytes += size;
   }
   const last = page.at(-1);
-  return { ...base, skills: page, ...(page.length < remaining.length && last !== undefined ? { nextCursor: encodeCursor(last.name) } : {}) };
+  return {
+    ...base,
+    skills: page,
+    ...(page.length < remaining.length && last !== undefined ? { nextCursor: encodeCursor(last.name) } : {}),
+  };
 }
 
 export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
@@ -123,7 +132,12 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
       throw new TooManySubscriptions(MAX_SUBSCRIPTIONS_PER_CONNECTION);
     }
     // Also when already subscribed: renews the subscription's expiry.
-    await deps.connections.subscribe(tenant, caller.connectionId, processId, caller.tokenExpiresAt === undefined ? {} : { notAfter: caller.tokenExpiresAt });
+    await deps.connections.subscribe(
+      tenant,
+      caller.connectionId,
+      processId,
+      caller.tokenExpiresAt === undefined ? {} : { notAfter: caller.tokenExpiresAt },
+    );
   };
 
   const errorBody = (error: unknown, context: Record<string, unknown>) => {
@@ -132,7 +146,11 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
     return body.error;
   };
 
-  const processSkill = async (caller: WsCaller, frame: ProcessSkillFrame, reply: (frame: ServerFrame) => Promise<unknown>): Promise<void> => {
+  const processSkill = async (
+    caller: WsCaller,
+    frame: ProcessSkillFrame,
+    reply: (frame: ServerFrame) => Promise<unknown>,
+  ): Promise<void> => {
     const { type: _type, processId, ...request } = frame;
     const { tenant } = caller.identity;
     const command = toLaneCommand(request);
@@ -143,7 +161,8 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
     const requestId = request.requestId ?? newRequestId();
     if (request.requestId !== undefined) {
       const existing = await deps.app.getRequest(tenant, processId, requestId);
-      if (existing) assertSameRequest(existing, command.kind, requestFingerprint(command.kind, parseLanePayload(command.kind, command.payload)));
+      if (existing)
+        assertSameRequest(existing, command.kind, requestFingerprint(command.kind, parseLanePayload(command.kind, command.payload)));
       if (existing && existing.status !== "QUEUED") {
         await reply(resultFrame(processId, existing));
         return;
@@ -159,10 +178,18 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
     }
   };
 
-  const processSubscribe = async (caller: WsCaller, frame: ProcessSubscribeFrame, reply: (frame: ServerFrame) => Promise<unknown>): Promise<void> => {
+  const processSubscribe = async (
+    caller: WsCaller,
+    frame: ProcessSubscribeFrame,
+    reply: (frame: ServerFrame) => Promise<unknown>,
+  ): Promise<void> => {
     await authorizedProcess(caller.identity, frame.processId);
     await ensureSubscribed(caller, frame.processId);
-    await reply({ type: "process-subscribed", processId: frame.processId, ...(frame.requestId === undefined ? {} : { requestId: frame.requestId }) });
+    await reply({
+      type: "process-subscribed",
+      processId: frame.processId,
+      ...(frame.requestId === undefined ? {} : { requestId: frame.requestId }),
+    });
   };
 
   const skillList = async (caller: WsCaller, frame: SkillListFrame, reply: (frame: ServerFrame) => Promise<unknown>): Promise<void> => {
@@ -178,7 +205,9 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
       active = isProcessContentReader(identity, process) ? process.activeSkills : process.activeSkills.map(toActiveSkillMetadata);
     }
     // What a user may pick (`/skill list`): `user-invocable: false` is the model's alone (API.md); the effective list shows it.
-    const skills = (await deps.app.listEffective(identity.tenant, laneUserOf(identity), frame.projectId)).filter((skill) => skill.userInvocable).map(toSkillSummary);
+    const skills = (await deps.app.listEffective(identity.tenant, laneUserOf(identity), frame.projectId))
+      .filter((skill) => skill.userInvocable)
+      .map(toSkillSummary);
     const base = {
       type: "skill-list-result" as const,
       projectId: frame.projectId,
@@ -205,7 +234,9 @@ export function createWsFrameRouter(deps: WsFrameRouterDeps): WsFrameRouter {
         : { status: "DONE" as const, result: frame.result ?? null, ...logs };
     const accepted = await store.answer(caller.identity.tenant, frame.invocationId, caller.connectionId, answer);
     if (!accepted) {
-      throw new InvalidRequest(`Invocation '${frame.invocationId.slice(0, 80)}' is unknown, expired, already answered, or was not sent to this connection`);
+      throw new InvalidRequest(
+        `Invocation '${frame.invocationId.slice(0, 80)}' is unknown, expired, already answered, or was not sent to this connection`,
+      );
     }
   };
 

@@ -84,10 +84,19 @@ export async function handleConnect(deps: WsConnectDeps, event: unknown): Promis
   const limits = deps.limits ?? DEFAULT_WS_CONNECT_LIMITS;
   const open = await deps.connections.countOpen(identity.tenant, identity.login);
   if (open >= limits.maxConnectionsPerIdentity) {
-    deps.logger.warn("WebSocket connection refused: per-identity socket cap", { reason: "too many sockets", open, limit: limits.maxConnectionsPerIdentity });
-    return jsonError(429, "TOO_MANY_REQUESTS", `At most ${limits.maxConnectionsPerIdentity} WebSocket connections per user are open at once; close one or retry later`, {
-      "Retry-After": String(limits.retryAfterSeconds),
+    deps.logger.warn("WebSocket connection refused: per-identity socket cap", {
+      reason: "too many sockets",
+      open,
+      limit: limits.maxConnectionsPerIdentity,
     });
+    return jsonError(
+      429,
+      "TOO_MANY_REQUESTS",
+      `At most ${limits.maxConnectionsPerIdentity} WebSocket connections per user are open at once; close one or retry later`,
+      {
+        "Retry-After": String(limits.retryAfterSeconds),
+      },
+    );
   }
   await deps.connections.put({ connectionId, identity, tokenExpiresAt });
   return { statusCode: 200 };
@@ -97,7 +106,10 @@ export async function handleConnect(deps: WsConnectDeps, event: unknown): Promis
 export const TOKEN_EXPIRED_CLOSE_CODE = 4001;
 
 /** `$disconnect`: removes the connection and its subscriptions. Without identity nothing was stored. */
-export async function handleDisconnect(deps: { connections: ConnectionStore; logger: Pick<Logger, "info" | "warn"> }, event: unknown): Promise<APIGatewayProxyResultV2> {
+export async function handleDisconnect(
+  deps: { connections: ConnectionStore; logger: Pick<Logger, "info" | "warn"> },
+  event: unknown,
+): Promise<APIGatewayProxyResultV2> {
   const connectionId = connectionIdOf(event);
   const identity = identityOrUndefined(event, deps.logger, "$disconnect");
   if (connectionId !== undefined && identity !== undefined) await deps.connections.remove(identity.tenant, connectionId);
@@ -118,13 +130,19 @@ export async function handleMessage(
   if (connectionId === undefined) return { statusCode: 400, body: "Missing connectionId" };
   const identity = identityOrUndefined(event, deps.logger, "$default");
   if (identity === undefined) {
-    await deps.push.send({ connectionId }, errorFrame({ code: "UNAUTHENTICATED", message: "Unauthenticated: the connection carries no verified identity" }));
+    await deps.push.send(
+      { connectionId },
+      errorFrame({ code: "UNAUTHENTICATED", message: "Unauthenticated: the connection carries no verified identity" }),
+    );
     return { statusCode: 200 };
   }
   const tokenExpiresAt = liveTokenExpiry(event, (deps.clock ?? (() => new Date()))(), deps.logger, "$default");
   if (tokenExpiresAt === undefined) {
     const target = { tenant: identity.tenant, connectionId };
-    await deps.push.send(target, errorFrame({ code: "UNAUTHENTICATED", message: "The connection's token has expired; reconnect with a new token" }));
+    await deps.push.send(
+      target,
+      errorFrame({ code: "UNAUTHENTICATED", message: "The connection's token has expired; reconnect with a new token" }),
+    );
     await deps.push.disconnect?.(target);
     return { statusCode: 200 };
   }

@@ -55,7 +55,8 @@ export async function loadAuthConfig(env: ConfigEnvironment, options: LoadAuthCo
   let secret = settings.jwtSecret;
   const secretArn = settings.jwtSecretArn;
   if (secret === undefined && secretArn !== undefined) {
-    if (options.secretSource === undefined) throw new AuthConfigurationError(`${ENV.jwtSecretArn} is set but no secret source is available`);
+    if (options.secretSource === undefined)
+      throw new AuthConfigurationError(`${ENV.jwtSecretArn} is set but no secret source is available`);
     const resolved = await options.secretSource(secretArn);
     secret = resolved.trim() === "" ? undefined : resolved;
     if (secret === undefined) throw new AuthConfigurationError(`The secret behind ${ENV.jwtSecretArn} is empty`);
@@ -68,7 +69,8 @@ export async function loadAuthConfig(env: ConfigEnvironment, options: LoadAuthCo
   const jwks = jwksUrl === undefined ? undefined : (options.remoteJwks ?? ((url) => createRemoteJWKSet(url)))(jwksUrl);
 
   if (secret === undefined && jwks === undefined) {
-    if (!localMode) throw new AuthConfigurationError(`No token verification key: set ${ENV.jwtSecret}, ${ENV.jwtSecretArn} or ${ENV.jwksUrl}`);
+    if (!localMode)
+      throw new AuthConfigurationError(`No token verification key: set ${ENV.jwtSecret}, ${ENV.jwtSecretArn} or ${ENV.jwksUrl}`);
     secret = LOCAL_DEV_SECRET;
   }
   if (secret !== undefined && !localMode && new TextEncoder().encode(secret).length < MIN_SECRET_BYTES) {

@@ -14,7 +14,10 @@ export const TOKEN_HINT =
  */
 export class Unauthenticated extends SkillsError {
   readonly code = "UNAUTHENTICATED";
-  constructor(readonly reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
     super(`Unauthenticated: ${reason}; ${TOKEN_HINT}`, options);
   }
 }
@@ -34,4 +37,5 @@ export class AuthConfigurationError extends SkillsError {
 }
 
 /** An invalid auth setting (shared/config/config.ts) is one more reason tokens cannot be verified. */
-export const asAuthConfigurationError = (error: ConfigurationError): AuthConfigurationError => new AuthConfigurationError(error.message, { cause: error });
+export const asAuthConfigurationError = (error: ConfigurationError): AuthConfigurationError =>
+  new AuthConfigurationError(error.message, { cause: error });

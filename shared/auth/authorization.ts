@@ -58,7 +58,13 @@ export function assertCanWriteDocuments(identity: Identity, pathTenant: string, 
   if (!canWriteDocuments(identity, project)) throw new Forbidden(documentRefusal(identity, project, "write"));
 }
 
-const shownList = (items: readonly string[]): string => (items.length === 0 ? "none" : items.slice(0, 10).map((i) => `'${i}'`).join(", ") + (items.length > 10 ? ", …" : ""));
+const shownList = (items: readonly string[]): string =>
+  items.length === 0
+    ? "none"
+    : items
+        .slice(0, 10)
+        .map((i) => `'${i}'`)
+        .join(", ") + (items.length > 10 ? ", …" : "");
 
 /**
  * A 403 on documents that says what the token lacks and how to get it (issue 30): the rule of
@@ -69,7 +75,8 @@ function documentRefusal(identity: Identity, project: string, action: "read" | "
   const head = `Not allowed to ${action} documents of '${project}' as '${identity.login}'`;
   const holds = `this token has projects ${shownList(identity.projects)} and roles ${shownList(identity.roles)}`;
   const owner = userProjectOwner(project);
-  if (owner !== undefined) return `${head}: the documents of '${project}' are ${owner}'s alone (no role grants them to anyone else); use '_user_${identity.login}' for your own`;
+  if (owner !== undefined)
+    return `${head}: the documents of '${project}' are ${owner}'s alone (no role grants them to anyone else); use '_user_${identity.login}' for your own`;
   if (project === TENANT_PROJECT_NAME) {
     return `${head}: writing '_tenant' needs the role '${TENANT_ADMIN_ROLE}', ${holds}; ask for a token with it (npx skills token … --roles ${TENANT_ADMIN_ROLE})`;
   }
@@ -85,11 +92,18 @@ export const canAccessProject = (identity: Identity, projectId: string): boolean
 /** Listing skills with `projectId=P` and spawning a process in P. */
 export function assertProjectAccess(identity: Identity, projectId: string): void {
   if (!hasProjectAccess(identity, projectId)) {
-    throw new Forbidden(`Not a member of project '${projectId}': this token has projects ${shownList(identity.projects)}; ask for a token that lists it (npx skills token … --projects ${projectId})`);
+    throw new Forbidden(
+      `Not a member of project '${projectId}': this token has projects ${shownList(identity.projects)}; ask for a token that lists it (npx skills token … --projects ${projectId})`,
+    );
   }
 }
 
-type OwnedProcess = { readonly tenant: string; readonly processId: string; readonly projectId: string; readonly userId?: string | undefined };
+type OwnedProcess = {
+  readonly tenant: string;
+  readonly processId: string;
+  readonly projectId: string;
+  readonly userId?: string | undefined;
+};
 
 /**
  * API.md "Processes belong to their user": composing, previewing, turns, completing, tools,

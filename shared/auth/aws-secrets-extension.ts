@@ -25,7 +25,8 @@ export function secretFromParametersAndSecretsExtension(options: SecretsExtensio
     const settings = readConfig(process.env, ["secretsExtensionHttpPort", "awsSessionToken"], { errorAs: asAuthConfigurationError });
     const port = options.port ?? settings.secretsExtensionHttpPort;
     const sessionToken = options.sessionToken ?? settings.awsSessionToken;
-    if (sessionToken === undefined || sessionToken === "") throw new AuthConfigurationError(`${ENV.awsSessionToken} is not set; cannot call the secrets extension`);
+    if (sessionToken === undefined || sessionToken === "")
+      throw new AuthConfigurationError(`${ENV.awsSessionToken} is not set; cannot call the secrets extension`);
     const url = `http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`;
     let response: Response;
     try {
@@ -36,7 +37,8 @@ export function secretFromParametersAndSecretsExtension(options: SecretsExtensio
     } catch (error) {
       throw new AuthConfigurationError("The Parameters and Secrets extension did not answer", { cause: error });
     }
-    if (!response.ok) throw new AuthConfigurationError(`The Parameters and Secrets extension answered ${response.status} for the JWT secret`);
+    if (!response.ok)
+      throw new AuthConfigurationError(`The Parameters and Secrets extension answered ${response.status} for the JWT secret`);
     const value = (await response.json()) as SecretValue;
     if (typeof value.SecretString !== "string") throw new AuthConfigurationError("The JWT secret has no SecretString");
     return value.SecretString;

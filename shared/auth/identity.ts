@@ -85,4 +85,8 @@ export const isProjectAdmin = (identity: Identity, projectId: string): boolean =
 export const isProjectMember = (identity: Identity, projectId: string): boolean => identity.projects.includes(projectId);
 
 /** The lane user of a verified identity (HTTP and WebSocket alike): copies, so the message holds no shared arrays. */
-export const laneUserOf = (identity: Identity): LaneUser => ({ login: identity.login, roles: [...identity.roles], projects: [...identity.projects] });
+export const laneUserOf = (identity: Identity): LaneUser => ({
+  login: identity.login,
+  roles: [...identity.roles],
+  projects: [...identity.projects],
+});

@@ -43,14 +43,16 @@ type AuthorizerRequest = { kind: "http"; token: string } | { kind: "websocket"; 
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-const stringMap = (value: unknown): Record<string, string | undefined> => (isRecord(value) ? (value as Record<string, string | undefined>) : {});
+const stringMap = (value: unknown): Record<string, string | undefined> =>
+  isRecord(value) ? (value as Record<string, string | undefined>) : {};
 
 /** Which API is asking and with which token; an event of any other shape is refused. */
 function authorizerRequest(event: unknown): AuthorizerRequest {
   if (!isRecord(event) || event.type !== "REQUEST") throw new Unauthenticated("not a REQUEST authorizer event");
   const headers = stringMap(event.headers);
   if (event.version === "2.0" && typeof event.routeArn === "string") {
-    const fromIdentitySource = Array.isArray(event.identitySource) && typeof event.identitySource[0] === "string" ? event.identitySource[0] : undefined;
+    const fromIdentitySource =
+      Array.isArray(event.identitySource) && typeof event.identitySource[0] === "string" ? event.identitySource[0] : undefined;
     return { kind: "http", token: bearerToken(headerValue(headers, "authorization") ?? fromIdentitySource) };
   }
   if (typeof event.methodArn === "string" && event.methodArn !== "") {
@@ -67,7 +69,8 @@ function authorizerResult(request: AuthorizerRequest, verified: Identity | Verif
   if (request.kind === "http") return { isAuthorized: true, context: toAuthorizerContext(identity) };
   // A WebSocket outlives the request that opened it: its events carry the token's expiry so
   // every frame after it is refused and the connection closed (API.md, second round).
-  const context = "identity" in verified ? toAuthorizerContext(identity, { tokenExpiresAt: verified.expiresAt }) : toAuthorizerContext(identity);
+  const context =
+    "identity" in verified ? toAuthorizerContext(identity, { tokenExpiresAt: verified.expiresAt }) : toAuthorizerContext(identity);
   return {
     principalId: `${identity.tenant}/${identity.login}`,
     policyDocument: {

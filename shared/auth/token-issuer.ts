@@ -47,7 +47,10 @@ export async function issueToken(identity: Identity, secret: string, options: Is
   try {
     checked = parseIdentity(identity);
   } catch (error) {
-    throw new InvalidRequest(error instanceof Error ? error.message.replace(/^Unauthenticated: /, "Cannot issue a token: ") : "Invalid identity", { cause: error });
+    throw new InvalidRequest(
+      error instanceof Error ? error.message.replace(/^Unauthenticated: /, "Cannot issue a token: ") : "Invalid identity",
+      { cause: error },
+    );
   }
   checkKnownRoles(checked.roles);
   const issuedAt = Math.floor((options.now ?? new Date()).getTime() / 1000);

@@ -17,7 +17,10 @@ interface AwsClientsConfig {
   endpoints: { s3?: string | undefined; dynamodb?: string | undefined; sqs?: string | undefined };
 }
 
-export function awsClients(config: AwsClientsConfig, instrument: ClientInstrumentation = asIs): { s3: S3Client; dynamodb: DynamoDBClient; sqs: SQSClient } {
+export function awsClients(
+  config: AwsClientsConfig,
+  instrument: ClientInstrumentation = asIs,
+): { s3: S3Client; dynamodb: DynamoDBClient; sqs: SQSClient } {
   const { region, endpoints } = config;
   const at = (endpoint: string | undefined) => ({ region, ...(endpoint ? { endpoint } : {}) });
   return {

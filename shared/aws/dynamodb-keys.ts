@@ -18,7 +18,8 @@ export const processItemKey = (tenant: string, processId: string): TableKey => (
 });
 
 /** Sessions are per user (API.md): one partition per (tenant, user, session), so listing a session is one query. */
-export const nameClaimPartition = (tenant: string, owner: string, sessionId: string): string => `T#${part(tenant)}#U#${part(owner)}#S#${part(sessionId)}`;
+export const nameClaimPartition = (tenant: string, owner: string, sessionId: string): string =>
+  `T#${part(tenant)}#U#${part(owner)}#S#${part(sessionId)}`;
 
 export const NAME_CLAIM_SORT_PREFIX = "NAME#";
 

@@ -14,7 +14,11 @@ export class CatalogueUnavailable extends SkillsError {
   /** A hint for an HTTP Retry-After. */
   readonly retryAfterSeconds = 1;
 
-  constructor(readonly tenant: string, readonly project: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly tenant: string,
+    readonly project: string,
+    options?: { cause?: unknown },
+  ) {
     super(`The documents of level '${project.slice(0, 80)}' are unavailable right now; retry shortly`, options);
   }
 }
@@ -22,7 +26,10 @@ export class CatalogueUnavailable extends SkillsError {
 /** BatchGetItem kept returning unprocessed keys: the versions are unknown, not "unchanged". */
 export class CatalogueVersionsUnavailable extends SkillsError {
   readonly code = "INTERNAL";
-  constructor(readonly tenant: string, readonly attempts: number) {
+  constructor(
+    readonly tenant: string,
+    readonly attempts: number,
+  ) {
     super(`Catalogue versions of tenant '${tenant.slice(0, 64)}' stayed unprocessed after ${attempts} attempts`);
   }
 }

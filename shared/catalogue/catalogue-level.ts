@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { mapWithConcurrency, type CascadeLayer, type CascadeLevel, type DocumentPreparer, type PreparedDocument } from "../documents/cascade-layers.js";
+import {
+  mapWithConcurrency,
+  type CascadeLayer,
+  type CascadeLevel,
+  type DocumentPreparer,
+  type PreparedDocument,
+} from "../documents/cascade-layers.js";
 import { isTransientServiceError } from "../support/transient-errors.js";
 import { validateDocumentPath, validateDocumentPrefix } from "../documents/document-path.js";
 import type { DocumentLayer, DocumentRef, StoredDocument } from "../documents/document-store.js";
@@ -87,7 +93,8 @@ export class CatalogueLevel {
     let unreadable: string | undefined;
     if (cold && this.snapshots && this.preparer && pointer && token !== undefined) {
       // A level that had no catalogue document at this version: nothing to GET.
-      if (pointer.key === EMPTY_LEVEL_SNAPSHOT && pointer.version === version.version && pointer.changedAt === version.changedAt) return this.install([], token, new Map());
+      if (pointer.key === EMPTY_LEVEL_SNAPSHOT && pointer.version === version.version && pointer.changedAt === version.changedAt)
+        return this.install([], token, new Map());
       if (pointer.key !== EMPTY_LEVEL_SNAPSHOT) ({ stored, unreadable } = await this.readStored(pointer.key));
       if (stored?.extras !== undefined) this.preparer.levelExtras?.use(stored.extras);
       if (stored && version && stored.version === version.version && stored.changedAt === version.changedAt) {
@@ -97,9 +104,25 @@ export class CatalogueLevel {
     const refs = await this.raw.list(CATALOGUE_PREFIX);
     const prepared = this.preparer ? await this.prepareAll(refs, stored?.prepared ?? this.snapshot?.prepared) : undefined;
     const snapshot = this.install(refs, token, prepared);
-    if (cold && prepared && version && token !== undefined && (pointer === undefined || pointer.version < version.version || unreadable !== undefined)) {
+    if (
+      cold &&
+      prepared &&
+      version &&
+      token !== undefined &&
+      (pointer === undefined || pointer.version < version.version || unreadable !== undefined)
+    ) {
       const extras = this.preparer?.levelExtras?.of(prepared);
-      await this.write({ version: version.version, changedAt: version.changedAt, refs: snapshot.refs, prepared, ...(extras === undefined ? {} : { extras }) }, pointer?.key, unreadable);
+      await this.write(
+        {
+          version: version.version,
+          changedAt: version.changedAt,
+          refs: snapshot.refs,
+          prepared,
+          ...(extras === undefined ? {} : { extras }),
+        },
+        pointer?.key,
+        unreadable,
+      );
     }
     return snapshot;
   }
@@ -112,7 +135,11 @@ export class CatalogueLevel {
       this.logger.warn("Level snapshot missing: listing the level", { project: this.level.project, key });
       return {};
     } catch (error) {
-      this.logger.warn("Level snapshot unreadable: listing the level and writing it again", { project: this.level.project, key, error: messageOf(error) });
+      this.logger.warn("Level snapshot unreadable: listing the level and writing it again", {
+        project: this.level.project,
+        key,
+        error: messageOf(error),
+      });
       return { unreadable: key };
     }
   }
@@ -128,17 +155,28 @@ export class CatalogueLevel {
     const key = empty ? EMPTY_LEVEL_SNAPSHOT : levelSnapshotKey(access.tenant, this.level.project, content.version, randomUUID());
     try {
       if (!empty) await access.store.put(key, encodeLevelSnapshot(content));
-      const moved = await access.versions.pointSnapshot(access.tenant, this.level.project, { version: content.version, key, changedAt: content.changedAt }, unreadable);
+      const moved = await access.versions.pointSnapshot(
+        access.tenant,
+        this.level.project,
+        { version: content.version, key, changedAt: content.changedAt },
+        unreadable,
+      );
       // The loser's object, or the winner's predecessor, is no one's snapshot any more.
       const orphan = moved ? previous : key;
       if (orphan !== undefined && orphan !== EMPTY_LEVEL_SNAPSHOT) await access.store.delete(orphan).catch(() => undefined);
     } catch (error) {
-      this.logger.warn("Level snapshot not written: the next cold start lists the level", { project: this.level.project, error: messageOf(error) });
+      this.logger.warn("Level snapshot not written: the next cold start lists the level", {
+        project: this.level.project,
+        error: messageOf(error),
+      });
     }
   }
 
   /** Parse outcomes of the listing's prepared documents: kept ones by ETag, the others read (bodies kept) and parsed. */
-  private async prepareAll(refs: readonly DocumentRef[], known: ReadonlyMap<string, PreparedDocument> | undefined): Promise<Map<string, PreparedDocument>> {
+  private async prepareAll(
+    refs: readonly DocumentRef[],
+    known: ReadonlyMap<string, PreparedDocument> | undefined,
+  ): Promise<Map<string, PreparedDocument>> {
     const preparer = this.preparer!;
     const listing: ReadonlyMap<string, DocumentRef> = new Map(refs.map((ref) => [ref.path, ref]));
     const wanted = refs.filter((ref) => preparer.handles(ref.path));
@@ -164,9 +202,14 @@ export class CatalogueLevel {
     return prepared;
   }
 
-  private install(refs: readonly DocumentRef[], token: string | undefined, prepared?: ReadonlyMap<string, PreparedDocument>): LevelSnapshot {
+  private install(
+    refs: readonly DocumentRef[],
+    token: string | undefined,
+    prepared?: ReadonlyMap<string, PreparedDocument>,
+  ): LevelSnapshot {
     const current = this.snapshot;
-    const snapshot = current && sameRefs(current.refs, refs) && current.prepared?.size === prepared?.size ? current : this.snapshotOf(refs, prepared);
+    const snapshot =
+      current && sameRefs(current.refs, refs) && current.prepared?.size === prepared?.size ? current : this.snapshotOf(refs, prepared);
     this.snapshot = snapshot;
     this.token = token;
     const listing = snapshot.cascadeLayer.listing!;

@@ -134,7 +134,12 @@ export class DocumentCatalogue implements CascadeCatalogue {
   }
 
   /** `token` undefined: the version is unknown, so only a fresh listing will do. */
-  private async serve(tenant: string, level: CascadeLevel, token: string | undefined, version?: LevelVersion): Promise<{ snapshot: LevelSnapshot; stale?: StaleLevel }> {
+  private async serve(
+    tenant: string,
+    level: CascadeLevel,
+    token: string | undefined,
+    version?: LevelVersion,
+  ): Promise<{ snapshot: LevelSnapshot; stale?: StaleLevel }> {
     const entry = this.entryFor(tenant, level);
     if (token !== undefined && entry.snapshot && entry.token === token) return { snapshot: entry.snapshot };
     try {
@@ -142,7 +147,11 @@ export class DocumentCatalogue implements CascadeCatalogue {
     } catch (error) {
       const previous = entry.snapshot;
       if (!previous) throw new CatalogueUnavailable(tenant, level.project, { cause: error });
-      this.logger.warn("Catalogue serves a stale level: it could not be listed", { tenant, project: level.project, error: messageOf(error) });
+      this.logger.warn("Catalogue serves a stale level: it could not be listed", {
+        tenant,
+        project: level.project,
+        error: messageOf(error),
+      });
       return { snapshot: previous, stale: { source: level.source, project: level.project, reason: messageOf(error) } };
     }
   }
@@ -153,7 +162,10 @@ export class DocumentCatalogue implements CascadeCatalogue {
     let entry = this.levels.get(key);
     if (!entry) {
       const raw = level.source === "RESOURCE" ? this.bundled : new StoreDocumentLayer(this.store, tenant, level.project);
-      const snapshots = level.source !== "RESOURCE" && this.snapshots ? { tenant, store: this.snapshots, versions: this.versions, writes: this.snapshotWrites } : undefined;
+      const snapshots =
+        level.source !== "RESOURCE" && this.snapshots
+          ? { tenant, store: this.snapshots, versions: this.versions, writes: this.snapshotWrites }
+          : undefined;
       entry = new CatalogueLevel(level, raw, this.logger, this.preparer, snapshots);
       this.levels.set(key, entry);
     }

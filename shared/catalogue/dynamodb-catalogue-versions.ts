@@ -38,7 +38,11 @@ export class DynamoDBCatalogueVersions implements CatalogueVersions {
   private readonly backoff: BackoffPolicy;
   private readonly sleep: Sleep;
 
-  constructor(client: DynamoDBClientLike, private readonly tableName: string, options: DynamoDBCatalogueVersionsOptions = {}) {
+  constructor(
+    client: DynamoDBClientLike,
+    private readonly tableName: string,
+    options: DynamoDBCatalogueVersionsOptions = {},
+  ) {
     this.documents = documentClientOf(client);
     this.clock = options.clock ?? (() => new Date());
     this.maxAttempts = options.maxAttempts ?? 5;
@@ -54,8 +58,20 @@ export class DynamoDBCatalogueVersions implements CatalogueVersions {
         TableName: this.tableName,
         Key: levelVersionKey(tenant, project),
         UpdateExpression: "ADD #version :one SET #changedAt = :now, #entity = :entity, #tenant = :tenant, #project = :project",
-        ExpressionAttributeNames: { "#version": "version", "#changedAt": "changedAt", "#entity": "entity", "#tenant": "tenant", "#project": "project" },
-        ExpressionAttributeValues: { ":one": 1, ":now": this.clock().toISOString(), ":entity": "levelVersion", ":tenant": tenant, ":project": project },
+        ExpressionAttributeNames: {
+          "#version": "version",
+          "#changedAt": "changedAt",
+          "#entity": "entity",
+          "#tenant": "tenant",
+          "#project": "project",
+        },
+        ExpressionAttributeValues: {
+          ":one": 1,
+          ":now": this.clock().toISOString(),
+          ":entity": "levelVersion",
+          ":tenant": tenant,
+          ":project": project,
+        },
         ReturnValues: "ALL_NEW",
       }),
     );
@@ -73,9 +89,20 @@ export class DynamoDBCatalogueVersions implements CatalogueVersions {
           Key: levelVersionKey(tenant, project),
           UpdateExpression: "SET #snapshot = :snapshot, #entity = :entity, #tenant = :tenant, #project = :project",
           ConditionExpression: "attribute_not_exists(#snapshot) OR #snapshot.#version < :version OR #snapshot.#key = :replacing",
-          ExpressionAttributeNames: { "#snapshot": "snapshot", "#version": "version", "#key": "key", "#entity": "entity", "#tenant": "tenant", "#project": "project" },
+          ExpressionAttributeNames: {
+            "#snapshot": "snapshot",
+            "#version": "version",
+            "#key": "key",
+            "#entity": "entity",
+            "#tenant": "tenant",
+            "#project": "project",
+          },
           ExpressionAttributeValues: {
-            ":snapshot": { version: pointer.version, key: pointer.key, ...(pointer.changedAt === undefined ? {} : { changedAt: pointer.changedAt }) },
+            ":snapshot": {
+              version: pointer.version,
+              key: pointer.key,
+              ...(pointer.changedAt === undefined ? {} : { changedAt: pointer.changedAt }),
+            },
             ":version": pointer.version,
             ":replacing": replacing ?? "",
             ":entity": "levelVersion",
@@ -86,7 +113,8 @@ export class DynamoDBCatalogueVersions implements CatalogueVersions {
       );
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException") return false;
+      if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException")
+        return false;
       throw error;
     }
   }

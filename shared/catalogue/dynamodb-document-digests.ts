@@ -16,7 +16,12 @@ export function digestAttributes(digest: StoredDigest): Record<string, string | 
   const attributes: Record<string, string | number> = { sha256: digest.sha256, sha256Etag: digest.etag };
   const rendition = digest.rendition;
   if (rendition && "refusal" in rendition) attributes.renditionRefusal = rendition.refusal;
-  else if (rendition) Object.assign(attributes, { renditionSha256: rendition.sha256, renditionSize: rendition.size, renditionFrontmatter: rendition.frontmatter });
+  else if (rendition)
+    Object.assign(attributes, {
+      renditionSha256: rendition.sha256,
+      renditionSize: rendition.size,
+      renditionFrontmatter: rendition.frontmatter,
+    });
   return attributes;
 }
 
@@ -41,7 +46,10 @@ function digestOf(item: Record<string, unknown>): StoredDigest | undefined {
 export class DynamoDBDocumentDigests implements DocumentDigests {
   private readonly documents: DynamoDBDocumentClient;
 
-  constructor(client: DynamoDBClientLike, private readonly tableName: string) {
+  constructor(
+    client: DynamoDBClientLike,
+    private readonly tableName: string,
+  ) {
     this.documents = documentClientOf(client);
   }
 
@@ -70,7 +78,9 @@ export class DynamoDBDocumentDigests implements DocumentDigests {
   async remember(tenant: string, project: string, path: string, digest: StoredDigest): Promise<void> {
     const attributes = Object.entries(digestAttributes(digest));
     // A digest of another kind of document (no rendition) clears a rendition left by an older write.
-    const removed = ["renditionSha256", "renditionSize", "renditionFrontmatter", "renditionRefusal"].filter((name) => !attributes.some(([key]) => key === name));
+    const removed = ["renditionSha256", "renditionSize", "renditionFrontmatter", "renditionRefusal"].filter(
+      (name) => !attributes.some(([key]) => key === name),
+    );
     try {
       await this.documents.send(
         new UpdateCommand({

@@ -11,10 +11,16 @@ import { countsOf, usageDelta, type LevelCounts, type LevelUsage, type LevelUsag
 const isConditionFailure = (error: unknown): boolean => (error as { name?: string }).name === "ConditionalCheckFailedException";
 
 /** One claim per case-folded skill name of a level: `T#<tenant>#LEVEL#<project>` / `NAME#<folded>`. */
-const nameKey = (tenant: string, project: string, folded: string): TableKey => ({ pk: levelVersionKey(tenant, project).pk, sk: `NAME#${encodeURIComponent(folded)}` });
+const nameKey = (tenant: string, project: string, folded: string): TableKey => ({
+  pk: levelVersionKey(tenant, project).pk,
+  sk: `NAME#${encodeURIComponent(folded)}`,
+});
 
 /** One entry per document of a level: `T#<tenant>#LEVEL#<project>` / `DOC#<path>`. */
-const entryKey = (tenant: string, project: string, path: string): TableKey => ({ pk: levelVersionKey(tenant, project).pk, sk: documentEntrySortKey(path) });
+const entryKey = (tenant: string, project: string, path: string): TableKey => ({
+  pk: levelVersionKey(tenant, project).pk,
+  sk: documentEntrySortKey(path),
+});
 
 /** Rounds of re-reading an entry another writer changed between our read and our write. */
 const RECORD_ATTEMPTS = 8;
@@ -33,7 +39,10 @@ const BATCH = 25;
 export class DynamoDBLevelUsage implements LevelUsage {
   private readonly documents: DynamoDBDocumentClient;
 
-  constructor(client: DynamoDBClientLike, private readonly tableName: string) {
+  constructor(
+    client: DynamoDBClientLike,
+    private readonly tableName: string,
+  ) {
     this.documents = documentClientOf(client);
   }
 
@@ -43,8 +52,11 @@ export class DynamoDBLevelUsage implements LevelUsage {
     let keys: Record<string, unknown>[] = [{ ...level }, { ...entry }];
     const items: Record<string, unknown>[] = [];
     for (let attempt = 0; keys.length > 0; attempt++) {
-      if (attempt >= RECORD_ATTEMPTS) throw new Error(`level usage of ${tenant}/${project}: DynamoDB left keys unprocessed ${RECORD_ATTEMPTS} times`);
-      const out = await this.documents.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }));
+      if (attempt >= RECORD_ATTEMPTS)
+        throw new Error(`level usage of ${tenant}/${project}: DynamoDB left keys unprocessed ${RECORD_ATTEMPTS} times`);
+      const out = await this.documents.send(
+        new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
+      );
       items.push(...(out.Responses?.[this.tableName] ?? []));
       keys = out.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
     }
@@ -62,7 +74,12 @@ export class DynamoDBLevelUsage implements LevelUsage {
     const counts = countsOf(entries.values());
     // Entries and names first: once the counters exist, writers trust them.
     const items = [
-      ...[...entries].map(([path, entry]) => ({ ...entryKey(tenant, project, path), entity: "levelDocument", size: entry.size, patterns: entry.patterns })),
+      ...[...entries].map(([path, entry]) => ({
+        ...entryKey(tenant, project, path),
+        entity: "levelDocument",
+        size: entry.size,
+        patterns: entry.patterns,
+      })),
       ...names.map((name) => ({ ...nameKey(tenant, project, name.toLowerCase()), entity: "levelSkillName", name })),
     ];
     for (let i = 0; i < items.length; i += BATCH) {
@@ -77,10 +94,18 @@ export class DynamoDBLevelUsage implements LevelUsage {
         new UpdateCommand({
           TableName: this.tableName,
           Key: key,
-          UpdateExpression: "SET usageDocuments = :d, usageBytes = :b, usagePatterns = :p, #entity = :entity, #tenant = :tenant, #project = :project",
+          UpdateExpression:
+            "SET usageDocuments = :d, usageBytes = :b, usagePatterns = :p, #entity = :entity, #tenant = :tenant, #project = :project",
           ConditionExpression: "attribute_not_exists(usageDocuments)",
           ExpressionAttributeNames: { "#entity": "entity", "#tenant": "tenant", "#project": "project" },
-          ExpressionAttributeValues: { ":d": counts.documents, ":b": counts.bytes, ":p": counts.patterns, ":entity": "levelVersion", ":tenant": tenant, ":project": project },
+          ExpressionAttributeValues: {
+            ":d": counts.documents,
+            ":b": counts.bytes,
+            ":p": counts.patterns,
+            ":entity": "levelVersion",
+            ":tenant": tenant,
+            ":project": project,
+          },
         }),
       );
     } catch (error) {
@@ -100,18 +125,43 @@ export class DynamoDBLevelUsage implements LevelUsage {
   }
 
   private async entry(tenant: string, project: string, path: string): Promise<PathUsage | undefined> {
-    const out = await this.documents.send(new GetCommand({ TableName: this.tableName, Key: entryKey(tenant, project, path), ConsistentRead: true }));
+    const out = await this.documents.send(
+      new GetCommand({ TableName: this.tableName, Key: entryKey(tenant, project, path), ConsistentRead: true }),
+    );
     return out.Item ? { size: num(out.Item.size), patterns: num(out.Item.patterns) } : undefined;
   }
 
   /** Writes (or deletes) the entry only if it still is `before`: racing writers of one path are serialized here. */
-  private async replaceEntry(tenant: string, project: string, path: string, before: PathUsage | undefined, after: PathUsage | undefined): Promise<boolean> {
+  private async replaceEntry(
+    tenant: string,
+    project: string,
+    path: string,
+    before: PathUsage | undefined,
+    after: PathUsage | undefined,
+  ): Promise<boolean> {
     const Key = entryKey(tenant, project, path);
     const condition = before
-      ? { ConditionExpression: "#size = :oldSize AND #patterns = :oldPatterns", ExpressionAttributeNames: { "#size": "size", "#patterns": "patterns" }, ExpressionAttributeValues: { ":oldSize": before.size, ":oldPatterns": before.patterns } }
+      ? {
+          ConditionExpression: "#size = :oldSize AND #patterns = :oldPatterns",
+          ExpressionAttributeNames: { "#size": "size", "#patterns": "patterns" },
+          ExpressionAttributeValues: { ":oldSize": before.size, ":oldPatterns": before.patterns },
+        }
       : { ConditionExpression: "attribute_not_exists(pk)" };
     try {
-      if (after) await this.documents.send(new PutCommand({ TableName: this.tableName, Item: { ...Key, entity: "levelDocument", size: after.size, patterns: after.patterns, ...(after.digest ? digestAttributes(after.digest) : {}) }, ...condition }));
+      if (after)
+        await this.documents.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              ...Key,
+              entity: "levelDocument",
+              size: after.size,
+              patterns: after.patterns,
+              ...(after.digest ? digestAttributes(after.digest) : {}),
+            },
+            ...condition,
+          }),
+        );
       else if (before) await this.documents.send(new DeleteCommand({ TableName: this.tableName, Key, ...condition }));
       return true;
     } catch (error) {
@@ -159,7 +209,9 @@ export class DynamoDBLevelUsage implements LevelUsage {
   }
 
   async forceName(tenant: string, project: string, folded: string, name: string): Promise<void> {
-    await this.documents.send(new PutCommand({ TableName: this.tableName, Item: { ...nameKey(tenant, project, folded), entity: "levelSkillName", name } }));
+    await this.documents.send(
+      new PutCommand({ TableName: this.tableName, Item: { ...nameKey(tenant, project, folded), entity: "levelSkillName", name } }),
+    );
   }
 
   async releaseName(tenant: string, project: string, folded: string, name: string): Promise<void> {

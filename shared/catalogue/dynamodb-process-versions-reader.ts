@@ -38,7 +38,11 @@ export class DynamoDBProcessVersionsReader implements ProcessVersionsReader {
   private readonly sleep: Sleep;
   private readonly now: () => number;
 
-  constructor(client: DynamoDBClientLike, private readonly tableName: string, options: DynamoDBProcessVersionsReaderOptions = {}) {
+  constructor(
+    client: DynamoDBClientLike,
+    private readonly tableName: string,
+    options: DynamoDBProcessVersionsReaderOptions = {},
+  ) {
     this.documents = documentClientOf(client);
     this.maxAttempts = options.maxAttempts ?? 5;
     this.backoff = options.backoff ?? { baseMs: 20, capMs: 500 };
@@ -51,7 +55,12 @@ export class DynamoDBProcessVersionsReader implements ProcessVersionsReader {
    * subscription marker (a lane turn then needs no read of its own for either). Those two are
    * optional like the versions: one that stays unprocessed is left out, and its reader reads it.
    */
-  async read(tenant: string, processId: string, projects: readonly string[], options: ProcessReadOptions = {}): Promise<ProcessWithVersions> {
+  async read(
+    tenant: string,
+    processId: string,
+    projects: readonly string[],
+    options: ProcessReadOptions = {},
+  ): Promise<ProcessWithVersions> {
     validateTenantId(tenant);
     const processKey = processItemKey(tenant, processId);
     const projectByPk = new Map<string, string>();
@@ -59,15 +68,22 @@ export class DynamoDBProcessVersionsReader implements ProcessVersionsReader {
     const versions = new Map<string, LevelVersion>([...projectByPk.values()].map((p) => [p, UNVERSIONED]));
     const requestKey = options.requestId === undefined ? undefined : requestItemKey(tenant, processId, options.requestId);
     const markerKey = requestKey === undefined ? undefined : processSubscribersMarkerKey(tenant, processId);
-    const same = (item: Key, key: { pk: string; sk: string } | undefined): boolean => key !== undefined && item.pk === key.pk && item.sk === key.sk;
+    const same = (item: Key, key: { pk: string; sk: string } | undefined): boolean =>
+      key !== undefined && item.pk === key.pk && item.sk === key.sk;
 
     let processItem: Key | undefined;
     let requestItem: Key | undefined;
     let markerItem: Key | undefined;
-    let keys: Key[] = [{ ...processKey }, ...[...projectByPk.keys()].map((pk) => ({ pk, sk: "VERSION" })), ...(requestKey && markerKey ? [{ ...requestKey }, { ...markerKey }] : [])];
+    let keys: Key[] = [
+      { ...processKey },
+      ...[...projectByPk.keys()].map((pk) => ({ pk, sk: "VERSION" })),
+      ...(requestKey && markerKey ? [{ ...requestKey }, { ...markerKey }] : []),
+    ];
     for (let attempt = 1; keys.length > 0 && attempt <= this.maxAttempts; attempt++) {
       if (attempt > 1) await this.sleep(jitteredBackoffMs(attempt - 1, this.backoff));
-      const out = await this.documents.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }));
+      const out = await this.documents.send(
+        new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
+      );
       for (const item of out.Responses?.[this.tableName] ?? []) {
         if (same(item, processKey)) processItem = item;
         else if (same(item, requestKey)) requestItem = item;

@@ -52,21 +52,32 @@ export function decodeLevelSnapshot(bytes: Uint8Array): LevelSnapshotContent {
   } catch (error) {
     throw new LevelSnapshotUnreadable(error instanceof Error ? error.message : String(error));
   }
-  const o = data as { format?: unknown; version?: unknown; changedAt?: unknown; refs?: unknown; prepared?: unknown; extras?: unknown } | null;
+  const o = data as {
+    format?: unknown;
+    version?: unknown;
+    changedAt?: unknown;
+    refs?: unknown;
+    prepared?: unknown;
+    extras?: unknown;
+  } | null;
   if (o === null || typeof o !== "object") throw new LevelSnapshotUnreadable("not an object");
-  if (o.format !== LEVEL_SNAPSHOT_FORMAT) throw new LevelSnapshotUnreadable(`format ${String(o.format).slice(0, 20)}, this reader knows ${LEVEL_SNAPSHOT_FORMAT}`);
-  if (typeof o.version !== "number" || !(o.changedAt === null || typeof o.changedAt === "string")) throw new LevelSnapshotUnreadable("no version");
+  if (o.format !== LEVEL_SNAPSHOT_FORMAT)
+    throw new LevelSnapshotUnreadable(`format ${String(o.format).slice(0, 20)}, this reader knows ${LEVEL_SNAPSHOT_FORMAT}`);
+  if (typeof o.version !== "number" || !(o.changedAt === null || typeof o.changedAt === "string"))
+    throw new LevelSnapshotUnreadable("no version");
   if (!Array.isArray(o.refs) || !Array.isArray(o.prepared)) throw new LevelSnapshotUnreadable("no listing");
   const refs: DocumentRef[] = [];
   for (const entry of o.refs as unknown[]) {
     const [path, etag, size] = Array.isArray(entry) ? entry : [];
-    if (typeof path !== "string" || typeof etag !== "string" || typeof size !== "number") throw new LevelSnapshotUnreadable("malformed listing entry");
+    if (typeof path !== "string" || typeof etag !== "string" || typeof size !== "number")
+      throw new LevelSnapshotUnreadable("malformed listing entry");
     refs.push({ path, etag, size });
   }
   const prepared = new Map<string, PreparedDocument>();
   for (const entry of o.prepared as unknown[]) {
     const [path, etag, outcome] = Array.isArray(entry) ? entry : [];
-    if (typeof path !== "string" || typeof etag !== "string" || !isOutcome(outcome)) throw new LevelSnapshotUnreadable("malformed document entry");
+    if (typeof path !== "string" || typeof etag !== "string" || !isOutcome(outcome))
+      throw new LevelSnapshotUnreadable("malformed document entry");
     prepared.set(path, { etag, outcome });
   }
   return { version: o.version, changedAt: o.changedAt, refs, prepared, ...(o.extras === undefined ? {} : { extras: o.extras }) };

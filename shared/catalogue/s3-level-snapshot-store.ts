@@ -24,7 +24,9 @@ export class S3LevelSnapshotStore implements LevelSnapshotStore {
   }
 
   async put(key: string, body: Uint8Array): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.byteLength, ContentType: "application/gzip" }));
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.byteLength, ContentType: "application/gzip" }),
+    );
   }
 
   async delete(key: string): Promise<void> {

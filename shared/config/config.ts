@@ -31,7 +31,12 @@ interface Setting<N extends string, S extends z.ZodMiniType> {
   readonly secret: boolean;
 }
 
-const setting = <const N extends string, S extends z.ZodMiniType>(name: N, schema: S, doc: string, options: { secret?: boolean } = {}): Setting<N, S> => ({
+const setting = <const N extends string, S extends z.ZodMiniType>(
+  name: N,
+  schema: S,
+  doc: string,
+  options: { secret?: boolean } = {},
+): Setting<N, S> => ({
   name,
   schema,
   doc,
@@ -40,13 +45,26 @@ const setting = <const N extends string, S extends z.ZodMiniType>(name: N, schem
 
 // Schemas. Each names its own failure (zod/mini carries no message locale).
 const text = z.optional(z.string());
-const trimmed = z.optional(z.pipe(z.string(), z.transform((value: string) => value.trim())));
+const trimmed = z.optional(
+  z.pipe(
+    z.string(),
+    z.transform((value: string) => value.trim()),
+  ),
+);
 const POSITIVE_INTEGER = "must be a positive integer";
-const positiveInteger = z.coerce.number({ error: POSITIVE_INTEGER }).check(z.int({ error: POSITIVE_INTEGER }), z.positive({ error: POSITIVE_INTEGER }));
+const positiveInteger = z.coerce
+  .number({ error: POSITIVE_INTEGER })
+  .check(z.int({ error: POSITIVE_INTEGER }), z.positive({ error: POSITIVE_INTEGER }));
 const PORT = "must be a port number (0–65535)";
 const port = z.coerce.number({ error: PORT }).check(z.int({ error: PORT }), z.gte(0, { error: PORT }), z.lte(65_535, { error: PORT }));
 /** `1`, `true` or `yes` (any case) is on; anything else, or unset, is off. */
-const flag = z._default(z.pipe(z.string(), z.transform((value: string) => ["1", "true", "yes"].includes(value.toLowerCase()))), false);
+const flag = z._default(
+  z.pipe(
+    z.string(),
+    z.transform((value: string) => ["1", "true", "yes"].includes(value.toLowerCase())),
+  ),
+  false,
+);
 
 /** A URL (`new URL` accepts it), as a URL object. */
 const url = z.pipe(
@@ -88,7 +106,11 @@ export const DEFAULT_SECRETS_EXTENSION_PORT = 2773;
 
 export const SETTINGS = {
   // Resources: the stack sets each for the functions granted the resource (infra/function-environment.ts).
-  tableName: setting("SKILLS_TABLE_NAME", text, "The DynamoDB table (processes, requests, connections, catalogue versions, FOOT invocations)."),
+  tableName: setting(
+    "SKILLS_TABLE_NAME",
+    text,
+    "The DynamoDB table (processes, requests, connections, catalogue versions, FOOT invocations).",
+  ),
   bucketName: setting("SKILLS_BUCKET_NAME", text, "The S3 documents bucket."),
   historyBucketName: setting(
     "SKILLS_HISTORY_BUCKET_NAME",
@@ -96,7 +118,11 @@ export const SETTINGS = {
     "A bucket for the documents' version history, for a documents bucket without S3 versioning (the local stack sets it): every write is also copied there. Unset: versions are the bucket's own.",
   ),
   laneQueueUrl: setting("SKILLS_LANE_QUEUE_URL", text, "The lane FIFO queue (turns and steering requests)."),
-  laneDeadLetterQueueUrl: setting("SKILLS_LANE_DLQ_URL", text, "The lane's FIFO DLQ: the worker parks a poison message there at once instead of retrying it."),
+  laneDeadLetterQueueUrl: setting(
+    "SKILLS_LANE_DLQ_URL",
+    text,
+    "The lane's FIFO DLQ: the worker parks a poison message there at once instead of retrying it.",
+  ),
   laneMaxReceiveCount: setting(
     "SKILLS_LANE_MAX_RECEIVE_COUNT",
     z.optional(positiveInteger),
@@ -107,26 +133,70 @@ export const SETTINGS = {
     text,
     "The WebSocket API's management endpoint for PostToConnection, `https://{apiId}.execute-api.{region}.amazonaws.com/{stage}` (locally `http://127.0.0.1:<port>`).",
   ),
-  bundledDir: setting("SKILLS_BUNDLED_DIR", text, "Where the RESOURCE skills and recipes lie (copied beside the bundle); default: shared/bundled of the package."),
+  bundledDir: setting(
+    "SKILLS_BUNDLED_DIR",
+    text,
+    "Where the RESOURCE skills and recipes lie (copied beside the bundle); default: shared/bundled of the package.",
+  ),
 
   // Token verification (shared/auth/auth-config.ts): at least one of secret, secret ARN, JWKS URL outside local mode.
-  jwtSecret: setting("SKILLS_JWT_SECRET", text, "The HS256 secret in clear: local mode, the CLI's `token` command (default `local-dev-secret` there only).", { secret: true }),
-  jwtSecretArn: setting("SKILLS_JWT_SECRET_ARN", text, "Secrets Manager ARN of the HS256 secret (read through the Parameters and Secrets extension); the secret string is the key."),
-  jwksUrl: setting("SKILLS_JWT_JWKS_URL", z.optional(url), "JWKS URL for RS256 tokens; https (plain http only to a loopback host in local mode)."),
+  jwtSecret: setting(
+    "SKILLS_JWT_SECRET",
+    text,
+    "The HS256 secret in clear: local mode, the CLI's `token` command (default `local-dev-secret` there only).",
+    { secret: true },
+  ),
+  jwtSecretArn: setting(
+    "SKILLS_JWT_SECRET_ARN",
+    text,
+    "Secrets Manager ARN of the HS256 secret (read through the Parameters and Secrets extension); the secret string is the key.",
+  ),
+  jwksUrl: setting(
+    "SKILLS_JWT_JWKS_URL",
+    z.optional(url),
+    "JWKS URL for RS256 tokens; https (plain http only to a loopback host in local mode).",
+  ),
   jwtIssuer: setting("SKILLS_JWT_ISSUER", text, "Expected `iss` of tokens, if any."),
   jwtAudience: setting("SKILLS_JWT_AUDIENCE", text, "Expected `aud` of tokens, if any."),
-  localMode: setting("SKILLS_LOCAL_MODE", flag, "Local mode (`1`/`true`/`yes`): the dev secret is allowed, short secrets too. Refused inside AWS Lambda."),
+  localMode: setting(
+    "SKILLS_LOCAL_MODE",
+    flag,
+    "Local mode (`1`/`true`/`yes`): the dev secret is allowed, short secrets too. Refused inside AWS Lambda.",
+  ),
 
   // The CLI's `push` and `pull` (cli/remote-target.ts): which service, as whom; flags override them.
-  cliUrl: setting("SKILLS_URL", z.optional(url), "Base URL of the service the CLI's `push` / `pull` talk to (e.g. `http://127.0.0.1:3000`); `--url` overrides it."),
-  cliToken: setting("SKILLS_TOKEN", trimmed, "Bearer token the CLI's `push` / `pull` send; `--token` overrides it (prefer the variable: `ps` shows flags).", { secret: true }),
+  cliUrl: setting(
+    "SKILLS_URL",
+    z.optional(url),
+    "Base URL of the service the CLI's `push` / `pull` talk to (e.g. `http://127.0.0.1:3000`); `--url` overrides it.",
+  ),
+  cliToken: setting(
+    "SKILLS_TOKEN",
+    trimmed,
+    "Bearer token the CLI's `push` / `pull` send; `--token` overrides it (prefer the variable: `ps` shows flags).",
+    { secret: true },
+  ),
 
   // The OpenAI-compatible endpoint of LLM guards (shared/llm/llm-config.ts); unset URL: no LLM.
-  llmUrl: setting("SKILLS_LLM_URL", z.optional(httpBaseUrl), "Base URL of the chat-completions endpoint; requests go to `{url}/chat/completions`. Unset: no LLM (guards fail open)."),
+  llmUrl: setting(
+    "SKILLS_LLM_URL",
+    z.optional(httpBaseUrl),
+    "Base URL of the chat-completions endpoint; requests go to `{url}/chat/completions`. Unset: no LLM (guards fail open).",
+  ),
   llmModel: setting("SKILLS_LLM_MODEL", trimmed, "The `model` of each request; required with SKILLS_LLM_URL."),
-  llmApiKey: setting("SKILLS_LLM_API_KEY", trimmed, "Bearer token, for local use (on AWS: SKILLS_LLM_API_KEY_SECRET_ARN).", { secret: true }),
-  llmApiKeySecretArn: setting("SKILLS_LLM_API_KEY_SECRET_ARN", trimmed, "Secrets Manager ARN of the bearer token, resolved on first use through the Parameters and Secrets extension."),
-  llmTimeoutMs: setting("SKILLS_LLM_TIMEOUT_MS", z._default(z.optional(positiveInteger), DEFAULT_LLM_TIMEOUT_MS), "Timeout of one LLM request in milliseconds."),
+  llmApiKey: setting("SKILLS_LLM_API_KEY", trimmed, "Bearer token, for local use (on AWS: SKILLS_LLM_API_KEY_SECRET_ARN).", {
+    secret: true,
+  }),
+  llmApiKeySecretArn: setting(
+    "SKILLS_LLM_API_KEY_SECRET_ARN",
+    trimmed,
+    "Secrets Manager ARN of the bearer token, resolved on first use through the Parameters and Secrets extension.",
+  ),
+  llmTimeoutMs: setting(
+    "SKILLS_LLM_TIMEOUT_MS",
+    z._default(z.optional(positiveInteger), DEFAULT_LLM_TIMEOUT_MS),
+    "Timeout of one LLM request in milliseconds.",
+  ),
 
   // WebSocket limits (shared/app/ws-lifecycle.ts; docs/decisions.md).
   wsMaxConnectionsPerUser: setting(
@@ -162,15 +232,40 @@ export const SETTINGS = {
   // Set by the Lambda runtime (or the developer's shell / the local stack); the SDK's own names.
   awsRegion: setting("AWS_REGION", text, "The region (Lambda sets it); else AWS_DEFAULT_REGION, else us-east-1."),
   awsDefaultRegion: setting("AWS_DEFAULT_REGION", text, "The region when AWS_REGION is not set."),
-  awsEndpointUrl: setting("AWS_ENDPOINT_URL", text, "One endpoint for every AWS service (LocalStack); unset on AWS. The local stack then starts no emulator."),
+  awsEndpointUrl: setting(
+    "AWS_ENDPOINT_URL",
+    text,
+    "One endpoint for every AWS service (LocalStack); unset on AWS. The local stack then starts no emulator.",
+  ),
   awsEndpointUrlS3: setting("AWS_ENDPOINT_URL_S3", text, "The S3 endpoint, before AWS_ENDPOINT_URL (the local emulators)."),
-  awsEndpointUrlDynamodb: setting("AWS_ENDPOINT_URL_DYNAMODB", text, "The DynamoDB endpoint, before AWS_ENDPOINT_URL (the local emulators)."),
+  awsEndpointUrlDynamodb: setting(
+    "AWS_ENDPOINT_URL_DYNAMODB",
+    text,
+    "The DynamoDB endpoint, before AWS_ENDPOINT_URL (the local emulators).",
+  ),
   awsEndpointUrlSqs: setting("AWS_ENDPOINT_URL_SQS", text, "The SQS endpoint, before AWS_ENDPOINT_URL (the local emulators)."),
-  awsAccessKeyId: setting("AWS_ACCESS_KEY_ID", text, "Credentials (Lambda: the role's); the local stack gives the handlers dummy ones with the emulators."),
+  awsAccessKeyId: setting(
+    "AWS_ACCESS_KEY_ID",
+    text,
+    "Credentials (Lambda: the role's); the local stack gives the handlers dummy ones with the emulators.",
+  ),
   awsSecretAccessKey: setting("AWS_SECRET_ACCESS_KEY", text, "Credentials, with AWS_ACCESS_KEY_ID.", { secret: true }),
-  awsSessionToken: setting("AWS_SESSION_TOKEN", text, "Credentials; also how the Parameters and Secrets extension authenticates its caller.", { secret: true }),
-  awsExecutionEnv: setting("AWS_EXECUTION_ENV", text, "Set by the Lambda runtime itself (`AWS_Lambda_nodejs…`), never by the local stack: local mode is refused there."),
-  awsSdkNodeVersionWarningDisabled: setting("AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED", text, "Silences the SDK's Node version notice (the local stack and tools set it)."),
+  awsSessionToken: setting(
+    "AWS_SESSION_TOKEN",
+    text,
+    "Credentials; also how the Parameters and Secrets extension authenticates its caller.",
+    { secret: true },
+  ),
+  awsExecutionEnv: setting(
+    "AWS_EXECUTION_ENV",
+    text,
+    "Set by the Lambda runtime itself (`AWS_Lambda_nodejs…`), never by the local stack: local mode is refused there.",
+  ),
+  awsSdkNodeVersionWarningDisabled: setting(
+    "AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED",
+    text,
+    "Silences the SDK's Node version notice (the local stack and tools set it).",
+  ),
   secretsExtensionHttpPort: setting(
     "PARAMETERS_SECRETS_EXTENSION_HTTP_PORT",
     z._default(z.optional(port), DEFAULT_SECRETS_EXTENSION_PORT),
@@ -182,14 +277,28 @@ export const SETTINGS = {
   powertoolsMetricsNamespace: setting("POWERTOOLS_METRICS_NAMESPACE", text, "CloudWatch namespace of the EMF metrics."),
   powertoolsMetricsDisabled: setting("POWERTOOLS_METRICS_DISABLED", text, "`true`: no EMF metrics (the local stack's default)."),
   powertoolsLogLevel: setting("POWERTOOLS_LOG_LEVEL", text, "Log level of the Powertools loggers (the stack: INFO; tests: SILENT)."),
-  powertoolsTracerCaptureResponse: setting("POWERTOOLS_TRACER_CAPTURE_RESPONSE", text, "`false` in the stack: responses carry skill bodies and prompts, keep them out of traces."),
+  powertoolsTracerCaptureResponse: setting(
+    "POWERTOOLS_TRACER_CAPTURE_RESPONSE",
+    text,
+    "`false` in the stack: responses carry skill bodies and prompts, keep them out of traces.",
+  ),
   powertoolsTraceEnabled: setting("POWERTOOLS_TRACE_ENABLED", text, "`false` drops the handlers' X-Ray subsegments without a code change."),
 
   // The process around the code.
   nodeOptions: setting("NODE_OPTIONS", text, "Node flags; the stack sets `--enable-source-maps`."),
   path: setting("PATH", text, "Passed on to Node processes that import a bundle (bundling test, bundle bench)."),
   port: setting("PORT", z.optional(port), "Port of the local stack (`npm start`; `--port` wins); default 3000, 0 = any free port."),
-  skipBundling: setting("SKILLS_SKIP_BUNDLING", z._default(z.pipe(z.string(), z.transform((value: string) => value === "1")), false), "`1`: `cdk synth` writes the template without running esbuild."),
+  skipBundling: setting(
+    "SKILLS_SKIP_BUNDLING",
+    z._default(
+      z.pipe(
+        z.string(),
+        z.transform((value: string) => value === "1"),
+      ),
+      false,
+    ),
+    "`1`: `cdk synth` writes the template without running esbuild.",
+  ),
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -198,7 +307,9 @@ export type SettingKey = keyof Settings;
 export type Config<K extends SettingKey = SettingKey> = { -readonly [P in K]: z.output<Settings[P]["schema"]> };
 
 /** The one name of every setting, e.g. `ENV.tableName` is `"SKILLS_TABLE_NAME"`. */
-export const ENV = Object.freeze(Object.fromEntries(Object.entries(SETTINGS).map(([key, { name }]) => [key, name]))) as { readonly [K in SettingKey]: Settings[K]["name"] };
+export const ENV = Object.freeze(Object.fromEntries(Object.entries(SETTINGS).map(([key, { name }]) => [key, name]))) as {
+  readonly [K in SettingKey]: Settings[K]["name"];
+};
 
 export type EnvironmentVariableName = (typeof ENV)[SettingKey];
 
@@ -229,7 +340,11 @@ function parseSetting(key: SettingKey, env: ConfigEnvironment): Parsed {
  * The settings in `keys`, parsed from `env` (unset ones are `undefined` or their default).
  * Throws a ConfigurationError naming the first invalid variable.
  */
-export function readConfig<const K extends SettingKey>(env: ConfigEnvironment, keys: readonly K[], options: ReadConfigOptions = {}): Config<K> {
+export function readConfig<const K extends SettingKey>(
+  env: ConfigEnvironment,
+  keys: readonly K[],
+  options: ReadConfigOptions = {},
+): Config<K> {
   const config: Partial<Record<SettingKey, unknown>> = {};
   for (const key of keys) {
     const parsed = parseSetting(key, env);
@@ -245,7 +360,10 @@ export function parseConfig(env: ConfigEnvironment): Config {
 }
 
 /** Like readConfig, but every setting in `keys` must be set. */
-export function requireConfig<const K extends SettingKey>(env: ConfigEnvironment, keys: readonly K[]): { [P in K]: Exclude<Config<K>[P], undefined> } {
+export function requireConfig<const K extends SettingKey>(
+  env: ConfigEnvironment,
+  keys: readonly K[],
+): { [P in K]: Exclude<Config<K>[P], undefined> } {
   const config = readConfig(env, keys);
   for (const key of keys) {
     if (config[key] === undefined) throw new ConfigurationError(`environment variable ${ENV[key]} is not set`, { variable: ENV[key] });
@@ -259,7 +377,14 @@ export interface AwsConfig {
   endpoints: { s3?: string | undefined; dynamodb?: string | undefined; sqs?: string | undefined };
 }
 
-const AWS_SETTINGS = ["awsRegion", "awsDefaultRegion", "awsEndpointUrl", "awsEndpointUrlS3", "awsEndpointUrlDynamodb", "awsEndpointUrlSqs"] as const;
+const AWS_SETTINGS = [
+  "awsRegion",
+  "awsDefaultRegion",
+  "awsEndpointUrl",
+  "awsEndpointUrlS3",
+  "awsEndpointUrlDynamodb",
+  "awsEndpointUrlSqs",
+] as const;
 
 export function awsConfig(env: ConfigEnvironment): AwsConfig {
   const aws = readConfig(env, AWS_SETTINGS);
@@ -274,7 +399,14 @@ export function awsConfig(env: ConfigEnvironment): AwsConfig {
 }
 
 /** The resources a function may have been granted: each optional (a missing one is a missing grant). */
-export const RESOURCE_SETTINGS = ["tableName", "bucketName", "laneQueueUrl", "laneDeadLetterQueueUrl", "laneMaxReceiveCount", "webSocketCallbackUrl"] as const;
+export const RESOURCE_SETTINGS = [
+  "tableName",
+  "bucketName",
+  "laneQueueUrl",
+  "laneDeadLetterQueueUrl",
+  "laneMaxReceiveCount",
+  "webSocketCallbackUrl",
+] as const;
 
 export type ResourceConfig = Config<(typeof RESOURCE_SETTINGS)[number]> & AwsConfig;
 

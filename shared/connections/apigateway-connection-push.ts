@@ -35,7 +35,8 @@ export class ApiGatewayConnectionPush implements ConnectionPush {
 
   async send(target: PushTarget, frame: ServerFrame): Promise<PushOutcome> {
     const fitted = fitFrame(frame, this.maxBytes);
-    if (fitted.altered) this.options.logger?.warn("WebSocket frame shrunk to fit the message limit", { type: frame.type, sentAs: fitted.frame.type });
+    if (fitted.altered)
+      this.options.logger?.warn("WebSocket frame shrunk to fit the message limit", { type: frame.type, sentAs: fitted.frame.type });
     try {
       await this.post(target.connectionId, fitted.json);
       return "sent";
@@ -46,7 +47,10 @@ export class ApiGatewayConnectionPush implements ConnectionPush {
       }
       // The quota we fit against was wrong for this endpoint: tell the client rather than drop silently.
       if (errorName(error) === "PayloadTooLargeException" && fitted.frame.type !== "error") {
-        return this.send(target, errorFrame({ code: "INTERNAL", message: `A ${frame.type} frame was too large for the WebSocket API and was not sent` }));
+        return this.send(
+          target,
+          errorFrame({ code: "INTERNAL", message: `A ${frame.type} frame was too large for the WebSocket API and was not sent` }),
+        );
       }
       throw error;
     }

@@ -3,7 +3,10 @@ import { SkillsError } from "../errors.js";
 /** DynamoDB kept refusing some deletes; what is left expires by TTL. */
 export class ConnectionCleanupIncomplete extends SkillsError {
   readonly code = "INTERNAL";
-  constructor(readonly remaining: number, readonly attempts: number) {
+  constructor(
+    readonly remaining: number,
+    readonly attempts: number,
+  ) {
     super(`${remaining} connection items could not be deleted after ${attempts} attempts`);
   }
 }

@@ -18,7 +18,12 @@ const SUBSCRIBER_SORT_PREFIX = "C#";
 export const connectionPartition = (tenant: string, connectionId: string): string => `T#${part(tenant)}#C#${part(connectionId)}`;
 
 // The subscriber partition and its marker live with the table's keys: a lane turn reads the marker (catalogue/, below this folder).
-export { processSubscribersMarkerKey, processSubscribersPartition, subscribersMarkerLive, SUBSCRIBERS_MARKER_SORT_KEY } from "../aws/dynamodb-keys.js";
+export {
+  processSubscribersMarkerKey,
+  processSubscribersPartition,
+  subscribersMarkerLive,
+  SUBSCRIBERS_MARKER_SORT_KEY,
+} from "../aws/dynamodb-keys.js";
 
 export const connectionItemKey = (tenant: string, connectionId: string): TableKey => ({
   pk: connectionPartition(tenant, connectionId),
@@ -44,4 +49,3 @@ export const identityConnectionKey = (tenant: string, login: string, connectionI
   pk: identityConnectionsPartition(tenant, login),
   sk: `${SUBSCRIBER_SORT_PREFIX}${part(connectionId)}`,
 });
-

@@ -114,7 +114,8 @@ export class DynamoDBConnectionStore implements ConnectionStore {
         subscriberItems.push(processSubscriberKey(tenant, item.processId, connectionId));
       }
       ownItems.push({ pk: String(item.pk), sk });
-      if (sk === CONNECTION_SORT_KEY && typeof item.login === "string") subscriberItems.push(identityConnectionKey(tenant, item.login, connectionId));
+      if (sk === CONNECTION_SORT_KEY && typeof item.login === "string")
+        subscriberItems.push(identityConnectionKey(tenant, item.login, connectionId));
     }
     // Fan-out items first: if this stops half-way, what is left is only reachable from here (or TTL).
     await this.batchDelete(subscriberItems);
@@ -126,17 +127,20 @@ export class DynamoDBConnectionStore implements ConnectionStore {
     const expiresAt = connectionExpiry(this.clock(), this.ttlSeconds, options.notAfter);
     // Back-reference and marker first: a subscriber item without the one would survive
     // `$disconnect`, without the other a lane turn would not look for it.
-    await Promise.all([this.markSubscribed(tenant, processId, expiresAt), this.documents.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...connectionSubscriptionKey(tenant, connectionId, processId),
-          entity: "connectionSubscription",
-          processId,
-          [TABLE_TTL_ATTRIBUTE]: expiresAt,
-        },
-      }),
-    )]);
+    await Promise.all([
+      this.markSubscribed(tenant, processId, expiresAt),
+      this.documents.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...connectionSubscriptionKey(tenant, connectionId, processId),
+            entity: "connectionSubscription",
+            processId,
+            [TABLE_TTL_ATTRIBUTE]: expiresAt,
+          },
+        }),
+      ),
+    ]);
     await this.documents.send(
       new PutCommand({
         TableName: this.tableName,

@@ -35,7 +35,10 @@ export function fitFrame(frame: ServerFrame, maxBytes: number = MAX_FRAME_BYTES)
   }
   const requestId = "requestId" in frame && typeof frame.requestId === "string" ? frame.requestId : undefined;
   const replacement = errorFrame(
-    { code: "INTERNAL", message: `A ${frame.type} frame of ${bytes(json)} bytes exceeds the ${maxBytes}-byte WebSocket message limit and was not sent` },
+    {
+      code: "INTERNAL",
+      message: `A ${frame.type} frame of ${bytes(json)} bytes exceeds the ${maxBytes}-byte WebSocket message limit and was not sent`,
+    },
     requestId !== undefined && requestId.length <= 256 ? requestId : undefined,
   );
   return { json: JSON.stringify(replacement), frame: replacement, altered: true };
@@ -62,7 +65,12 @@ const cut = (text: string, max: number): string => (text.length > max ? `${text.
 
 /** The longest prefix of the (name-sorted) skills that fits, found by bisection. */
 function shrinkSkillList(frame: SkillListResultFrame, maxBytes: number): SkillListResultFrame | undefined {
-  const withFirst = (count: number): SkillListResultFrame => ({ ...frame, skills: frame.skills.slice(0, count), truncated: true, total: frame.skills.length });
+  const withFirst = (count: number): SkillListResultFrame => ({
+    ...frame,
+    skills: frame.skills.slice(0, count),
+    truncated: true,
+    total: frame.skills.length,
+  });
   if (bytes(JSON.stringify(withFirst(0))) > maxBytes) return undefined;
   let fits = 0;
   let tooMany = frame.skills.length;
@@ -77,7 +85,11 @@ function shrinkSkillList(frame: SkillListResultFrame, maxBytes: number): SkillLi
 /** Cuts every pending text to the same length, halving it until the frame fits; then drops them. */
 function shrinkPending(frame: ProcessTurnScheduledFrame, maxBytes: number): ProcessTurnScheduledFrame {
   for (let max = 8192; max >= 16; max = Math.floor(max / 2)) {
-    const candidate: ProcessTurnScheduledFrame = { ...frame, pending: frame.pending.map((m) => ({ ...m, text: cut(m.text, max) })), truncated: true };
+    const candidate: ProcessTurnScheduledFrame = {
+      ...frame,
+      pending: frame.pending.map((m) => ({ ...m, text: cut(m.text, max) })),
+      truncated: true,
+    };
     if (bytes(JSON.stringify(candidate)) <= maxBytes) return candidate;
   }
   return { ...frame, pending: [], truncated: true };

@@ -58,20 +58,32 @@ export function createWebSocketProcessEvents(deps: WebSocketProcessEventsDeps): 
 
   return {
     turnScheduled: (event: TurnScheduledEvent) =>
-      fanOut(event.tenant, event.processId, {
-        type: "process-turn-scheduled",
-        processId: event.processId,
-        reason: event.reason,
-        pending: event.pending,
-      }, event.noSubscribers),
+      fanOut(
+        event.tenant,
+        event.processId,
+        {
+          type: "process-turn-scheduled",
+          processId: event.processId,
+          reason: event.reason,
+          pending: event.pending,
+        },
+        event.noSubscribers,
+      ),
     requestCompleted: (event: RequestCompletedEvent) =>
-      fanOut(event.tenant, event.processId, event.kind === TURN_COMPOSE ? turnResultFrame(event) : {
-        type: "process-skill-result",
-        requestId: event.requestId,
-        processId: event.processId,
-        status: event.status,
-        ...(event.status === "DONE" ? { result: event.result } : {}),
-        ...(event.error ? { error: { code: event.error.code, message: event.error.message } } : {}),
-      }, event.noSubscribers),
+      fanOut(
+        event.tenant,
+        event.processId,
+        event.kind === TURN_COMPOSE
+          ? turnResultFrame(event)
+          : {
+              type: "process-skill-result",
+              requestId: event.requestId,
+              processId: event.processId,
+              status: event.status,
+              ...(event.status === "DONE" ? { result: event.result } : {}),
+              ...(event.error ? { error: { code: event.error.code, message: event.error.message } } : {}),
+            },
+        event.noSubscribers,
+      ),
   };
 }

@@ -7,7 +7,13 @@ import { describeZodIssues } from "../http/zod-issues.js";
  * Client → server frames (API.md "WebSocket frames") are the contract's (contract/ws-frames.ts),
  * told apart by `type`; unknown fields are refused, as on the HTTP bodies.
  */
-export type { ClientFrame, ProcessSkillFrame, ProcessSkillScriptResultFrame, ProcessSubscribeFrame, SkillListFrame } from "../../contract/index.js";
+export type {
+  ClientFrame,
+  ProcessSkillFrame,
+  ProcessSkillScriptResultFrame,
+  ProcessSubscribeFrame,
+  SkillListFrame,
+} from "../../contract/index.js";
 
 /** API Gateway's inbound message limit; the local stack and tests may send more. */
 export const MAX_CLIENT_FRAME_BYTES = 128_000;

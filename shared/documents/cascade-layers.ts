@@ -118,14 +118,22 @@ export function cascadeLayers(scope: SkillScopeContext, sources: Pick<CascadeSou
  * The layer of `scope` that `location` names. A location carries no tenant, so it is only
  * trusted as one of this scope's own layers: a stale or forged one cannot reach another project.
  */
-export function pinnedLayer(scope: SkillScopeContext, sources: Pick<CascadeSources, "store" | "bundled">, location: LayerLocation): CascadeLayer {
+export function pinnedLayer(
+  scope: SkillScopeContext,
+  sources: Pick<CascadeSources, "store" | "bundled">,
+  location: LayerLocation,
+): CascadeLayer {
   const found = cascadeLayers(scope, sources).find((l) => l.source === location.source && l.project === location.project);
   if (!found) throw new InvalidRequest(`Layer ${location.source} '${String(location.project).slice(0, 80)}' is not part of this scope`);
   return found;
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight; results keep the input order. */
-export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapWithConcurrency<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -131,7 +131,13 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
   /** One name; a layer with a `listing` that lacks the document is skipped without a read. */
   load(layers: readonly CascadeLayer[], name: string): Promise<TItem | undefined> {
     if (!this.kind.isName(name)) return Promise.resolve(undefined);
-    return this.resolveName(layers, name, layers.map((l) => l.listing), [], false).then((r) => r.item);
+    return this.resolveName(
+      layers,
+      name,
+      layers.map((l) => l.listing),
+      [],
+      false,
+    ).then((r) => r.item);
   }
 
   /**
@@ -148,7 +154,15 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
   private async completeAt(at: CascadeLayer, name: string, listing: LayerListing | undefined): Promise<TItem | undefined> {
     const lookup = await this.lookup(at, name, this.kind.documentPath(name));
     if (lookup.kind !== "found" || !this.kind.isEnabled(lookup.definition)) return undefined;
-    return this.kind.materialize({ at, name, definition: lookup.definition, warnings: [...lookup.warnings], etag: lookup.etag, doc: lookup.doc, listing });
+    return this.kind.materialize({
+      at,
+      name,
+      definition: lookup.definition,
+      warnings: [...lookup.warnings],
+      etag: lookup.etag,
+      doc: lookup.doc,
+      listing,
+    });
   }
 
   /**
@@ -173,7 +187,9 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
       }
     });
     const sorted = [...names].sort(byCodePoint);
-    const resolved = await mapWithConcurrency(sorted, LISTING_CONCURRENCY, (name) => this.resolveName(layers, name, listings, problems, true));
+    const resolved = await mapWithConcurrency(sorted, LISTING_CONCURRENCY, (name) =>
+      this.resolveName(layers, name, listings, problems, true),
+    );
     problems.sort((a, b) => byCodePoint(a.name, b.name) || layerRank(a.source) - layerRank(b.source));
     const items: TItem[] = [];
     const shadowed: CascadeShadowed[] = [];
@@ -226,14 +242,24 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
         continue;
       }
       const prepared = listed ? preparedOutcome(at, listing, path) : undefined;
-      const lookup = prepared ? lookupOf<TDefinition>(prepared, (finding) => problemOf(at, name, path, finding)) : await this.lookup(at, name, path);
+      const lookup = prepared
+        ? lookupOf<TDefinition>(prepared, (finding) => problemOf(at, name, path, finding))
+        : await this.lookup(at, name, path);
       if (lookup.kind === "absent") continue;
       if (lookup.kind === "defective") {
         problems.push(...lookup.problems);
         continue;
       }
       if (!this.kind.isEnabled(lookup.definition)) return { item: undefined, winner: i, disabled: true };
-      const item = await this.kind.materialize({ at, name, definition: lookup.definition, warnings: [...lookup.warnings], etag: lookup.etag, doc: lookup.doc, listing });
+      const item = await this.kind.materialize({
+        at,
+        name,
+        definition: lookup.definition,
+        warnings: [...lookup.warnings],
+        etag: lookup.etag,
+        doc: lookup.doc,
+        listing,
+      });
       if (prepared && typeof item === "object" && item !== null) origins.set(item, () => this.completeAt(at, name, listing));
       return { item, winner: i };
     }

@@ -24,7 +24,8 @@ export function storedFileMode(value: string | undefined): number | undefined {
 export function requestFileMode(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === "") return undefined;
   const mode = storedFileMode(value);
-  if (mode === undefined) throw new InvalidRequest(`${FILE_MODE_HEADER} must be three octal digits such as 755 or 644, got '${value.slice(0, 20)}'`);
+  if (mode === undefined)
+    throw new InvalidRequest(`${FILE_MODE_HEADER} must be three octal digits such as 755 or 644, got '${value.slice(0, 20)}'`);
   return mode;
 }
 

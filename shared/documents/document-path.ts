@@ -69,7 +69,9 @@ export function validateWritableDocumentPath(path: string): string {
   if (!path.startsWith(SERVICE_FOLDER)) return path;
   const hidden = path.split("/").find((segment) => segment.startsWith("."));
   if (hidden !== undefined) {
-    throw new InvalidRequest(`Document path ${shown(path)}: hidden segment ${shown(hidden)} is not allowed under ${SERVICE_FOLDER} (nothing there may start with '.')`);
+    throw new InvalidRequest(
+      `Document path ${shown(path)}: hidden segment ${shown(hidden)} is not allowed under ${SERVICE_FOLDER} (nothing there may start with '.')`,
+    );
   }
   return path;
 }
@@ -103,7 +105,9 @@ export function validateLogin(login: string): string {
 export function validateProjectId(projectId: string): string {
   checkCommon("Project id", projectId, 64);
   if (!PROJECT_ID.test(projectId)) {
-    throw new InvalidRequest(`Project id ${shown(projectId)} may only contain letters, digits, '_' and '-' and must start with a letter or digit`);
+    throw new InvalidRequest(
+      `Project id ${shown(projectId)} may only contain letters, digits, '_' and '-' and must start with a letter or digit`,
+    );
   }
   return projectId;
 }

@@ -14,7 +14,10 @@ export class DocumentStoreAccessDenied extends SkillsError {
     readonly resource: string,
     options?: { cause?: unknown },
   ) {
-    super(`The documents bucket denied ${action} on ${resource}: the function's role probably lacks ${action} (DocumentsBucket grants it)`, options);
+    super(
+      `The documents bucket denied ${action} on ${resource}: the function's role probably lacks ${action} (DocumentsBucket grants it)`,
+      options,
+    );
   }
 }
 

@@ -65,9 +65,22 @@ export interface DocumentStore {
    * One version's body; undefined for a version this document does not have. With `maxBytes`, a
    * larger version is DocumentTooLargeToRead, refused before its body is read where the store can.
    */
-  getVersion?(tenant: string, project: string, path: string, versionId: string, options?: GetVersionOptions): Promise<StoredDocument | undefined>;
+  getVersion?(
+    tenant: string,
+    project: string,
+    path: string,
+    versionId: string,
+    options?: GetVersionOptions,
+  ): Promise<StoredDocument | undefined>;
   get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined>;
-  put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string, options?: PutOptions): Promise<DocumentRef>;
+  put(
+    tenant: string,
+    project: string,
+    path: string,
+    body: Uint8Array | string,
+    contentType?: string,
+    options?: PutOptions,
+  ): Promise<DocumentRef>;
   /** Returns false when there was nothing to delete. */
   delete(tenant: string, project: string, path: string): Promise<boolean>;
   /** Every document whose path starts with `prefix`, sorted by path. */

@@ -49,7 +49,14 @@ export class HistoryKeepingDocumentStore implements DocumentStore {
   }
 
   /** The document first: a failed history copy leaves a saved document without its version, never a version that was not saved. */
-  async put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string, options?: PutOptions): Promise<DocumentRef> {
+  async put(
+    tenant: string,
+    project: string,
+    path: string,
+    body: Uint8Array | string,
+    contentType?: string,
+    options?: PutOptions,
+  ): Promise<DocumentRef> {
     const saved = await this.inner.put(tenant, project, path, body, contentType, options);
     await this.history.put(tenant, project, `${historyFolder(path)}/${this.nextVersionId()}`, body, contentType, options);
     return saved;
@@ -70,7 +77,13 @@ export class HistoryKeepingDocumentStore implements DocumentStore {
     });
   }
 
-  async getVersion(tenant: string, project: string, path: string, versionId: string, options: GetVersionOptions = {}): Promise<StoredDocument | undefined> {
+  async getVersion(
+    tenant: string,
+    project: string,
+    path: string,
+    versionId: string,
+    options: GetVersionOptions = {},
+  ): Promise<StoredDocument | undefined> {
     // Anything else cannot be one of ours, and must not become a path in the history store.
     if (!VERSION_ID.test(versionId)) return undefined;
     // Copies are made on writes through this store (capped by the API): checked after the read.

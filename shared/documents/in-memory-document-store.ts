@@ -5,9 +5,15 @@ import { documentKey, documentKeyPrefix, projectKeyPrefix } from "./document-pat
 
 /** DocumentStore for unit tests and the local stack without S3; same keys and ETags as the S3 adapter. */
 export class InMemoryDocumentStore implements DocumentStore {
-  private readonly documents = new Map<string, { body: Uint8Array; etag: string; contentType?: string | undefined; writtenBy?: string | undefined; mode?: number | undefined }>();
+  private readonly documents = new Map<
+    string,
+    { body: Uint8Array; etag: string; contentType?: string | undefined; writtenBy?: string | undefined; mode?: number | undefined }
+  >();
   /** Every write of a key, oldest first, as a versioned bucket keeps them (the local version store). */
-  private readonly history = new Map<string, { version: DocumentVersion; body: Uint8Array; contentType?: string | undefined; mode?: number | undefined }[]>();
+  private readonly history = new Map<
+    string,
+    { version: DocumentVersion; body: Uint8Array; contentType?: string | undefined; mode?: number | undefined }[]
+  >();
   private nextVersion = 0;
   readonly keepsVersions = true;
 
@@ -17,20 +23,51 @@ export class InMemoryDocumentStore implements DocumentStore {
     return (this.history.get(documentKey(tenant, project, path)) ?? []).map((h) => ({ ...h.version })).reverse();
   }
 
-  async getVersion(tenant: string, project: string, path: string, versionId: string, options: GetVersionOptions = {}): Promise<StoredDocument | undefined> {
+  async getVersion(
+    tenant: string,
+    project: string,
+    path: string,
+    versionId: string,
+    options: GetVersionOptions = {},
+  ): Promise<StoredDocument | undefined> {
     const found = this.history.get(documentKey(tenant, project, path))?.find((h) => h.version.versionId === versionId);
     if (found) assertReadableSize(path, found.body.byteLength, options.maxBytes);
-    return found && { path, etag: found.version.etag, size: found.body.byteLength, body: found.body.slice(), contentType: found.contentType, writtenBy: found.version.writtenBy, ...(found.mode !== undefined ? { mode: found.mode } : {}) };
+    return (
+      found && {
+        path,
+        etag: found.version.etag,
+        size: found.body.byteLength,
+        body: found.body.slice(),
+        contentType: found.contentType,
+        writtenBy: found.version.writtenBy,
+        ...(found.mode !== undefined ? { mode: found.mode } : {}),
+      }
+    );
   }
 
   async get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined> {
     const stored = this.documents.get(documentKey(tenant, project, path));
     if (!stored) return undefined;
     // A copy, so a caller mutating the bytes cannot change what the store holds.
-    return { path, etag: stored.etag, size: stored.body.byteLength, body: stored.body.slice(), contentType: stored.contentType, writtenBy: stored.writtenBy, ...(stored.mode !== undefined ? { mode: stored.mode } : {}) };
+    return {
+      path,
+      etag: stored.etag,
+      size: stored.body.byteLength,
+      body: stored.body.slice(),
+      contentType: stored.contentType,
+      writtenBy: stored.writtenBy,
+      ...(stored.mode !== undefined ? { mode: stored.mode } : {}),
+    };
   }
 
-  async put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string, options: PutOptions = {}): Promise<DocumentRef> {
+  async put(
+    tenant: string,
+    project: string,
+    path: string,
+    body: Uint8Array | string,
+    contentType?: string,
+    options: PutOptions = {},
+  ): Promise<DocumentRef> {
     const key = documentKey(tenant, project, path);
     const bytes = toBytes(body).slice();
     const etag = md5Etag(bytes);

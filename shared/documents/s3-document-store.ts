@@ -41,7 +41,14 @@ const isNotFound = (error: unknown): boolean => {
 const isNoSuchVersion = (error: unknown): boolean => {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
   const status = e?.$metadata?.httpStatusCode;
-  return isNotFound(error) || e?.name === "NoSuchVersion" || e?.name === "InvalidArgument" || e?.name === "MethodNotAllowed" || status === 400 || status === 405;
+  return (
+    isNotFound(error) ||
+    e?.name === "NoSuchVersion" ||
+    e?.name === "InvalidArgument" ||
+    e?.name === "MethodNotAllowed" ||
+    status === 400 ||
+    status === 405
+  );
 };
 
 /** HeadObject's 403 carries no body, so the SDK names it `Forbidden` rather than `AccessDenied`. */
@@ -113,18 +120,40 @@ export class S3DocumentStore implements DocumentStore {
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
       const body = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
-      return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType, writtenBy: writtenByOf(out.Metadata), ...modeOf(out.Metadata) };
+      return {
+        path,
+        etag: bareEtag(out.ETag),
+        size: body.byteLength,
+        body,
+        contentType: out.ContentType,
+        writtenBy: writtenByOf(out.Metadata),
+        ...modeOf(out.Metadata),
+      };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
     }
   }
 
-  async put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string, options: PutOptions = {}): Promise<DocumentRef> {
+  async put(
+    tenant: string,
+    project: string,
+    path: string,
+    body: Uint8Array | string,
+    contentType?: string,
+    options: PutOptions = {},
+  ): Promise<DocumentRef> {
     const Key = documentKey(tenant, project, path);
     const bytes = toBytes(body);
     const out = await this.client.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key, Body: bytes, ContentLength: bytes.byteLength, ContentType: contentType, Metadata: putMetadata(options) }),
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key,
+        Body: bytes,
+        ContentLength: bytes.byteLength,
+        ContentType: contentType,
+        Metadata: putMetadata(options),
+      }),
     );
     return { path, etag: bareEtag(out.ETag), size: bytes.byteLength };
   }
@@ -181,7 +210,13 @@ export class S3DocumentStore implements DocumentStore {
       const page = await this.listVersionsPage(Key, KeyMarker, VersionIdMarker);
       for (const v of page.Versions ?? []) {
         if (v.Key !== Key || !v.VersionId || v.VersionId === "null") continue;
-        versions.push({ versionId: v.VersionId, etag: bareEtag(v.ETag), lastModified: (v.LastModified ?? new Date(0)).toISOString(), size: v.Size ?? 0, latest: v.IsLatest === true });
+        versions.push({
+          versionId: v.VersionId,
+          etag: bareEtag(v.ETag),
+          lastModified: (v.LastModified ?? new Date(0)).toISOString(),
+          size: v.Size ?? 0,
+          latest: v.IsLatest === true,
+        });
       }
       // Keys come in byte order and the key sorts first under its own prefix: once a page or its
       // marker reaches another key, no later page holds a version of this one (a document `notes`
@@ -192,7 +227,9 @@ export class S3DocumentStore implements DocumentStore {
       VersionIdMarker = more ? page.NextVersionIdMarker : undefined;
     } while (KeyMarker);
     const listed = versions
-      .sort((a, b) => (a.latest !== b.latest ? (a.latest ? -1 : 1) : a.lastModified < b.lastModified ? 1 : a.lastModified > b.lastModified ? -1 : 0))
+      .sort((a, b) =>
+        a.latest !== b.latest ? (a.latest ? -1 : 1) : a.lastModified < b.lastModified ? 1 : a.lastModified > b.lastModified ? -1 : 0,
+      )
       .slice(0, MAX_LISTED_VERSIONS)
       .map(({ latest: _latest, ...v }) => v);
     return mapWithConcurrency(listed, VERSION_HEAD_CONCURRENCY, async (version, index) => {
@@ -202,7 +239,11 @@ export class S3DocumentStore implements DocumentStore {
     });
   }
 
-  private async listVersionsPage(Key: string, KeyMarker: string | undefined, VersionIdMarker: string | undefined): Promise<ListObjectVersionsCommandOutput> {
+  private async listVersionsPage(
+    Key: string,
+    KeyMarker: string | undefined,
+    VersionIdMarker: string | undefined,
+  ): Promise<ListObjectVersionsCommandOutput> {
     try {
       return await this.client.send(new ListObjectVersionsCommand({ Bucket: this.bucket, Prefix: Key, KeyMarker, VersionIdMarker }));
     } catch (error) {
@@ -221,17 +262,32 @@ export class S3DocumentStore implements DocumentStore {
     }
   }
 
-  async getVersion(tenant: string, project: string, path: string, versionId: string, options: GetVersionOptions = {}): Promise<StoredDocument | undefined> {
+  async getVersion(
+    tenant: string,
+    project: string,
+    path: string,
+    versionId: string,
+    options: GetVersionOptions = {},
+  ): Promise<StoredDocument | undefined> {
     if (!this.keepsVersions) return undefined;
     const Key = documentKey(tenant, project, path);
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, VersionId: versionId }));
       // The body is a socket stream: closing it stops the download instead of buffering it.
-      if (options.maxBytes !== undefined && (out.ContentLength ?? 0) > options.maxBytes) (out.Body as { destroy?: () => void } | undefined)?.destroy?.();
+      if (options.maxBytes !== undefined && (out.ContentLength ?? 0) > options.maxBytes)
+        (out.Body as { destroy?: () => void } | undefined)?.destroy?.();
       assertReadableSize(path, out.ContentLength, options.maxBytes);
       const body = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
       assertReadableSize(path, body.byteLength, options.maxBytes);
-      return { path, etag: bareEtag(out.ETag), size: body.byteLength, body, contentType: out.ContentType, writtenBy: writtenByOf(out.Metadata), ...modeOf(out.Metadata) };
+      return {
+        path,
+        etag: bareEtag(out.ETag),
+        size: body.byteLength,
+        body,
+        contentType: out.ContentType,
+        writtenBy: writtenByOf(out.Metadata),
+        ...modeOf(out.Metadata),
+      };
     } catch (error) {
       if (isNoSuchVersion(error)) return undefined;
       throw deniedAs(error, "s3:GetObjectVersion", `${this.bucket}/${Key}`);

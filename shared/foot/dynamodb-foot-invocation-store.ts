@@ -22,7 +22,11 @@ export class DynamoDBFootInvocationStore implements FootInvocationStore {
   private readonly ttlSeconds: number;
   private readonly now: () => number;
 
-  constructor(client: DynamoDBClientLike, private readonly tableName: string, options: FootInvocationStoreOptions = {}) {
+  constructor(
+    client: DynamoDBClientLike,
+    private readonly tableName: string,
+    options: FootInvocationStoreOptions = {},
+  ) {
     this.documents = documentClientOf(client);
     this.ttlSeconds = options.ttlSeconds ?? FOOT_INVOCATION_TTL_SECONDS;
     this.now = options.now ?? Date.now;
@@ -47,10 +51,13 @@ export class DynamoDBFootInvocationStore implements FootInvocationStore {
   }
 
   async get(tenant: string, invocationId: string): Promise<FootInvocation | undefined> {
-    const out = await this.documents.send(new GetCommand({ TableName: this.tableName, Key: footInvocationKey(tenant, invocationId), ConsistentRead: true }));
+    const out = await this.documents.send(
+      new GetCommand({ TableName: this.tableName, Key: footInvocationKey(tenant, invocationId), ConsistentRead: true }),
+    );
     const item = out.Item;
     // TTL deletion is lazy: an expired item is gone as far as callers are concerned.
-    if (item === undefined || (typeof item[TABLE_TTL_ATTRIBUTE] === "number" && item[TABLE_TTL_ATTRIBUTE] <= Math.floor(this.now() / 1000))) return undefined;
+    if (item === undefined || (typeof item[TABLE_TTL_ATTRIBUTE] === "number" && item[TABLE_TTL_ATTRIBUTE] <= Math.floor(this.now() / 1000)))
+      return undefined;
     return FootInvocation.parse({
       invocationId: item.invocationId,
       processId: item.processId,

@@ -49,7 +49,13 @@ const ExecuteFrame = z.object({
 /** The service takes one WebSocket message of at most 128 000 bytes. */
 const MAX_ANSWER_BYTES = 128_000;
 
-const DEFAULT_LIMITS: ScriptLimits = { timeoutMs: 8_000, memoryBytes: 32 * 1024 * 1024, maxResultBytes: 100_000, maxLogEntries: 50, maxLogMessageChars: 1_000 };
+const DEFAULT_LIMITS: ScriptLimits = {
+  timeoutMs: 8_000,
+  memoryBytes: 32 * 1024 * 1024,
+  maxResultBytes: 100_000,
+  maxLogEntries: 50,
+  maxLogMessageChars: 1_000,
+};
 
 type Waiter = { match: (frame: Record<string, unknown>) => boolean; resolve: (frame: Record<string, unknown>) => void };
 
@@ -174,7 +180,11 @@ export class FootClient {
   }
 
   private async execute(frame: z.infer<typeof ExecuteFrame>): Promise<void> {
-    const json = await footScriptAnswer(frame, { fs: this.fs, limits: this.limits, ...(this.options.pool ? { pool: this.options.pool } : {}) });
+    const json = await footScriptAnswer(frame, {
+      fs: this.fs,
+      limits: this.limits,
+      ...(this.options.pool ? { pool: this.options.pool } : {}),
+    });
     this.answered += 1;
     if (this.socket.readyState === WebSocket.OPEN) this.socket.send(json);
   }

@@ -17,7 +17,11 @@ export class FootScriptTimeout extends ScriptFailure {
 
 /** The client evaluated the script and reported an error. */
 export class FootScriptFailed extends ScriptFailure {
-  constructor(message: string, readonly clientCode: string, logs: ScriptLogEntry[] = []) {
+  constructor(
+    message: string,
+    readonly clientCode: string,
+    logs: ScriptLogEntry[] = [],
+  ) {
     super(`FOOT script failed on the client: ${message}`);
     this.logs = logs;
   }
@@ -25,7 +29,10 @@ export class FootScriptFailed extends ScriptFailure {
 
 /** The execute frame (source + args) does not fit one WebSocket message. */
 export class FootScriptTooLarge extends ScriptFailure {
-  constructor(readonly bytes: number, readonly maxBytes: number) {
+  constructor(
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
     super(`FOOT script and args take ${bytes} bytes; one WebSocket message holds at most ${maxBytes}`);
   }
 }

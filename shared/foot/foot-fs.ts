@@ -30,13 +30,18 @@ interface FootFsEntry {
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 const codeOf = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : undefined;
+  typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string"
+    ? (error as { code: string }).code
+    : undefined;
 
 export class FootFileSystem {
   private readonly limits: FootFsLimits;
   private root: string | undefined;
 
-  constructor(private readonly workDir: string, limits: Partial<FootFsLimits> = {}) {
+  constructor(
+    private readonly workDir: string,
+    limits: Partial<FootFsLimits> = {},
+  ) {
     this.limits = { ...DEFAULT_FOOT_FS_LIMITS, ...limits };
   }
 
@@ -51,10 +56,12 @@ export class FootFileSystem {
     if (typeof raw !== "string") throw new FootFsRefused(`vance.fs.${what}: the path must be a string`);
     if (raw === "" && allowRoot) return [];
     const shown = JSON.stringify(raw.slice(0, 120));
-    if (raw === "" || raw.length > this.limits.maxPathLength) throw new FootFsRefused(`vance.fs.${what}: the path must have 1 to ${this.limits.maxPathLength} characters`);
+    if (raw === "" || raw.length > this.limits.maxPathLength)
+      throw new FootFsRefused(`vance.fs.${what}: the path must have 1 to ${this.limits.maxPathLength} characters`);
     if (CONTROL.test(raw)) throw new FootFsRefused(`vance.fs.${what}: ${shown} contains control characters`);
     if (raw.includes("\\")) throw new FootFsRefused(`vance.fs.${what}: ${shown} must use '/' as separator`);
-    if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw) || raw.startsWith("~")) throw new FootFsRefused(`vance.fs.${what}: ${shown} must be relative to the working directory`);
+    if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw) || raw.startsWith("~"))
+      throw new FootFsRefused(`vance.fs.${what}: ${shown} must be relative to the working directory`);
     const parts = raw.split("/");
     if (parts.some((part) => part === "" || part === "." || part === "..")) {
       throw new FootFsRefused(`vance.fs.${what}: ${shown} must not contain '.', '..' or empty segments`);
@@ -98,7 +105,8 @@ export class FootFileSystem {
     try {
       const stats = await handle.stat();
       if (!stats.isFile()) throw new FootFsRefused(`vance.fs.read: ${shown} is not a file`);
-      if (stats.size > this.limits.maxFileBytes) throw new FootFsRefused(`vance.fs.read: ${shown} is larger than ${this.limits.maxFileBytes} bytes`);
+      if (stats.size > this.limits.maxFileBytes)
+        throw new FootFsRefused(`vance.fs.read: ${shown} is larger than ${this.limits.maxFileBytes} bytes`);
       try {
         return new TextDecoder("utf-8", { fatal: true }).decode(await handle.readFile());
       } catch (error) {
@@ -116,7 +124,8 @@ export class FootFileSystem {
     const shown = JSON.stringify(path);
     if (typeof content !== "string") throw new FootFsRefused("vance.fs.write: the content must be a string");
     const bytes = Buffer.byteLength(content, "utf8");
-    if (bytes > this.limits.maxFileBytes) throw new FootFsRefused(`vance.fs.write: ${shown} would be larger than ${this.limits.maxFileBytes} bytes`);
+    if (bytes > this.limits.maxFileBytes)
+      throw new FootFsRefused(`vance.fs.write: ${shown} would be larger than ${this.limits.maxFileBytes} bytes`);
     await this.resolve(parts, "write", shown);
     // Directories one by one, each checked again: none may be (or become) a link.
     let dir = await this.realRoot();
@@ -128,11 +137,16 @@ export class FootFileSystem {
         if (codeOf(error) !== "EEXIST") throw new FootFsRefused(`vance.fs.write: cannot create the folders of ${shown}`, { cause: error });
       }
       const stats = await lstat(dir);
-      if (stats.isSymbolicLink() || !stats.isDirectory()) throw new FootFsRefused(`vance.fs.write: ${shown} goes through a symbolic link or a file`);
+      if (stats.isSymbolicLink() || !stats.isDirectory())
+        throw new FootFsRefused(`vance.fs.write: ${shown} goes through a symbolic link or a file`);
     }
     let handle;
     try {
-      handle = await open(join(dir, parts.at(-1)!), constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+      handle = await open(
+        join(dir, parts.at(-1)!),
+        constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+        0o644,
+      );
     } catch (error) {
       throw new FootFsRefused(`vance.fs.write: ${shown} cannot be written`, { cause: error });
     }

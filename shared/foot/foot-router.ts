@@ -102,7 +102,12 @@ export class FootRouter implements FootPort {
     for (;;) {
       const invocation = await this.deps.invocations.get(tenant, invocationId);
       if (invocation?.status === "DONE") return { routed: true, result: invocation.result ?? null, logs: invocation.logs ?? [] };
-      if (invocation?.status === "FAILED") throw new FootScriptFailed(invocation.error?.message ?? "unknown error", invocation.error?.code ?? "SCRIPT_ERROR", invocation.logs ?? []);
+      if (invocation?.status === "FAILED")
+        throw new FootScriptFailed(
+          invocation.error?.message ?? "unknown error",
+          invocation.error?.code ?? "SCRIPT_ERROR",
+          invocation.logs ?? [],
+        );
       const remaining = deadline - this.now();
       if (remaining <= 0 || signal?.aborted) throw new FootScriptTimeout(this.timeoutMs);
       await this.sleep(Math.min(interval, remaining), signal);

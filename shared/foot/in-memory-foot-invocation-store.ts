@@ -29,8 +29,15 @@ export class InMemoryFootInvocationStore implements FootInvocationStore {
     const item = this.live(tenant, invocationId);
     if (!item || item.invocation.status !== "PENDING" || item.invocation.connectionId !== connectionId) return false;
     // JSON round trip: what the DynamoDB adapter would store and hand back.
-    const detail = JSON.parse(JSON.stringify(answer.status === "DONE" ? { result: answer.result ?? null } : { error: answer.error })) as object;
-    item.invocation = FootInvocation.parse({ ...item.invocation, status: answer.status, ...detail, ...(answer.logs ? { logs: answer.logs } : {}) });
+    const detail = JSON.parse(
+      JSON.stringify(answer.status === "DONE" ? { result: answer.result ?? null } : { error: answer.error }),
+    ) as object;
+    item.invocation = FootInvocation.parse({
+      ...item.invocation,
+      status: answer.status,
+      ...detail,
+      ...(answer.logs ? { logs: answer.logs } : {}),
+    });
     return true;
   }
 

@@ -14,14 +14,19 @@ const MAX_GUARD_SOURCE_BYTES = 256 * 1024;
  * document read from the layer the installing skill came from (layer-pinned like reference
  * docs), or — when no skill installed it — the first layer of the process's cascade that has it.
  */
-export async function guardSource(process: Process, guard: GuardConfig, sources: Pick<CascadeSources, "store" | "bundled">): Promise<string> {
+export async function guardSource(
+  process: Process,
+  guard: GuardConfig,
+  sources: Pick<CascadeSources, "store" | "bundled">,
+): Promise<string> {
   if (guard.type === "inline") return guard.source;
   const scope = scopeOf(process);
   const layers = guard.layer ? [pinnedLayer(scope, sources, guard.layer)] : cascadeLayers(scope, sources);
   for (const { layer } of layers) {
     const doc = await layer.read(guard.path);
     if (!doc) continue;
-    if (doc.body.byteLength > MAX_GUARD_SOURCE_BYTES) throw new InvalidRequest(`Guard script '${guard.path}' is larger than ${MAX_GUARD_SOURCE_BYTES} bytes`);
+    if (doc.body.byteLength > MAX_GUARD_SOURCE_BYTES)
+      throw new InvalidRequest(`Guard script '${guard.path}' is larger than ${MAX_GUARD_SOURCE_BYTES} bytes`);
     const text = strictUtf8(doc.body);
     if (text === undefined) throw new InvalidRequest(`Guard script '${guard.path}' is not UTF-8 text`);
     return text;

@@ -67,10 +67,16 @@ export class SandboxedGuardRunner implements GuardRunner {
     const { process, turnId } = evaluation;
     const guard = process.guard;
     if (guard === null || evaluation.final) return {};
-    const context = { processId: process.processId, turnId, guardType: guard.type, ...(guard.type === "script" ? { guardPath: guard.path } : {}) };
+    const context = {
+      processId: process.processId,
+      turnId,
+      guardType: guard.type,
+      ...(guard.type === "script" ? { guardPath: guard.path } : {}),
+    };
     let continueWith: string | undefined;
     const collect: HostFunction = ([text]) => {
-      if (typeof text !== "string" || text.trim() === "") throw new InvalidRequest("vance.guard.continueWith: the text must be a non-empty string");
+      if (typeof text !== "string" || text.trim() === "")
+        throw new InvalidRequest("vance.guard.continueWith: the text must be a non-empty string");
       continueWith = truncateUtf8(text, MAX_PENDING_TEXT_BYTES);
       return undefined;
     };

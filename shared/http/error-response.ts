@@ -27,7 +27,8 @@ interface ErrorResult {
 function headersOf(error: unknown): Record<string, string> | undefined {
   const own = (error ?? {}) as { retryAfterSeconds?: unknown; allowed?: unknown; code?: unknown };
   const seconds = own.retryAfterSeconds;
-  if (typeof seconds === "number" && Number.isFinite(seconds) && seconds > 0) return { "retry-after": String(Math.max(1, Math.ceil(seconds))) };
+  if (typeof seconds === "number" && Number.isFinite(seconds) && seconds > 0)
+    return { "retry-after": String(Math.max(1, Math.ceil(seconds))) };
   if (own.code === "METHOD_NOT_ALLOWED" && Array.isArray(own.allowed)) return { allow: own.allowed.join(", ") };
   return undefined;
 }
@@ -74,7 +75,10 @@ function problemsOf(error: SkillsError): ProblemBody[] {
  */
 export function errorResponse(error: unknown): ErrorResult {
   if (error instanceof $ZodError) {
-    return { statusCode: 400, body: { error: { code: "INVALID_REQUEST", message: bounded(`Invalid request: ${describeZodIssues(error)}`) } } };
+    return {
+      statusCode: 400,
+      body: { error: { code: "INVALID_REQUEST", message: bounded(`Invalid request: ${describeZodIssues(error)}`) } },
+    };
   }
   if (error instanceof SkillsError && isErrorCode(error.code) && error.code !== "INTERNAL") {
     const body: ErrorBody = { error: { code: error.code, message: bounded(error.message) } };
@@ -84,7 +88,11 @@ export function errorResponse(error: unknown): ErrorResult {
   }
   if (isTransientServiceError(error)) {
     const headers = headersOf(error);
-    return { statusCode: 503, body: { error: { code: "SERVICE_UNAVAILABLE", message: SERVICE_UNAVAILABLE_MESSAGE } }, ...(headers ? { headers } : {}) };
+    return {
+      statusCode: 503,
+      body: { error: { code: "SERVICE_UNAVAILABLE", message: SERVICE_UNAVAILABLE_MESSAGE } },
+      ...(headers ? { headers } : {}),
+    };
   }
   return { statusCode: 500, body: { error: { code: "INTERNAL", message: INTERNAL_ERROR_MESSAGE } } };
 }

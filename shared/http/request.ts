@@ -60,7 +60,11 @@ export function readBody(event: HttpRequestEvent, options: { maxBytes?: number }
  * schema whose fields are all optional accepts it; any failure is 400 INVALID_REQUEST.
  */
 /** `schema`: a contract schema (zod/mini) or any other zod 4 schema. */
-export function parseJsonBody<S extends z.core.$ZodType>(event: HttpRequestEvent, schema: S, options: { maxBytes?: number } = {}): z.output<S> {
+export function parseJsonBody<S extends z.core.$ZodType>(
+  event: HttpRequestEvent,
+  schema: S,
+  options: { maxBytes?: number } = {},
+): z.output<S> {
   const bytes = readBody(event, { maxBytes: options.maxBytes ?? DEFAULT_MAX_JSON_BODY_BYTES });
   let text: string;
   try {

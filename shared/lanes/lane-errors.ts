@@ -7,7 +7,11 @@ import { InvalidRequest, SkillsError } from "../errors.js";
  */
 export class LaneMessageMalformed extends SkillsError {
   readonly code = "INVALID_REQUEST";
-  constructor(readonly reason: string, readonly issues: readonly string[] = [], options?: { cause?: unknown }) {
+  constructor(
+    readonly reason: string,
+    readonly issues: readonly string[] = [],
+    options?: { cause?: unknown },
+  ) {
     super(`Malformed lane message: ${reason}${issues.length > 0 ? ` (${issues.join("; ")})` : ""}`, options);
   }
 }
@@ -15,7 +19,10 @@ export class LaneMessageMalformed extends SkillsError {
 /** The encoded message exceeds what one SQS message (and one Lambda record) can carry. */
 export class LaneMessageTooLarge extends SkillsError {
   readonly code = "INVALID_REQUEST";
-  constructor(readonly bytes: number, readonly limit: number) {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
     super(`Lane message is ${bytes} bytes, the limit is ${limit}`);
   }
 }
@@ -27,7 +34,10 @@ export class LaneMessageTooLarge extends SkillsError {
  */
 export class LaneGroupMismatch extends SkillsError {
   readonly code = "INTERNAL";
-  constructor(readonly expectedGroupId: string, readonly actualGroupId: string) {
+  constructor(
+    readonly expectedGroupId: string,
+    readonly actualGroupId: string,
+  ) {
     super(`Lane message for group '${expectedGroupId}' arrived in group '${actualGroupId}'`);
   }
 }
@@ -40,8 +50,15 @@ export class LaneConfigurationError extends SkillsError {
 /** The local lane poller did not drain within the time a caller was willing to wait. */
 export class LaneIdleTimeout extends SkillsError {
   readonly code = "INTERNAL";
-  constructor(readonly timeoutMs: number, readonly state: Readonly<Record<string, number>>) {
-    super(`Lane did not become idle within ${timeoutMs} ms (${Object.entries(state).map(([k, v]) => `${k}=${v}`).join(", ")})`);
+  constructor(
+    readonly timeoutMs: number,
+    readonly state: Readonly<Record<string, number>>,
+  ) {
+    super(
+      `Lane did not become idle within ${timeoutMs} ms (${Object.entries(state)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(", ")})`,
+    );
   }
 }
 
@@ -53,7 +70,11 @@ export class LaneIdleTimeout extends SkillsError {
  */
 export class LaneRequestAbandoned extends SkillsError {
   readonly code: "SERVICE_UNAVAILABLE" | "INTERNAL";
-  constructor(readonly requestId: string, readonly deliveries: number, transient: boolean) {
+  constructor(
+    readonly requestId: string,
+    readonly deliveries: number,
+    transient: boolean,
+  ) {
     super(
       `Request '${requestId.slice(0, 256)}' was not applied: the lane gave up after ${deliveries} deliveries` +
         (transient ? " because a backing service was unavailable; send it again later" : " because of an internal error"),
@@ -67,7 +88,10 @@ export class LaneRequestAbandoned extends SkillsError {
  * as a string here because lane-message.ts imports this file.
  */
 export class InvalidLanePayload extends InvalidRequest {
-  constructor(readonly kind: string, readonly issues: readonly string[]) {
+  constructor(
+    readonly kind: string,
+    readonly issues: readonly string[],
+  ) {
     super(`Invalid ${kind} request: ${issues.join("; ")}`);
   }
 }

@@ -30,11 +30,12 @@ export const llmConfigFromEnv = (env: ConfigEnvironment): LlmConfig | undefined 
   // Without a URL the other settings are not looked at.
   const { llmUrl: url } = readConfig(env, ["llmUrl"], { errorAs });
   if (url === undefined) return undefined;
-  const { llmModel: model, llmTimeoutMs: timeoutMs, llmApiKey: apiKey, llmApiKeySecretArn: apiKeySecretArn } = readConfig(
-    env,
-    ["llmModel", "llmTimeoutMs", "llmApiKey", "llmApiKeySecretArn"],
-    { errorAs },
-  );
+  const {
+    llmModel: model,
+    llmTimeoutMs: timeoutMs,
+    llmApiKey: apiKey,
+    llmApiKeySecretArn: apiKeySecretArn,
+  } = readConfig(env, ["llmModel", "llmTimeoutMs", "llmApiKey", "llmApiKeySecretArn"], { errorAs });
   if (model === undefined) throw new LlmConfigurationError(`${ENV.llmModel} is required with ${ENV.llmUrl}`);
   return {
     url,

@@ -13,7 +13,8 @@ export const llmScriptBindings = (llm: LlmPort): { callForJson: HostFunction } =
     if (typeof name !== "string" || name.length === 0 || name.length > MAX_NAME_CHARS) {
       throw new InvalidRequest(`vance.llm.callForJson: name must be a string of 1 to ${MAX_NAME_CHARS} characters`);
     }
-    if (typeof instruction !== "string" || instruction.trim() === "") throw new InvalidRequest("vance.llm.callForJson: instruction must be a non-empty string");
+    if (typeof instruction !== "string" || instruction.trim() === "")
+      throw new InvalidRequest("vance.llm.callForJson: instruction must be a non-empty string");
     return llm.callForJson(name, instruction, input ?? null, { signal: call.signal });
   },
 });

@@ -22,7 +22,11 @@ import { NAME_CLAIM_SORT_PREFIX, nameClaimKey, nameClaimPartition, processItemKe
 export class DynamoDBProcessStore extends BaseProcessStore {
   private readonly documents: DynamoDBDocumentClient;
 
-  constructor(client: DynamoDBClientLike, private readonly tableName: string, options: ProcessStoreOptions = {}) {
+  constructor(
+    client: DynamoDBClientLike,
+    private readonly tableName: string,
+    options: ProcessStoreOptions = {},
+  ) {
     super(options);
     this.documents = documentClientOf(client);
   }
@@ -37,38 +41,44 @@ export class DynamoDBProcessStore extends BaseProcessStore {
   protected async putProcessIfAbsent(process: Process): Promise<void> {
     await this.conflictsWithStored(
       process.processId,
-      this.documents.send(new PutCommand({
-        TableName: this.tableName,
-        Item: processItem(process),
-        ConditionExpression: "attribute_not_exists(pk)",
-        ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-      })),
+      this.documents.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: processItem(process),
+          ConditionExpression: "attribute_not_exists(pk)",
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+      ),
     );
   }
 
   protected async replaceProcessIfVersion(process: Process, expectedVersion: number): Promise<void> {
     await this.conflictsWithStored(
       process.processId,
-      this.documents.send(new PutCommand({
-        TableName: this.tableName,
-        Item: processItem(process),
-        ConditionExpression: "#version = :expected",
-        ExpressionAttributeNames: { "#version": "version" },
-        ExpressionAttributeValues: { ":expected": expectedVersion },
-        ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-      })),
+      this.documents.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: processItem(process),
+          ConditionExpression: "#version = :expected",
+          ExpressionAttributeNames: { "#version": "version" },
+          ExpressionAttributeValues: { ":expected": expectedVersion },
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+      ),
     );
   }
 
   protected async deleteProcessIfVersion(tenant: string, processId: string, version: number): Promise<void> {
     await this.conditionally(
-      this.documents.send(new DeleteCommand({
-        TableName: this.tableName,
-        Key: processItemKey(tenant, processId),
-        ConditionExpression: "#version = :version",
-        ExpressionAttributeNames: { "#version": "version" },
-        ExpressionAttributeValues: { ":version": version },
-      })),
+      this.documents.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: processItemKey(tenant, processId),
+          ConditionExpression: "#version = :version",
+          ExpressionAttributeNames: { "#version": "version" },
+          ExpressionAttributeValues: { ":version": version },
+        }),
+      ),
     );
   }
 
@@ -116,23 +126,27 @@ export class DynamoDBProcessStore extends BaseProcessStore {
 
   protected async replaceClaimIf(claim: NameClaim, expected: NameClaim): Promise<boolean> {
     return this.conditionally(
-      this.documents.send(new PutCommand({
-        TableName: this.tableName,
-        Item: claimItem(claim),
-        ConditionExpression: "processId = :processId AND claimedAt = :claimedAt",
-        ExpressionAttributeValues: { ":processId": expected.processId, ":claimedAt": expected.claimedAt },
-      })),
+      this.documents.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: claimItem(claim),
+          ConditionExpression: "processId = :processId AND claimedAt = :claimedAt",
+          ExpressionAttributeValues: { ":processId": expected.processId, ":claimedAt": expected.claimedAt },
+        }),
+      ),
     );
   }
 
   protected async deleteClaimIf(claim: NameClaim): Promise<void> {
     await this.conditionally(
-      this.documents.send(new DeleteCommand({
-        TableName: this.tableName,
-        Key: nameClaimKey(claim.tenant, claim.owner ?? "", claim.sessionId, claim.name),
-        ConditionExpression: "processId = :processId",
-        ExpressionAttributeValues: { ":processId": claim.processId },
-      })),
+      this.documents.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: nameClaimKey(claim.tenant, claim.owner ?? "", claim.sessionId, claim.name),
+          ConditionExpression: "processId = :processId",
+          ExpressionAttributeValues: { ":processId": claim.processId },
+        }),
+      ),
     );
   }
 

@@ -16,7 +16,11 @@ import type { RequestOutcome, RequestRecord } from "./request-store.js";
 export class DynamoDBRequestStore extends BaseRequestStore {
   private readonly documents: DynamoDBDocumentClient;
 
-  constructor(client: DynamoDBClientLike, private readonly tableName: string, options: RequestStoreOptions = {}) {
+  constructor(
+    client: DynamoDBClientLike,
+    private readonly tableName: string,
+    options: RequestStoreOptions = {},
+  ) {
     super(options);
     this.documents = documentClientOf(client);
   }
@@ -60,14 +64,23 @@ export class DynamoDBRequestStore extends BaseRequestStore {
     const out = await this.documents.send(
       new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
     );
-    const byKey = new Map((out.Responses?.[this.tableName] ?? []).map((item) => [`${String(item.pk)}\u0000${String(item.sk)}`, item] as const));
+    const byKey = new Map(
+      (out.Responses?.[this.tableName] ?? []).map((item) => [`${String(item.pk)}\u0000${String(item.sk)}`, item] as const),
+    );
     return keys.map((key) => {
       const item = byKey.get(`${key.pk}\u0000${key.sk}`);
       return item === undefined ? undefined : fromItem(item);
     });
   }
 
-  protected async completeIfQueued(tenant: string, processId: string, requestId: string, outcome: RequestOutcome, expiresAt: number, settledAtMs: number): Promise<unknown> {
+  protected async completeIfQueued(
+    tenant: string,
+    processId: string,
+    requestId: string,
+    outcome: RequestOutcome,
+    expiresAt: number,
+    settledAtMs: number,
+  ): Promise<unknown> {
     const detail =
       outcome.status === "DONE"
         ? { set: "resultJson = :detail", value: JSON.stringify(outcome.result) }
@@ -84,7 +97,13 @@ export class DynamoDBRequestStore extends BaseRequestStore {
             "#expiresAt": TABLE_TTL_ATTRIBUTE,
             ...(outcome.status === "FAILED" ? { "#error": "error" } : {}),
           },
-          ExpressionAttributeValues: { ":status": outcome.status, ":detail": detail.value, ":expiresAt": expiresAt, ":queued": "QUEUED", ":settledAt": settledAtMs },
+          ExpressionAttributeValues: {
+            ":status": outcome.status,
+            ":detail": detail.value,
+            ":expiresAt": expiresAt,
+            ":queued": "QUEUED",
+            ":settledAt": settledAtMs,
+          },
           ReturnValues: "ALL_NEW",
         }),
       );

@@ -38,7 +38,14 @@ export class DynamoDBWaitSlots implements WaitSlots {
         await this.documents.send(
           new PutCommand({
             TableName: this.tableName,
-            Item: { pk, sk, entity: "waitSlot", holder, leaseUntil: now + leaseMs, [TABLE_TTL_ATTRIBUTE]: Math.ceil((now + leaseMs) / 1000) + 60 },
+            Item: {
+              pk,
+              sk,
+              entity: "waitSlot",
+              holder,
+              leaseUntil: now + leaseMs,
+              [TABLE_TTL_ATTRIBUTE]: Math.ceil((now + leaseMs) / 1000) + 60,
+            },
             ConditionExpression: "attribute_not_exists(pk) OR leaseUntil < :now",
             ExpressionAttributeValues: { ":now": now },
           }),
@@ -50,7 +57,12 @@ export class DynamoDBWaitSlots implements WaitSlots {
       return async () => {
         try {
           await this.documents.send(
-            new DeleteCommand({ TableName: this.tableName, Key: { pk, sk }, ConditionExpression: "holder = :holder", ExpressionAttributeValues: { ":holder": holder } }),
+            new DeleteCommand({
+              TableName: this.tableName,
+              Key: { pk, sk },
+              ConditionExpression: "holder = :holder",
+              ExpressionAttributeValues: { ":holder": holder },
+            }),
           );
         } catch (error) {
           // Taken over after our lease ran out: nothing of ours to give back.

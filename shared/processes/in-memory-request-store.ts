@@ -28,7 +28,14 @@ export class InMemoryRequestStore extends BaseRequestStore {
     return stored === undefined ? undefined : structuredClone(stored.record);
   }
 
-  protected async completeIfQueued(tenant: string, processId: string, requestId: string, outcome: RequestOutcome, expiresAt: number, settledAtMs: number): Promise<unknown> {
+  protected async completeIfQueued(
+    tenant: string,
+    processId: string,
+    requestId: string,
+    outcome: RequestOutcome,
+    expiresAt: number,
+    settledAtMs: number,
+  ): Promise<unknown> {
     const key = recordKey(tenant, processId, requestId);
     const stored = this.records.get(key);
     if (stored?.record.status !== "QUEUED") return undefined;

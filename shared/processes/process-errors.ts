@@ -2,7 +2,11 @@ import { SkillsError } from "../errors.js";
 
 export class NameTaken extends SkillsError {
   readonly code = "NAME_TAKEN";
-  constructor(readonly sessionId: string, readonly processName: string, readonly existingProcessId?: string) {
+  constructor(
+    readonly sessionId: string,
+    readonly processName: string,
+    readonly existingProcessId?: string,
+  ) {
     super(`Process name '${processName}' is already used in session '${sessionId}'`);
   }
 }
@@ -18,7 +22,11 @@ export class ProcessNotFound extends SkillsError {
 /** Every retry of an optimistic write lost the race; nothing was written by this call. */
 export class ConcurrentUpdateConflict extends SkillsError {
   readonly code = "INTERNAL";
-  constructor(readonly processId: string, readonly attempts: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly processId: string,
+    readonly attempts: number,
+    options?: { cause?: unknown },
+  ) {
     super(`Process '${processId}' kept changing; gave up after ${attempts} attempts`, options);
   }
 }
@@ -36,7 +44,11 @@ export class ConcurrentUpdateConflict extends SkillsError {
  */
 export class ProcessVersionConflict extends SkillsError {
   readonly code = "INTERNAL";
-  constructor(readonly processId: string, readonly stored: unknown, options?: { cause?: unknown }) {
+  constructor(
+    readonly processId: string,
+    readonly stored: unknown,
+    options?: { cause?: unknown },
+  ) {
     super(`Process '${processId}' changed under a conditional write`, options);
   }
 }
@@ -44,7 +56,11 @@ export class ProcessVersionConflict extends SkillsError {
 /** The write would exceed what one DynamoDB item holds; the domain should have capped it earlier. */
 export class ProcessTooLarge extends SkillsError {
   readonly code = "INVALID_REQUEST";
-  constructor(readonly processId: string, readonly bytes: number, readonly limitBytes: number) {
+  constructor(
+    readonly processId: string,
+    readonly bytes: number,
+    readonly limitBytes: number,
+  ) {
     super(`Process '${processId}' would grow to ${bytes} bytes (limit ${limitBytes})`);
   }
 }
@@ -52,7 +68,10 @@ export class ProcessTooLarge extends SkillsError {
 /** A process that fails the schema: a bug in a mutation, or a corrupt item. */
 export class ProcessStateInvalid extends SkillsError {
   readonly code = "INTERNAL";
-  constructor(readonly processId: string, readonly issues: string) {
+  constructor(
+    readonly processId: string,
+    readonly issues: string,
+  ) {
     super(`Process '${processId}' is not valid: ${issues}`);
   }
 }
@@ -68,14 +87,20 @@ export class ProcessEnded extends SkillsError {
 /** API.md: a requestId reused on its process with another kind or payload is never answered with the first request's result. */
 export class RequestConflict extends SkillsError {
   readonly code = "REQUEST_CONFLICT";
-  constructor(readonly requestId: string, reason: string) {
+  constructor(
+    readonly requestId: string,
+    reason: string,
+  ) {
     super(`Request '${requestId.slice(0, 80)}' was already used ${reason}; choose a new requestId`);
   }
 }
 
 export class RequestNotFound extends SkillsError {
   readonly code = "REQUEST_NOT_FOUND";
-  constructor(readonly requestId: string, message = `Request '${requestId}' not found`) {
+  constructor(
+    readonly requestId: string,
+    message = `Request '${requestId}' not found`,
+  ) {
     super(message);
   }
 }
@@ -97,7 +122,10 @@ export class ProcessUnavailable extends SkillsError {
   readonly retryable = true;
   readonly $retryable = true;
 
-  constructor(readonly processId: string, readonly attempts: number) {
+  constructor(
+    readonly processId: string,
+    readonly attempts: number,
+  ) {
     super(`Process '${processId}' could not be read after ${attempts} attempts; retry shortly`);
   }
 }

@@ -74,7 +74,11 @@ interface IndexedNameOptions {
  * NameTaken. A collision is never a silent success: either a create succeeds under some name,
  * or the last NameTaken is thrown. Other errors end the probing at once.
  */
-export async function nextIndexedName<T>(base: string, tryCreate: (name: string) => Promise<T>, options: IndexedNameOptions = {}): Promise<T> {
+export async function nextIndexedName<T>(
+  base: string,
+  tryCreate: (name: string) => Promise<T>,
+  options: IndexedNameOptions = {},
+): Promise<T> {
   const first = options.firstIndex ?? 1;
   const attempts = options.maxAttempts ?? MAX_NAME_INDEX_ATTEMPTS;
   if (!Number.isSafeInteger(first) || first < 1 || !Number.isSafeInteger(attempts) || attempts < 1) {
@@ -114,11 +118,17 @@ async function recipeSkills(skills: SpawnDeps["skills"], scope: SkillScopeContex
  * longer validates refuses the spawn with 422 INVALID_DOCUMENT naming the recipe, so no process
  * starts on a pin it could never compose. The pins are then a snapshot like allowedSkills.
  */
-async function checkedPins(skills: SpawnDeps["skills"], scope: SkillScopeContext, recipe: Recipe): Promise<Record<string, string> | undefined> {
+async function checkedPins(
+  skills: SpawnDeps["skills"],
+  scope: SkillScopeContext,
+  recipe: Recipe,
+): Promise<Record<string, string> | undefined> {
   const pins = recipe.skillVersions;
   if (pins === undefined || Object.keys(pins).length === 0) return undefined;
   const path = recipeDocumentPath(recipe.name);
-  const outcomes = await Promise.all(Object.entries(pins).map(async ([name, versionId]) => [name, await skills.checkPin(scope, name, versionId)] as const));
+  const outcomes = await Promise.all(
+    Object.entries(pins).map(async ([name, versionId]) => [name, await skills.checkPin(scope, name, versionId)] as const),
+  );
   const problems: DocumentProblem[] = outcomes.flatMap(([name, outcome]) =>
     "refusal" in outcome ? [{ path, message: `skillVersions.${name}: ${outcome.refusal}`, severity: "error" as const }] : [],
   );

@@ -1,6 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
 import { Process } from "./process.js";
-import { ConcurrentUpdateConflict, NameTaken, ProcessNotFound, ProcessStateInvalid, ProcessTooLarge, ProcessVersionConflict } from "./process-errors.js";
+import {
+  ConcurrentUpdateConflict,
+  NameTaken,
+  ProcessNotFound,
+  ProcessStateInvalid,
+  ProcessTooLarge,
+  ProcessVersionConflict,
+} from "./process-errors.js";
 import type { CreateResult, ProcessMutation, ProcessStore, UpdateOptions, UpdateResult } from "./process-store.js";
 import { jitteredBackoffMs, sleep as realSleep } from "../support/retry-backoff.js";
 import type { BackoffPolicy, Sleep } from "../support/retry-backoff.js";
@@ -125,7 +132,12 @@ export abstract class BaseProcessStore implements ProcessStore {
     }
     if (taken) {
       const existing = await this.storedOrRead(taken, process.tenant, process.processId);
-      if (existing && existing.sessionId === process.sessionId && existing.name === process.name && (existing.userId ?? "") === (process.userId ?? "")) {
+      if (
+        existing &&
+        existing.sessionId === process.sessionId &&
+        existing.name === process.name &&
+        (existing.userId ?? "") === (process.userId ?? "")
+      ) {
         return { process: existing, created: false };
       }
       if (fresh) await this.releaseClaim(claim);
@@ -145,7 +157,13 @@ export abstract class BaseProcessStore implements ProcessStore {
     const processes = await Promise.all(claims.map((claim) => this.get(tenant, claim.processId)));
     // A claim whose create died (no process), or one a takeover left behind, lists nothing.
     return processes
-      .filter((p): p is Process => p !== undefined && p.sessionId === sessionId && (p.userId ?? "") === owner && claims.some((c) => c.processId === p.processId && c.name === p.name))
+      .filter(
+        (p): p is Process =>
+          p !== undefined &&
+          p.sessionId === sessionId &&
+          (p.userId ?? "") === owner &&
+          claims.some((c) => c.processId === p.processId && c.name === p.name),
+      )
       .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.processId < b.processId ? -1 : 1));
   }
 

@@ -168,7 +168,15 @@ export const toApiProcess = (p: Process): ApiProcess => ({
  * `pending[].text`, the guard it installed, args a `run:` passed, a private recipe's skill list and
  * pins), and API.md says such content reaches no one but its user, not even a tenant-admin.
  */
-export const WITHHELD_PROCESS_FIELDS = ["pending[].text", "guard.source", "guard.path", "guard.layer", "activeSkills[].args", "allowedSkillsOverride", "skillVersions"] as const;
+export const WITHHELD_PROCESS_FIELDS = [
+  "pending[].text",
+  "guard.source",
+  "guard.path",
+  "guard.layer",
+  "activeSkills[].args",
+  "allowedSkillsOverride",
+  "skillVersions",
+] as const;
 
 /** An active skill as a non-owner sees it: that it is active and how, not its args. */
 export type ActiveSkillMetadata = Omit<ActiveSkillRef, "args">;

@@ -84,9 +84,22 @@ export abstract class BaseRequestStore implements RequestStore {
     return Promise.all(requests.map((r) => this.readItem(r.tenant, r.processId, r.requestId)));
   }
   /** Writes the outcome only while the record is QUEUED; returns the new item, or undefined when it was not QUEUED or absent. */
-  protected abstract completeIfQueued(tenant: string, processId: string, requestId: string, outcome: RequestOutcome, expiresAt: number, settledAtMs: number): Promise<unknown>;
+  protected abstract completeIfQueued(
+    tenant: string,
+    processId: string,
+    requestId: string,
+    outcome: RequestOutcome,
+    expiresAt: number,
+    settledAtMs: number,
+  ): Promise<unknown>;
 
-  async putQueued(tenant: string, processId: string, requestId: string, kind: string, fingerprint?: string): Promise<{ record: RequestRecord; created: boolean }> {
+  async putQueued(
+    tenant: string,
+    processId: string,
+    requestId: string,
+    kind: string,
+    fingerprint?: string,
+  ): Promise<{ record: RequestRecord; created: boolean }> {
     const record: RequestRecord = { requestId, processId, kind, status: "QUEUED", ...(fingerprint !== undefined ? { fingerprint } : {}) };
     // A second round only happens when the existing record vanished (TTL) between our two calls.
     for (let round = 0; round < 2; round++) {
@@ -114,7 +127,13 @@ export abstract class BaseRequestStore implements RequestStore {
     return item === undefined ? undefined : parseRecord(item);
   }
 
-  async waitFor(tenant: string, processId: string, requestId: string, timeoutMs: number, options: WaitOptions = {}): Promise<RequestRecord | undefined> {
+  async waitFor(
+    tenant: string,
+    processId: string,
+    requestId: string,
+    timeoutMs: number,
+    options: WaitOptions = {},
+  ): Promise<RequestRecord | undefined> {
     const { signal, beforeLongWait } = options;
     if (options.firstReadAfterMs === undefined) {
       // Joins the watcher in this tick when there is nothing to await (callers count it at once).

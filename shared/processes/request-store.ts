@@ -36,7 +36,13 @@ export interface RequestStore {
    * Records a request as QUEUED unless it is known already; an existing record (maybe DONE)
    * is returned untouched with `created: false` — a repeated requestId never resets a result.
    */
-  putQueued(tenant: string, processId: string, requestId: string, kind: string, fingerprint?: string): Promise<{ record: RequestRecord; created: boolean }>;
+  putQueued(
+    tenant: string,
+    processId: string,
+    requestId: string,
+    kind: string,
+    fingerprint?: string,
+  ): Promise<{ record: RequestRecord; created: boolean }>;
   /**
    * QUEUED → DONE/FAILED. The first outcome wins: completing an already completed request
    * returns the stored record unchanged. Unknown request → `RequestNotFound`.
@@ -47,7 +53,13 @@ export interface RequestStore {
    * Polls until the request is DONE/FAILED, `timeoutMs` passed, or `signal` aborted; returns the
    * last record read (QUEUED when it did not finish in time, undefined when it never existed).
    */
-  waitFor(tenant: string, processId: string, requestId: string, timeoutMs: number, options?: WaitOptions): Promise<RequestRecord | undefined>;
+  waitFor(
+    tenant: string,
+    processId: string,
+    requestId: string,
+    timeoutMs: number,
+    options?: WaitOptions,
+  ): Promise<RequestRecord | undefined>;
 }
 
 export interface WaitOptions {

@@ -59,7 +59,9 @@ export function parseRecipeDocument(name: string, text: string, path: string): R
 
   if (!engineConfig(doc.engine)) at(["engine"], "error", `unknown engine '${doc.engine}' (known: ${ENGINE_NAMES.join(", ")})`);
 
-  const defaults = distinct(doc.defaultActiveSkills, (i, skill) => at(["defaultActiveSkills", i], "warning", `'${skill}' is listed twice (ignored)`));
+  const defaults = distinct(doc.defaultActiveSkills, (i, skill) =>
+    at(["defaultActiveSkills", i], "warning", `'${skill}' is listed twice (ignored)`),
+  );
   const allowed = doc.allowedSkills === null ? null : distinct(doc.allowedSkills, () => {});
   if (allowed !== null) {
     // Spec §7a: a default the whitelist forbids could never be active; the recipe does not load.
@@ -75,7 +77,8 @@ export function parseRecipeDocument(name: string, text: string, path: string): R
   if (allowed !== null && doc.skillVersions !== undefined) {
     const permitted = new Set(allowed);
     for (const skill of Object.keys(doc.skillVersions)) {
-      if (!permitted.has(skill)) at(["skillVersions", skill], "error", `'${skill}' is not in allowedSkills (a pinned skill must be an allowed skill)`);
+      if (!permitted.has(skill))
+        at(["skillVersions", skill], "error", `'${skill}' is not in allowedSkills (a pinned skill must be an allowed skill)`);
     }
   }
 

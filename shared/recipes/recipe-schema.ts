@@ -10,9 +10,15 @@ import type { SkillScope } from "../documents/cascade-scope.js";
  * Structural only: rules across fields (known engine, `defaultActiveSkills ⊆ allowedSkills`,
  * manual path sanitizing) are checked by recipe-document-parser.ts, which knows the lines.
  */
-const skillName = z.string().regex(SKILL_DIRECTORY_NAME, "must be a skill name (letters, digits, '_' and '-'; a letter or digit at both ends; at most 64)");
-// eslint-disable-next-line no-control-regex
-const toolName = z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, "must not contain control characters");
+const skillName = z
+  .string()
+  .regex(SKILL_DIRECTORY_NAME, "must be a skill name (letters, digits, '_' and '-'; a letter or digit at both ends; at most 64)");
+const toolName = z
+  .string()
+  .min(1)
+  .max(128)
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, "must not contain control characters");
 /** A document version id as the versions API hands it out (S3 ids are 32 URL-safe characters). */
 export const VERSION_ID_PATTERN = /^[\x21-\x7e]{1,1024}$/;
 const versionId = z.string().regex(VERSION_ID_PATTERN, "must be a versionId (1 to 1024 printable ASCII characters)");
@@ -32,7 +38,11 @@ const RecipeParams = z
 export const RecipeDocument = z.strictObject({
   engine: z.string().regex(SKILL_NAME_PATTERN, "must be an engine name").describe("Engine that runs the process: ford, arthur, frankie"),
   description: z.string().max(1024).default(""),
-  promptPrefix: z.string().max(64 * 1024).default("").describe("Template appended to (or replacing) the engine's system prompt"),
+  promptPrefix: z
+    .string()
+    .max(64 * 1024)
+    .default("")
+    .describe("Template appended to (or replacing) the engine's system prompt"),
   promptMode: z.enum(["APPEND", "OVERWRITE"]).default("APPEND"),
   allowedToolsAdd: z.array(toolName).max(200).default([]),
   allowedToolsRemove: z.array(toolName).max(200).default([]),

@@ -26,7 +26,8 @@ export interface HostCallContext {
 export type HostFunction = (args: unknown[], call: HostCallContext) => unknown;
 
 /** Guest error codes for failures of the bridge itself (the guest sees them as `error.code`). */
-export type HostCallFailureCode = "HOST_CALL_FAILED" | "HOST_CALL_TIMEOUT" | "HOST_CALL_LIMIT" | "HOST_ARGS_TOO_LARGE" | "HOST_RESULT_TOO_LARGE";
+export type HostCallFailureCode =
+  "HOST_CALL_FAILED" | "HOST_CALL_TIMEOUT" | "HOST_CALL_LIMIT" | "HOST_ARGS_TOO_LARGE" | "HOST_RESULT_TOO_LARGE";
 
 const SEGMENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const FORBIDDEN_SEGMENTS = new Set(["__proto__", "constructor", "prototype"]);
@@ -37,7 +38,8 @@ export const hostPathProblem = (paths: readonly string[]): string | undefined =>
   const sorted = [...paths].sort();
   for (const [i, path] of sorted.entries()) {
     const segments = path.split(".");
-    if (segments.some((segment) => !SEGMENT.test(segment) || FORBIDDEN_SEGMENTS.has(segment))) return `invalid host function path '${path}'`;
+    if (segments.some((segment) => !SEGMENT.test(segment) || FORBIDDEN_SEGMENTS.has(segment)))
+      return `invalid host function path '${path}'`;
     const next = sorted[i + 1];
     // "vance.tool" and "vance.tool.x" would need vance.tool to be a function and an object at once.
     if (next !== undefined && next.startsWith(`${path}.`)) return `host function path '${path}' is a prefix of '${next}'`;
@@ -66,7 +68,8 @@ export const encodeHostValue = (path: string, value: unknown, maxBytes: number):
     return encodeHostFailure("HOST_CALL_FAILED", `host call '${path}' returned a value that is not JSON data`);
   }
   if (json === undefined) return "u";
-  if (Buffer.byteLength(json, "utf8") > maxBytes) return encodeHostFailure("HOST_RESULT_TOO_LARGE", `host call '${path}' result exceeds ${maxBytes} bytes`);
+  if (Buffer.byteLength(json, "utf8") > maxBytes)
+    return encodeHostFailure("HOST_RESULT_TOO_LARGE", `host call '${path}' result exceeds ${maxBytes} bytes`);
   return `v${json}`;
 };
 

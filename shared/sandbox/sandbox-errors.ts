@@ -42,7 +42,10 @@ export class SandboxTimeout extends SkillsError {
 /** The guest exhausted its memory limit. */
 export class SandboxMemoryExceeded extends SkillsError {
   readonly code = "INTERNAL";
-  constructor(readonly memoryBytes: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly memoryBytes: number,
+    options?: { cause?: unknown },
+  ) {
     super("sandbox evaluation exceeded its memory limit", options);
   }
 }
@@ -62,7 +65,10 @@ export class SandboxAborted extends SkillsError {
 
 /** A host function did not answer a guest's call within its deadline (the guest sees HOST_CALL_TIMEOUT). */
 export class HostCallTimedOut extends Error {
-  constructor(readonly path: string, readonly timeoutMs: number) {
+  constructor(
+    readonly path: string,
+    readonly timeoutMs: number,
+  ) {
     super(`host call '${path}' timed out after ${timeoutMs} ms`);
   }
 }

@@ -1,6 +1,13 @@
 import { currentSandboxTenant } from "./sandbox-fairness.js";
 import type { PendingHostCall } from "./pending-host-call.js";
-import { SandboxAborted, SandboxError, SandboxMemoryExceeded, SandboxOutputTooLarge, SandboxTimeout, SandboxUnavailable } from "./sandbox-errors.js";
+import {
+  SandboxAborted,
+  SandboxError,
+  SandboxMemoryExceeded,
+  SandboxOutputTooLarge,
+  SandboxTimeout,
+  SandboxUnavailable,
+} from "./sandbox-errors.js";
 import type { ResolvedRequest } from "./sandbox-options.js";
 import type { WorkerEvaluateRequest, WorkerFailure, WorkerStats, WorkerToHost } from "./sandbox-protocol.js";
 

@@ -139,7 +139,11 @@ export interface ResolvedRequest {
 }
 
 /** The resolved request, or the SandboxUnavailable to reject it with (globals that are not JSON, bad host paths). */
-export const resolveRequest = (request: SandboxRequest, settings: SandboxSettings, collectStats: boolean): ResolvedRequest | SandboxUnavailable => {
+export const resolveRequest = (
+  request: SandboxRequest,
+  settings: SandboxSettings,
+  collectStats: boolean,
+): ResolvedRequest | SandboxUnavailable => {
   let globalsJson: string | undefined;
   try {
     globalsJson = request.globalsJson ?? (request.globals === undefined ? undefined : JSON.stringify(request.globals));

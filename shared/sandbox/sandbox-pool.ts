@@ -1,6 +1,12 @@
 import { SandboxAborted, SandboxUnavailable } from "./sandbox-errors.js";
 import { createJob, type SandboxEvaluation } from "./sandbox-job.js";
-import { resolvePoolOptions, resolveRequest, type SandboxPoolOptions, type SandboxRequest, type SandboxSettings } from "./sandbox-options.js";
+import {
+  resolvePoolOptions,
+  resolveRequest,
+  type SandboxPoolOptions,
+  type SandboxRequest,
+  type SandboxSettings,
+} from "./sandbox-options.js";
 import { SandboxScheduler } from "./sandbox-scheduler.js";
 
 export type { SandboxEvaluation, SandboxStats } from "./sandbox-job.js";

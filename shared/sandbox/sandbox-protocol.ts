@@ -32,8 +32,7 @@ export interface WorkerEvaluateRequest {
 }
 
 export type HostToWorker =
-  | { type: "prelude"; id: string; source: string }
-  | { type: "evaluate"; id: number; request: WorkerEvaluateRequest };
+  { type: "prelude"; id: string; source: string } | { type: "evaluate"; id: number; request: WorkerEvaluateRequest };
 
 /**
  * The answer to one host call, as the guest bridge decodes it: "u" (undefined), "v" + JSON

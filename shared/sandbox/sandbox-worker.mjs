@@ -284,7 +284,13 @@ const evaluate = (jobId, request, state) => {
 /** Wasm memory never shrinks: a worker that grew past its retain size is replaced to give it back. */
 const oversized = () => memory.buffer.byteLength > workerData.memoryRetainBytes;
 
-const newState = (request) => ({ interrupted: false, deadline: Date.now() + request.timeoutMs, hostCalls: 0, hostFault: undefined, quickjs: undefined });
+const newState = (request) => ({
+  interrupted: false,
+  deadline: Date.now() + request.timeoutMs,
+  hostCalls: 0,
+  hostFault: undefined,
+  quickjs: undefined,
+});
 
 const statsOf = (state) => ({
   hostCalls: state.hostCalls,
@@ -324,7 +330,16 @@ const handleEvaluate = (id, request) => {
  */
 const warm = (prelude) => {
   try {
-    const request = { code: "0", prelude, timeoutMs: 2000, memoryBytes: 64 * 1024 * 1024, maxOutputBytes: 16, hostCallTimeoutMs: 0, maxHostCalls: 0, maxHostArgsBytes: 0 };
+    const request = {
+      code: "0",
+      prelude,
+      timeoutMs: 2000,
+      memoryBytes: 64 * 1024 * 1024,
+      maxOutputBytes: 16,
+      hostCallTimeoutMs: 0,
+      maxHostCalls: 0,
+      maxHostArgsBytes: 0,
+    };
     evaluate(0, request, newState(request));
   } catch {
     // A failing prelude fails each evaluation that asks for it, with the guest's message.

@@ -38,21 +38,30 @@ export class ScriptError extends ScriptFailure {
 
 /** The script's result, serialized as JSON, is larger than allowed. */
 export class ScriptResultTooLarge extends ScriptError {
-  constructor(readonly maxResultBytes: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly maxResultBytes: number,
+    options?: { cause?: unknown },
+  ) {
     super(`script result exceeds ${maxResultBytes} bytes`, undefined, undefined, options);
   }
 }
 
 /** The script ran past its deadline (host calls included: the deadline is wall-clock time). */
 export class ScriptTimeout extends ScriptFailure {
-  constructor(readonly timeoutMs: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly timeoutMs: number,
+    options?: { cause?: unknown },
+  ) {
     super(`script exceeded ${timeoutMs} ms`, options);
   }
 }
 
 /** The script exhausted its heap, or its stack (unbounded recursion). */
 export class ScriptMemoryExceeded extends ScriptFailure {
-  constructor(readonly kind: "heap" | "stack", options?: { cause?: unknown }) {
+  constructor(
+    readonly kind: "heap" | "stack",
+    options?: { cause?: unknown },
+  ) {
     super(kind === "stack" ? "script exceeded its stack (recursion too deep)" : "script exceeded its memory limit", options);
   }
 }

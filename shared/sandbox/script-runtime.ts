@@ -141,7 +141,8 @@ const toScriptError = (error: unknown, limits: { timeoutMs: number; maxResultByt
   if (error instanceof SandboxMemoryExceeded) return new ScriptMemoryExceeded("heap", { cause: error });
   if (error instanceof SandboxOutputTooLarge) return new ScriptResultTooLarge(limits.maxResultBytes, { cause: error });
   if (error instanceof SandboxError) {
-    if (error.guestErrorName === "InternalError" && /stack overflow/i.test(error.message)) return new ScriptMemoryExceeded("stack", { cause: error });
+    if (error.guestErrorName === "InternalError" && /stack overflow/i.test(error.message))
+      return new ScriptMemoryExceeded("stack", { cause: error });
     return new ScriptError(error.message, error.guestErrorName, error.line, { cause: error });
   }
   // SandboxUnavailable, SandboxAborted: infrastructure, not the script's doing.
@@ -191,4 +192,5 @@ export async function runScript(request: RunScriptRequest): Promise<ScriptRun> {
   }
 }
 
-const definedOnly = <T extends object>(value: T): Partial<T> => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+const definedOnly = <T extends object>(value: T): Partial<T> =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;

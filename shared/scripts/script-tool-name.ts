@@ -27,4 +27,5 @@ export function scriptToolName(skillName: string, scriptName: string): string {
 }
 
 /** Cheap pre-check before resolving skills: only such names can be script tools. */
-export const looksLikeScriptTool = (toolName: string): boolean => toolName.startsWith(SCRIPT_TOOL_PREFIX) && TOOL_NAME_PATTERN.test(toolName);
+export const looksLikeScriptTool = (toolName: string): boolean =>
+  toolName.startsWith(SCRIPT_TOOL_PREFIX) && TOOL_NAME_PATTERN.test(toolName);

@@ -58,7 +58,10 @@ export function checkScriptArgs(script: Pick<SkillScript, "name" | "params">, ar
       problems.push(`'${param.name}' must be one of ${param.enum.map((v) => JSON.stringify(v)).join(", ")}`);
       continue;
     }
-    if (!matches(param.type, args[param.name])) problems.push(`'${param.name}' must be ${param.type === "integer" || param.type === "array" || param.type === "object" ? "an" : "a"} ${param.type}, got ${typeOf(args[param.name])}`);
+    if (!matches(param.type, args[param.name]))
+      problems.push(
+        `'${param.name}' must be ${param.type === "integer" || param.type === "array" || param.type === "object" ? "an" : "a"} ${param.type}, got ${typeOf(args[param.name])}`,
+      );
   }
   if (problems.length > 0) throw new InvalidRequest(`Invalid args for script '${script.name}': ${problems.join("; ")}`);
 }

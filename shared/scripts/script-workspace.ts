@@ -54,13 +54,17 @@ export class WorkspaceBudget {
 
   operation(): void {
     this.operations += 1;
-    if (this.operations > this.limits.maxOperations) throw new WorkspaceQuotaExceeded(`vance.workspace: more than ${this.limits.maxOperations} calls in one invocation`);
+    if (this.operations > this.limits.maxOperations)
+      throw new WorkspaceQuotaExceeded(`vance.workspace: more than ${this.limits.maxOperations} calls in one invocation`);
   }
 
   transfer(bytes: number, path: string): void {
-    if (bytes > this.limits.maxCallBytes) throw new WorkspaceQuotaExceeded(`vance.workspace: '${path}' is larger than ${this.limits.maxCallBytes} bytes`);
+    if (bytes > this.limits.maxCallBytes)
+      throw new WorkspaceQuotaExceeded(`vance.workspace: '${path}' is larger than ${this.limits.maxCallBytes} bytes`);
     if (this.bytes + bytes > this.limits.maxInvocationBytes) {
-      throw new WorkspaceQuotaExceeded(`vance.workspace: more than ${this.limits.maxInvocationBytes} bytes read and written in one invocation`);
+      throw new WorkspaceQuotaExceeded(
+        `vance.workspace: more than ${this.limits.maxInvocationBytes} bytes read and written in one invocation`,
+      );
     }
     this.bytes += bytes;
   }
@@ -72,7 +76,9 @@ const pathArg = (value: unknown, what: string): string => {
     return validateDocumentPath(value);
   } catch (error) {
     // Re-worded: the guest should read "workspace path", not the key rules' wording for documents.
-    throw new InvalidRequest(`vance.workspace.${what}: ${(error as Error).message.replace(/^Document path/, "workspace path")}`, { cause: error });
+    throw new InvalidRequest(`vance.workspace.${what}: ${(error as Error).message.replace(/^Document path/, "workspace path")}`, {
+      cause: error,
+    });
   }
 };
 
@@ -127,7 +133,9 @@ export class ScriptWorkspace {
     const others = refs.filter((ref) => ref.path !== key);
     const used = others.reduce((sum, ref) => sum + ref.size, 0);
     if (used + bytes > maxProjectBytes) {
-      throw new WorkspaceQuotaExceeded(`vance.workspace.write: the project's workspace would exceed ${maxProjectBytes} bytes (${used} used); delete documents first`);
+      throw new WorkspaceQuotaExceeded(
+        `vance.workspace.write: the project's workspace would exceed ${maxProjectBytes} bytes (${used} used); delete documents first`,
+      );
     }
     if (others.length + 1 > maxProjectDocuments) {
       throw new WorkspaceQuotaExceeded(`vance.workspace.write: the project's workspace holds at most ${maxProjectDocuments} documents`);
@@ -140,7 +148,10 @@ export class ScriptWorkspace {
     const prefix = WORKSPACE_PREFIX + (folder === undefined ? "" : `${folder}/`);
     const refs = await this.store.list(this.tenant, this.project, prefix);
     const max = this.budget.limits.maxListEntries;
-    return { entries: refs.slice(0, max).map((ref) => ({ path: ref.path.slice(WORKSPACE_PREFIX.length), size: ref.size })), truncated: refs.length > max };
+    return {
+      entries: refs.slice(0, max).map((ref) => ({ path: ref.path.slice(WORKSPACE_PREFIX.length), size: ref.size })),
+      truncated: refs.length > max,
+    };
   }
 
   async delete(path: string): Promise<boolean> {

@@ -127,7 +127,14 @@ export class SkillScriptRunner implements ScriptToolRunner {
       signal: invocation.signal,
       pool: this.deps.pool,
       onLog: logger
-        ? (entry) => logger.info("skill script log", { processId: process.processId, skill: tool.skill.name, script: tool.script.name, scriptLevel: entry.level, scriptMessage: entry.message })
+        ? (entry) =>
+            logger.info("skill script log", {
+              processId: process.processId,
+              skill: tool.skill.name,
+              script: tool.script.name,
+              scriptLevel: entry.level,
+              scriptMessage: entry.message,
+            })
         : undefined,
     });
     return { result: run.result ?? null, logs: run.logs, ...(run.droppedLogs > 0 ? { droppedLogs: run.droppedLogs } : {}) };

@@ -41,7 +41,9 @@ const FOREIGN_FIELDS: Readonly<Record<string, string>> = {
 };
 
 export const foreignFieldMessage = (key: string): string =>
-  Object.hasOwn(FOREIGN_FIELDS, key) ? `field '${key}' (${FOREIGN_FIELDS[key]}) is not used by this service (ignored)` : `unknown field '${shown(key)}' (ignored)`;
+  Object.hasOwn(FOREIGN_FIELDS, key)
+    ? `field '${key}' (${FOREIGN_FIELDS[key]}) is not used by this service (ignored)`
+    : `unknown field '${shown(key)}' (ignored)`;
 
 const BOOLEAN_FIELDS = ["enabled", "template", "disable-model-invocation", "user-invocable"] as const;
 const TEXT_FIELDS = ["name", "version", "license", "compatibility", "when_to_use", "argument-hint"] as const;
@@ -58,7 +60,10 @@ export function firstParagraph(body: string): string | undefined {
   return flat.length > AGENT_SKILLS_DESCRIPTION_CHARS ? `${flat.slice(0, AGENT_SKILLS_DESCRIPTION_CHARS - 1)}…` : flat;
 }
 
-export function tolerateForeignShapes(raw: Readonly<Record<string, unknown>>, body: string): { fields: Record<string, unknown>; warnings: FieldWarning[] } {
+export function tolerateForeignShapes(
+  raw: Readonly<Record<string, unknown>>,
+  body: string,
+): { fields: Record<string, unknown>; warnings: FieldWarning[] } {
   const fields: Record<string, unknown> = { ...raw };
   const warnings: FieldWarning[] = [];
   for (const key of TEXT_FIELDS) {
@@ -73,11 +78,15 @@ export function tolerateForeignShapes(raw: Readonly<Record<string, unknown>>, bo
     const value = fields[key];
     if (typeof value !== "string" || !/^(true|false|yes|no)$/i.test(value.trim())) continue;
     fields[key] = /^(true|yes)$/i.test(value.trim());
-    warnings.push({ field: [key], message: `is the text '${shown(value)}', read as ${String(fields[key])}; write true or false without quotes` });
+    warnings.push({
+      field: [key],
+      message: `is the text '${shown(value)}', read as ${String(fields[key])}; write true or false without quotes`,
+    });
   }
   const hint = fields["argument-hint"];
   // `argument-hint: [issue-number]` is how Claude Code documents it; YAML reads it as a list.
-  if (Array.isArray(hint)) fields["argument-hint"] = hint.map((item) => `[${typeof item === "string" ? item : JSON.stringify(item)}]`).join(" ");
+  if (Array.isArray(hint))
+    fields["argument-hint"] = hint.map((item) => `[${typeof item === "string" ? item : JSON.stringify(item)}]`).join(" ");
   const tools = fields["allowed-tools"];
   if (Array.isArray(tools)) fields["allowed-tools"] = tools.map((item) => (typeof item === "string" ? item : JSON.stringify(item)));
   tolerateMetadata(fields, warnings);
@@ -98,7 +107,9 @@ function tolerateMetadata(fields: Record<string, unknown>, warnings: FieldWarnin
   }
   const converted = Object.entries(metadata).filter(([, value]) => typeof value !== "string");
   if (converted.length === 0) return;
-  fields.metadata = Object.fromEntries(Object.entries(metadata).map(([key, value]) => [key, typeof value === "string" ? value : JSON.stringify(value) ?? "null"]));
+  fields.metadata = Object.fromEntries(
+    Object.entries(metadata).map(([key, value]) => [key, typeof value === "string" ? value : (JSON.stringify(value) ?? "null")]),
+  );
   warnings.push({
     field: ["metadata", converted[0]![0]],
     message: `Agent Skills metadata values are text; ${converted.map(([key]) => `'${shown(key)}'`).join(", ")} kept as JSON text`,

@@ -19,6 +19,9 @@ export function documentDigest(path: string, etag: string, body: Uint8Array): St
   return {
     etag,
     sha256: sha256Hex(body),
-    rendition: "refusal" in rendition ? rendition : { sha256: sha256Hex(rendition.bytes), size: rendition.bytes.byteLength, frontmatter: JSON.stringify(rendition.frontmatter) },
+    rendition:
+      "refusal" in rendition
+        ? rendition
+        : { sha256: sha256Hex(rendition.bytes), size: rendition.bytes.byteLength, frontmatter: JSON.stringify(rendition.frontmatter) },
   };
 }

@@ -41,7 +41,10 @@ export class PinnedSkillVersions {
   static pinOf(scope: SkillScopeContext, skill: Pick<ResolvedSkill, "name">, asked?: string): string | undefined {
     const pins = scope.skillVersions;
     if (pins === undefined) return undefined;
-    return (asked !== undefined && Object.hasOwn(pins, asked) ? pins[asked] : undefined) ?? (Object.hasOwn(pins, skill.name) ? pins[skill.name] : undefined);
+    return (
+      (asked !== undefined && Object.hasOwn(pins, asked) ? pins[asked] : undefined) ??
+      (Object.hasOwn(pins, skill.name) ? pins[skill.name] : undefined)
+    );
   }
 
   resolve(scope: SkillScopeContext, current: ResolvedSkill, versionId: string): Promise<PinOutcome> {
@@ -91,13 +94,17 @@ export class PinnedSkillVersions {
     const path = skillDocumentPath(name);
     const where = `the ${current.source} level ('${location.project}') that '${name}' resolves from`;
     if (current.source === "RESOURCE") return { refusal: `'${name}' resolves from the bundled RESOURCE level, which keeps no versions` };
-    if (!this.sources.store.keepsVersions) return { refusal: "this deployment keeps no document versions (a versioned bucket or a history bucket is needed)" };
+    if (!this.sources.store.keepsVersions)
+      return { refusal: "this deployment keeps no document versions (a versioned bucket or a history bucket is needed)" };
     let doc: StoredDocument | undefined;
     try {
       // A SKILL.md larger than the parser reads could never compose: refused before its bytes are read.
       doc = await this.sources.store.getVersion?.(scope.tenantId, location.project, path, versionId, { maxBytes: MAX_SKILL_TEXT_BYTES });
     } catch (error) {
-      if (error instanceof DocumentTooLargeToRead) return { refusal: `version '${versionId.slice(0, 80)}' of ${path} at ${where} is ${error.size} bytes, more than a SKILL.md may be (${MAX_SKILL_TEXT_BYTES})` };
+      if (error instanceof DocumentTooLargeToRead)
+        return {
+          refusal: `version '${versionId.slice(0, 80)}' of ${path} at ${where} is ${error.size} bytes, more than a SKILL.md may be (${MAX_SKILL_TEXT_BYTES})`,
+        };
       throw error;
     }
     if (!doc) return { refusal: `version '${versionId.slice(0, 80)}' of ${path} does not exist at ${where}` };
@@ -109,7 +116,15 @@ export class PinnedSkillVersions {
       return { refusal: `version '${versionId.slice(0, 80)}' of ${path} at ${where} no longer validates: ${reason}` };
     }
     const at = pinnedLayer(scope, this.sources, location);
-    const skill = await this.materialize({ at, name, definition: parsed.definition, warnings: parsed.problems, etag: doc.etag, doc, listing: undefined });
+    const skill = await this.materialize({
+      at,
+      name,
+      definition: parsed.definition,
+      warnings: parsed.problems,
+      etag: doc.etag,
+      doc,
+      listing: undefined,
+    });
     return { skill: { ...skill, location: { ...skill.location, versionId } } };
   }
 }

@@ -55,7 +55,11 @@ export function bindArguments(
     const value = coerce(skillName, argument, token);
     // An `enum` names every value the argument may take (MCP completion offers them).
     if (argument.enum !== undefined && !argument.enum.includes(value as string | number | boolean)) {
-      throw new SkillArgumentInvalid(skillName, argument.name, `must be one of ${argument.enum.map((v) => JSON.stringify(v)).join(", ")}, got '${preview(token)}'`);
+      throw new SkillArgumentInvalid(
+        skillName,
+        argument.name,
+        `must be one of ${argument.enum.map((v) => JSON.stringify(v)).join(", ")}, got '${preview(token)}'`,
+      );
     }
     Object.defineProperty(bound, argument.name, {
       value,

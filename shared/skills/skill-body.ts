@@ -35,7 +35,8 @@ type BodyOf = Pick<SkillDefinition, "template" | "body" | "arguments">;
 export const rendersAsTemplate = (skill: { template: boolean; body: string }): boolean => skill.template && hasTemplateSyntax(skill.body);
 
 /** Whether an Agent Skills body's Claude Code placeholders are meant as such (see above). */
-export const usesPlaceholdersOnPurpose = (skill: BodyOf): boolean => !skill.template && (skill.arguments !== false || mentionsArguments(skill.body));
+export const usesPlaceholdersOnPurpose = (skill: BodyOf): boolean =>
+  !skill.template && (skill.arguments !== false || mentionsArguments(skill.body));
 
 /** `$ARGUMENTS` in any of its forms: what makes a body's placeholders deliberate. */
 export const mentionsArguments = (text: string): boolean => text.includes("$ARGUMENTS") && ARGUMENTS_PLACEHOLDER.test(text);
@@ -59,7 +60,12 @@ export function numberedPlaceholders(skill: BodyOf): string[] {
   return [...found];
 }
 
-export function substitutePlaceholders(skillName: string, text: string, args: BoundArguments | undefined, maxBytes = MAX_RENDERED_BODY_BYTES): string {
+export function substitutePlaceholders(
+  skillName: string,
+  text: string,
+  args: BoundArguments | undefined,
+  maxBytes = MAX_RENDERED_BODY_BYTES,
+): string {
   if (!text.includes("$")) return text;
   const words = args?.words ?? [];
   const wholeText = args?.text ?? "";

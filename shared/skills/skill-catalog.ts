@@ -154,7 +154,12 @@ function render(candidates: Candidates, budget: number, fullFirst: number): Buil
     const full = candidates.description(i);
     const description = i < fitted.fullCount ? full : shorten(full, fitted.descriptionChars);
     const name = candidates.name(i);
-    const entry: CatalogEntry = { name, description, source: candidates.source(i), approxTokens: approxTokens(lineChars(name.length, description.length)) };
+    const entry: CatalogEntry = {
+      name,
+      description,
+      source: candidates.source(i),
+      approxTokens: approxTokens(lineChars(name.length, description.length)),
+    };
     const score = candidates.score(i);
     if (score !== undefined) entry.score = score;
     entries.push(entry);
@@ -200,8 +205,13 @@ function rankedCatalog(listing: readonly ListedSkill[], options: CatalogOptions)
   const active = new Set(options.activeNames);
   const allowed = options.allowedSkills === null ? undefined : new Set(options.allowedSkills);
   const pinnedNames = new Set(options.pinned ?? []);
-  const isCandidate = (position: number): boolean => relevance.nameRank[position] !== -1 && isCatalogCandidate(listing[position]!, active, allowed);
-  const scored = matchedPositions(relevance, options.query, (position) => isCandidate(position) && !pinnedNames.has(listing[position]!.name));
+  const isCandidate = (position: number): boolean =>
+    relevance.nameRank[position] !== -1 && isCatalogCandidate(listing[position]!, active, allowed);
+  const scored = matchedPositions(
+    relevance,
+    options.query,
+    (position) => isCandidate(position) && !pinnedNames.has(listing[position]!.name),
+  );
   if (scored === undefined) return undefined;
   const name = (position: number): string => listing[position]!.name;
   const ranked = rankByRelevance(scored, name, options.usage, relevance.nameRank);
@@ -293,7 +303,10 @@ function orderedCandidates(listing: readonly ListedSkill[], options: CatalogOpti
 
 /** Description and when_to_use on one line, whitespace collapsed, capped before any budget applies. */
 export function catalogDescription(skill: Pick<ListedSkill, "description" | "whenToUse">): string {
-  const head = skill.description.length > MAX_CATALOG_DESCRIPTION_CHARS * 2 ? skill.description.slice(0, MAX_CATALOG_DESCRIPTION_CHARS * 2) : skill.description;
+  const head =
+    skill.description.length > MAX_CATALOG_DESCRIPTION_CHARS * 2
+      ? skill.description.slice(0, MAX_CATALOG_DESCRIPTION_CHARS * 2)
+      : skill.description;
   const when = skill.whenToUse === undefined ? "" : skill.whenToUse.slice(0, MAX_CATALOG_DESCRIPTION_CHARS * 2);
   const joined = `${head} ${when}`.replace(/\s+/g, " ").trim();
   return shorten(joined, MAX_CATALOG_DESCRIPTION_CHARS);
@@ -314,7 +327,8 @@ interface Fitted {
 }
 
 /** Characters candidate i adds to the block (its newline included) with its description cut to `limit`. */
-const added = (c: Candidates, i: number, limit: number): number => 1 + lineChars(c.name(i).length, Math.min(c.description(i).length, limit));
+const added = (c: Candidates, i: number, limit: number): number =>
+  1 + lineChars(c.name(i).length, Math.min(c.description(i).length, limit));
 
 /** Total characters of the block: `full` leading entries whole, the rest up to `count` cut to `limit`. */
 function total(candidates: Candidates, full: number, count: number, limit: number): number {
@@ -346,7 +360,8 @@ function fitWithin(candidates: Candidates, budget: number, budgetChars: number, 
   // The most relevant entries whole, in order, while they fit…
   let full = 0;
   let used = CATALOG_HEADER.length;
-  while (full < Math.min(fullFirst, candidates.length) && used + added(candidates, full, Infinity) <= budget) used += added(candidates, full++, Infinity);
+  while (full < Math.min(fullFirst, candidates.length) && used + added(candidates, full, Infinity) <= budget)
+    used += added(candidates, full++, Infinity);
   // …then as many entries as fit with their descriptions at the floor, pinned and relevant ones first.
   let count = full;
   while (count < candidates.length && used + added(candidates, count, floor) <= budget) used += added(candidates, count++, floor);

@@ -53,7 +53,7 @@ export function splitFrontmatter(text: string): FrontmatterSplit {
     return { ok: false, message: "missing frontmatter: the first line must be '---'", line: 1 };
   }
   if (firstEnd === -1) return { ok: false, message: "frontmatter is not closed: no '---' line follows", line: 1 };
-  for (let start = firstEnd + 1; start < source.length; ) {
+  for (let start = firstEnd + 1; start < source.length;) {
     const end = source.indexOf("\n", start);
     const line = end === -1 ? source.slice(start) : source.slice(start, end);
     if (FENCE.test(line)) {
@@ -187,7 +187,8 @@ export function parseSkillDocument(name: string, text: string, path: string): Sk
     if (!KNOWN_FRONTMATTER_FIELDS.has(key)) problems.push(problem(foreignFieldSeverity(key), foreignFieldMessage(key), lineOf([key])));
   }
   const tolerated = tolerateForeignShapes(yaml.value, split.body);
-  for (const found of tolerated.warnings) problems.push(problem(found.severity ?? "warning", `${formatFieldPath(found.field)}: ${found.message}`, lineOf(found.field)));
+  for (const found of tolerated.warnings)
+    problems.push(problem(found.severity ?? "warning", `${formatFieldPath(found.field)}: ${found.message}`, lineOf(found.field)));
   // Spec §3: a disabled override exists only to hide outer layers, so `enabled: false` alone is a
   // complete document; the required fields get neutral stand-ins. (parseSafeYaml already refused
   // `__proto__` keys, and spreading defines own properties only.)
@@ -207,7 +208,7 @@ export function parseSkillDocument(name: string, text: string, path: string): Sk
 
   for (const found of validateSkillFrontmatter(parsed.data, name)) {
     // A disabled stand-in is not a deviation of the author's.
-    if (disabled && found.severity !== "error" && !(found.field[0] as string in yaml.value)) continue;
+    if (disabled && found.severity !== "error" && !((found.field[0] as string) in yaml.value)) continue;
     problems.push(problem(found.severity, `${formatFieldPath(found.field)}: ${found.message}`, lineOf(found.field)));
   }
   if (problems.some((p) => p.severity === "error")) return { problems };

@@ -5,7 +5,11 @@ import { PayloadTooLarge, SkillsError, TooManyRequests } from "../errors.js";
 /** A token is present but does not coerce to the declared type. */
 export class SkillArgumentInvalid extends SkillsError {
   readonly code = "INVALID_REQUEST";
-  constructor(readonly skillName: string, readonly argumentName: string, readonly reason: string) {
+  constructor(
+    readonly skillName: string,
+    readonly argumentName: string,
+    readonly reason: string,
+  ) {
     super(`Skill '${skillName}' argument '${argumentName}' ${reason}`);
   }
 }
@@ -13,7 +17,11 @@ export class SkillArgumentInvalid extends SkillsError {
 /** The raw argument line is longer than `limit` characters (MAX_RAW_ARGUMENTS_LENGTH). */
 export class SkillArgumentsTooLong extends SkillsError {
   readonly code = "INVALID_REQUEST";
-  constructor(readonly skillName: string, readonly length: number, readonly limit: number) {
+  constructor(
+    readonly skillName: string,
+    readonly length: number,
+    readonly limit: number,
+  ) {
     super(`Skill '${skillName}' arguments are ${length} characters long; at most ${limit} are allowed`);
   }
 }
@@ -23,8 +31,14 @@ export class SkillArgumentsTooLong extends SkillsError {
  * PAYLOAD_TOO_LARGE): refused while it is built. A turn leaves the skill out with this message.
  */
 export class SkillRenderTooLarge extends PayloadTooLarge {
-  constructor(readonly skillName: string, limitBytes: number) {
-    super(`Skill '${skillName}' would render to more than ${limitBytes} bytes with these arguments (each placeholder repeats them); shorten the arguments or use fewer placeholders`, limitBytes);
+  constructor(
+    readonly skillName: string,
+    limitBytes: number,
+  ) {
+    super(
+      `Skill '${skillName}' would render to more than ${limitBytes} bytes with these arguments (each placeholder repeats them); shorten the arguments or use fewer placeholders`,
+      limitBytes,
+    );
   }
 }
 
@@ -38,7 +52,10 @@ export class RenderBudgetSpent extends TooManyRequests {
 /** Thrown by compileTriggerPattern; the loader should have rejected the pattern already. */
 export class InvalidTriggerPattern extends SkillsError {
   readonly code = "INVALID_DOCUMENT";
-  constructor(readonly pattern: string, readonly reason: string) {
+  constructor(
+    readonly pattern: string,
+    readonly reason: string,
+  ) {
     super(`Invalid trigger pattern: ${reason}`);
   }
 }

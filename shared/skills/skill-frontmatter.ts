@@ -26,8 +26,10 @@ const line = (max: number) => z.string().max(max).regex(NO_CONTROL, SINGLE_LINE_
 const text = (max: number) => z.string().max(max).regex(NO_CONTROL_BUT_LINES, TEXT_MESSAGE);
 const shortText = (max: number) => text(max);
 const NOT_BLANK = /\S/;
-const requiredText = (max: number) => z.string().min(1).max(max).regex(NOT_BLANK, "must not be blank").regex(NO_CONTROL_BUT_LINES, TEXT_MESSAGE);
-const requiredLine = (max: number) => z.string().min(1).max(max).regex(NOT_BLANK, "must not be blank").regex(NO_CONTROL, SINGLE_LINE_MESSAGE);
+const requiredText = (max: number) =>
+  z.string().min(1).max(max).regex(NOT_BLANK, "must not be blank").regex(NO_CONTROL_BUT_LINES, TEXT_MESSAGE);
+const requiredLine = (max: number) =>
+  z.string().min(1).max(max).regex(NOT_BLANK, "must not be blank").regex(NO_CONTROL, SINGLE_LINE_MESSAGE);
 
 /** A tool name as a skill may list it (`tools`, `allowed-tools` entries): one line, no control characters. */
 export const hasControlCharacters = (value: string): boolean => !NO_CONTROL.test(value);
@@ -101,9 +103,7 @@ export const SkillFrontmatter = z.object({
   description: requiredText(MAX_DESCRIPTION_CHARS).describe(
     "What the skill does and when to use it (catalog, UI, skill selection); Agent Skills hosts expect at most 1 024 characters. Default: the body's first paragraph",
   ),
-  version: line(64)
-    .optional()
-    .describe("Semantic version such as 1.0.0; absent in Agent Skills documents (then reported as absent)"),
+  version: line(64).optional().describe("Semantic version such as 1.0.0; absent in Agent Skills documents (then reported as absent)"),
   triggers: z.array(SkillTrigger).max(50).optional().describe("Auto-activation conditions; empty = explicit activation only"),
   tools: z.array(line(128).min(1)).max(200).optional().describe("Tool names added to the whitelist while active"),
   manualPaths: z
@@ -122,7 +122,9 @@ export const SkillFrontmatter = z.object({
     .describe("true: consume the rest of the /skill line as args.text; a list: bind named arguments"),
   activate: commandList.optional().describe("Engine commands fired once on activation"),
   deactivate: commandList.optional().describe("Engine commands fired once on clear (never for lifecycle: shot)"),
-  action: text(64 * 1024).optional().describe("Turn prompt fired once on fresh activation"),
+  action: text(64 * 1024)
+    .optional()
+    .describe("Turn prompt fired once on fresh activation"),
   scripts: z.array(SkillScript).max(32).optional(),
   template: z
     .boolean()
@@ -135,14 +137,21 @@ export const SkillFrontmatter = z.object({
   "allowed-tools": z
     .union([text(8192), z.array(line(512).min(1)).max(200)])
     .optional()
-    .describe("Tools while active: a list, or one string separated by commas and/or spaces; `Bash(git add:*)` permission patterns are kept whole"),
+    .describe(
+      "Tools while active: a list, or one string separated by commas and/or spaces; `Bash(git add:*)` permission patterns are kept whole",
+    ),
   license: line(1024).optional(),
   compatibility: text(1024).optional().describe("Agent Skills: environment requirements (informational)"),
   metadata: z.record(line(128), text(4096)).optional(),
-  when_to_use: text(4096).optional().describe("Claude Code: when the model should use the skill; appended to the description in the catalog"),
+  when_to_use: text(4096)
+    .optional()
+    .describe("Claude Code: when the model should use the skill; appended to the description in the catalog"),
   "argument-hint": line(256).optional().describe("Claude Code: the arguments the skill expects, shown in pickers (e.g. [issue-number])"),
   "disable-model-invocation": z.boolean().default(false).describe("true: never in the model's catalog; explicit activation only"),
-  "user-invocable": z.boolean().default(true).describe("false: hidden from explicit activation and from prompts; the model may still activate it"),
+  "user-invocable": z
+    .boolean()
+    .default(true)
+    .describe("false: hidden from explicit activation and from prompts; the model may still activate it"),
 });
 
 export type SkillArgument = z.infer<typeof SkillArgument>;

@@ -3,8 +3,22 @@ import type { StoredDocument } from "../documents/document-store.js";
 import { strictUtf8 } from "../documents/document-body.js";
 import { pinnedLayer, type CascadeLayer, type CascadeSources, type DocumentPreparer } from "../documents/cascade-layers.js";
 import { CascadeDocuments } from "../documents/cascade-documents.js";
-import { messageOf, parseCascadeDocument, type CascadeDocumentKind, type CascadeShadowed, type FoundDocument, type LayerListing } from "../documents/cascade-resolver.js";
-import { isComplete, type ListedSkill, type ResolvedReferenceDoc, type ResolvedSkill, type SkillDefinition, type SkillProblem } from "./resolved-skill.js";
+import {
+  messageOf,
+  parseCascadeDocument,
+  type CascadeDocumentKind,
+  type CascadeShadowed,
+  type FoundDocument,
+  type LayerListing,
+} from "../documents/cascade-resolver.js";
+import {
+  isComplete,
+  type ListedSkill,
+  type ResolvedReferenceDoc,
+  type ResolvedSkill,
+  type SkillDefinition,
+  type SkillProblem,
+} from "./resolved-skill.js";
 import { MAX_SKILL_TEXT_BYTES, parseSkillDocument } from "./skill-document-parser.js";
 import { skillFilesFromLayer, skillFilesFromListing, skillFilesWarning } from "./skill-files.js";
 import { isSkillName, skillDirectory, skillDirectoryNameOf, skillDocumentPath, skillFilePath, SKILLS_PREFIX } from "./skill-paths.js";
@@ -126,9 +140,7 @@ export class SkillLoader {
     const kept = this.completed.get(listed);
     if (kept !== undefined) return kept;
     // From the entry's own layer (no second version read); by name when the entry was not made here.
-    const loading = this.documents
-      .complete(listed as ResolvedSkill)
-      .then((skill) => skill ?? this.load(scope, listed.name));
+    const loading = this.documents.complete(listed as ResolvedSkill).then((skill) => skill ?? this.load(scope, listed.name));
     this.completed.set(listed, loading);
     loading.catch(() => this.completed.delete(listed));
     return loading;
@@ -279,7 +291,8 @@ function resolvedSkill(
   if ("metadata" in definition) skill.metadata = definition.metadata;
   // Fields the list above does not name (a field added to SkillDefinition later) are carried too.
   for (const key of Object.keys(definition)) {
-    if (!(key in skill) && !RESOLVED_OWN_FIELDS.has(key)) (skill as Record<string, unknown>)[key] = (definition as unknown as Record<string, unknown>)[key];
+    if (!(key in skill) && !RESOLVED_OWN_FIELDS.has(key))
+      (skill as Record<string, unknown>)[key] = (definition as unknown as Record<string, unknown>)[key];
   }
   // A listing entry from a level snapshot has no body (ListedSkill).
   if (typeof definition.body === "string") skill.body = definition.body;
@@ -295,22 +308,46 @@ function resolvedSkill(
 const RESOLVED_OWN_FIELDS: ReadonlySet<string> = new Set(["body", "referenceDocs", "source", "location", "warnings", "files"]);
 
 /** What a listing can tell of an INLINE reference without reading it: missing or too large (readReference says the rest). */
-function listedReference(at: CascadeLayer, directory: string, file: string, listing: LayerListing | undefined): DocumentProblem | undefined {
+function listedReference(
+  at: CascadeLayer,
+  directory: string,
+  file: string,
+  listing: LayerListing | undefined,
+): DocumentProblem | undefined {
   const skillPath = `${directory}/SKILL.md`;
   let path: string;
   try {
     path = skillFilePath(directory, file);
   } catch (error) {
-    return { path: skillPath, message: `referenceDocs file '${file}' is not a path inside the skill directory (${messageOf(error)})`, severity: "warning" };
+    return {
+      path: skillPath,
+      message: `referenceDocs file '${file}' is not a path inside the skill directory (${messageOf(error)})`,
+      severity: "warning",
+    };
   }
   const ref = listing?.get(path);
-  if (listing && !ref) return { path: skillPath, message: `referenceDocs file '${file}' not found in the ${at.source} layer (reference files are not looked up in other layers)`, severity: "warning" };
-  if (ref && ref.size > MAX_REFERENCE_DOC_BYTES) return { path: skillPath, message: `referenceDocs file '${file}' is larger than ${MAX_REFERENCE_DOC_BYTES} bytes`, severity: "warning" };
+  if (listing && !ref)
+    return {
+      path: skillPath,
+      message: `referenceDocs file '${file}' not found in the ${at.source} layer (reference files are not looked up in other layers)`,
+      severity: "warning",
+    };
+  if (ref && ref.size > MAX_REFERENCE_DOC_BYTES)
+    return {
+      path: skillPath,
+      message: `referenceDocs file '${file}' is larger than ${MAX_REFERENCE_DOC_BYTES} bytes`,
+      severity: "warning",
+    };
   return undefined;
 }
 
 /** The content of an INLINE reference from the pinned layer, or the warning why there is none. */
-async function readReference(at: CascadeLayer, directory: string, file: string, listing: LayerListing | undefined): Promise<string | DocumentProblem> {
+async function readReference(
+  at: CascadeLayer,
+  directory: string,
+  file: string,
+  listing: LayerListing | undefined,
+): Promise<string | DocumentProblem> {
   const skillPath = `${directory}/SKILL.md`;
   const warn = (message: string): DocumentProblem => ({ path: skillPath, message, severity: "warning" });
   let path: string;
@@ -319,7 +356,9 @@ async function readReference(at: CascadeLayer, directory: string, file: string, 
   } catch (error) {
     return warn(`referenceDocs file '${file}' is not a path inside the skill directory (${messageOf(error)})`);
   }
-  const missing = warn(`referenceDocs file '${file}' not found in the ${at.source} layer (reference files are not looked up in other layers)`);
+  const missing = warn(
+    `referenceDocs file '${file}' not found in the ${at.source} layer (reference files are not looked up in other layers)`,
+  );
   if (listing && !listing.has(path)) return missing;
   let doc: StoredDocument | undefined;
   try {
@@ -328,7 +367,8 @@ async function readReference(at: CascadeLayer, directory: string, file: string, 
     return warn(`referenceDocs file '${file}' could not be read: ${messageOf(error)}`);
   }
   if (!doc) return missing;
-  if (doc.body.byteLength > MAX_REFERENCE_DOC_BYTES) return warn(`referenceDocs file '${file}' is larger than ${MAX_REFERENCE_DOC_BYTES} bytes`);
+  if (doc.body.byteLength > MAX_REFERENCE_DOC_BYTES)
+    return warn(`referenceDocs file '${file}' is larger than ${MAX_REFERENCE_DOC_BYTES} bytes`);
   const text = strictUtf8(doc.body);
   return text ?? warn(`referenceDocs file '${file}' is not UTF-8 text`);
 }

@@ -36,7 +36,8 @@ export interface SkillManifest {
 
 export type ManifestOutcome = { manifest: SkillManifest } | { refusal: string };
 
-const tooLarge = (bytes: number): string => `the skill's files hold ${bytes} bytes or more; the Skills extension serves at most ${MAX_SKILL_TOTAL_BYTES} per skill`;
+const tooLarge = (bytes: number): string =>
+  `the skill's files hold ${bytes} bytes or more; the Skills extension serves at most ${MAX_SKILL_TOTAL_BYTES} per skill`;
 
 interface Hashed {
   digest: StoredDigest;
@@ -59,9 +60,15 @@ export class SkillManifests {
 
   /** The manifest of a visible skill, or why the extension cannot serve it (the caller reports it as skipped). */
   async manifest(scope: SkillScopeContext, skill: ListedSkill): Promise<ManifestOutcome> {
-    if (!AGENT_SKILLS_NAME.test(skill.name)) return { refusal: `the folder name '${skill.name}' is not an Agent Skills name (lower-case letters, digits and single hyphens, at most 64)` };
+    if (!AGENT_SKILLS_NAME.test(skill.name))
+      return {
+        refusal: `the folder name '${skill.name}' is not an Agent Skills name (lower-case letters, digits and single hyphens, at most 64)`,
+      };
     const files = skill.files ?? [];
-    if (files.length + 1 > MAX_SKILL_RESOURCES) return { refusal: `the skill has ${files.length + 1} files or more; the Skills extension serves at most ${MAX_SKILL_RESOURCES} per skill` };
+    if (files.length + 1 > MAX_SKILL_RESOURCES)
+      return {
+        refusal: `the skill has ${files.length + 1} files or more; the Skills extension serves at most ${MAX_SKILL_RESOURCES} per skill`,
+      };
     // From the listing first, so an oversized skill costs no read; checked again with the sizes served.
     const listedBytes = files.reduce((sum, file) => sum + file.size, 0);
     if (listedBytes > MAX_SKILL_TOTAL_BYTES) return { refusal: tooLarge(listedBytes) };
@@ -71,7 +78,9 @@ export class SkillManifests {
     const rendition = skillMd.digest.rendition;
     if (rendition === undefined) return { refusal: "SKILL.md has no rendition" };
     if ("refusal" in rendition) return { refusal: rendition.refusal };
-    const hashed = await mapWithConcurrency(files, READ_CONCURRENCY, (file) => this.hashed(scope, skill, stored, file.path, file.etag, file.size));
+    const hashed = await mapWithConcurrency(files, READ_CONCURRENCY, (file) =>
+      this.hashed(scope, skill, stored, file.path, file.etag, file.size),
+    );
     const gone = files.find((_, i) => hashed[i] === undefined);
     if (gone !== undefined) return { refusal: `the file '${gone.path}' is no longer there` };
     const manifestFiles: ManifestFile[] = [
@@ -88,7 +97,9 @@ export class SkillManifests {
     const files = skill.files ?? [];
     if (files.length === 0) return new Map();
     const stored = await this.stored(scope, skill);
-    const hashed = await mapWithConcurrency(files, READ_CONCURRENCY, (file) => this.hashed(scope, skill, stored, file.path, file.etag, file.size));
+    const hashed = await mapWithConcurrency(files, READ_CONCURRENCY, (file) =>
+      this.hashed(scope, skill, stored, file.path, file.etag, file.size),
+    );
     return new Map(files.flatMap((file, i) => (hashed[i] ? [[file.path, hashed[i].digest.sha256] as const] : [])));
   }
 
@@ -99,7 +110,14 @@ export class SkillManifests {
   }
 
   /** A file's digest: stored for this ETag, else remembered, else taken from the bytes (and stored). */
-  private async hashed(scope: SkillScopeContext, skill: ListedSkill, stored: ReadonlyMap<string, StoredDigest>, path: string, etag: string | undefined, listedSize: number | undefined): Promise<Hashed | undefined> {
+  private async hashed(
+    scope: SkillScopeContext,
+    skill: ListedSkill,
+    stored: ReadonlyMap<string, StoredDigest>,
+    path: string,
+    etag: string | undefined,
+    listedSize: number | undefined,
+  ): Promise<Hashed | undefined> {
     const { project, directory } = skill.location;
     const documentPath = `${directory}/${path}`;
     const known = stored.get(documentPath);
@@ -113,7 +131,8 @@ export class SkillManifests {
     if (doc === undefined) return undefined;
     const read: Hashed = { digest: documentDigest(documentPath, bareEtag(doc.etag), doc.body), size: doc.body.byteLength };
     this.memo.set(key(read.digest.etag), read);
-    if (this.deps.digests !== undefined && skill.source !== "RESOURCE") await this.deps.digests.remember(scope.tenantId, project, documentPath, read.digest);
+    if (this.deps.digests !== undefined && skill.source !== "RESOURCE")
+      await this.deps.digests.remember(scope.tenantId, project, documentPath, read.digest);
     return read;
   }
 }

@@ -30,17 +30,23 @@ function nameLine(name: string, eol: string): string {
  * or that has no readable frontmatter or no description is refused with the reason.
  */
 export function skillMdRendition(name: string, stored: Uint8Array): SkillMdRendition | { refusal: string } {
-  if (!AGENT_SKILLS_NAME.test(name)) return { refusal: `the folder name '${name}' is not an Agent Skills name (lower-case letters, digits and single hyphens, at most 64)` };
+  if (!AGENT_SKILLS_NAME.test(name))
+    return { refusal: `the folder name '${name}' is not an Agent Skills name (lower-case letters, digits and single hyphens, at most 64)` };
   const text = strictUtf8(stored);
   if (text === undefined) return { refusal: "SKILL.md is not UTF-8 text" };
   const split = splitFrontmatter(text);
   if (!split.ok) return { refusal: `SKILL.md: ${split.message}` };
-  const yaml = parseSafeYaml(split.frontmatter, "SKILL.md", { maxBytes: MAX_FRONTMATTER_BYTES, maxDepth: MAX_FRONTMATTER_DEPTH, firstLine: 2 });
+  const yaml = parseSafeYaml(split.frontmatter, "SKILL.md", {
+    maxBytes: MAX_FRONTMATTER_BYTES,
+    maxDepth: MAX_FRONTMATTER_DEPTH,
+    firstLine: 2,
+  });
   if (yaml.problems.length > 0 || !isPlainObject(yaml.value)) return { refusal: "SKILL.md's frontmatter is not a YAML mapping" };
   const written = yaml.value;
   if (typeof written.description !== "string") return { refusal: "SKILL.md's frontmatter has no description" };
   if (Object.hasOwn(written, "name")) {
-    if (written.name !== name) return { refusal: `SKILL.md's frontmatter names the skill '${String(written.name).slice(0, 64)}', its folder is '${name}'` };
+    if (written.name !== name)
+      return { refusal: `SKILL.md's frontmatter names the skill '${String(written.name).slice(0, 64)}', its folder is '${name}'` };
     return { bytes: stored, frontmatter: written as SkillFrontmatterObject };
   }
   // Byte-level insertion after the opening fence line: a BOM, CRLF line ends, trailing spaces stay.

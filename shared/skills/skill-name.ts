@@ -23,7 +23,8 @@ export function skillNameRefusal(name: string): string | undefined {
   if (isSkillName(name)) return undefined;
   const shown = `skill name '${quoted(name)}'`;
   if (name.length === 0) return `${shown}: a name may not be empty; rename the folder`;
-  if (name.length > MAX_SKILL_NAME_LENGTH) return `${shown}: a name has at most ${MAX_SKILL_NAME_LENGTH} characters (this one has ${name.length}); rename the folder`;
+  if (name.length > MAX_SKILL_NAME_LENGTH)
+    return `${shown}: a name has at most ${MAX_SKILL_NAME_LENGTH} characters (this one has ${name.length}); rename the folder`;
   const bad = [...name].find((c) => !/[A-Za-z0-9_-]/.test(c));
   if (bad !== undefined) return `${shown}: a name holds only letters, digits, '_' and '-' (not ${JSON.stringify(bad)}); rename the folder`;
   if (!/^[A-Za-z0-9]/.test(name)) return `${shown}: a name may not start with '${name[0]}'; rename the folder`;

@@ -100,7 +100,9 @@ export async function composeSection(
   budget: RenderBudget = DEFAULT_RENDER_BUDGET,
 ): Promise<ComposedSection> {
   const prepared = entries.map((entry) => renderBody(entry, context, renderer));
-  const outcomes = prepared.some((outcome) => typeof outcome === "function") ? await withinBudget(prepared, budget) : (prepared as Outcome[]);
+  const outcomes = prepared.some((outcome) => typeof outcome === "function")
+    ? await withinBudget(prepared, budget)
+    : (prepared as Outcome[]);
   const blocks: string[] = [];
   const onDemand: OnDemandReference[] = [];
   const warnings: ComposeWarning[] = [];
@@ -232,7 +234,14 @@ function skillBlock(skill: ResolvedSkill, body: string): string {
     return memo.block;
   }
   const block = buildSkillBlock(skill, body);
-  lastBlocks.set(skill, { body, name: skill.name, description: skill.description, referenceDocs: skill.referenceDocs, files: skill.files, block });
+  lastBlocks.set(skill, {
+    body,
+    name: skill.name,
+    description: skill.description,
+    referenceDocs: skill.referenceDocs,
+    files: skill.files,
+    block,
+  });
   return block;
 }
 

@@ -10,7 +10,18 @@ import { rendersAsTemplate } from "./skill-body.js";
  * how a body written for another host (`{{user_id}}` meant as text) or a typo (`{{ arg.text }}`)
  * silently loses text.
  */
-export const RENDER_CONTEXT_KEYS: readonly string[] = ["args", "engine", "lang", "mode", "model", "params", "profile", "provider", "recipe", "tier"];
+export const RENDER_CONTEXT_KEYS: readonly string[] = [
+  "args",
+  "engine",
+  "lang",
+  "mode",
+  "model",
+  "params",
+  "profile",
+  "provider",
+  "recipe",
+  "tier",
+];
 const NUNJUCKS_GLOBALS = new Set(["range", "cycler", "joiner", "loop", "caller", "super"]);
 
 const LOOKUP = /contextOrFrameLookup\(context, frame, "([^"\\]+)"\)/g;

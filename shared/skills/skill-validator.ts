@@ -40,7 +40,11 @@ export const PATH_LIKE_NAME = /[/\\\u0000-\u001f\u007f]|(^|[^.])\.\.($|[^.])|^\.
 
 function checkIdentity(fm: SkillFrontmatterParsed, skillName: string, report: Report): void {
   if (fm.name !== undefined && PATH_LIKE_NAME.test(fm.name)) {
-    report("error", ["name"], `'${fm.name.slice(0, 80)}' looks like a path (it holds '/', '\\', '..' or a control character); write the skill's name or a display name`);
+    report(
+      "error",
+      ["name"],
+      `'${fm.name.slice(0, 80)}' looks like a path (it holds '/', '\\', '..' or a control character); write the skill's name or a display name`,
+    );
     return;
   }
   if (fm.name !== undefined && fm.name !== skillName) {
@@ -56,7 +60,11 @@ function checkIdentity(fm: SkillFrontmatterParsed, skillName: string, report: Re
     else report("info", ["version"], `'${fm.version}' is not a semantic version such as 1.0.0; kept as written`);
   }
   if (fm.description.length > AGENT_SKILLS_DESCRIPTION_CHARS) {
-    report("warning", ["description"], `has ${fm.description.length} characters; Agent Skills hosts allow ${AGENT_SKILLS_DESCRIPTION_CHARS} (kept whole here; the catalog shortens it)`);
+    report(
+      "warning",
+      ["description"],
+      `has ${fm.description.length} characters; Agent Skills hosts allow ${AGENT_SKILLS_DESCRIPTION_CHARS} (kept whole here; the catalog shortens it)`,
+    );
   }
 }
 
@@ -98,7 +106,13 @@ function checkPaths(fm: SkillFrontmatterParsed, report: Report): void {
 }
 
 /** Reports every repeat of a key after its first occurrence. */
-function checkUnique<T>(items: readonly T[] | undefined, keyOf: (item: T) => string, field: (i: number) => YamlPath, what: string, report: Report): void {
+function checkUnique<T>(
+  items: readonly T[] | undefined,
+  keyOf: (item: T) => string,
+  field: (i: number) => YamlPath,
+  what: string,
+  report: Report,
+): void {
   const firstAt = new Map<string, number>();
   items?.forEach((item, i) => {
     const key = keyOf(item);
@@ -110,11 +124,35 @@ function checkUnique<T>(items: readonly T[] | undefined, keyOf: (item: T) => str
 
 function checkUniqueness(fm: SkillFrontmatterParsed, report: Report): void {
   const args: readonly SkillArgument[] | undefined = Array.isArray(fm.arguments) ? fm.arguments : undefined;
-  checkUnique(args, (a) => a.name, (i) => ["arguments", i, "name"], "argument name", report);
-  checkUnique(fm.scripts, (s) => s.name, (i) => ["scripts", i, "name"], "script name", report);
-  checkUnique(fm.referenceDocs, (d) => d.title, (i) => ["referenceDocs", i, "title"], "reference doc title", report);
+  checkUnique(
+    args,
+    (a) => a.name,
+    (i) => ["arguments", i, "name"],
+    "argument name",
+    report,
+  );
+  checkUnique(
+    fm.scripts,
+    (s) => s.name,
+    (i) => ["scripts", i, "name"],
+    "script name",
+    report,
+  );
+  checkUnique(
+    fm.referenceDocs,
+    (d) => d.title,
+    (i) => ["referenceDocs", i, "title"],
+    "reference doc title",
+    report,
+  );
   fm.scripts?.forEach((script, s) =>
-    checkUnique(script.params, (p) => p.name, (i) => ["scripts", s, "params", i, "name"], "parameter name", report),
+    checkUnique(
+      script.params,
+      (p) => p.name,
+      (i) => ["scripts", s, "params", i, "name"],
+      "parameter name",
+      report,
+    ),
   );
 }
 
@@ -141,7 +179,12 @@ function checkAllowedTools(fm: SkillFrontmatterParsed, report: Report): void {
   const long = names.find((name) => name.length > MAX_TOOL_NAME);
   if (long !== undefined) report("error", ["allowed-tools"], `tool names must be at most ${MAX_TOOL_NAME} characters`);
   // The string form splits on line breaks too, so the check is on each entry, permission pattern included.
-  if (patterns.some(hasControlCharacters)) report("error", ["allowed-tools"], "tool names must not contain control characters (escape sequences, tabs or line breaks inside an entry)");
+  if (patterns.some(hasControlCharacters))
+    report(
+      "error",
+      ["allowed-tools"],
+      "tool names must not contain control characters (escape sequences, tabs or line breaks inside an entry)",
+    );
   checkServiceTools(["allowed-tools"], names, report);
 }
 
@@ -149,7 +192,11 @@ function checkAllowedTools(fm: SkillFrontmatterParsed, report: Report): void {
 function checkServiceTools(field: YamlPath, names: readonly string[], report: Report): void {
   const granted = [...new Set(names.filter(isServiceTool))];
   if (granted.length === 0) return;
-  report("warning", field, `${granted.map((name) => `'${name}'`).join(", ")}: service tools are not a skill's to grant (the service adds them by its own rules); ignored`);
+  report(
+    "warning",
+    field,
+    `${granted.map((name) => `'${name}'`).join(", ")}: service tools are not a skill's to grant (the service adds them by its own rules); ignored`,
+  );
 }
 
 /** `skillName` is the directory name the document was read from. */

@@ -58,7 +58,7 @@ export function upsertExplicit(skills: readonly ActiveSkillRef[], activation: Ex
     resolvedFromScope: activation.source,
     oneShot: existing.fromRecipe ? false : activation.oneShot,
     args: activation.args,
-    activatedBy: existing.fromRecipe ? "recipe" : activation.activatedBy ?? "explicit",
+    activatedBy: existing.fromRecipe ? "recipe" : (activation.activatedBy ?? "explicit"),
   };
   return skills.map((s, i) => (i === index ? updated : s));
 }
@@ -69,7 +69,10 @@ export function upsertExplicit(skills: readonly ActiveSkillRef[], activation: Ex
  */
 export function addTriggered(skills: readonly ActiveSkillRef[], name: string, source: SkillScope, at: string): ActiveSkillRef[] {
   if (skills.some((s) => s.name === name)) return [...skills];
-  return [...skills, { name, resolvedFromScope: source, oneShot: true, fromRecipe: false, activatedAt: at, args: null, activatedBy: "trigger" }];
+  return [
+    ...skills,
+    { name, resolvedFromScope: source, oneShot: true, fromRecipe: false, activatedAt: at, args: null, activatedBy: "trigger" },
+  ];
 }
 
 /** §7c: on a locked recipe, the recipe's own skills stay. */

@@ -35,7 +35,11 @@ export class ChildReportReceiver {
     };
     return applyOnce<SteerOutcome<ReportResult>>(this.store, req, {
       // Applied already: the parent turn was scheduled then, unless a turn consumed the report since.
-      alreadyApplied: (process) => ({ result: { turnScheduled: process.pending.some((m) => m.id === message.id) }, process, scheduled: undefined }),
+      alreadyApplied: (process) => ({
+        result: { turnScheduled: process.pending.some((m) => m.id === message.id) },
+        process,
+        scheduled: undefined,
+      }),
       // One read and one write, as before: the write starts from the snapshot.
       prepare: async () => ({
         fromSnapshot: true,

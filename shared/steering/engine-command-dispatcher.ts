@@ -77,7 +77,10 @@ export class EngineCommandDispatcher {
     let current = process;
     commands.forEach((command, index) => {
       if (index >= MAX_ENGINE_COMMANDS) {
-        failures.push({ command: quote(command), message: `At most ${MAX_ENGINE_COMMANDS} engine commands per sequence${skillSuffix(ctx)}` });
+        failures.push({
+          command: quote(command),
+          message: `At most ${MAX_ENGINE_COMMANDS} engine commands per sequence${skillSuffix(ctx)}`,
+        });
         return;
       }
       try {
@@ -104,7 +107,8 @@ export class EngineCommandDispatcher {
       const bound = handler.bind(split.args, ctx);
       return { verb: handler.verb, text: command, args: bound.args, apply: bound.apply };
     } catch (error) {
-      if (error instanceof EngineCommandRejected) throw new InvalidEngineCommand(handler.verb, skill, quoted, error.message, { cause: error });
+      if (error instanceof EngineCommandRejected)
+        throw new InvalidEngineCommand(handler.verb, skill, quoted, error.message, { cause: error });
       throw error;
     }
   }

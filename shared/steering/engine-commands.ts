@@ -106,7 +106,13 @@ export function splitEngineCommand(text: string): SplitCommand | undefined {
   const source = text.replace(/\r\n?/g, "\n").replace(/^\s*\n/, "");
   const newline = source.indexOf("\n");
   const firstLine = (newline === -1 ? source : source.slice(0, newline)).trim();
-  const following = newline === -1 ? "" : source.slice(newline + 1).replace(/^(?:[ \t]*\n)+/, "").trimEnd();
+  const following =
+    newline === -1
+      ? ""
+      : source
+          .slice(newline + 1)
+          .replace(/^(?:[ \t]*\n)+/, "")
+          .trimEnd();
   const match = /^(\S+)\s*(.*)$/.exec(firstLine);
   if (!match) return undefined;
   return { verb: match[1]!, args: new EngineCommandArgs(match[2]!, following) };
@@ -117,7 +123,9 @@ export const isVerbShaped = (verb: string): boolean => verb.length <= 64 && VERB
 // ---------------------------------------------------------------------------------------------
 // Built-in verbs
 
-const withGuard = (guard: GuardConfig | null): BoundCommand["apply"] => (process) => ({ ...process, guard: guard && structuredClone(guard) });
+const withGuard =
+  (guard: GuardConfig | null): BoundCommand["apply"] =>
+  (process) => ({ ...process, guard: guard && structuredClone(guard) });
 
 /** `guard script <path>` | `guard inline <source…>` | `guard clear` (shooty; the guard issue runs it). */
 export const guardCommand: EngineCommandHandler = {
@@ -143,7 +151,8 @@ export const guardCommand: EngineCommandHandler = {
         return { args: { guard }, apply: withGuard(guard) };
       }
       case "inline": {
-        if (rest === undefined || rest.trim() === "") return reject("'guard inline' needs the guard source (on the same line or the lines below)");
+        if (rest === undefined || rest.trim() === "")
+          return reject("'guard inline' needs the guard source (on the same line or the lines below)");
         const guard: GuardConfig = { type: "inline", source: rest };
         return { args: { guard }, apply: withGuard(guard) };
       }

@@ -55,8 +55,14 @@ export class LaneRequests {
  * the caller names none, so a retry of the same compose brings another.
  */
 export function requestFingerprint(kind: string, payload: unknown): string {
-  const asked = kind === "turn.compose" && payload !== null && typeof payload === "object" ? { ...(payload as Record<string, unknown>), turnId: undefined } : payload;
-  return createHash("sha256").update(JSON.stringify([kind, asked])).digest("base64url").slice(0, 22);
+  const asked =
+    kind === "turn.compose" && payload !== null && typeof payload === "object"
+      ? { ...(payload as Record<string, unknown>), turnId: undefined }
+      : payload;
+  return createHash("sha256")
+    .update(JSON.stringify([kind, asked]))
+    .digest("base64url")
+    .slice(0, 22);
 }
 
 /**
@@ -65,5 +71,6 @@ export function requestFingerprint(kind: string, payload: unknown): string {
  */
 export function assertSameRequest(record: RequestRecord, kind: string, fingerprint: string): void {
   if (record.kind !== kind) throw new RequestConflict(record.requestId, `for a ${record.kind} request`);
-  if (record.fingerprint !== undefined && record.fingerprint !== fingerprint) throw new RequestConflict(record.requestId, "with another payload");
+  if (record.fingerprint !== undefined && record.fingerprint !== fingerprint)
+    throw new RequestConflict(record.requestId, "with another payload");
 }

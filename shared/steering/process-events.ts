@@ -46,8 +46,7 @@ export class NoopProcessEvents implements ProcessEvents {
 }
 
 export type RecordedProcessEvent =
-  | ({ type: "turnScheduled" } & TurnScheduledEvent)
-  | ({ type: "requestCompleted" } & RequestCompletedEvent);
+  ({ type: "turnScheduled" } & TurnScheduledEvent) | ({ type: "requestCompleted" } & RequestCompletedEvent);
 
 /** Keeps every event in order; for tests and the local stack's inspection. */
 export class RecordingProcessEvents implements ProcessEvents {

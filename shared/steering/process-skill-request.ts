@@ -15,7 +15,9 @@ export interface SkillLaneCommand {
 export function toLaneCommand(body: unknown): SkillLaneCommand {
   const parsed = ProcessSkillRequest.safeParse(body);
   if (!parsed.success) {
-    throw new InvalidRequest(`Invalid skill request: ${parsed.error.issues.map((i) => `${i.path.map(String).join(".") || "(body)"}: ${i.message}`).join("; ")}`);
+    throw new InvalidRequest(
+      `Invalid skill request: ${parsed.error.issues.map((i) => `${i.path.map(String).join(".") || "(body)"}: ${i.message}`).join("; ")}`,
+    );
   }
   const r = parsed.data;
   const needsName = (): string => {
@@ -26,7 +28,11 @@ export function toLaneCommand(body: unknown): SkillLaneCommand {
     case "ACTIVATE":
       return {
         kind: "skill.activate",
-        payload: { skillName: needsName(), ...(r.args != null ? { args: r.args } : {}), ...(r.oneShot !== undefined ? { oneShot: r.oneShot } : {}) },
+        payload: {
+          skillName: needsName(),
+          ...(r.args != null ? { args: r.args } : {}),
+          ...(r.oneShot !== undefined ? { oneShot: r.oneShot } : {}),
+        },
         requestId: r.requestId,
       };
     case "CLEAR":

@@ -44,7 +44,9 @@ export interface ActivationWhere {
 export const NO_ACTIVATION_METRICS: SkillActivationSink = { skillActivated: () => undefined };
 
 /** The recipe's `defaultActiveSkills` of a process that was just created (spec §7). */
-export const recipeActivations = (activeSkills: readonly { name: string; fromRecipe: boolean; resolvedFromScope?: SkillScope }[]): SkillActivation[] =>
+export const recipeActivations = (
+  activeSkills: readonly { name: string; fromRecipe: boolean; resolvedFromScope?: SkillScope }[],
+): SkillActivation[] =>
   activeSkills.filter((s) => s.fromRecipe).map((s) => ({ name: s.name, path: "recipe", source: s.resolvedFromScope }));
 
 /** Reports each activation; a sink that throws loses the data point, not the request. */

@@ -169,7 +169,12 @@ export class SkillSteerProcessor {
     return skill;
   }
 
-  private async spawn(req: SteerRequest, parent: Process, skill: ResolvedSkill, args: string | null): Promise<OnceWrite<SteerOutcome<ActivateResult>>> {
+  private async spawn(
+    req: SteerRequest,
+    parent: Process,
+    skill: ResolvedSkill,
+    args: string | null,
+  ): Promise<OnceWrite<SteerOutcome<ActivateResult>>> {
     // What the child would reject is rejected before a child exists: arguments and `activate:` verbs.
     bindArguments(skill.name, skill.arguments, args ?? undefined);
     this.commands.activate(parent, skill);
@@ -205,10 +210,19 @@ export class SkillSteerProcessor {
     const promptMessage: PendingMessage | undefined =
       prompt === undefined
         ? undefined
-        : { id: pendingId(req.requestId, isShot ? "shot" : "action"), sender: "_skill", text: prompt, kind: isShot ? "shot" : "action", at, skill: skill.name };
-    const rest = !consumes ? activation.args?.trim() ?? "" : "";
+        : {
+            id: pendingId(req.requestId, isShot ? "shot" : "action"),
+            sender: "_skill",
+            text: prompt,
+            kind: isShot ? "shot" : "action",
+            at,
+            skill: skill.name,
+          };
+    const rest = !consumes ? (activation.args?.trim() ?? "") : "";
     const argsMessage: PendingMessage | undefined =
-      rest === "" ? undefined : { id: pendingId(req.requestId, "args"), sender: senderOf(req.user), text: rest, kind: "args", at, skill: skill.name };
+      rest === ""
+        ? undefined
+        : { id: pendingId(req.requestId, "args"), sender: senderOf(req.user), text: rest, kind: "args", at, skill: skill.name };
 
     return {
       mutate: (current) => {
@@ -229,7 +243,10 @@ export class SkillSteerProcessor {
         }
         const appended = [...(fresh && promptMessage ? [promptMessage] : []), ...(argsMessage ? [argsMessage] : [])];
         // A worker's first request: its recipe's skills came with the process the parent spawned.
-        const activated: SkillActivation[] = [...(path === "spawn" ? recipeActivations(current.activeSkills) : []), { name: skill.name, path, source: skill.source }];
+        const activated: SkillActivation[] = [
+          ...(path === "spawn" ? recipeActivations(current.activeSkills) : []),
+          { name: skill.name, path, source: skill.source },
+        ];
         return {
           process: appendPending(next, appended),
           answer: (process) => ({
@@ -245,7 +262,9 @@ export class SkillSteerProcessor {
 
   /** §2a precedence (skill-turn-prompt.ts), rendered with the process's activation context. */
   private async turnPrompt(process: Process, skill: ResolvedSkill, args: BoundArguments | undefined): Promise<string | undefined> {
-    return skillTurnPrompt(skill, args, this.renderer, async () => activationRenderContext(process, await this.recipes.load(scopeOf(process), process.recipe)));
+    return skillTurnPrompt(skill, args, this.renderer, async () =>
+      activationRenderContext(process, await this.recipes.load(scopeOf(process), process.recipe)),
+    );
   }
 
   /** The current definitions of skills being cleared; one that no longer resolves is cleared without `deactivate:`. */
@@ -262,7 +281,10 @@ export class SkillSteerProcessor {
     // The warnings of the latest attempt; also what a write that finds the request applied
     // meanwhile reports (none when no attempt got as far).
     let warnings: string[] = [];
-    const cleared = (process: Process): SteerOutcome<ClearResult> => ({ result: withWarnings({ activeSkills: process.activeSkills }, warnings), process });
+    const cleared = (process: Process): SteerOutcome<ClearResult> => ({
+      result: withWarnings({ activeSkills: process.activeSkills }, warnings),
+      process,
+    });
     return {
       mutate: (current) => {
         const { remaining, removed } = plan(current);

@@ -9,7 +9,10 @@ export class EngineCommandRejected extends InvalidRequest {}
 
 /** Appending would break a cap of the process's pending messages (steering-limits.ts). */
 export class PendingLimitExceeded extends InvalidRequest {
-  constructor(readonly processId: string, reason: string) {
+  constructor(
+    readonly processId: string,
+    reason: string,
+  ) {
     super(`Process '${processId}' cannot take more pending messages: ${reason}`);
   }
 }

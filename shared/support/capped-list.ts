@@ -15,7 +15,11 @@ export function capMessages(items: readonly string[], max = MAX_LISTED_WARNINGS,
 }
 
 /** The same for `{path, line?, message}` findings; the last entry carries the first left-out one's path. */
-export function capFindings<T extends { path: string; message: string }>(items: readonly T[], max = MAX_LISTED_WARNINGS, maxChars = MAX_WARNING_CHARS): T[] {
+export function capFindings<T extends { path: string; message: string }>(
+  items: readonly T[],
+  max = MAX_LISTED_WARNINGS,
+  maxChars = MAX_WARNING_CHARS,
+): T[] {
   const kept = items.slice(0, max).map((item) => ({ ...item, message: clipped(item.message, maxChars) }));
   const first = items[max];
   if (first !== undefined) kept.push({ path: first.path, message: `… ${items.length - max} more` } as T);

@@ -25,7 +25,15 @@ const TRANSIENT_NAMES: ReadonlySet<string> = new Set([
   "RequestTimeoutException",
 ]);
 
-const TRANSIENT_NODE_CODES: ReadonlySet<string> = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH"]);
+const TRANSIENT_NODE_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+]);
 
 interface ErrorShape {
   name?: unknown;

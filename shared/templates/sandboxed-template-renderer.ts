@@ -51,9 +51,12 @@ const cacheChars = (chars: number): number => Math.max(1, chars);
 const renderKey = (templateHash: string, contextJson: string): string => `${templateHash}:${sha256(contextJson)}`;
 
 const toTemplateError = (error: unknown): unknown => {
-  if (error instanceof SandboxTimeout) return new TemplateLimitExceeded(`template rendering exceeded ${error.timeoutMs} ms`, "time", { cause: error });
-  if (error instanceof SandboxMemoryExceeded) return new TemplateLimitExceeded("template rendering exceeded its memory limit", "memory", { cause: error });
-  if (error instanceof SandboxOutputTooLarge) return new TemplateLimitExceeded(`rendered template exceeds ${error.maxOutputBytes} bytes`, "output", { cause: error });
+  if (error instanceof SandboxTimeout)
+    return new TemplateLimitExceeded(`template rendering exceeded ${error.timeoutMs} ms`, "time", { cause: error });
+  if (error instanceof SandboxMemoryExceeded)
+    return new TemplateLimitExceeded("template rendering exceeded its memory limit", "memory", { cause: error });
+  if (error instanceof SandboxOutputTooLarge)
+    return new TemplateLimitExceeded(`rendered template exceeds ${error.maxOutputBytes} bytes`, "output", { cause: error });
   if (error instanceof SandboxError && error.guestErrorName === "InternalError" && /stack overflow/i.test(error.message)) {
     // Unbounded macro recursion: a resource limit like the others, not an authoring mistake nunjucks could name.
     return new TemplateLimitExceeded("template recursion exceeded the sandbox stack", "memory", { cause: error });
@@ -132,7 +135,11 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
     try {
       contextJson = JSON.stringify(context ?? {});
     } catch (error) {
-      throw new TemplateRenderError(`render context is not JSON data: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
+      throw new TemplateRenderError(
+        `render context is not JSON data: ${error instanceof Error ? error.message : String(error)}`,
+        undefined,
+        { cause: error },
+      );
     }
     const templateHash = sha256(template);
     const key = renderKey(templateHash, contextJson);

@@ -7,14 +7,22 @@ export class TemplateError extends SkillsError {
 
 /** The template does not parse (nunjucks syntax error), with the line where known. */
 export class TemplateSyntaxError extends TemplateError {
-  constructor(message: string, readonly line?: number, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly line?: number,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }
 
 /** The template parsed but failed while rendering (undefined call, denied member, include, …), with the line where known. */
 export class TemplateRenderError extends TemplateError {
-  constructor(message: string, readonly line?: number, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly line?: number,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }
@@ -24,7 +32,11 @@ export class TemplateRenderError extends TemplateError {
  * large or too complex to compile ("size").
  */
 export class TemplateLimitExceeded extends TemplateError {
-  constructor(message: string, readonly limit: "time" | "memory" | "output" | "size", options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly limit: "time" | "memory" | "output" | "size",
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }

@@ -65,7 +65,8 @@ let compilerModule: Promise<NunjucksCompiler> | undefined;
  * at a Lambda's init: a warm turn renders from the render cache and most cold starts never compile
  * (docs/decisions.md, issue 15). test/infra/bundle-init-path.test.ts keeps it off the init path.
  */
-const nunjucksCompiler = (): Promise<NunjucksCompiler> => (compilerModule ??= import("nunjucks/src/compiler.js").then((module) => module.default));
+const nunjucksCompiler = (): Promise<NunjucksCompiler> =>
+  (compilerModule ??= import("nunjucks/src/compiler.js").then((module) => module.default));
 
 /**
  * Compiles an untrusted nunjucks template to JavaScript source on the host. This is parsing

@@ -18,12 +18,19 @@ export interface ModelActivationResult {
  * so the errors are ACTIVATE's.
  */
 export interface ModelActivation {
-  activate(process: Process, user: LaneUser | null, input: { skillName: string; args?: string | undefined }): Promise<ModelActivationResult>;
+  activate(
+    process: Process,
+    user: LaneUser | null,
+    input: { skillName: string; args?: string | undefined },
+  ): Promise<ModelActivationResult>;
 }
 
 /** A lane request that FAILED, re-thrown with the code and message the lane recorded. */
 export class LaneRequestFailed extends SkillsError {
-  constructor(readonly code: ErrorCode, message: string) {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -31,8 +38,12 @@ export class LaneRequestFailed extends SkillsError {
 /** The lane did not apply the activation within the wait: it still will, in lane order. */
 export class ActivationStillQueued extends SkillsError {
   readonly code = "SERVICE_UNAVAILABLE";
-  constructor(readonly requestId: string, waitedMs: number) {
-    super(`skill_activate was queued as request '${requestId}' but not applied within ${waitedMs} ms; it will be applied in lane order — GET …/requests/${requestId} tells when`);
+  constructor(
+    readonly requestId: string,
+    waitedMs: number,
+  ) {
+    super(
+      `skill_activate was queued as request '${requestId}' but not applied within ${waitedMs} ms; it will be applied in lane order — GET …/requests/${requestId} tells when`,
+    );
   }
 }
-

@@ -36,7 +36,10 @@ function decoded(path: string, body: Uint8Array): string {
 }
 
 /** Manual documents resolve through the cascade like skills: the innermost layer that has the path wins. */
-async function readManual(call: ToolCall<unknown>, path: string): Promise<{ path: string; source: SkillScope; content: string } | undefined> {
+async function readManual(
+  call: ToolCall<unknown>,
+  path: string,
+): Promise<{ path: string; source: SkillScope; content: string } | undefined> {
   for (const layer of cascadeLayers(scopeOf(call.process), call.sources)) {
     const doc = await layer.layer.read(path);
     if (doc) return { path, source: layer.source, content: decoded(path, doc.body) };
@@ -57,7 +60,9 @@ const manualReadTool = serviceTool({
     }
     const path = manualPath(call.args.path);
     if (!call.turn.manualPaths.some((folder) => isBelow(path, folder))) {
-      throw new InvalidRequest(`'${path}' is neither below a manual folder of this process (${call.turn.manualPaths.join(", ") || "none"}) nor a reference title`);
+      throw new InvalidRequest(
+        `'${path}' is neither below a manual folder of this process (${call.turn.manualPaths.join(", ") || "none"}) nor a reference title`,
+      );
     }
     const manual = await readManual(call, path);
     if (!manual) throw new DocumentNotFound(path);
@@ -114,4 +119,11 @@ const skillReferenceDocTool = serviceTool({
 });
 
 /** The tools the service serves today; the skill-scripts issue adds script tools beside them. */
-export const SERVICE_TOOLS: readonly ServiceTool[] = [manualReadTool, manualListTool, skillReferenceDocTool, skillReadFileTool, skillActivateTool, skillSearchTool];
+export const SERVICE_TOOLS: readonly ServiceTool[] = [
+  manualReadTool,
+  manualListTool,
+  skillReferenceDocTool,
+  skillReadFileTool,
+  skillActivateTool,
+  skillSearchTool,
+];

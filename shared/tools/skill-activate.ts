@@ -9,6 +9,9 @@ export const skillActivateTool = serviceTool({
   schema: z.strictObject({ name: z.string().min(1).max(128), args: z.string().optional() }),
   async invoke(call) {
     if (call.activation === undefined) throw new ToolNotFound(SKILL_ACTIVATE_TOOL, "model activation is not wired in this function");
-    return call.activation.activate(call.process, call.user, { skillName: call.args.name, ...(call.args.args !== undefined ? { args: call.args.args } : {}) });
+    return call.activation.activate(call.process, call.user, {
+      skillName: call.args.name,
+      ...(call.args.args !== undefined ? { args: call.args.args } : {}),
+    });
   },
 });

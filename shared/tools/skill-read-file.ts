@@ -40,7 +40,9 @@ const isContinuation = (byte: number | undefined): boolean => byte !== undefined
 /** The active skill named `name`, as the process resolves it now; refused when it is not active. */
 async function activeSkill(call: ToolCall<unknown>, name: string): Promise<ResolvedSkill> {
   const notActive = (why: string): InvalidRequest =>
-    new InvalidRequest(`Skill ${shown(name)} ${why}; skill_read_file reads files of the skills active on process '${call.process.processId}' only`);
+    new InvalidRequest(
+      `Skill ${shown(name)} ${why}; skill_read_file reads files of the skills active on process '${call.process.processId}' only`,
+    );
   if (!call.process.activeSkills.some((entry) => entry.name === name)) throw notActive("is not active");
   const skill = await call.loader.load(scopeOf(call.process), name);
   if (skill === undefined) throw notActive("is active but no longer resolves");
@@ -54,7 +56,9 @@ function listedFile(skill: ResolvedSkill, raw: string): SkillFile {
   if (!checked.ok) throw new InvalidRequest(`Path ${shown(raw)} ${checked.message}`);
   const match = matchSkillFile(skill.files ?? [], checked.path);
   if (match.kind === "ambiguous") {
-    throw new InvalidRequest(`Path ${shown(raw)} is ambiguous: it matches ${match.candidates.map(shown).join(" and ")} ignoring case; give the exact path`);
+    throw new InvalidRequest(
+      `Path ${shown(raw)} is ambiguous: it matches ${match.candidates.map(shown).join(" and ")} ignoring case; give the exact path`,
+    );
   }
   if (match.kind === "absent") throw new DocumentNotFound(`${checked.path} (a file of skill '${skill.name}')`);
   return match.file;
@@ -62,7 +66,9 @@ function listedFile(skill: ResolvedSkill, raw: string): SkillFile {
 
 function checkSize(path: string, size: number, inParts: boolean): void {
   if (size > MAX_SKILL_READABLE_FILE_BYTES) {
-    throw new InvalidRequest(`File '${path}' is too large: ${size} bytes, more than the ${MAX_SKILL_READABLE_FILE_BYTES} bytes skill_read_file reads at all`);
+    throw new InvalidRequest(
+      `File '${path}' is too large: ${size} bytes, more than the ${MAX_SKILL_READABLE_FILE_BYTES} bytes skill_read_file reads at all`,
+    );
   }
   if (!inParts && size > MAX_SKILL_READ_BYTES) {
     throw new InvalidRequest(
@@ -104,7 +110,9 @@ export const skillReadFileTool = serviceTool({
     // The listing may be older than the file: check what was read, not only what was listed.
     checkSize(file.path, doc.body.byteLength, inParts);
     if (strictUtf8(doc.body) === undefined) {
-      throw new InvalidRequest(`File '${file.path}' of skill '${skill.name}' is binary (not UTF-8 text); skill_read_file reads text files only`);
+      throw new InvalidRequest(
+        `File '${file.path}' of skill '${skill.name}' is binary (not UTF-8 text); skill_read_file reads text files only`,
+      );
     }
     if (!inParts) return { path: file.path, content: new TextDecoder("utf-8").decode(doc.body), size: doc.body.byteLength };
     const { content, start, end } = part(doc.body, call.args.offset ?? 0, call.args.limit ?? MAX_SKILL_READ_BYTES);

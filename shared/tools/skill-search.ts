@@ -21,6 +21,9 @@ export const skillSearchTool = serviceTool({
     const listing = await call.loader.listAvailable(scopeOf(call.process));
     const active = new Set(call.process.activeSkills.map((s) => s.name));
     const allowed = call.process.allowedSkillsOverride === null ? undefined : new Set(call.process.allowedSkillsOverride);
-    return searchSkills(listing, call.args.query, { limit: call.args.limit ?? DEFAULT_SEARCH_LIMIT, accept: (skill) => isCatalogCandidate(skill, active, allowed) });
+    return searchSkills(listing, call.args.query, {
+      limit: call.args.limit ?? DEFAULT_SEARCH_LIMIT,
+      accept: (skill) => isCatalogCandidate(skill, active, allowed),
+    });
   },
 });

@@ -104,9 +104,16 @@ export class ToolInvoker {
     return this.invokeIn({ depth: 0, budget: new WorkspaceBudget() }, process, user, toolName, args);
   }
 
-  private async invokeIn(scope: InvocationScope, process: Process, user: LaneUser | null, toolName: string, args: unknown): Promise<ToolResult> {
+  private async invokeIn(
+    scope: InvocationScope,
+    process: Process,
+    user: LaneUser | null,
+    toolName: string,
+    args: unknown,
+  ): Promise<ToolResult> {
     const service = this.tools.get(toolName);
-    if (service === undefined && !looksLikeScriptTool(toolName)) throw new ToolNotFound(toolName, "the Skills service does not serve this tool");
+    if (service === undefined && !looksLikeScriptTool(toolName))
+      throw new ToolNotFound(toolName, "the Skills service does not serve this tool");
     scope.turn ??= await this.deps.preview(process, user);
     const turn = scope.turn;
     if (!turn.tools.includes(toolName)) throw new ToolNotFound(toolName, `process '${process.processId}' does not have this tool now`);
@@ -114,7 +121,17 @@ export class ToolInvoker {
     if (service !== undefined) {
       const parsed = service.schema.safeParse(args ?? {});
       if (!parsed.success) throw new InvalidRequest(`Invalid args for tool '${toolName}': ${describeZodIssues(parsed.error)}`);
-      return { result: await service.invoke({ process, user, turn, args: parsed.data, sources: this.deps.sources, loader: this.loader, activation: this.deps.activation }) };
+      return {
+        result: await service.invoke({
+          process,
+          user,
+          turn,
+          args: parsed.data,
+          sources: this.deps.sources,
+          loader: this.loader,
+          activation: this.deps.activation,
+        }),
+      };
     }
 
     scope.skills ??= await this.activeSkills(process);

@@ -96,10 +96,14 @@ export function activationLedger(
     named.add(b.name);
   }
   if (blocked.length > MAX_BLOCKED_ENTRIES) {
-    warnings.push(`The activation ledger names ${MAX_BLOCKED_ENTRIES} of ${blocked.length} skills whose triggers matched but did not activate`);
+    warnings.push(
+      `The activation ledger names ${MAX_BLOCKED_ENTRIES} of ${blocked.length} skills whose triggers matched but did not activate`,
+    );
   }
   const explained: ActivationEntry[] = [
-    ...facts.notMatched.filter((n) => !named.has(n.name)).map((n): ActivationEntry => ({ name: n.name, outcome: "not-matched", ...(n.reason !== undefined ? { reason: n.reason } : {}) })),
+    ...facts.notMatched
+      .filter((n) => !named.has(n.name))
+      .map((n): ActivationEntry => ({ name: n.name, outcome: "not-matched", ...(n.reason !== undefined ? { reason: n.reason } : {}) })),
     ...(facts.explained ?? []),
   ];
   entries.push(...explained.slice(0, MAX_EXPLAINED_ENTRIES));

@@ -20,7 +20,9 @@ export function catalogLeftOut(
 ): ActivationEntry[] {
   const catalog = built?.catalog;
   const listed = new Set(catalog?.entries.map((entry) => entry.name) ?? []);
-  const omitted = new Map((built?.omittedRanked?.() ?? []).map((o, i) => [o.name, { rank: (catalog?.entries.length ?? 0) + i + 1, score: o.score }] as const));
+  const omitted = new Map(
+    (built?.omittedRanked?.() ?? []).map((o, i) => [o.name, { rank: (catalog?.entries.length ?? 0) + i + 1, score: o.score }] as const),
+  );
   const allowed = allowedSkills === null ? undefined : new Set(allowedSkills);
   const left: ActivationEntry[] = [];
   for (const skill of listing) {

@@ -16,12 +16,16 @@ export const SKILL_READ_FILE_TOOL = "skill_read_file";
 export const SKILL_SEARCH_SPEC: ToolSpec = {
   name: SKILL_SEARCH_TOOL,
   description:
-    "Search every skill you may activate, also those the \"Available skills\" list leaves out, by what the user needs " +
+    'Search every skill you may activate, also those the "Available skills" list leaves out, by what the user needs ' +
     "(product names, the task in a few words). Answers the best matches first with name, description and score; activate one with skill_activate.",
   inputSchema: {
     type: "object",
     properties: {
-      query: { type: "string", minLength: 1, description: "What the skill should do or which product it is for, e.g. \"post a message to Slack\"" },
+      query: {
+        type: "string",
+        minLength: 1,
+        description: 'What the skill should do or which product it is for, e.g. "post a message to Slack"',
+      },
       limit: { type: "integer", minimum: 1, maximum: 20, description: "Results at most; default 5" },
     },
     required: ["query"],
@@ -75,7 +79,11 @@ export const SERVICE_TOOL_SPECS: Readonly<Record<string, ToolSpec>> = {
       properties: {
         skill: { type: "string", description: "Name of the active skill" },
         path: { type: "string", description: "Path relative to the skill directory, e.g. references/forms.md" },
-        offset: { type: "integer", minimum: 0, description: "Byte offset to start at (moved forward to the next character boundary); default 0" },
+        offset: {
+          type: "integer",
+          minimum: 0,
+          description: "Byte offset to start at (moved forward to the next character boundary); default 0",
+        },
         limit: {
           type: "integer",
           minimum: 1,
@@ -129,9 +137,9 @@ export function skillActivateSpec(names: readonly string[], omitted = false): To
   return {
     name: SKILL_ACTIVATE_TOOL,
     description: omitted
-      ? "Activate a skill listed under \"Available skills\" in the system prompt, or one skill_search found, when the task matches its description. " +
+      ? 'Activate a skill listed under "Available skills" in the system prompt, or one skill_search found, when the task matches its description. ' +
         "Answers with the skill's instructions; follow them. `args` is the rest of an invocation line, for skills that take arguments."
-      : "Activate one of the skills listed under \"Available skills\" in the system prompt when the task matches its description. " +
+      : 'Activate one of the skills listed under "Available skills" in the system prompt when the task matches its description. ' +
         "Answers with the skill's instructions; follow them. `args` is the rest of an invocation line, for skills that take arguments.",
     inputSchema: {
       type: "object",

@@ -110,9 +110,19 @@ export class SkillTurnSupport {
     this.completion = new TurnCompletion({ commands: deps.commands, guard: deps.guard, requests: deps.requests, clock: this.clock });
   }
 
-  async preview(process: Process, message?: string, context?: TurnContext, user?: LaneUser | null, options: PreviewOptions = {}): Promise<Turn> {
+  async preview(
+    process: Process,
+    message?: string,
+    context?: TurnContext,
+    user?: LaneUser | null,
+    options: PreviewOptions = {},
+  ): Promise<Turn> {
     const userMessage = toUserMessage(message, `${PREVIEW_TURN_ID}#user`, user ?? null, this.clock().toISOString());
-    return assertTurnFits(process.processId, (await this.preparation.prepare(process, PREVIEW_TURN_ID, userMessage, context, options.explain ?? "matched")).turn, true);
+    return assertTurnFits(
+      process.processId,
+      (await this.preparation.prepare(process, PREVIEW_TURN_ID, userMessage, context, options.explain ?? "matched")).turn,
+      true,
+    );
   }
 
   /**
@@ -125,7 +135,11 @@ export class SkillTurnSupport {
     const [skill, recipe] = await Promise.all([this.deps.skills.resolve(scope, name), this.deps.recipes.load(scope, process.recipe)]);
     if (!skill) return { content: "", warnings: [`Skill '${name}' no longer resolves`] };
     const ref = process.activeSkills.find((s) => s.name === name);
-    const section = await composeSection([{ skill, args: ref?.args ?? undefined }], turnRenderContext(process, recipe, undefined), this.deps.renderer);
+    const section = await composeSection(
+      [{ skill, args: ref?.args ?? undefined }],
+      turnRenderContext(process, recipe, undefined),
+      this.deps.renderer,
+    );
     return { content: section.section, warnings: section.warnings.map((w) => `Skill '${w.skill}' left out: ${w.message}`) };
   }
 
@@ -165,7 +179,14 @@ export class SkillTurnSupport {
               ...(prepared.refused.length > 0 ? { refused: prepared.refused } : {}),
             });
             next = { ...next, pending: next.pending.filter((m) => !consumedIds.has(m.id)) };
-            next = { ...next, turn: { turnId: payload.turnId, oneShotSkills: next.activeSkills.filter((s) => s.oneShot).map((s) => s.name), ...(task !== "" ? { task } : {}) } };
+            next = {
+              ...next,
+              turn: {
+                turnId: payload.turnId,
+                oneShotSkills: next.activeSkills.filter((s) => s.oneShot).map((s) => s.name),
+                ...(task !== "" ? { task } : {}),
+              },
+            };
             return { process: next, answer: composed };
           },
         };
@@ -183,7 +204,9 @@ export class SkillTurnSupport {
         assertTurnInFlight(snapshot, payload.turnId);
         const final = payload.final ?? false;
         const output = truncateUtf8(payload.output, MAX_OUTPUT_BYTES);
-        const definitions = await lookups(() => this.preparation.resolveAll(snapshot, final ? snapshot.activeSkills : oneShotsOf(snapshot)));
+        const definitions = await lookups(() =>
+          this.preparation.resolveAll(snapshot, final ? snapshot.activeSkills : oneShotsOf(snapshot)),
+        );
         const guardMessage = await this.completion.guardMessage(req, snapshot, payload.turnId, output, final);
         return {
           fromSnapshot: true,
@@ -196,7 +219,12 @@ export class SkillTurnSupport {
                 if (final) await this.completion.reportToParent(req, process, output);
                 return {
                   result: withWarnings(
-                    { activeSkills: process.activeSkills, cleared: settled.cleared, status: process.status, turnScheduled: guardMessage !== undefined },
+                    {
+                      activeSkills: process.activeSkills,
+                      cleared: settled.cleared,
+                      status: process.status,
+                      turnScheduled: guardMessage !== undefined,
+                    },
                     settled.warnings,
                   ),
                   process,
@@ -226,7 +254,14 @@ export class SkillTurnSupport {
     const turn = prepared.turn;
     turn.warnings.push("This turn was composed by an earlier delivery; its consumed messages are not repeated");
     if (payload.message !== undefined && payload.message.trim() !== "") {
-      turn.messages.push({ id: "replayed#user", sender: SYSTEM_SENDER, role: "user", text: payload.message, kind: "user", at: this.clock().toISOString() });
+      turn.messages.push({
+        id: "replayed#user",
+        sender: SYSTEM_SENDER,
+        role: "user",
+        text: payload.message,
+        kind: "user",
+        at: this.clock().toISOString(),
+      });
     }
     return { result: turn, process };
   }
@@ -247,13 +282,19 @@ function assertTurnInFlight(process: Process, turnId: string): void {
  * The ledger on the active set the compose wrote: a trigger activation the write could not apply
  * (the stored state had changed since the snapshot) is reported blocked, not activated.
  */
-function ledgerAfterWrite(activeSkills: readonly ActiveSkillRef[], activated: readonly SkillActivation[], prepared: PreparedTurn): ActivationEntry[] {
+function ledgerAfterWrite(
+  activeSkills: readonly ActiveSkillRef[],
+  activated: readonly SkillActivation[],
+  prepared: PreparedTurn,
+): ActivationEntry[] {
   const now = new Set(activated.map((a) => a.name));
   const lost: BlockedTrigger[] = prepared.triggered
     .filter((skill) => !now.has(skill.name) && !activeSkills.some((s) => s.name === skill.name))
     .map((skill) => ({ name: skill.name, reason: "activate-failed", trigger: prepared.facts.matches.get(skill.name) }));
   const entries = activationLedger(activeSkills, now, { ...prepared.facts, blocked: [...lost, ...prepared.facts.blocked] }, []);
-  const pinned = new Map(prepared.turn.activation.flatMap((e) => (e.pinnedVersion !== undefined ? [[e.name, e.pinnedVersion] as const] : [])));
+  const pinned = new Map(
+    prepared.turn.activation.flatMap((e) => (e.pinnedVersion !== undefined ? [[e.name, e.pinnedVersion] as const] : [])),
+  );
   if (pinned.size === 0) return entries;
   return entries.map((e) => {
     const pinnedVersion = e.outcome === "active" || e.outcome === "activated" ? pinned.get(e.name) : undefined;

@@ -39,7 +39,11 @@ export function triggeredSkills(
   // per-listing part of the filter is cached with it, so a turn only looks at its active skills
   // and whitelist, never at every listed skill.
   // Over-cap levels lose their patterns here (a document written past the API); the turn says so.
-  const { capped, matched, blocked: keptOut } = matchTriggersForTurn(
+  const {
+    capped,
+    matched,
+    blocked: keptOut,
+  } = matchTriggersForTurn(
     available,
     message,
     matcher,
@@ -67,6 +71,9 @@ export function triggeredSkills(
     ...keptOut.map(({ candidate, reason }) => ({ name: candidate.name, reason, trigger: describe(candidate) })),
     ...matched.skipped.map((skill) => ({ name: skill.name, reason: "time-budget" as const })),
   ];
-  const notMatched = (matched.notMatched ?? []).map(({ candidate, evaluated }) => ({ name: candidate.name, ...(evaluated ? {} : { reason: "time-budget" }) }));
+  const notMatched = (matched.notMatched ?? []).map(({ candidate, evaluated }) => ({
+    name: candidate.name,
+    ...(evaluated ? {} : { reason: "time-budget" }),
+  }));
   return { ...matched, budgetMs: budget.ms, overCap: capped.dropped, facts: { matches, blocked, notMatched } };
 }

@@ -46,8 +46,17 @@ export class TurnCompletion {
   constructor(private readonly deps: TurnCompletionDeps) {}
 
   /** The guard hook's request for another turn, as the pending message that schedules it (none on a final turn). */
-  async guardMessage(req: SteerRequest, snapshot: Process, turnId: string, output: string, final: boolean): Promise<PendingMessage | undefined> {
-    const verdict = snapshot.guard !== null ? await this.deps.guard.evaluate({ process: snapshot, turnId, task: snapshot.turn?.task, output, final }) : {};
+  async guardMessage(
+    req: SteerRequest,
+    snapshot: Process,
+    turnId: string,
+    output: string,
+    final: boolean,
+  ): Promise<PendingMessage | undefined> {
+    const verdict =
+      snapshot.guard !== null
+        ? await this.deps.guard.evaluate({ process: snapshot, turnId, task: snapshot.turn?.task, output, final })
+        : {};
     const continueWith = final ? undefined : verdict.continueWith?.trim() || undefined;
     return continueWith === undefined
       ? undefined
@@ -66,7 +75,12 @@ export class TurnCompletion {
    */
   settle(
     current: Process,
-    settlement: { final: boolean; output: string; definitions: ReadonlyMap<string, ResolvedSkill | undefined>; guardMessage: PendingMessage | undefined },
+    settlement: {
+      final: boolean;
+      output: string;
+      definitions: ReadonlyMap<string, ResolvedSkill | undefined>;
+      guardMessage: PendingMessage | undefined;
+    },
   ): SettledTurn {
     const { final, output, definitions, guardMessage } = settlement;
     const removed = final ? current.activeSkills : oneShotsOf(current);

@@ -11,7 +11,13 @@ import { hasTemplateSyntax } from "../templates/template-renderer.js";
 import type { RenderContext, TemplateRenderer } from "../templates/template-renderer.js";
 import type { BuiltCatalog } from "../skills/skill-catalog.js";
 import { approxTokens } from "../skills/skill-catalog.js";
-import { SKILL_ACTIVATE_TOOL, SKILL_READ_FILE_TOOL, SKILL_REFERENCE_DOC_TOOL, SKILL_SEARCH_TOOL, skillActivateSpec } from "./service-tool-specs.js";
+import {
+  SKILL_ACTIVATE_TOOL,
+  SKILL_READ_FILE_TOOL,
+  SKILL_REFERENCE_DOC_TOOL,
+  SKILL_SEARCH_TOOL,
+  skillActivateSpec,
+} from "./service-tool-specs.js";
 import type { ToolSpecProvider } from "./service-tool-specs.js";
 import type { ActivationEntry } from "./activation-ledger.js";
 import type { ToolSpec } from "../skills/tool-spec.js";
@@ -46,7 +52,12 @@ const activateSpecs = new WeakMap<BuiltCatalog, ToolSpec>();
 function activateSpecOf(built: BuiltCatalog): ToolSpec {
   let spec = activateSpecs.get(built);
   if (spec === undefined) {
-    spec = freezeDeep(skillActivateSpec(built.catalog.entries.map((e) => e.name), built.catalog.omittedCount > 0));
+    spec = freezeDeep(
+      skillActivateSpec(
+        built.catalog.entries.map((e) => e.name),
+        built.catalog.omittedCount > 0,
+      ),
+    );
     activateSpecs.set(built, spec);
   }
   return spec;

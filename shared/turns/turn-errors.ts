@@ -10,7 +10,11 @@ export const MAX_TURN_BYTES = 300 * 1024;
 
 /** API.md 413 PAYLOAD_TOO_LARGE: what the composition would answer is larger than the cap. */
 export class TurnTooLarge extends PayloadTooLarge {
-  constructor(readonly processId: string, readonly bytes: number, readonly preview = false) {
+  constructor(
+    readonly processId: string,
+    readonly bytes: number,
+    readonly preview = false,
+  ) {
     super(
       `The ${preview ? "composition preview" : "turn"} of process '${processId}' would be ${bytes} bytes (limit ${MAX_TURN_BYTES}); ` +
         "clear a skill or shorten its inline reference docs",
@@ -67,7 +71,8 @@ export function jsonBytes(value: unknown, depth = 0): number {
     if (depth < 3 && typeof (value as { toJSON?: unknown }).toJSON !== "function") {
       if (Array.isArray(value)) {
         let sum = 2 + Math.max(0, value.length - 1);
-        for (const item of value) sum += item === undefined || typeof item === "function" || typeof item === "symbol" ? 4 : jsonBytes(item, depth + 1);
+        for (const item of value)
+          sum += item === undefined || typeof item === "function" || typeof item === "symbol" ? 4 : jsonBytes(item, depth + 1);
         return sum;
       }
       let sum = 2;

@@ -91,9 +91,18 @@ export class TurnPreparation {
     ]);
     if (!recipe) warnings.push(`Recipe '${snapshot.recipe}' no longer resolves; composing without its prefix and tool changes`);
     if (!engine) warnings.push(`Engine '${snapshot.engine}' is unknown; composing without its default prompt and tools`);
-    const matched = available && userMessage ? triggeredSkills(available, snapshot, userMessage.text, this.deps.matcher, this.deps.triggerBudget?.(), explain) : undefined;
+    const matched =
+      available && userMessage
+        ? triggeredSkills(available, snapshot, userMessage.text, this.deps.matcher, this.deps.triggerBudget?.(), explain)
+        : undefined;
     const triggerable = matched?.fired ?? [];
-    if (matched && matched.skipped.length > 0) warnings.push(skippedTriggersWarning(matched.skipped.map((s) => s.name), matched.budgetMs));
+    if (matched && matched.skipped.length > 0)
+      warnings.push(
+        skippedTriggersWarning(
+          matched.skipped.map((s) => s.name),
+          matched.budgetMs,
+        ),
+      );
     if (matched && matched.overCap.length > 0) warnings.push(overCapWarning(matched.overCap));
 
     // Trigger activations run their `activate:` on a trial copy; one that fails is skipped (§4a: the turn continues).
@@ -151,7 +160,10 @@ export class TurnPreparation {
             ),
           )
         : blockedFacts;
-    const activation = withPinnedVersions(activationLedger(trial.activeSkills, new Set(triggered.map((s) => s.name)), facts, warnings), definitions);
+    const activation = withPinnedVersions(
+      activationLedger(trial.activeSkills, new Set(triggered.map((s) => s.name)), facts, warnings),
+      definitions,
+    );
 
     const turn = await composeTurn(
       {
@@ -195,13 +207,21 @@ export class TurnPreparation {
   }
 
   /** An active pinned skill that did not resolve is left out; say why, so the author sees it was the pin. */
-  private async unservedPinWarnings(scope: SkillScopeContext, process: Process, definitions: ReadonlyMap<string, ResolvedSkill | undefined>): Promise<string[]> {
+  private async unservedPinWarnings(
+    scope: SkillScopeContext,
+    process: Process,
+    definitions: ReadonlyMap<string, ResolvedSkill | undefined>,
+  ): Promise<string[]> {
     const pins = process.skillVersions;
     const checkPin = this.deps.skills.checkPin?.bind(this.deps.skills);
     if (pins === undefined || !checkPin) return [];
     const unserved = process.activeSkills.filter((s) => Object.hasOwn(pins, s.name) && definitions.get(s.name) === undefined);
     const outcomes = await Promise.all(unserved.map((s) => checkPin(scope, s.name, pins[s.name]!)));
-    return outcomes.flatMap((outcome, i) => ("refusal" in outcome ? [`Skill '${unserved[i]!.name}' is pinned by skillVersions to a version that cannot be served: ${outcome.refusal}`] : []));
+    return outcomes.flatMap((outcome, i) =>
+      "refusal" in outcome
+        ? [`Skill '${unserved[i]!.name}' is pinned by skillVersions to a version that cannot be served: ${outcome.refusal}`]
+        : [],
+    );
   }
 
   /**
@@ -232,13 +252,19 @@ const MAX_NAMED_SKIPPED = 10;
 
 /** The turn goes on without the triggers the time budget cut; the author sees which. */
 function skippedTriggersWarning(names: readonly string[], budgetMs: number): string {
-  const shown = names.slice(0, MAX_NAMED_SKIPPED).map((n) => `'${n}'`).join(", ");
+  const shown = names
+    .slice(0, MAX_NAMED_SKIPPED)
+    .map((n) => `'${n}'`)
+    .join(", ");
   const more = names.length > MAX_NAMED_SKIPPED ? ` and ${names.length - MAX_NAMED_SKIPPED} more` : "";
   return `Trigger matching ran out of its ${budgetMs} ms budget for this message; the pattern triggers of ${shown}${more} were not evaluated`;
 }
 
 function overCapWarning(names: readonly string[]): string {
-  const shown = names.slice(0, MAX_NAMED_SKIPPED).map((n) => `'${n}'`).join(", ");
+  const shown = names
+    .slice(0, MAX_NAMED_SKIPPED)
+    .map((n) => `'${n}'`)
+    .join(", ");
   const more = names.length > MAX_NAMED_SKIPPED ? ` and ${names.length - MAX_NAMED_SKIPPED} more` : "";
   return `Pattern triggers over the per-skill or per-level cap are ignored: ${shown}${more} (keyword triggers still apply)`;
 }
@@ -246,7 +272,8 @@ function overCapWarning(names: readonly string[]): string {
 /** The ledger says which active skills composed a pinned version, so a stale-looking turn explains itself. */
 function withPinnedVersions(entries: ActivationEntry[], definitions: ReadonlyMap<string, ResolvedSkill | undefined>): ActivationEntry[] {
   return entries.map((entry) => {
-    const versionId = entry.outcome === "blocked" || entry.outcome === "not-matched" ? undefined : definitions.get(entry.name)?.location.versionId;
+    const versionId =
+      entry.outcome === "blocked" || entry.outcome === "not-matched" ? undefined : definitions.get(entry.name)?.location.versionId;
     return versionId === undefined ? entry : { ...entry, pinnedVersion: versionId };
   });
 }

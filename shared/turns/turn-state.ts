@@ -77,7 +77,12 @@ export class WarmTurnStates implements TurnStates {
 
   async loadForLane(tenant: string, processId: string, options: ProcessReadOptions = {}): Promise<LaneTurnRead> {
     const key = JSON.stringify([tenant, processId]);
-    const { process, versions, request, mayHaveSubscribers } = await this.reader.read(tenant, processId, this.levels.get(key) ?? [], options);
+    const { process, versions, request, mayHaveSubscribers } = await this.reader.read(
+      tenant,
+      processId,
+      this.levels.get(key) ?? [],
+      options,
+    );
     const along = { ...(request ? { request } : {}), ...(mayHaveSubscribers !== undefined ? { mayHaveSubscribers } : {}) };
     if (!process) {
       this.levels.delete(key);

@@ -5,7 +5,18 @@ import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import type { TableKey } from "../aws/dynamodb-keys.js";
 import { TABLE_TTL_ATTRIBUTE } from "../aws/table-schema.js";
 import type { SkillScope } from "../documents/cascade-scope.js";
-import { MAX_USAGE_ROWS, USAGE_COUNTERS, capUsageRows, emptyRow, firstUsageDay, refusalCodeOf, rowOwner, sortedCodes, usageExpiry, utcDay } from "./skill-usage.js";
+import {
+  MAX_USAGE_ROWS,
+  USAGE_COUNTERS,
+  capUsageRows,
+  emptyRow,
+  firstUsageDay,
+  refusalCodeOf,
+  rowOwner,
+  sortedCodes,
+  usageExpiry,
+  utcDay,
+} from "./skill-usage.js";
 import type { SkillUsageStore, UsageAnswer, UsageEvent, UsageQuery, UsageRow } from "./skill-usage.js";
 
 /** URI-encoded parts, as every key of the table: `#` cannot forge another key. */
@@ -59,8 +70,23 @@ export class DynamoDBSkillUsageStore implements SkillUsageStore {
         TableName: this.tableName,
         Key: usageItemKey(event),
         UpdateExpression: `ADD #counter :one${code ? ", #code :one" : ""} SET #name = :name, #source = :source, #ttl = :ttl, #entity = :entity${owner !== undefined ? ", #owner = :owner" : ""}`,
-        ExpressionAttributeNames: { "#counter": event.counter, ...code, "#name": "name", "#source": "source", "#ttl": TABLE_TTL_ATTRIBUTE, "#entity": "entity", ...(owner !== undefined ? { "#owner": "owner" } : {}) },
-        ExpressionAttributeValues: { ":one": 1, ":name": event.name, ":source": event.source ?? NO_SOURCE, ":ttl": usageExpiry(event.at), ":entity": "skillUsage", ...(owner !== undefined ? { ":owner": owner } : {}) },
+        ExpressionAttributeNames: {
+          "#counter": event.counter,
+          ...code,
+          "#name": "name",
+          "#source": "source",
+          "#ttl": TABLE_TTL_ATTRIBUTE,
+          "#entity": "entity",
+          ...(owner !== undefined ? { "#owner": "owner" } : {}),
+        },
+        ExpressionAttributeValues: {
+          ":one": 1,
+          ":name": event.name,
+          ":source": event.source ?? NO_SOURCE,
+          ":ttl": usageExpiry(event.at),
+          ":entity": "skillUsage",
+          ...(owner !== undefined ? { ":owner": owner } : {}),
+        },
       }),
     );
   }

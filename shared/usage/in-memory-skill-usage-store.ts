@@ -1,4 +1,15 @@
-import { MAX_USAGE_ROWS, capUsageRows, emptyRow, compareUsageRows, firstUsageDay, refusalCodeOf, rowOwner, sortedCodes, utcDay, visibleTo } from "./skill-usage.js";
+import {
+  MAX_USAGE_ROWS,
+  capUsageRows,
+  emptyRow,
+  compareUsageRows,
+  firstUsageDay,
+  refusalCodeOf,
+  rowOwner,
+  sortedCodes,
+  utcDay,
+  visibleTo,
+} from "./skill-usage.js";
 import type { SkillUsageStore, UsageAnswer, UsageEvent, UsageQuery, UsageRow } from "./skill-usage.js";
 
 /** Usage counters in one process's memory (unit tests, the in-memory app). */
@@ -9,7 +20,12 @@ export class InMemorySkillUsageStore implements SkillUsageStore {
     const day = utcDay(event.at);
     const owner = rowOwner(event);
     const key = JSON.stringify([event.tenant, event.projectId, day, event.name, event.source, owner]);
-    const entry = this.rows.get(key) ?? { tenant: event.tenant, projectId: event.projectId, owner, row: emptyRow(event.name, event.source, day) };
+    const entry = this.rows.get(key) ?? {
+      tenant: event.tenant,
+      projectId: event.projectId,
+      owner,
+      row: emptyRow(event.name, event.source, day),
+    };
     entry.row[event.counter] += 1;
     if (event.counter === "refused") {
       const code = refusalCodeOf(event.code);

@@ -70,9 +70,11 @@ export interface UsageAnswer {
 export const isPrivateSource = (source: SkillScope | null): boolean => source === "USER" || source === null;
 
 /** The owner a row is kept under: only private rows have one. */
-export const rowOwner = (event: Pick<UsageEvent, "source" | "owner">): string | undefined => (isPrivateSource(event.source) ? event.owner : undefined);
+export const rowOwner = (event: Pick<UsageEvent, "source" | "owner">): string | undefined =>
+  isPrivateSource(event.source) ? event.owner : undefined;
 
-export const visibleTo = (viewer: string, source: SkillScope | null, owner: string | undefined): boolean => !isPrivateSource(source) || owner === viewer;
+export const visibleTo = (viewer: string, source: SkillScope | null, owner: string | undefined): boolean =>
+  !isPrivateSource(source) || owner === viewer;
 
 /** Where usage is counted and read. `count` is one write; a failure to count is the caller's to swallow. */
 export interface SkillUsageStore {
@@ -119,7 +121,8 @@ export const emptyRow = (name: string, source: SkillScope | null, day: string): 
  * else is folded into one bucket so a counter item can never grow an attribute per odd string.
  */
 export const OTHER_REFUSAL_CODE = "OTHER";
-export const refusalCodeOf = (code: string | undefined): string => (code !== undefined && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? code : OTHER_REFUSAL_CODE);
+export const refusalCodeOf = (code: string | undefined): string =>
+  code !== undefined && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? code : OTHER_REFUSAL_CODE;
 
 /** Keys in code-point order, so the same counts always serialize to the same bytes. */
 export const sortedCodes = (codes: Record<string, number>): Record<string, number> =>
@@ -127,7 +130,19 @@ export const sortedCodes = (codes: Record<string, number>): Record<string, numbe
 
 /** Newest day first, then by name (code points) and level. */
 export const compareUsageRows = (a: UsageRow, b: UsageRow): number =>
-  a.day !== b.day ? (a.day < b.day ? 1 : -1) : a.name !== b.name ? (a.name < b.name ? -1 : 1) : String(a.source) < String(b.source) ? -1 : String(a.source) > String(b.source) ? 1 : 0;
+  a.day !== b.day
+    ? a.day < b.day
+      ? 1
+      : -1
+    : a.name !== b.name
+      ? a.name < b.name
+        ? -1
+        : 1
+      : String(a.source) < String(b.source)
+        ? -1
+        : String(a.source) > String(b.source)
+          ? 1
+          : 0;
 
 /**
  * At most `cap` rows from rows read newest day first. A cut falls between days: the day that

@@ -31,7 +31,8 @@ export function appEnvironment(env: ConfigEnvironment = process.env): AppEnviron
  * (A Proxy, so one definition covers every port; `then` stays undefined so it is never mistaken for a promise.)
  */
 export function unconfigured<T extends object>(port: string, variable: EnvironmentVariableName): T {
-  const fail = (): Promise<never> => Promise.reject(new ConfigurationError(`${port} is not available to this function: ${variable} is not set`));
+  const fail = (): Promise<never> =>
+    Promise.reject(new ConfigurationError(`${port} is not available to this function: ${variable} is not set`));
   return new Proxy({} as T, { get: (_target, property) => (property === "then" ? undefined : fail) });
 }
 
@@ -70,5 +71,7 @@ export function documentDigestsFromEnv(resources: TableRuntime): DocumentDigests
 
 export function catalogueVersionsFromEnv(resources: TableRuntime): CatalogueVersions {
   const { tableName } = resources.environment;
-  return tableName ? new DynamoDBCatalogueVersions(resources.clients.dynamodb, tableName) : unconfigured<CatalogueVersions>("The catalogue versions", ENV.tableName);
+  return tableName
+    ? new DynamoDBCatalogueVersions(resources.clients.dynamodb, tableName)
+    : unconfigured<CatalogueVersions>("The catalogue versions", ENV.tableName);
 }

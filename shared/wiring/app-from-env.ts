@@ -48,7 +48,14 @@ import type { Logger } from "../support/logger.js";
  * functions that render, so the others do not bundle the sandbox.
  */
 
-export { appEnvironment, catalogueVersionsFromEnv, documentDigestsFromEnv, levelUsageFromEnv, tableRuntimeFromEnv, unconfigured } from "./app-environment.js";
+export {
+  appEnvironment,
+  catalogueVersionsFromEnv,
+  documentDigestsFromEnv,
+  levelUsageFromEnv,
+  tableRuntimeFromEnv,
+  unconfigured,
+} from "./app-environment.js";
 export type { AppEnvironment, RuntimeOptions, TableRuntime } from "./app-environment.js";
 
 /** The stores and the lane of one container. */
@@ -65,7 +72,6 @@ export interface RuntimeResources extends TableRuntime {
 
 const LIMIT_SETTINGS = ["maxConcurrentSpawnsPerUser", "maxDocumentsPerProject", "maxProjectBytes"] as const;
 export type RuntimeLimits = Config<(typeof LIMIT_SETTINGS)[number]>;
-
 
 export function runtimeFromEnv(env: ConfigEnvironment = process.env, options: RuntimeOptions = {}): RuntimeResources {
   const environment = appEnvironment(env);
@@ -92,7 +98,8 @@ export function runtimeFromEnv(env: ConfigEnvironment = process.env, options: Ru
  */
 function documentStoreFromEnv(env: ConfigEnvironment, clients: RuntimeResources["clients"], bucket: string): DocumentStore {
   const { localMode, historyBucketName } = readConfig(env, ["localMode", "historyBucketName"]);
-  if (historyBucketName === undefined || historyBucketName === "") return new S3DocumentStore({ client: clients.s3, bucket, versioned: !localMode });
+  if (historyBucketName === undefined || historyBucketName === "")
+    return new S3DocumentStore({ client: clients.s3, bucket, versioned: !localMode });
   return new HistoryKeepingDocumentStore(
     new S3DocumentStore({ client: clients.s3, bucket, versioned: false }),
     new S3DocumentStore({ client: clients.s3, bucket: historyBucketName, versioned: false }),
@@ -102,7 +109,9 @@ function documentStoreFromEnv(env: ConfigEnvironment, clients: RuntimeResources[
 /** PATTERN counts for the per-level counters' one-time seed, from the level snapshots (issue 27); none without a table or bucket. */
 export function levelPatternHintsFromEnv(resources: RuntimeResources): LevelPatternHints | undefined {
   const { tableName, bucketName } = resources.environment;
-  return tableName && bucketName ? snapshotPatternHints(catalogueVersionsFromEnv(resources), new S3LevelSnapshotStore(resources.clients.s3, bucketName)) : undefined;
+  return tableName && bucketName
+    ? snapshotPatternHints(catalogueVersionsFromEnv(resources), new S3LevelSnapshotStore(resources.clients.s3, bucketName))
+    : undefined;
 }
 
 /** For functions that never render: a template reaching it is a wiring bug, reported as such. */
@@ -113,7 +122,9 @@ export class TemplatesNotRendered implements TemplateRenderer {
   }
 }
 
-export type AppFromEnvOptions = Partial<Pick<SkillsAppDeps, "renderer" | "events" | "logger" | "onApplied" | "activations" | "guard" | "toolSpecs" | "levelSnapshotWrites">>;
+export type AppFromEnvOptions = Partial<
+  Pick<SkillsAppDeps, "renderer" | "events" | "logger" | "onApplied" | "activations" | "guard" | "toolSpecs" | "levelSnapshotWrites">
+>;
 
 export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEnvOptions = {}): SkillsApp {
   return createSkillsApp({
@@ -126,7 +137,9 @@ export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEn
     ...(resources.environment.tableName
       ? {
           catalogueVersions: catalogueVersionsFromEnv(resources),
-          ...(resources.environment.bucketName ? { levelSnapshots: new S3LevelSnapshotStore(resources.clients.s3, resources.environment.bucketName) } : {}),
+          ...(resources.environment.bucketName
+            ? { levelSnapshots: new S3LevelSnapshotStore(resources.clients.s3, resources.environment.bucketName) }
+            : {}),
           // A turn reads its process and the level versions with one BatchGetItem (same table).
           processVersions: new DynamoDBProcessVersionsReader(resources.clients.dynamodb, resources.environment.tableName),
           // Waits are counted across instances: on Lambda each one holds an instance of its own.
@@ -139,7 +152,13 @@ export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEn
             Date.now,
             "S",
           ),
-          evalSlots: new DynamoDBWaitSlots(resources.clients.dynamodb, resources.environment.tableName, DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY, Date.now, "E"),
+          evalSlots: new DynamoDBWaitSlots(
+            resources.clients.dynamodb,
+            resources.environment.tableName,
+            DEFAULT_MAX_CONCURRENT_EVALS_PER_IDENTITY,
+            Date.now,
+            "E",
+          ),
         }
       : {}),
     ...options,
@@ -150,7 +169,9 @@ export function skillsAppFromEnv(resources: RuntimeResources, options: AppFromEn
 /** FOOT invocations live in the table: the tools function writes and polls them, `$default` answers them. */
 export function footInvocationsFromEnv(resources: RuntimeResources): FootInvocationStore {
   const { tableName } = resources.environment;
-  return tableName ? new DynamoDBFootInvocationStore(resources.clients.dynamodb, tableName) : unconfigured<FootInvocationStore>("The FOOT invocation store", ENV.tableName);
+  return tableName
+    ? new DynamoDBFootInvocationStore(resources.clients.dynamodb, tableName)
+    : unconfigured<FootInvocationStore>("The FOOT invocation store", ENV.tableName);
 }
 
 /**
@@ -162,7 +183,11 @@ export function footRouterFromEnv(resources: RuntimeResources, logger?: Pick<Log
   const { webSocketCallbackUrl, tableName, region } = resources.environment;
   if (!webSocketCallbackUrl || !tableName) return undefined;
   const connections = new DynamoDBConnectionStore(resources.clients.dynamodb, tableName);
-  const push = createApiGatewayConnectionPush({ endpoint: webSocketCallbackUrl, region, instrument: resources.instrument }, connections, logger ? { logger } : {});
+  const push = createApiGatewayConnectionPush(
+    { endpoint: webSocketCallbackUrl, region, instrument: resources.instrument },
+    connections,
+    logger ? { logger } : {},
+  );
   return new FootRouter({ connections, push, invocations: footInvocationsFromEnv(resources) });
 }
 
@@ -174,7 +199,11 @@ export function processEventsFromEnv(resources: RuntimeResources, logger?: Pick<
   const { webSocketCallbackUrl, tableName, region } = resources.environment;
   if (!webSocketCallbackUrl || !tableName) return new NoopProcessEvents();
   const connections = new DynamoDBConnectionStore(resources.clients.dynamodb, tableName);
-  const push = createApiGatewayConnectionPush({ endpoint: webSocketCallbackUrl, region, instrument: resources.instrument }, connections, logger ? { logger } : {});
+  const push = createApiGatewayConnectionPush(
+    { endpoint: webSocketCallbackUrl, region, instrument: resources.instrument },
+    connections,
+    logger ? { logger } : {},
+  );
   return createWebSocketProcessEvents({ connections, push });
 }
 

@@ -23,7 +23,8 @@ export interface CreateLlmPortOptions {
  * SKILLS_LLM_URL a DisabledLlm (every call null, guards fail open). The secret is fetched on
  * first use and kept; a failed fetch is retried on the next call (that call answers null).
  */
-export const createLlmPort = (env: ConfigEnvironment, options: CreateLlmPortOptions = {}): LlmPort => llmPortFor(llmConfigFromEnv(env), options);
+export const createLlmPort = (env: ConfigEnvironment, options: CreateLlmPortOptions = {}): LlmPort =>
+  llmPortFor(llmConfigFromEnv(env), options);
 
 /** The LlmPort for an already parsed configuration (undefined: a DisabledLlm). */
 export const llmPortFor = (config: LlmConfig | undefined, options: CreateLlmPortOptions = {}): LlmPort => {

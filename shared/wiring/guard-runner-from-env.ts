@@ -12,12 +12,21 @@ import type { Logger } from "../support/logger.js";
  * and LLM guards fail open). Kept out of app-from-env.ts so only the functions that import it
  * bundle the sandbox host side.
  */
-export function guardRunnerFromEnv(sources: Pick<CascadeSources, "store" | "bundled">, env: ConfigEnvironment = process.env, logger?: Pick<Logger, "info" | "warn">): SandboxedGuardRunner {
+export function guardRunnerFromEnv(
+  sources: Pick<CascadeSources, "store" | "bundled">,
+  env: ConfigEnvironment = process.env,
+  logger?: Pick<Logger, "info" | "warn">,
+): SandboxedGuardRunner {
   const config = llmConfigFromEnv(env);
   const llm = llmPortFor(config, {
     // The key is read like the JWT secret: through the Parameters and Secrets extension, on first use.
     resolveSecret: secretFromParametersAndSecretsExtension(),
     ...(logger ? { logger } : {}),
   });
-  return new SandboxedGuardRunner({ sources, llm, llmTimeoutMs: config?.timeoutMs ?? DEFAULT_LLM_TIMEOUT_MS, ...(logger ? { logger } : {}) });
+  return new SandboxedGuardRunner({
+    sources,
+    llm,
+    llmTimeoutMs: config?.timeoutMs ?? DEFAULT_LLM_TIMEOUT_MS,
+    ...(logger ? { logger } : {}),
+  });
 }

@@ -16,7 +16,11 @@ const MODEL_ACTIVATION_WAIT_MS = 10_000;
  * goes through the process lane and waits for it; FOOT scripts go to a subscribed WebSocket client
  * when the stack gives the function the WebSocket API (otherwise "foot routing not available").
  */
-export function toolInvokerFromEnv(app: SkillsApp, resources: RuntimeResources, logger?: Parameters<typeof footRouterFromEnv>[1] & ConstructorParameters<typeof SkillScriptRunner>[0]["logger"]): ToolInvoker {
+export function toolInvokerFromEnv(
+  app: SkillsApp,
+  resources: RuntimeResources,
+  logger?: Parameters<typeof footRouterFromEnv>[1] & ConstructorParameters<typeof SkillScriptRunner>[0]["logger"],
+): ToolInvoker {
   // The app's sources, warm catalogue included: a tool call reads skills and their file listings from it, not S3.
   const sources = app.sources;
   return new ToolInvoker({
@@ -24,6 +28,11 @@ export function toolInvokerFromEnv(app: SkillsApp, resources: RuntimeResources, 
     preview: (process, user) => app.turns.preview(process, undefined, undefined, user),
     tools: SERVICE_TOOLS,
     activation: laneModelActivation(app, { waitMs: MODEL_ACTIVATION_WAIT_MS }),
-    scripts: new SkillScriptRunner({ loader: new SkillLoader(sources), documents: resources.documents, foot: footRouterFromEnv(resources, logger), logger }),
+    scripts: new SkillScriptRunner({
+      loader: new SkillLoader(sources),
+      documents: resources.documents,
+      foot: footRouterFromEnv(resources, logger),
+      logger,
+    }),
   });
 }

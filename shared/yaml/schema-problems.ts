@@ -85,7 +85,13 @@ function findings(issue: Issue, prefix: (string | number)[] = []): Finding[] {
       if (issue.input === undefined) return [{ path, message: "is required" }];
       return [{ path, message: `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${describeValue(issue.input)}` }];
     case "invalid_value":
-      return [{ path, message: issue.values.length === 1 ? `expected ${String(issue.values[0])}` : `expected one of ${issue.values.map(String).join(", ")}` }];
+      return [
+        {
+          path,
+          message:
+            issue.values.length === 1 ? `expected ${String(issue.values[0])}` : `expected one of ${issue.values.map(String).join(", ")}`,
+        },
+      ];
     case "too_small": {
       const n = Number(issue.minimum);
       if (issue.origin === "string") return [{ path, message: n <= 1 ? "must not be empty" : `must be at least ${n} characters` }];

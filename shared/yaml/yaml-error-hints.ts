@@ -70,11 +70,15 @@ export function yamlErrorHint(text: string, error: Pick<YAMLError, "code" | "mes
   if (/Flow (sequence|map)|end with a [\]}]|Expected flow (sequence|map) end/i.test(error.message)) {
     const cause = openedAt(text, at, "flow");
     const bracket = cause === undefined ? undefined : text[cause];
-    return cause === undefined ? {} : { causeOffset: cause, fix: `the '${bracket}' opened here is never closed; close it with '${bracket === "[" ? "]" : "}"}'` };
+    return cause === undefined
+      ? {}
+      : { causeOffset: cause, fix: `the '${bracket}' opened here is never closed; close it with '${bracket === "[" ? "]" : "}"}'` };
   }
   if (error.code === "MISSING_CHAR" && /quote/i.test(error.message)) {
     const cause = openedAt(text, text.length, "quote");
-    return cause === undefined ? {} : { causeOffset: cause, fix: `the ${text[cause] === '"' ? "double" : "single"} quote opened here is never closed` };
+    return cause === undefined
+      ? {}
+      : { causeOffset: cause, fix: `the ${text[cause] === '"' ? "double" : "single"} quote opened here is never closed` };
   }
   return {};
 }

@@ -139,8 +139,7 @@ export function parseSafeYaml(text: string, path: string, options: SafeYamlOptio
     lineCounter,
   });
   const lineOf = (p: YamlPath) => locate(doc, lineCounter, firstLine, p);
-  const offsetLine = (offset: number | undefined) =>
-    offset === undefined ? undefined : lineCounter.linePos(offset).line + firstLine - 1;
+  const offsetLine = (offset: number | undefined) => (offset === undefined ? undefined : lineCounter.linePos(offset).line + firstLine - 1);
 
   const problems: DocumentProblem[] = [];
   // Warnings are content the schema did not understand; unresolved tags are reported below.

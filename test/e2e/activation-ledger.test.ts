@@ -22,9 +22,24 @@ beforeAll(async () => {
   api = new ApiClient(stack.httpUrl, await stack.token({ tenant: TENANT, login: "alice", projects: [P1], roles: [`project-admin:${P1}`] }));
   const seeded = [
     await api.putDocument(TENANT, P1, "_vance/recipes/narrow.yaml", "engine: ford\nallowedSkills: [deploy, quiet]\n", "application/yaml"),
-    await api.putDocument(TENANT, P1, "_vance/skills/deploy/SKILL.md", skillMd("name: deploy\ndescription: Deploys.\ntriggers:\n  - type: KEYWORDS\n    keywords: [deploy, release]", "Deploy body.")),
-    await api.putDocument(TENANT, P1, "_vance/skills/audit/SKILL.md", skillMd("name: audit\ndescription: Audits.\ntriggers:\n  - type: PATTERN\n    pattern: 'audit (\\w+)'", "Audit body.")),
-    await api.putDocument(TENANT, P1, "_vance/skills/quiet/SKILL.md", skillMd("name: quiet\ndescription: Quiet.\ntriggers:\n  - type: KEYWORDS\n    keywords: [rollback]", "Quiet body.")),
+    await api.putDocument(
+      TENANT,
+      P1,
+      "_vance/skills/deploy/SKILL.md",
+      skillMd("name: deploy\ndescription: Deploys.\ntriggers:\n  - type: KEYWORDS\n    keywords: [deploy, release]", "Deploy body."),
+    ),
+    await api.putDocument(
+      TENANT,
+      P1,
+      "_vance/skills/audit/SKILL.md",
+      skillMd("name: audit\ndescription: Audits.\ntriggers:\n  - type: PATTERN\n    pattern: 'audit (\\w+)'", "Audit body."),
+    ),
+    await api.putDocument(
+      TENANT,
+      P1,
+      "_vance/skills/quiet/SKILL.md",
+      skillMd("name: quiet\ndescription: Quiet.\ntriggers:\n  - type: KEYWORDS\n    keywords: [rollback]", "Quiet body."),
+    ),
   ];
   for (const response of seeded) expect(response.status, response.text).toBe(200);
   const spawned = await api.spawn(TENANT, "ledger-session", { recipe: "narrow", projectId: P1 });

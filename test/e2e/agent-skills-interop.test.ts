@@ -35,7 +35,10 @@ const corpus = (): Map<string, string> =>
 function bodyOf(file: string): string {
   const text = readFileSync(file, "utf8").replace(/\r\n/g, "\n");
   const end = text.indexOf("\n---", 3);
-  return text.slice(text.indexOf("\n", end + 1) + 1).replace(/^(?:[ \t]*\n)+/, "").trimEnd();
+  return text
+    .slice(text.indexOf("\n", end + 1) + 1)
+    .replace(/^(?:[ \t]*\n)+/, "")
+    .trimEnd();
 }
 
 const push = () => runSkillsCli(["push", FIXTURES, "--to", `${TENANT}/${PROJECT}`], { url: stack.httpUrl, token });
@@ -77,12 +80,30 @@ describe("Agent Skills collections, pushed unchanged", () => {
     const found = problems.json.problems;
     const project = found.filter((problem) => problem.source === "PROJECT");
     expect(project.filter((problem) => problem.severity === "error")).toEqual([]);
-    expect(project).toContainEqual(expect.objectContaining({ name: "ahrefs-automation", line: 2, severity: "info", message: expect.stringMatching(/^title: is absent/) }));
+    expect(project).toContainEqual(
+      expect.objectContaining({
+        name: "ahrefs-automation",
+        line: 2,
+        severity: "info",
+        message: expect.stringMatching(/^title: is absent/),
+      }),
+    );
     expect(project.filter((problem) => !(typeof problem.line === "number" && problem.line >= 1))).toEqual([]);
     expect(project).toContainEqual(
-      expect.objectContaining({ name: "ahrefs-automation", line: 2, severity: "warning", message: expect.stringContaining("not the directory name: the skill is called 'ahrefs-automation'") }),
+      expect.objectContaining({
+        name: "ahrefs-automation",
+        line: 2,
+        severity: "warning",
+        message: expect.stringContaining("not the directory name: the skill is called 'ahrefs-automation'"),
+      }),
     );
-    expect(project).toContainEqual(expect.objectContaining({ name: "model-pinned", severity: "warning", message: "field 'model' (Claude Code) is not used by this service (ignored)" }));
+    expect(project).toContainEqual(
+      expect.objectContaining({
+        name: "model-pinned",
+        severity: "warning",
+        message: "field 'model' (Claude Code) is not used by this service (ignored)",
+      }),
+    );
   });
 
   it("composes three activated skills byte for byte with their file listings, reads a linked file, substitutes $ARGUMENTS", async () => {
@@ -91,8 +112,17 @@ describe("Agent Skills collections, pushed unchanged", () => {
     const spawned = await api.spawn(TENANT, "interop", { recipe: "default", projectId: PROJECT });
     expect(spawned.status, spawned.text).toBe(201);
     const { processId } = spawned.json;
-    for (const [skillName, args] of [["sql-braces", undefined], ["pdf-forms", undefined], ["arguments-placeholder", "Good morning, *world*"]] as const) {
-      const activated = await api.steer(TENANT, processId, { command: "ACTIVATE", skillName, ...(args ? { args } : {}), requestId: `activate-${skillName}` }, LANE_WAIT_SECONDS);
+    for (const [skillName, args] of [
+      ["sql-braces", undefined],
+      ["pdf-forms", undefined],
+      ["arguments-placeholder", "Good morning, *world*"],
+    ] as const) {
+      const activated = await api.steer(
+        TENANT,
+        processId,
+        { command: "ACTIVATE", skillName, ...(args ? { args } : {}), requestId: `activate-${skillName}` },
+        LANE_WAIT_SECONDS,
+      );
       expect(activated.status, activated.text).toBe(200);
     }
 
@@ -130,10 +160,17 @@ describe("Agent Skills collections, pushed unchanged", () => {
     const { processId } = spawned.json;
 
     // Act
-    const activated = await api.steer(TENANT, processId, { command: "ACTIVATE", skillName: "background-knowledge", requestId: "activate-hidden" }, LANE_WAIT_SECONDS);
+    const activated = await api.steer(
+      TENANT,
+      processId,
+      { command: "ACTIVATE", skillName: "background-knowledge", requestId: "activate-hidden" },
+      LANE_WAIT_SECONDS,
+    );
 
     // Assess
     expect(activated.status).toBe(403);
-    expect(activated.json).toMatchObject({ error: { code: "SKILL_NOT_ALLOWED", message: expect.stringContaining("only the model may activate it") } });
+    expect(activated.json).toMatchObject({
+      error: { code: "SKILL_NOT_ALLOWED", message: expect.stringContaining("only the model may activate it") },
+    });
   });
 });

@@ -83,7 +83,12 @@ const routes = (): RouteCall[] => [
   { name: "active skills", method: "GET", path: (t) => `/brain/${t}/skills/active?processId=${processId}` },
   { name: "spawn", method: "POST", path: (t) => `/brain/${t}/sessions/authz-2/processes`, body: { recipe: "default", projectId: P1 } },
   { name: "GET process", method: "GET", path: (t) => `/brain/${t}/processes/${processId}` },
-  { name: "steer", method: "POST", path: (t) => `/brain/${t}/processes/${processId}/skill`, body: { command: "ACTIVATE", skillName: "typescript-style" } },
+  {
+    name: "steer",
+    method: "POST",
+    path: (t) => `/brain/${t}/processes/${processId}/skill`,
+    body: { command: "ACTIVATE", skillName: "typescript-style" },
+  },
   { name: "request status", method: "GET", path: (t) => `/brain/${t}/processes/${processId}/requests/${requestId}` },
   { name: "compose", method: "POST", path: (t) => `/brain/${t}/processes/${processId}/turns`, body: { message: "x" } },
   { name: "complete", method: "POST", path: (t) => `/brain/${t}/processes/${processId}/turns/${turnId}/complete`, body: { output: "x" } },
@@ -98,15 +103,27 @@ const call = (client: ApiClient, route: RouteCall, tenant = TENANT) =>
 describe("authentication", () => {
   const badTokens: [string, () => Promise<string | undefined>][] = [
     ["no token", async () => undefined],
-    ["a token signed with another secret", () => issueToken({ tenant: TENANT, login: "admin", projects: [], roles: ["tenant-admin"] }, "not-the-secret", { ttl: 600 })],
+    [
+      "a token signed with another secret",
+      () => issueToken({ tenant: TENANT, login: "admin", projects: [], roles: ["tenant-admin"] }, "not-the-secret", { ttl: 600 }),
+    ],
     [
       "an expired token",
-      () => issueToken({ tenant: TENANT, login: "admin", projects: [], roles: ["tenant-admin"] }, process.env.SKILLS_JWT_SECRET ?? "local-dev-secret", {
-        ttl: 60,
-        now: new Date(Date.now() - 3_600_000),
-      }),
+      () =>
+        issueToken(
+          { tenant: TENANT, login: "admin", projects: [], roles: ["tenant-admin"] },
+          process.env.SKILLS_JWT_SECRET ?? "local-dev-secret",
+          {
+            ttl: 60,
+            now: new Date(Date.now() - 3_600_000),
+          },
+        ),
     ],
-    ["an unsigned alg:none token", async () => `${b64({ alg: "none", typ: "JWT" })}.${b64({ sub: "admin", tenant: TENANT, projects: [], roles: ["tenant-admin"], exp: 9e9 })}.`],
+    [
+      "an unsigned alg:none token",
+      async () =>
+        `${b64({ alg: "none", typ: "JWT" })}.${b64({ sub: "admin", tenant: TENANT, projects: [], roles: ["tenant-admin"], exp: 9e9 })}.`,
+    ],
     ["garbage", async () => "not.a.jwt"],
   ];
 
@@ -119,7 +136,11 @@ describe("authentication", () => {
 
     // Assess
     for (const [name, response] of responses) {
-      expect({ name, status: response.status, body: response.json }).toEqual({ name, status: 401, body: { error: { code: "UNAUTHENTICATED", message: expect.any(String) } } });
+      expect({ name, status: response.status, body: response.json }).toEqual({
+        name,
+        status: 401,
+        body: { error: { code: "UNAUTHENTICATED", message: expect.any(String) } },
+      });
     }
   });
 
@@ -136,7 +157,9 @@ describe("authentication", () => {
 
   it("answers 401 for a Basic Authorization header", async () => {
     // Act
-    const response = await anonymous.send("GET", `/brain/${TENANT}/skills/effective`, { headers: { authorization: "Basic YWRtaW46YWRtaW4=" } });
+    const response = await anonymous.send("GET", `/brain/${TENANT}/skills/effective`, {
+      headers: { authorization: "Basic YWRtaW46YWRtaW4=" },
+    });
 
     // Assess
     expectError(response, 401, "UNAUTHENTICATED");
@@ -250,7 +273,8 @@ describe("project membership", () => {
 
   /** Routes of the process itself that only its user may use (API.md "Processes belong to their user"). */
   const METADATA_ROUTES = new Set(["GET process", "active skills"]);
-  const ownerRoutes = (): RouteCall[] => projectRoutes().filter((route) => route.path(TENANT).includes(processId) && !METADATA_ROUTES.has(route.name));
+  const ownerRoutes = (): RouteCall[] =>
+    projectRoutes().filter((route) => route.path(TENANT).includes(processId) && !METADATA_ROUTES.has(route.name));
   const openRoutes = (): RouteCall[] => {
     const ownerOnly = new Set(ownerRoutes().map((route) => route.name));
     return projectRoutes().filter((route) => !ownerOnly.has(route.name));
@@ -272,7 +296,9 @@ describe("project membership", () => {
 
     // Act
     const responses = await Promise.all(
-      (["colleague", "powner", "admin"] as const).flatMap((who) => ownerRoutes().map(async (route) => [`${who}: ${route.name}`, await call(as[who], route)] as const)),
+      (["colleague", "powner", "admin"] as const).flatMap((who) =>
+        ownerRoutes().map(async (route) => [`${who}: ${route.name}`, await call(as[who], route)] as const),
+      ),
     );
     await stack.laneIdle();
     const after = (await as.member.process(TENANT, processId)).json;
@@ -330,7 +356,11 @@ describe("path traversal", () => {
         if (!values.has(segment)) return;
         const replaced = [...segments];
         replaced[index] = variant;
-        cases.push({ name: `${route.name} [${index}]`, method: route.method, path: `${replaced.join("/")}${query === undefined ? "" : `?${query}`}` });
+        cases.push({
+          name: `${route.name} [${index}]`,
+          method: route.method,
+          path: `${replaced.join("/")}${query === undefined ? "" : `?${query}`}`,
+        });
       });
     }
     return cases;
@@ -341,7 +371,11 @@ describe("path traversal", () => {
     const cases = traversalPaths(variant);
 
     // Act
-    const responses = await Promise.all(cases.map(async (c) => [c, await as.admin.send(c.method, c.path, c.method === "GET" || c.method === "DELETE" ? {} : { body: "{}" })] as const));
+    const responses = await Promise.all(
+      cases.map(
+        async (c) => [c, await as.admin.send(c.method, c.path, c.method === "GET" || c.method === "DELETE" ? {} : { body: "{}" })] as const,
+      ),
+    );
 
     // Assess
     expect(cases.length).toBeGreaterThanOrEqual(30);
@@ -357,7 +391,9 @@ describe("path traversal", () => {
 
   it("answers 400 for a traversal in a document path's inner segments and in the listing prefix", async () => {
     // Act
-    const inner = await as.admin.send("PUT", `/brain/${TENANT}/projects/${P1}/documents/notes/%2e%2e/%2e%2e/%2e%2e/${OTHER_TENANT}/x.md`, { body: "x" });
+    const inner = await as.admin.send("PUT", `/brain/${TENANT}/projects/${P1}/documents/notes/%2e%2e/%2e%2e/%2e%2e/${OTHER_TENANT}/x.md`, {
+      body: "x",
+    });
     const prefix = await as.admin.send("GET", `/brain/${TENANT}/projects/${P1}/documents?prefix=..%2F_user_alice`);
 
     // Assess
@@ -380,7 +416,9 @@ describe("malformed bodies", () => {
 
   it.each(MALFORMED)("answers 400 INVALID_REQUEST for %s on every JSON route", async (_what, body) => {
     // Act
-    const responses = await Promise.all(bodyRoutes().map(async (route) => [route.name, await as.member.send(route.method, route.path(TENANT), { body })] as const));
+    const responses = await Promise.all(
+      bodyRoutes().map(async (route) => [route.name, await as.member.send(route.method, route.path(TENANT), { body })] as const),
+    );
 
     // Assess
     expect(responses).toHaveLength(5);
@@ -396,7 +434,11 @@ describe("malformed bodies", () => {
   ])("answers 400 INVALID_REQUEST for %s on every route whose body has a required field", async (_what, body) => {
     // Act
     const required = bodyRoutes().filter((route) => route.name !== "compose" && route.name !== "tool");
-    const responses = await Promise.all(required.map(async (route) => [route.name, await as.member.send(route.method, route.path(TENANT), body === undefined ? {} : { body })] as const));
+    const responses = await Promise.all(
+      required.map(
+        async (route) => [route.name, await as.member.send(route.method, route.path(TENANT), body === undefined ? {} : { body })] as const,
+      ),
+    );
 
     // Assess
     expect(responses).toHaveLength(3);

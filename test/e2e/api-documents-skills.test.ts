@@ -12,8 +12,32 @@ import type { LocalStack } from "./support/local-stack.js";
  */
 
 const TENANT = "acme";
-const SUMMARY_FIELDS = ["name", "title", "description", "version", "tags", "source", "lifecycle", "triggers", "arguments", "run", "disableModelInvocation", "userInvocable"];
-const DETAIL_FIELDS = [...SUMMARY_FIELDS, "body", "tools", "manualPaths", "referenceDocs", "activate", "deactivate", "action", "scripts", "files"];
+const SUMMARY_FIELDS = [
+  "name",
+  "title",
+  "description",
+  "version",
+  "tags",
+  "source",
+  "lifecycle",
+  "triggers",
+  "arguments",
+  "run",
+  "disableModelInvocation",
+  "userInvocable",
+];
+const DETAIL_FIELDS = [
+  ...SUMMARY_FIELDS,
+  "body",
+  "tools",
+  "manualPaths",
+  "referenceDocs",
+  "activate",
+  "deactivate",
+  "action",
+  "scripts",
+  "files",
+];
 const BUNDLED = ["code-guard", "code-review", "typescript-style"];
 
 let stack: LocalStack;
@@ -37,7 +61,8 @@ afterAll(async () => {
 
 const sorted = (values: readonly string[]): string[] => [...values].sort();
 const names = (skills: readonly SkillSummary[]): string[] => skills.map((s) => s.name);
-const simpleSkill = (title: string, extra = ""): string => skillMd(`title: ${title}\ndescription: ${title} skill\nversion: 1.0.0\n${extra}`, `${title} body.\n`);
+const simpleSkill = (title: string, extra = ""): string =>
+  skillMd(`title: ${title}\ndescription: ${title} skill\nversion: 1.0.0\n${extra}`, `${title} body.\n`);
 
 describe("documents", () => {
   it("saves a valid SKILL.md: 200 {path, etag, warnings} with the ETag header, and warns about a reference file not uploaded yet", async () => {
@@ -231,7 +256,8 @@ describe("skills", () => {
     const elsewhere = await alice.effective(TENANT, "docs");
 
     // Assess
-    const pick = (skills: SkillSummary[], name: string) => skills.filter((s) => s.name === name).map((s) => ({ title: s.title, source: s.source }));
+    const pick = (skills: SkillSummary[], name: string) =>
+      skills.filter((s) => s.name === name).map((s) => ({ title: s.title, source: s.source }));
     expect(pick(forAlice.json.skills, "code-review")).toEqual([{ title: "Alice Review", source: "USER" }]);
     expect(pick(forBob.json.skills, "code-review")).toEqual([{ title: "Project Review", source: "PROJECT" }]);
     expect(pick(forBob.json.skills, "layered")).toEqual([{ title: "Layered Project", source: "PROJECT" }]);
@@ -273,7 +299,12 @@ describe("skills", () => {
     await admin.putDocument(TENANT, "detail", "_vance/skills/full/references/inline.md", "Inline {% raw %} content\n");
     await admin.putDocument(TENANT, "detail", "_vance/skills/full/references/later.md", "Later content\n");
     await admin.putDocument(TENANT, "detail", "_vance/skills/full/scripts/count.js", "1 + 1");
-    const saved = await admin.putDocument(TENANT, "detail", "_vance/skills/full/SKILL.md", skillMd(frontmatter, "Full body {{ args.scope }}\n"));
+    const saved = await admin.putDocument(
+      TENANT,
+      "detail",
+      "_vance/skills/full/SKILL.md",
+      skillMd(frontmatter, "Full body {{ args.scope }}\n"),
+    );
 
     // Act
     const response = await alice.effectiveSkill(TENANT, "full", "detail");
@@ -339,7 +370,12 @@ describe("skills", () => {
     // Info entries name documents an inner level hides (alice's own code-review hides the bundled one): not skipped documents.
     const skipped = problems.json.problems.filter((p) => p.severity !== "info");
     expect(skipped).toHaveLength(1);
-    expect(skipped[0]).toMatchObject({ name: "defective", source: "PROJECT", path: "_vance/skills/defective/SKILL.md", message: expect.any(String) });
+    expect(skipped[0]).toMatchObject({
+      name: "defective",
+      source: "PROJECT",
+      path: "_vance/skills/defective/SKILL.md",
+      message: expect.any(String),
+    });
     expect(names(listing.json.skills)).toEqual(expect.arrayContaining(["fine", ...BUNDLED]));
     expect(names(listing.json.skills)).not.toContain("defective");
     expect(lookup.status).toBe(404);

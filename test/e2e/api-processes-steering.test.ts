@@ -30,7 +30,19 @@ const PROCESS_FIELDS = [
   "status",
   "version",
 ];
-const TURN_FIELDS = ["turnId", "systemPrompt", "skillSection", "tools", "toolSpecs", "manualPaths", "messages", "activeSkills", "activation", "catalog", "skillTokens"];
+const TURN_FIELDS = [
+  "turnId",
+  "systemPrompt",
+  "skillSection",
+  "tools",
+  "toolSpecs",
+  "manualPaths",
+  "messages",
+  "activeSkills",
+  "activation",
+  "catalog",
+  "skillTokens",
+];
 const ACTIVE_REF_FIELDS = ["name", "resolvedFromScope", "oneShot", "fromRecipe", "activatedAt", "args", "activatedBy"];
 const FORD_PROMPT_START = "You are Ford";
 
@@ -39,7 +51,12 @@ let api: ApiClient;
 let token: string;
 
 const skill = (name: string, frontmatter: string, body = "") =>
-  api.putDocument(TENANT, PROJECT, `_vance/skills/${name}/SKILL.md`, skillMd(`title: ${name}\ndescription: The ${name} skill\nversion: 1.0.0\n${frontmatter}`, body));
+  api.putDocument(
+    TENANT,
+    PROJECT,
+    `_vance/skills/${name}/SKILL.md`,
+    skillMd(`title: ${name}\ndescription: The ${name} skill\nversion: 1.0.0\n${frontmatter}`, body),
+  );
 
 beforeAll(async () => {
   stack = await startLocalStack();
@@ -54,7 +71,12 @@ beforeAll(async () => {
       "arguments: true\nrun:\n  target: spawn\n  recipe: code-read\naction: |\n  Review {{ args.text }} now.",
       "Worker methodology: judge the code, not the chat.",
     ),
-    api.putDocument(TENANT, PROJECT, "_vance/recipes/locked-ts.yaml", "engine: ford\npromptPrefix: Locked prefix.\ndefaultActiveSkills: [typescript-style]\nlocked: true\n"),
+    api.putDocument(
+      TENANT,
+      PROJECT,
+      "_vance/recipes/locked-ts.yaml",
+      "engine: ford\npromptPrefix: Locked prefix.\ndefaultActiveSkills: [typescript-style]\nlocked: true\n",
+    ),
     api.putDocument(TENANT, PROJECT, "docs/kick/intro.md", "# Kick-off manual\n"),
   ]);
   for (const response of saved) expect(response.status).toBe(200);
@@ -105,7 +127,17 @@ describe("processes", () => {
       name: "main",
       recipe: "analyze",
       projectId: PROJECT,
-      activeSkills: [{ name: "typescript-style", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: true, activatedAt: expect.any(String), args: null, activatedBy: "recipe" }],
+      activeSkills: [
+        {
+          name: "typescript-style",
+          resolvedFromScope: "RESOURCE",
+          oneShot: false,
+          fromRecipe: true,
+          activatedAt: expect.any(String),
+          args: null,
+          activatedBy: "recipe",
+        },
+      ],
       allowedSkillsOverride: ["code-review", "typescript-style", "code-guard"],
       locked: false,
       pending: [],
@@ -155,16 +187,24 @@ describe("steering", () => {
     // Act
     const queued = await api.steer(TENANT, process.processId, { command: "ACTIVATE", skillName: "code-review" });
     const requestId = queued.json.requestId;
-    const done = await waitFor(async () => {
-      const status = await api.requestStatus(TENANT, process.processId, requestId);
-      return status.json.status === "DONE" && status;
-    }, 15_000, "the request to be applied");
+    const done = await waitFor(
+      async () => {
+        const status = await api.requestStatus(TENANT, process.processId, requestId);
+        return status.json.status === "DONE" && status;
+      },
+      15_000,
+      "the request to be applied",
+    );
 
     // Assess
     expect(queued.status).toBe(202);
     expect(queued.json).toEqual({ requestId: expect.any(String), status: "QUEUED" });
     expect(done.status).toBe(200);
-    expect(done.json).toEqual({ requestId, status: "DONE", result: { activeSkills: [expect.objectContaining({ name: "code-review" })], turnScheduled: false } });
+    expect(done.json).toEqual({
+      requestId,
+      status: "DONE",
+      result: { activeSkills: [expect.objectContaining({ name: "code-review" })], turnScheduled: false },
+    });
   });
 
   it("answers 404 REQUEST_NOT_FOUND for an unknown requestId", async () => {
@@ -184,22 +224,45 @@ describe("steering", () => {
     const process = await spawn("analyze");
 
     // Act
-    const response = await api.steer(TENANT, process.processId, { command: "ACTIVATE", skillName: "code-review", args: "src/" }, LANE_WAIT_SECONDS);
+    const response = await api.steer(
+      TENANT,
+      process.processId,
+      { command: "ACTIVATE", skillName: "code-review", args: "src/" },
+      LANE_WAIT_SECONDS,
+    );
     const active = await api.active(TENANT, process.processId);
 
     // Assess
     expect(response.status).toBe(200);
-    expect(response.json).toEqual({ requestId: expect.any(String), status: "DONE", result: { activeSkills: expect.any(Array), turnScheduled: true } });
+    expect(response.json).toEqual({
+      requestId: expect.any(String),
+      status: "DONE",
+      result: { activeSkills: expect.any(Array), turnScheduled: true },
+    });
     const refs = (response.json.result as ActivateResult).activeSkills;
     expect(activeNames(refs)).toEqual(["typescript-style", "code-review"]);
     for (const ref of refs) expect([...Object.keys(ref)].sort()).toEqual([...ACTIVE_REF_FIELDS].sort());
-    expect(refs[1]).toEqual({ name: "code-review", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: false, activatedAt: expect.any(String), args: null, activatedBy: "explicit" });
+    expect(refs[1]).toEqual({
+      name: "code-review",
+      resolvedFromScope: "RESOURCE",
+      oneShot: false,
+      fromRecipe: false,
+      activatedAt: expect.any(String),
+      args: null,
+      activatedBy: "explicit",
+    });
     expect(active.status).toBe(200);
     expect(active.json).toEqual({ activeSkills: refs });
   });
 
   it.each([
-    { what: "an unknown skill", recipe: "default", request: { command: "ACTIVATE", skillName: "no-such-skill" }, status: 404, code: "SKILL_NOT_FOUND" },
+    {
+      what: "an unknown skill",
+      recipe: "default",
+      request: { command: "ACTIVATE", skillName: "no-such-skill" },
+      status: 404,
+      code: "SKILL_NOT_FOUND",
+    },
     {
       what: "a skill outside the recipe's allowedSkills",
       recipe: "analyze",
@@ -208,8 +271,20 @@ describe("steering", () => {
       code: "SKILL_NOT_ALLOWED",
       message: "Skill 'kickoff' is not allowed by recipe 'analyze'",
     },
-    { what: "clearing a recipe skill of a locked recipe", recipe: "locked-ts", request: { command: "CLEAR", skillName: "typescript-style" }, status: 409, code: "SKILL_LOCKED" },
-    { what: "a required argument without a token", recipe: "default", request: { command: "ACTIVATE", skillName: "needs-arg" }, status: 422, code: "SKILL_ARGUMENT_MISSING" },
+    {
+      what: "clearing a recipe skill of a locked recipe",
+      recipe: "locked-ts",
+      request: { command: "CLEAR", skillName: "typescript-style" },
+      status: 409,
+      code: "SKILL_LOCKED",
+    },
+    {
+      what: "a required argument without a token",
+      recipe: "default",
+      request: { command: "ACTIVATE", skillName: "needs-arg" },
+      status: 422,
+      code: "SKILL_ARGUMENT_MISSING",
+    },
   ] as const)("answers $status $code for $what, and changes nothing", async ({ recipe, request, status, code, ...rest }) => {
     // Prepare
     const process = await spawn(recipe);
@@ -236,7 +311,11 @@ describe("steering", () => {
 
     // Assess
     expect(response.status).toBe(200);
-    expect(response.json).toEqual({ requestId: expect.any(String), status: "DONE", result: { activeSkills: [expect.objectContaining({ name: "once" })] } });
+    expect(response.json).toEqual({
+      requestId: expect.any(String),
+      status: "DONE",
+      result: { activeSkills: [expect.objectContaining({ name: "once" })] },
+    });
   });
 
   it("CLEAR_ALL on a locked recipe answers 200 and clears only the skills that did not come from the recipe", async () => {
@@ -291,7 +370,9 @@ describe("scheduled turns", () => {
 
       // Act
       const activation = await steer(process.processId, { command: "ACTIVATE", skillName: "kickoff" });
-      const frame = await inbox.next<{ processId: string; reason: string; pending: PendingMessage[] }>(ofType("process-turn-scheduled", { processId: process.processId }));
+      const frame = await inbox.next<{ processId: string; reason: string; pending: PendingMessage[] }>(
+        ofType("process-turn-scheduled", { processId: process.processId }),
+      );
       const pendingBefore = (await processOf(process.processId)).pending;
       const turn = await compose(process.processId, "please go");
       const pendingAfter = (await processOf(process.processId)).pending;
@@ -299,7 +380,11 @@ describe("scheduled turns", () => {
 
       // Assess
       expect(activation.turnScheduled).toBe(true);
-      expect(frame).toMatchObject({ processId: process.processId, reason: "action", pending: [{ sender: "_skill", text: "Start the work now." }] });
+      expect(frame).toMatchObject({
+        processId: process.processId,
+        reason: "action",
+        pending: [{ sender: "_skill", text: "Start the work now." }],
+      });
       expect(pendingBefore).toEqual([expect.objectContaining({ sender: "_skill", text: "Start the work now." })]);
       expect(turn.messages.map((m) => [m.sender, m.text])).toEqual([
         ["_skill", "Start the work now."],
@@ -327,7 +412,11 @@ describe("turns", () => {
     expect(response.json).toMatchObject({ requestId: expect.any(String), status: "DONE" });
     const turn = response.json.result as Turn;
     // `warnings` (skills left out of the turn) is the one field the service adds to API.md's Turn.
-    expect(Object.keys(turn).filter((key) => key !== "warnings").sort()).toEqual([...TURN_FIELDS].sort());
+    expect(
+      Object.keys(turn)
+        .filter((key) => key !== "warnings")
+        .sort(),
+    ).toEqual([...TURN_FIELDS].sort());
     expect(turn.turnId).toEqual(expect.any(String));
     // [engine + prefix], [skill section], then the catalog of the skills the model may still activate.
     expect(turn.systemPrompt).toHaveLength(3);
@@ -387,7 +476,11 @@ describe("turns", () => {
 
     // Assess
     expect(preview.status).toBe(200);
-    expect(Object.keys(preview.json).filter((key) => key !== "warnings").sort()).toEqual([...TURN_FIELDS].sort());
+    expect(
+      Object.keys(preview.json)
+        .filter((key) => key !== "warnings")
+        .sort(),
+    ).toEqual([...TURN_FIELDS].sort());
     expect(preview.json.messages.map((m) => [m.sender, m.text])).toEqual([
       ["_skill", "Start the work now."],
       ["alice", "please review the diff"],
@@ -412,7 +505,10 @@ describe("turns", () => {
     expect(read.status).toBe(200);
     expect(read.json).toEqual({ result: expect.objectContaining({ path: "docs/kick/intro.md", content: "# Kick-off manual\n" }) });
     expect(list.status).toBe(200);
-    expect(list.json.result).toMatchObject({ folders: ["docs/kick"], documents: [expect.objectContaining({ path: "docs/kick/intro.md" })] });
+    expect(list.json.result).toMatchObject({
+      folders: ["docs/kick"],
+      documents: [expect.objectContaining({ path: "docs/kick/intro.md" })],
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.json).toEqual({ error: { code: "TOOL_NOT_FOUND", message: expect.any(String) } });
     expect(notNow.status).toBe(404);
@@ -426,20 +522,35 @@ describe("spawn skills (run.target: spawn)", () => {
     const parent = await spawn("default");
 
     // Act
-    const first = await api.steer(TENANT, parent.processId, { command: "ACTIVATE", skillName: "reviewer", args: "src/api" }, LANE_WAIT_SECONDS);
+    const first = await api.steer(
+      TENANT,
+      parent.processId,
+      { command: "ACTIVATE", skillName: "reviewer", args: "src/api" },
+      LANE_WAIT_SECONDS,
+    );
     const result = first.json.result as ActivateResult;
     const childId = result.spawned?.processId ?? "";
-    const child = await waitFor(async () => {
-      const found = await processOf(childId);
-      return found.pending.length > 0 && found;
-    }, 15_000, "the child's first message");
+    const child = await waitFor(
+      async () => {
+        const found = await processOf(childId);
+        return found.pending.length > 0 && found;
+      },
+      15_000,
+      "the child's first message",
+    );
     const second = await steer(parent.processId, { command: "ACTIVATE", skillName: "reviewer" });
     const parentAfter = await processOf(parent.processId);
 
     // Assess
     expect(first.status).toBe(200);
     expect(result).toEqual({ activeSkills: [], turnScheduled: false, spawned: { processId: expect.any(String), name: "reviewer-1" } });
-    expect(child).toMatchObject({ name: "reviewer-1", recipe: "code-read", projectId: PROJECT, sessionId: parent.sessionId, parentProcessId: parent.processId });
+    expect(child).toMatchObject({
+      name: "reviewer-1",
+      recipe: "code-read",
+      projectId: PROJECT,
+      sessionId: parent.sessionId,
+      parentProcessId: parent.processId,
+    });
     expect(child.activeSkills).toEqual([expect.objectContaining({ name: "reviewer", oneShot: false, fromRecipe: false, args: "src/api" })]);
     expect(child.pending[0]).toMatchObject({ sender: "_skill", text: "Review src/api now." });
     expect(second.spawned?.name).toBe("reviewer-2");

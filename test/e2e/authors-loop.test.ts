@@ -27,10 +27,26 @@ beforeAll(async () => {
   stack = await startLocalStack();
   api = new ApiClient(stack.httpUrl, await stack.token({ tenant: TENANT, login: "alice", projects: [P1], roles: [`project-admin:${P1}`] }));
   const seeded = [
-    await api.putDocument(TENANT, P1, "_vance/recipes/mix.yaml", "engine: ford\nallowedSkills: [deploy, helper]\ndefaultActiveSkills: [helper]\n", "application/yaml"),
-    await api.putDocument(TENANT, P1, "_vance/skills/deploy/SKILL.md", skillMd("name: deploy\ndescription: Deploys.\ntriggers:\n  - type: KEYWORDS\n    keywords: [deploy]", "Deploy body.")),
+    await api.putDocument(
+      TENANT,
+      P1,
+      "_vance/recipes/mix.yaml",
+      "engine: ford\nallowedSkills: [deploy, helper]\ndefaultActiveSkills: [helper]\n",
+      "application/yaml",
+    ),
+    await api.putDocument(
+      TENANT,
+      P1,
+      "_vance/skills/deploy/SKILL.md",
+      skillMd("name: deploy\ndescription: Deploys.\ntriggers:\n  - type: KEYWORDS\n    keywords: [deploy]", "Deploy body."),
+    ),
     await api.putDocument(TENANT, P1, "_vance/skills/helper/SKILL.md", skillMd("name: helper\ndescription: Helps.", "Helper body.")),
-    await api.putDocument(TENANT, P1, "_vance/skills/outsider/SKILL.md", skillMd("name: outsider\ndescription: Not allowed.", "Outsider body.")),
+    await api.putDocument(
+      TENANT,
+      P1,
+      "_vance/skills/outsider/SKILL.md",
+      skillMd("name: outsider\ndescription: Not allowed.", "Outsider body."),
+    ),
   ];
   for (const response of seeded) expect(response.status, response.text).toBe(200);
 });
@@ -58,7 +74,9 @@ describe("usage counters over the local stack", () => {
     const badDays = await api.send("GET", `/brain/${TENANT}/skills/usage?projectId=${P1}&days=9999`);
     const admin = api.as(await stack.token({ tenant: TENANT, login: "root", roles: ["tenant-admin"] }));
     const badProject = await admin.send("GET", `/brain/${TENANT}/skills/usage?projectId=${"%2F".repeat(700)}`);
-    const stranger = await api.as(await stack.token({ tenant: TENANT, login: "eve", projects: ["other"] })).send("GET", `/brain/${TENANT}/skills/usage?projectId=${P1}`);
+    const stranger = await api
+      .as(await stack.token({ tenant: TENANT, login: "eve", projects: ["other"] }))
+      .send("GET", `/brain/${TENANT}/skills/usage?projectId=${P1}`);
 
     // Assess
     expect(byModel.status, byModel.text).toBe(200);
@@ -66,7 +84,16 @@ describe("usage counters over the local stack", () => {
     expect(usage.status, usage.text).toBe(200);
     const pick = (name: string) => {
       const row = usage.json.usage.find((r) => r.name === name);
-      return row && { source: row.source, explicit: row.explicit, trigger: row.trigger, model: row.model, recipe: row.recipe, refused: row.refused };
+      return (
+        row && {
+          source: row.source,
+          explicit: row.explicit,
+          trigger: row.trigger,
+          model: row.model,
+          recipe: row.recipe,
+          refused: row.refused,
+        }
+      );
     };
     expect(pick("helper")).toEqual({ source: "PROJECT", explicit: 1, trigger: 0, model: 0, recipe: 1, refused: 0 });
     expect(pick("deploy")).toEqual({ source: "PROJECT", explicit: 0, trigger: 1, model: 1, recipe: 0, refused: 0 });
@@ -88,13 +115,24 @@ describe("trigger evals over the local stack", () => {
 
     // Act
     const saved = await api.putDocument(TENANT, P1, evalsPath, "should: [deploy now, ship it]\nshould-not: [hello]\n", "application/yaml");
-    const malformed = await api.putDocument(TENANT, P1, evalsPath, `should:\n${Array.from({ length: 10_000 }, (_, i) => `  - m${i}`).join("\n")}\n`, "application/yaml");
-    const report = await api.send<{ name: string; precision: number; recall: number; cases: unknown[] }>("GET", `/brain/${TENANT}/skills/effective/deploy/evals?projectId=${P1}`);
+    const malformed = await api.putDocument(
+      TENANT,
+      P1,
+      evalsPath,
+      `should:\n${Array.from({ length: 10_000 }, (_, i) => `  - m${i}`).join("\n")}\n`,
+      "application/yaml",
+    );
+    const report = await api.send<{ name: string; precision: number; recall: number; cases: unknown[] }>(
+      "GET",
+      `/brain/${TENANT}/skills/effective/deploy/evals?projectId=${P1}`,
+    );
     const none = await api.send("GET", `/brain/${TENANT}/skills/effective/helper/evals?projectId=${P1}`);
 
     // Assess
     expect(saved.status, saved.text).toBe(200);
-    expect((saved.json as { warnings: { message: string }[] }).warnings.map((w) => w.message)).toContain("should fire but did not: 'ship it'");
+    expect((saved.json as { warnings: { message: string }[] }).warnings.map((w) => w.message)).toContain(
+      "should fire but did not: 'ship it'",
+    );
     expect(malformed.status).toBe(422);
     expect(errorOf(malformed)?.code).toBe("INVALID_DOCUMENT");
     expect(report.status, report.text).toBe(200);
@@ -127,7 +165,10 @@ describe("version history over the local stack", () => {
 
     // Act
     const listed = await admin.send<{ versions: VersionRow[] }>("GET", documentUrl(HISTORIAN, "?versions"));
-    const older = await api.send("GET", documentUrl(HISTORIAN, `?versionId=${encodeURIComponent(listed.json.versions[1]?.versionId ?? "")}`));
+    const older = await api.send(
+      "GET",
+      documentUrl(HISTORIAN, `?versionId=${encodeURIComponent(listed.json.versions[1]?.versionId ?? "")}`),
+    );
 
     // Assess
     expect(listed.status, listed.text).toBe(200);
@@ -144,7 +185,13 @@ describe("version history over the local stack", () => {
 
   it("restores an older SKILL.md as the newest version, and the next turn composes its old text", async () => {
     // Prepare
-    const recipe = await api.putDocument(TENANT, P1, "_vance/recipes/history.yaml", "engine: ford\ndefaultActiveSkills: [historian]\n", "application/yaml");
+    const recipe = await api.putDocument(
+      TENANT,
+      P1,
+      "_vance/recipes/history.yaml",
+      "engine: ford\ndefaultActiveSkills: [historian]\n",
+      "application/yaml",
+    );
     expect(recipe.status, recipe.text).toBe(200);
     const spawned = await api.spawn(TENANT, "history-session", { recipe: "history", projectId: P1 });
     expect(spawned.status, spawned.text).toBe(201);
@@ -154,7 +201,9 @@ describe("version history over the local stack", () => {
     const admin = api.as(await stack.token({ tenant: TENANT, login: "root", roles: ["tenant-admin"] }));
 
     // Act
-    const restored = await admin.send<{ path: string; etag: string; warnings: unknown[] }>("POST", documentUrl(`${HISTORIAN}:restore`), { body: { versionId: older!.versionId } });
+    const restored = await admin.send<{ path: string; etag: string; warnings: unknown[] }>("POST", documentUrl(`${HISTORIAN}:restore`), {
+      body: { versionId: older!.versionId },
+    });
     const turn = await api.compose(TENANT, processId, { message: "hello" }, LANE_WAIT_SECONDS);
     const after = await api.send<{ versions: VersionRow[] }>("GET", documentUrl(HISTORIAN, "?versions"));
 

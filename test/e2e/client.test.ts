@@ -1,6 +1,14 @@
 import { WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConflictError, ForbiddenError, InvalidDocumentError, NotFoundError, SkillsClient, SkillsTimeoutError, UnauthenticatedError } from "skills-service/client";
+import {
+  ConflictError,
+  ForbiddenError,
+  InvalidDocumentError,
+  NotFoundError,
+  SkillsClient,
+  SkillsTimeoutError,
+  UnauthenticatedError,
+} from "skills-service/client";
 import type { ProcessTurnScheduledFrame, SubscriptionFrame, WebSocketConstructor, WebSocketLike } from "skills-service/client";
 import { skillMd } from "./support/api-client.js";
 import { startLocalStack } from "./support/local-stack.js";
@@ -47,7 +55,10 @@ describe("service", () => {
 
     // Assess
     expect(health).toEqual({ status: "ok" });
-    expect(document).toMatchObject({ openapi: "3.1.0", paths: { "/brain/{tenant}/processes/{processId}/skill": { post: expect.any(Object) } } });
+    expect(document).toMatchObject({
+      openapi: "3.1.0",
+      paths: { "/brain/{tenant}/processes/{processId}/skill": { post: expect.any(Object) } },
+    });
   });
 });
 
@@ -75,7 +86,9 @@ describe("documents", () => {
 
   it("throws INVALID_DOCUMENT with its problems as an InvalidDocumentError", async () => {
     // Act
-    const error = await client.documents.put(PROJECT, "_vance/skills/broken/SKILL.md", "---\nlifecycle: forever\n---\n").catch((e: unknown) => e);
+    const error = await client.documents
+      .put(PROJECT, "_vance/skills/broken/SKILL.md", "---\nlifecycle: forever\n---\n")
+      .catch((e: unknown) => e);
 
     // Assess
     expect(error).toBeInstanceOf(InvalidDocumentError);
@@ -96,7 +109,12 @@ describe("skills", () => {
     // Assess
     expect(skills.map((s) => s.name)).toEqual(expect.arrayContaining(["announce", "forms"]));
     expect(withShadowed.shadowed).toEqual(expect.any(Array));
-    expect(forms).toMatchObject({ name: "forms", source: "PROJECT", body: "Use the reference.", files: [{ path: "references/fields.md", size: 10 }] });
+    expect(forms).toMatchObject({
+      name: "forms",
+      source: "PROJECT",
+      body: "Use the reference.",
+      files: [{ path: "references/fields.md", size: 10 }],
+    });
     expect(problems).toEqual(expect.any(Array));
     expect(missing).toBeInstanceOf(NotFoundError);
     expect(missing).toMatchObject({ code: "SKILL_NOT_FOUND" });
@@ -104,7 +122,10 @@ describe("skills", () => {
 
   it("an unauthenticated call is an UnauthenticatedError", async () => {
     // Act
-    const error = await client.withToken(undefined).skills.list({ projectId: PROJECT }).catch((e: unknown) => e);
+    const error = await client
+      .withToken(undefined)
+      .skills.list({ projectId: PROJECT })
+      .catch((e: unknown) => e);
 
     // Assess
     expect(error).toBeInstanceOf(UnauthenticatedError);
@@ -126,7 +147,10 @@ describe("processes, steering and turns", () => {
     const preview = await client.processes.composition(spawned.processId, { message: "hello", explain: "all" });
     const turn = await client.turns.compose(spawned.processId, { message: "hello" });
     const stored = await client.turns.get(spawned.processId, turn.turnId);
-    const file = await client.tools.call<{ path: string; content: string }>(spawned.processId, "skill_read_file", { skill: "forms", path: "references/fields.md" });
+    const file = await client.tools.call<{ path: string; content: string }>(spawned.processId, "skill_read_file", {
+      skill: "forms",
+      path: "references/fields.md",
+    });
     const completed = await client.turns.complete(spawned.processId, turn.turnId, { output: "done" });
     const cleared = await client.steering.clear(spawned.processId, "forms");
     const all = await client.steering.clearAll(spawned.processId);
@@ -157,7 +181,11 @@ describe("processes, steering and turns", () => {
     const polls: number[] = [];
 
     // Act
-    const answer = await client.steering.send(spawned.processId, { command: "ACTIVATE", skillName: "forms", requestId: "poll-1" }, { preferWaitSeconds: 0, onPoll: (p) => polls.push(p.attempt) });
+    const answer = await client.steering.send(
+      spawned.processId,
+      { command: "ACTIVATE", skillName: "forms", requestId: "poll-1" },
+      { preferWaitSeconds: 0, onPoll: (p) => polls.push(p.attempt) },
+    );
     const record = await client.processes.request(spawned.processId, "poll-1");
 
     // Assess
@@ -175,7 +203,11 @@ describe("processes, steering and turns", () => {
 
     // Assess
     expect(error).toBeInstanceOf(ForbiddenError);
-    expect(error).toMatchObject({ status: 403, code: "SKILL_NOT_ALLOWED", message: expect.stringContaining("Skill 'announce' is not allowed by recipe 'analyze'") });
+    expect(error).toMatchObject({
+      status: 403,
+      code: "SKILL_NOT_ALLOWED",
+      message: expect.stringContaining("Skill 'announce' is not allowed by recipe 'analyze'"),
+    });
   });
 
   it("gives up with SkillsTimeoutError when the request is still queued at the deadline", async () => {
@@ -183,7 +215,9 @@ describe("processes, steering and turns", () => {
     const spawned = await client.processes.spawn(session(), { recipe: "default", projectId: PROJECT });
 
     // Act
-    const error = await client.steering.activate(spawned.processId, "forms", { preferWaitSeconds: 0, timeoutMs: 0 }).catch((e: unknown) => e);
+    const error = await client.steering
+      .activate(spawned.processId, "forms", { preferWaitSeconds: 0, timeoutMs: 0 })
+      .catch((e: unknown) => e);
 
     // Assess
     expect(error).toBeInstanceOf(SkillsTimeoutError);
@@ -217,7 +251,8 @@ describe("WebSocket subscription", () => {
     const spawned = await client.processes.spawn(session(), { recipe: "default", projectId: PROJECT });
     const sockets = droppableWebSockets();
     const subscription = client.subscribe({ processIds: [spawned.processId], WebSocket: sockets.Ctor, reconnectDelayMs: 50 });
-    const isScheduled = (frame: SubscriptionFrame): boolean => frame.type === "process-turn-scheduled" && frame.processId === spawned.processId;
+    const isScheduled = (frame: SubscriptionFrame): boolean =>
+      frame.type === "process-turn-scheduled" && frame.processId === spawned.processId;
     try {
       await subscription.next((frame) => frame.type === "connection" && frame.state === "open");
       await subscription.next((frame) => frame.type === "process-subscribed");
@@ -233,7 +268,11 @@ describe("WebSocket subscription", () => {
       // Assess
       expect(reconnecting).toMatchObject({ type: "connection", state: "reconnecting", attempt: 1 });
       expect(reopened).toMatchObject({ type: "connection", state: "open", attempt: 1 });
-      expect(scheduled).toMatchObject({ processId: spawned.processId, reason: "action", pending: [expect.objectContaining({ sender: "_skill", text: "Announce the plan." })] });
+      expect(scheduled).toMatchObject({
+        processId: spawned.processId,
+        reason: "action",
+        pending: [expect.objectContaining({ sender: "_skill", text: "Announce the plan." })],
+      });
     } finally {
       subscription.close();
     }

@@ -18,7 +18,10 @@ import type { LocalStack } from "./support/local-stack.js";
 const TENANT = "demo";
 const PROJECT = "demo";
 const DEPLOY = "_vance/skills/deploy/SKILL.md";
-const DEPLOY_V1 = skillMd("title: Deploy\nversion: 1.0.0\ndescription: Deploys the service.\ntriggers:\n  - type: KEYWORDS\n    keywords: [deploy]", "Deploy body.\n");
+const DEPLOY_V1 = skillMd(
+  "title: Deploy\nversion: 1.0.0\ndescription: Deploys the service.\ntriggers:\n  - type: KEYWORDS\n    keywords: [deploy]",
+  "Deploy body.\n",
+);
 const SCREENSHOTS = new URL("../../docs/console/", import.meta.url);
 
 let stack: LocalStack;
@@ -26,7 +29,8 @@ let browser: Browser;
 let page: Page;
 let api: ApiClient;
 
-const shot = async (name: string): Promise<void> => void (await page.screenshot({ path: new URL(`authors-loop-${name}.png`, SCREENSHOTS).pathname, fullPage: true }));
+const shot = async (name: string): Promise<void> =>
+  void (await page.screenshot({ path: new URL(`authors-loop-${name}.png`, SCREENSHOTS).pathname, fullPage: true }));
 
 beforeAll(async () => {
   await ensureConsoleBuilt();
@@ -34,10 +38,35 @@ beforeAll(async () => {
   api = new ApiClient(stack.httpUrl, stack.devToken);
   const seeded = [
     await api.putDocument(TENANT, PROJECT, DEPLOY, DEPLOY_V1),
-    await api.putDocument(TENANT, PROJECT, "_vance/skills/release/SKILL.md", skillMd("title: Release\nversion: 1.0.0\ndescription: Cuts a release.\ntriggers:\n  - type: KEYWORDS\n    keywords: [deploy, release]", "Release body.\n")),
-    await api.putDocument(TENANT, PROJECT, "_vance/skills/quiet/SKILL.md", skillMd("title: Quiet\nversion: 1.0.0\ndescription: Never used.", "Quiet body.\n")),
-    await api.putDocument(TENANT, PROJECT, "_vance/recipes/with-deploy.yaml", "engine: ford\ndefaultActiveSkills: [deploy]\n", "application/yaml"),
-    await api.putDocument(TENANT, PROJECT, "_vance/recipes/without-deploy.yaml", "engine: ford\nallowedSkills: [quiet]\n", "application/yaml"),
+    await api.putDocument(
+      TENANT,
+      PROJECT,
+      "_vance/skills/release/SKILL.md",
+      skillMd(
+        "title: Release\nversion: 1.0.0\ndescription: Cuts a release.\ntriggers:\n  - type: KEYWORDS\n    keywords: [deploy, release]",
+        "Release body.\n",
+      ),
+    ),
+    await api.putDocument(
+      TENANT,
+      PROJECT,
+      "_vance/skills/quiet/SKILL.md",
+      skillMd("title: Quiet\nversion: 1.0.0\ndescription: Never used.", "Quiet body.\n"),
+    ),
+    await api.putDocument(
+      TENANT,
+      PROJECT,
+      "_vance/recipes/with-deploy.yaml",
+      "engine: ford\ndefaultActiveSkills: [deploy]\n",
+      "application/yaml",
+    ),
+    await api.putDocument(
+      TENANT,
+      PROJECT,
+      "_vance/recipes/without-deploy.yaml",
+      "engine: ford\nallowedSkills: [quiet]\n",
+      "application/yaml",
+    ),
   ];
   for (const response of seeded) expect(response.status, response.text).toBe(200);
   browser = await launchBrowser(stack.httpUrl);
@@ -87,7 +116,15 @@ describe("the author's loop in the web console", () => {
     const row = page.locator(`[data-usage-day="${today}"]`);
     await row.waitFor();
     const total = (path: string) => page.locator(`[data-usage-total="${path}"]`).textContent();
-    const totals = { explicit: await total("explicit"), trigger: await total("trigger"), model: await total("model"), recipe: await total("recipe"), spawn: await total("spawn"), refused: await total("refused"), all: await total("all") };
+    const totals = {
+      explicit: await total("explicit"),
+      trigger: await total("trigger"),
+      model: await total("model"),
+      recipe: await total("recipe"),
+      spawn: await total("spawn"),
+      refused: await total("refused"),
+      all: await total("all"),
+    };
     const staleEvals = await page.getByTestId("evals-missing").count();
     const refusedWith = await page.getByTestId("usage-refused-codes").textContent();
     await shot("usage");
@@ -133,10 +170,16 @@ describe("the author's loop in the web console", () => {
     // Prepare
     const revised = DEPLOY_V1.replace("Deploy body.", "Deploy body, revised.");
     await page.getByRole("button", { name: "SKILL.md" }).click();
-    await page.getByTestId("editor-status").filter({ hasText: `Opened ${DEPLOY}` }).waitFor();
+    await page
+      .getByTestId("editor-status")
+      .filter({ hasText: `Opened ${DEPLOY}` })
+      .waitFor();
     await replaceEditorText(revised);
     await page.getByRole("button", { name: "Save" }).click();
-    await page.getByTestId("editor-status").filter({ hasText: `Saved ${DEPLOY}` }).waitFor();
+    await page
+      .getByTestId("editor-status")
+      .filter({ hasText: `Saved ${DEPLOY}` })
+      .waitFor();
     const versions = page.getByTestId("history-versions").locator("tbody tr");
     await versions.nth(1).waitFor();
 
@@ -170,7 +213,9 @@ describe("the author's loop in the web console", () => {
     const lower = "_vance/skills/lint/SKILL.md";
     expect((await api.putDocument(TENANT, PROJECT, lower, skillMd("description: Lints.", "Lower lint.\n"))).status).toBe(200);
     expect((await api.deleteDocument(TENANT, PROJECT, lower)).status).toBe(204);
-    expect((await api.putDocument(TENANT, PROJECT, "_vance/skills/Lint/SKILL.md", skillMd("description: Lints.", "Upper lint.\n"))).status).toBe(200);
+    expect(
+      (await api.putDocument(TENANT, PROJECT, "_vance/skills/Lint/SKILL.md", skillMd("description: Lints.", "Upper lint.\n"))).status,
+    ).toBe(200);
     await page.getByLabel("Skill name").fill("lint");
     await page.getByRole("button", { name: "Open or create" }).click();
     await page.getByTestId("editor-status").filter({ hasText: "does not exist" }).waitFor();
@@ -194,8 +239,27 @@ describe("the author's loop in the web console", () => {
   it("says why every should message of a skill without triggers is a miss: only /skill or the model activates it", async () => {
     // Prepare
     const manual = "_vance/skills/manual/SKILL.md";
-    expect((await api.putDocument(TENANT, PROJECT, manual, skillMd("title: Manual\nversion: 1.0.0\ndescription: Activated by hand.", "Manual body.\n"))).status).toBe(200);
-    expect((await api.putDocument(TENANT, PROJECT, "_vance/skills/manual/evals/triggers.yaml", "should:\n  - do it by hand\n", "application/yaml")).status).toBe(200);
+    expect(
+      (
+        await api.putDocument(
+          TENANT,
+          PROJECT,
+          manual,
+          skillMd("title: Manual\nversion: 1.0.0\ndescription: Activated by hand.", "Manual body.\n"),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await api.putDocument(
+          TENANT,
+          PROJECT,
+          "_vance/skills/manual/evals/triggers.yaml",
+          "should:\n  - do it by hand\n",
+          "application/yaml",
+        )
+      ).status,
+    ).toBe(200);
 
     // Act
     await openInEditor("manual");
@@ -236,7 +300,10 @@ async function openInEditor(name: string): Promise<void> {
   await page.getByRole("tab", { name: "Editor" }).click();
   await page.getByLabel("Skill name").fill(name);
   await page.getByRole("button", { name: "Open or create" }).click();
-  await page.getByTestId("editor-status").filter({ hasText: `Opened _vance/skills/${name}/SKILL.md` }).waitFor();
+  await page
+    .getByTestId("editor-status")
+    .filter({ hasText: `Opened _vance/skills/${name}/SKILL.md` })
+    .waitFor();
 }
 
 /** Replaces the CodeMirror document as typing would (select all, insert), so its listeners run. */

@@ -35,15 +35,26 @@ let page: Page;
 /** What Chromium reports about the Content-Security-Policy while the author works (issue 28: it must report nothing). */
 const violations: string[] = [];
 
-const shot = async (name: string): Promise<void> => void (await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true }));
+const shot = async (name: string): Promise<void> =>
+  void (await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true }));
 
 beforeAll(async () => {
   await ensureConsoleBuilt();
   stack = await startLocalStack();
   const admin = new ApiClient(stack.httpUrl, stack.devToken);
   const seeded = [
-    await admin.putDocument(TENANT, "_tenant", SHADOWED, skillMd("title: House style\nversion: 1.0.0\ndescription: The tenant's house style.", "Tenant body.\n")),
-    await admin.putDocument(TENANT, PROJECT, SHADOWED, skillMd("title: House style\nversion: 1.0.0\ndescription: The project's house style.", "Project body.\n")),
+    await admin.putDocument(
+      TENANT,
+      "_tenant",
+      SHADOWED,
+      skillMd("title: House style\nversion: 1.0.0\ndescription: The tenant's house style.", "Tenant body.\n"),
+    ),
+    await admin.putDocument(
+      TENANT,
+      PROJECT,
+      SHADOWED,
+      skillMd("title: House style\nversion: 1.0.0\ndescription: The project's house style.", "Project body.\n"),
+    ),
     await admin.putDocument(
       TENANT,
       PROJECT,
@@ -56,7 +67,14 @@ beforeAll(async () => {
   ];
   for (let index = 1; index <= CROWDED_SKILLS; index += 1) {
     const name = `skill-${String(index).padStart(2, "0")}`;
-    seeded.push(await admin.putDocument(TENANT, CROWDED, `_vance/skills/${name}/SKILL.md`, skillMd(`name: ${name}\ndescription: Agent Skills document number ${index}.`, "Body.\n")));
+    seeded.push(
+      await admin.putDocument(
+        TENANT,
+        CROWDED,
+        `_vance/skills/${name}/SKILL.md`,
+        skillMd(`name: ${name}\ndescription: Agent Skills document number ${index}.`, "Body.\n"),
+      ),
+    );
   }
   for (const response of seeded) expect(response.status, response.text).toBe(200);
   browser = await launchBrowser(stack.httpUrl);
@@ -131,11 +149,17 @@ describe("the web console in Chromium", () => {
   it("opens the skill in the editor, refuses an invalid SKILL.md with the problem at its line, then saves the fix", async () => {
     // Prepare
     await page.getByRole("button", { name: "Edit SKILL.md" }).click();
-    await page.getByTestId("editor-status").filter({ hasText: `Opened ${SHADOWED}` }).waitFor();
-    const invalid = "---\ntitle: House style\nversion: 1.0.0\ndescription: The project's house style.\nlifecycle: forever\n---\nProject body.\n";
-    const fixed = "---\ntitle: House style\nversion: 1.0.1\ndescription: The project's house style, revised.\n---\nProject body, revised.\n";
+    await page
+      .getByTestId("editor-status")
+      .filter({ hasText: `Opened ${SHADOWED}` })
+      .waitFor();
+    const invalid =
+      "---\ntitle: House style\nversion: 1.0.0\ndescription: The project's house style.\nlifecycle: forever\n---\nProject body.\n";
+    const fixed =
+      "---\ntitle: House style\nversion: 1.0.1\ndescription: The project's house style, revised.\n---\nProject body, revised.\n";
 
-    const unclosed = "---\ntitle: House style\nversion: 1.0.0\ntags: [style, tone\ndescription: The project's house style.\n---\nProject body.\n";
+    const unclosed =
+      "---\ntitle: House style\nversion: 1.0.0\ntags: [style, tone\ndescription: The project's house style.\n---\nProject body.\n";
 
     // Act: the frontmatter is YAML (its keys highlighted, its last line no Markdown heading); an unclosed [ is marked at its line
     await replaceEditorText(unclosed);
@@ -143,7 +167,9 @@ describe("the web console in Chromium", () => {
     await page.locator(".cm-lint-marker-error").first().waitFor();
     const unclosedLive = await page.getByTestId("live-problems").textContent();
     const markerTop = (await page.locator(".cm-lint-marker-error").first().boundingBox())?.y ?? -1;
-    const lineBoxes = await Promise.all([3, 4].map(async (index) => (await page.locator(".cm-line").nth(index).boundingBox()) ?? { y: -1, height: 0 }));
+    const lineBoxes = await Promise.all(
+      [3, 4].map(async (index) => (await page.locator(".cm-line").nth(index).boundingBox()) ?? { y: -1, height: 0 }),
+    );
     const frontmatterLines = page.locator(".cm-line").filter({ hasText: /^(title|version|tags|description):/ });
     const keySpans = await frontmatterLines.first().locator("span").allTextContents();
     const headingStyled = await page.evaluate<boolean>(
@@ -191,7 +217,9 @@ describe("the web console in Chromium", () => {
     const greet = page.locator('[data-active="greet"]');
     await greet.waitFor();
     await page.getByLabel("Command line").fill("/skill hou");
-    const completions = await Promise.all((await page.locator("#skill-completions option").all()).map((option) => option.getAttribute("value")));
+    const completions = await Promise.all(
+      (await page.locator("#skill-completions option").all()).map((option) => option.getAttribute("value")),
+    );
     await page.getByLabel("Command line").fill("/skill house-style");
     await page.getByRole("button", { name: "Run" }).click();
     await page.locator('[data-active="house-style"]').waitFor();
@@ -234,7 +262,11 @@ describe("the web console in Chromium", () => {
     await page.getByRole("heading", { name: `Effective skills in ${CROWDED}` }).waitFor();
     // The console writes the hash back in an effect after the screen renders: wait for it (bounded).
     const hashAfterTyping = await page
-      .waitForFunction((project) => (globalThis as unknown as { location: { hash: string } }).location.hash === `#project=${project}`, CROWDED, { timeout: 5_000 })
+      .waitForFunction(
+        (project) => (globalThis as unknown as { location: { hash: string } }).location.hash === `#project=${project}`,
+        CROWDED,
+        { timeout: 5_000 },
+      )
       .then(
         () => new URL(page.url()).hash,
         () => new URL(page.url()).hash,
@@ -252,12 +284,23 @@ describe("the web console in Chromium", () => {
     // PUT refuses a defective SKILL.md: written straight into the bucket, as a bulk import would leave it.
     const clients = localClients(stack.endpoints, stack.region, stack.credentials);
     try {
-      await clients.s3.send(new PutObjectCommand({ Bucket: stack.resources.bucketName, Key: `tenants/${TENANT}/projects/${CROWDED}/_vance/skills/broken/SKILL.md`, Body: "no frontmatter at all\n" }));
+      await clients.s3.send(
+        new PutObjectCommand({
+          Bucket: stack.resources.bucketName,
+          Key: `tenants/${TENANT}/projects/${CROWDED}/_vance/skills/broken/SKILL.md`,
+          Body: "no frontmatter at all\n",
+        }),
+      );
     } finally {
       clients.destroy();
     }
     // A PUT through the API moves the level's version on, so the next listing reads the bucket again.
-    const bumped = await new ApiClient(stack.httpUrl, stack.devToken).putDocument(TENANT, CROWDED, "_vance/skills/skill-01/SKILL.md", skillMd("name: skill-01\ndescription: Agent Skills document number 1, again.", "Body.\n"));
+    const bumped = await new ApiClient(stack.httpUrl, stack.devToken).putDocument(
+      TENANT,
+      CROWDED,
+      "_vance/skills/skill-01/SKILL.md",
+      skillMd("name: skill-01\ndescription: Agent Skills document number 1, again.", "Body.\n"),
+    );
     await page.getByRole("button", { name: "Reload" }).click();
     await page.getByRole("list", { name: "Problems" }).waitFor();
     const groups = await page.locator(".problem-group").count();

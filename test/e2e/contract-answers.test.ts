@@ -53,7 +53,12 @@ describe("the service's answers and the contract", () => {
     const spawned = await api.spawn(TENANT, `s-${randomUUID().slice(0, 8)}`, { recipe: "default", projectId: PROJECT, name: "main" });
     const processId = spawned.json.processId;
     await api.process(TENANT, processId);
-    const steered = await api.steer(TENANT, processId, { command: "ACTIVATE", skillName: "greeter", args: "who=Bob", requestId: "r-1" }, LANE_WAIT_SECONDS);
+    const steered = await api.steer(
+      TENANT,
+      processId,
+      { command: "ACTIVATE", skillName: "greeter", args: "who=Bob", requestId: "r-1" },
+      LANE_WAIT_SECONDS,
+    );
     await api.requestStatus(TENANT, processId, "r-1");
     await api.steer(TENANT, processId, { command: "ACTIVATE", skillName: "no-such-skill" }, LANE_WAIT_SECONDS);
     await api.active(TENANT, processId);
@@ -69,7 +74,9 @@ describe("the service's answers and the contract", () => {
     expect(composed.status).toBe(200);
     expect(contractLedger.violations).toEqual([]);
     expect(contractLedger.checked.length).toBeGreaterThanOrEqual(20);
-    expect(contractLedger.checked).toEqual(expect.arrayContaining([expect.stringMatching(/ → 404$/), expect.stringMatching(/\/turns → 200$/)]));
+    expect(contractLedger.checked).toEqual(
+      expect.arrayContaining([expect.stringMatching(/ → 404$/), expect.stringMatching(/\/turns → 200$/)]),
+    );
   });
 
   it("pushes WebSocket frames in the contract's shapes", async () => {
@@ -90,7 +97,9 @@ describe("the service's answers and the contract", () => {
 
     // Assess
     const frames = [list, subscribed, result, refused].map((frame) => z.safeParse(contract.ServerFrame, frame));
-    expect(frames.flatMap((parsed) => (parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`)))).toEqual([]);
+    expect(frames.flatMap((parsed) => (parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`)))).toEqual(
+      [],
+    );
     expect(frames.map((parsed) => parsed.data?.type)).toEqual(["skill-list-result", "process-subscribed", "process-skill-result", "error"]);
   });
 });

@@ -56,7 +56,9 @@ const manifest = <T>(path: string): T[] => (JSON.parse(fixture(path).toString("u
  * Served as a document, its NUL-and-binary file is refused one step earlier, as not UTF-8 text.
  */
 const DOCUMENT_LEVEL_ERRORS: Record<string, string> = { "nul-bytes.md": "is not UTF-8 text" };
-const legacyCases: (SkillCase & { name: string; body: Buffer })[] = manifest<{ file: string; error: string }>("skills-bad/manifest.json").map((c) => ({
+const legacyCases: (SkillCase & { name: string; body: Buffer })[] = manifest<{ file: string; error: string }>(
+  "skills-bad/manifest.json",
+).map((c) => ({
   file: c.file,
   outcome: "rejected",
   error: DOCUMENT_LEVEL_ERRORS[c.file] ?? c.error,
@@ -157,7 +159,10 @@ async function spawnWithControl(client: ApiClient, tenant: string): Promise<Proc
 async function putInBucket(tenant: string, project: string, path: string, body: Buffer | string): Promise<void> {
   const key = `tenants/${tenant}/projects/${project}/${path}`;
   await s3.send(new PutObjectCommand({ Bucket: stack.resources.bucketName, Key: key, Body: body }));
-  await bumpForS3Event({ "detail-type": "Object Created", detail: { object: { key } } }, new DynamoDBCatalogueVersions(dynamodb, stack.resources.tableName));
+  await bumpForS3Event(
+    { "detail-type": "Object Created", detail: { object: { key } } },
+    new DynamoDBCatalogueVersions(dynamodb, stack.resources.tableName),
+  );
 }
 
 const expectError = (response: ApiResponse, status: number, code: string): void => {
@@ -166,18 +171,25 @@ const expectError = (response: ApiResponse, status: number, code: string): void 
 };
 
 describe("bad documents", () => {
-  it.each(rejected.map((c) => [c.file, c] as const))("refuses %s over PUT with 422 INVALID_DOCUMENT naming the problem, and saves nothing", async (_file, c) => {
-    // Prepare
-    const path = `_vance/skills/${c.name}/SKILL.md`;
+  it.each(rejected.map((c) => [c.file, c] as const))(
+    "refuses %s over PUT with 422 INVALID_DOCUMENT naming the problem, and saves nothing",
+    async (_file, c) => {
+      // Prepare
+      const path = `_vance/skills/${c.name}/SKILL.md`;
 
-    // Act
-    const response = await api.putDocument(TENANT, PROJECT, path, c.body);
+      // Act
+      const response = await api.putDocument(TENANT, PROJECT, path, c.body);
 
-    // Assess
-    expectError(response, 422, "INVALID_DOCUMENT");
-    expect(errorOf(response)?.problems?.map((p) => p.message).join("\n")).toContain(c.error);
-    expect((await api.getDocument(TENANT, PROJECT, path)).status).toBe(404);
-  });
+      // Assess
+      expectError(response, 422, "INVALID_DOCUMENT");
+      expect(
+        errorOf(response)
+          ?.problems?.map((p) => p.message)
+          .join("\n"),
+      ).toContain(c.error);
+      expect((await api.getDocument(TENANT, PROJECT, path)).status).toBe(404);
+    },
+  );
 
   it("skips every rejected document written to the bucket directly, with its reason in /skills/problems, and serves the rest", async () => {
     // Prepare
@@ -204,29 +216,53 @@ describe("bad documents", () => {
     await expectControlsUnchanged();
   });
 
-  it.each(recipeCases.map((c) => [c.file, c] as const))("refuses the recipe %s with 422 INVALID_DOCUMENT naming the problem", async (_file, c) => {
-    // Act
-    const response = await api.putDocument(TENANT, PROJECT, `_vance/recipes/${c.file.replace(/\.yaml$/, "")}.yaml`, fixture(`bad-input/recipes/${c.file}`), "application/yaml");
+  it.each(recipeCases.map((c) => [c.file, c] as const))(
+    "refuses the recipe %s with 422 INVALID_DOCUMENT naming the problem",
+    async (_file, c) => {
+      // Act
+      const response = await api.putDocument(
+        TENANT,
+        PROJECT,
+        `_vance/recipes/${c.file.replace(/\.yaml$/, "")}.yaml`,
+        fixture(`bad-input/recipes/${c.file}`),
+        "application/yaml",
+      );
 
-    // Assess
-    expectError(response, 422, "INVALID_DOCUMENT");
-    expect(errorOf(response)?.problems?.map((p) => p.message).join("\n")).toContain(c.error);
-  });
+      // Assess
+      expectError(response, 422, "INVALID_DOCUMENT");
+      expect(
+        errorOf(response)
+          ?.problems?.map((p) => p.message)
+          .join("\n"),
+      ).toContain(c.error);
+    },
+  );
 });
 
 describe("oversized, binary and non-UTF-8 bodies", () => {
   it("refuses a 10 MB upload at the gateway, a 5 MB one in the function, and skips a 10 MB SKILL.md found in the bucket", async () => {
     // Prepare
     const tenMegabytes = Buffer.alloc(10 * 1024 * 1024 + 1, "a");
-    const bigSkill = Buffer.concat([Buffer.from("---\ntitle: Big\ndescription: big\nversion: 1.0.0\n---\n"), Buffer.alloc(10 * 1024 * 1024, "b")]);
+    const bigSkill = Buffer.concat([
+      Buffer.from("---\ntitle: Big\ndescription: big\nversion: 1.0.0\n---\n"),
+      Buffer.alloc(10 * 1024 * 1024, "b"),
+    ]);
     await putInBucket(TENANT, PROJECT, "_vance/skills/big-skill/SKILL.md", bigSkill);
     const scratch = await spawnWithControl(api, TENANT);
 
     // Act
     const gateway = await api.putDocument(TENANT, PROJECT, "_vance/skills/huge/SKILL.md", tenMegabytes);
     const fiveMegabytes = await api.putDocument(TENANT, PROJECT, "notes/huge.md", Buffer.alloc(5 * 1024 * 1024, "a"));
-    const twoMegabyteSkill = await api.putDocument(TENANT, PROJECT, "_vance/skills/huge/SKILL.md", Buffer.concat([bigSkill.subarray(0, 2 * 1024 * 1024)]));
-    const steering = await api.send("POST", `/brain/${TENANT}/processes/${scratch.processId}/skill`, { body: tenMegabytes, headers: { "content-type": "application/json" } });
+    const twoMegabyteSkill = await api.putDocument(
+      TENANT,
+      PROJECT,
+      "_vance/skills/huge/SKILL.md",
+      Buffer.concat([bigSkill.subarray(0, 2 * 1024 * 1024)]),
+    );
+    const steering = await api.send("POST", `/brain/${TENANT}/processes/${scratch.processId}/skill`, {
+      body: tenMegabytes,
+      headers: { "content-type": "application/json" },
+    });
     const problems = await api.problems(TENANT, PROJECT);
     const turn = await api.compose(TENANT, scratch.processId, { message: "hello" }, WAIT);
 
@@ -252,9 +288,18 @@ describe("oversized, binary and non-UTF-8 bodies", () => {
     // Act
     const asset = await api.putDocument(TENANT, PROJECT, "assets/logo.png", png, "image/png");
     const readBack = await api.getDocument(TENANT, PROJECT, "assets/logo.png");
-    const binarySteer = await api.send("POST", `/brain/${TENANT}/processes/${scratch.processId}/skill`, { body: png, headers: { "content-type": "application/octet-stream" } });
-    const invalidSteer = await api.send("POST", `/brain/${TENANT}/processes/${scratch.processId}/skill`, { body: invalidJson, headers: { "content-type": "application/json" } });
-    const invalidSpawn = await api.send("POST", `/brain/${TENANT}/sessions/s-bin/processes`, { body: Buffer.from([0xff, 0xfe, 0x7b, 0x7d]), headers: { "content-type": "application/json" } });
+    const binarySteer = await api.send("POST", `/brain/${TENANT}/processes/${scratch.processId}/skill`, {
+      body: png,
+      headers: { "content-type": "application/octet-stream" },
+    });
+    const invalidSteer = await api.send("POST", `/brain/${TENANT}/processes/${scratch.processId}/skill`, {
+      body: invalidJson,
+      headers: { "content-type": "application/json" },
+    });
+    const invalidSpawn = await api.send("POST", `/brain/${TENANT}/sessions/s-bin/processes`, {
+      body: Buffer.from([0xff, 0xfe, 0x7b, 0x7d]),
+      headers: { "content-type": "application/json" },
+    });
 
     // Assess
     expect(asset.status).toBe(200);
@@ -279,7 +324,9 @@ describe("huge argument strings", () => {
     const overBody = await steer("x".repeat(70 * 1024));
     const overPending = await steer("x".repeat(40 * 1024));
     const overMessage = await api.compose(TENANT, scratch.processId, { message: "m".repeat(40 * 1024) }, WAIT);
-    const overOutput = await api.send("POST", `/brain/${TENANT}/processes/${scratch.processId}/turns/t-1/complete`, { body: { output: "o".repeat(300 * 1024) } });
+    const overOutput = await api.send("POST", `/brain/${TENANT}/processes/${scratch.processId}/turns/t-1/complete`, {
+      body: { output: "o".repeat(300 * 1024) },
+    });
     const overRequestId = await api.steer(TENANT, scratch.processId, { command: "CLEAR_ALL", requestId: "r".repeat(10_000) }, WAIT);
 
     // Assess
@@ -294,7 +341,8 @@ describe("hostile regexes", () => {
   it("saves patterns that are catastrophic for a backtracking engine and matches adversarial messages promptly", async () => {
     // Prepare
     const saved = hostileCases.filter((c) => c.category === "hostile-regex" && c.outcome === "saved");
-    for (const c of saved) expect((await api.putDocument(TENANT, PROJECT, `_vance/skills/${c.name}/SKILL.md`, c.body)).status, c.file).toBe(200);
+    for (const c of saved)
+      expect((await api.putDocument(TENANT, PROJECT, `_vance/skills/${c.name}/SKILL.md`, c.body)).status, c.file).toBe(200);
     const scratch = await spawnWithControl(api, TENANT);
 
     // Act: 20 000 characters that never match (a backtracking engine would not finish), then matching ones
@@ -317,7 +365,8 @@ describe("hostile regexes", () => {
 describe("hostile templates", () => {
   it("saves hostile templates, leaves each out of the turn with its reason, and composes the rest", async () => {
     // Prepare
-    for (const c of leftOut) expect((await api.putDocument(TENANT, PROJECT, `_vance/skills/${c.name}/SKILL.md`, c.body)).status, c.file).toBe(200);
+    for (const c of leftOut)
+      expect((await api.putDocument(TENANT, PROJECT, `_vance/skills/${c.name}/SKILL.md`, c.body)).status, c.file).toBe(200);
     const scratch = await spawnWithControl(api, TENANT);
     for (const c of leftOut) {
       const activated = await api.steer(TENANT, scratch.processId, { command: "ACTIVATE", skillName: c.name }, WAIT);
@@ -338,7 +387,10 @@ describe("hostile templates", () => {
     expect(composed.skillSection).toContain("Control body.");
     for (const c of leftOut) {
       expect(composed.skillSection, c.file).not.toContain(`--- Skill: ${c.name} ---`);
-      expect(composed.warnings.find((w) => w.startsWith(`Skill '${c.name}' left out: `)), c.file).toContain(c.warning);
+      expect(
+        composed.warnings.find((w) => w.startsWith(`Skill '${c.name}' left out: `)),
+        c.file,
+      ).toContain(c.warning);
     }
     const everything = JSON.stringify(turn.json);
     for (const secret of [process.env.SKILLS_JWT_SECRET, process.env.AWS_SECRET_ACCESS_KEY, process.env.SKILLS_TABLE_NAME]) {
@@ -349,7 +401,15 @@ describe("hostile templates", () => {
 
   it("treats template syntax in arguments as data, never as template source", async () => {
     // Prepare
-    await api.putDocument(TENANT, PROJECT, "_vance/skills/echo/SKILL.md", skillMd("title: Echo\ndescription: Echoes its arguments\nversion: 1.0.0\narguments: true\naction: 'Do: {{ args.text }}'", "Args: {{ args.text }}"));
+    await api.putDocument(
+      TENANT,
+      PROJECT,
+      "_vance/skills/echo/SKILL.md",
+      skillMd(
+        "title: Echo\ndescription: Echoes its arguments\nversion: 1.0.0\narguments: true\naction: 'Do: {{ args.text }}'",
+        "Args: {{ args.text }}",
+      ),
+    );
     const scratch = await spawnWithControl(api, TENANT);
     const args = '{{ 7*7 }} {% for x in range(3) %}y{% endfor %} {{ range.constructor("return process")() }}';
 
@@ -374,7 +434,11 @@ describe("path traversal", () => {
 
   it.each(pathCases.map((c) => [c.name, c] as const))("answers %s with its typed 4xx", async (_name, c) => {
     // Act
-    const response = await api.send(c.method, fill(c.path, controlProcess), c.method === "GET" ? {} : { body: "# x\n", headers: { "content-type": "text/markdown" } });
+    const response = await api.send(
+      c.method,
+      fill(c.path, controlProcess),
+      c.method === "GET" ? {} : { body: "# x\n", headers: { "content-type": "text/markdown" } },
+    );
 
     // Assess
     expectError(response, c.status, c.code);
@@ -387,10 +451,15 @@ describe("path traversal", () => {
     // Act
     let response: ApiResponse;
     const raw = (path: string) => api.send("POST", path, { body: String(c.body), headers: { "content-type": "application/json" } });
-    if (c.kind === "steer") response = await api.send("POST", `/brain/${TENANT}/processes/${scratch.processId}/skill`, { body: c.body as Record<string, unknown>, wait: WAIT });
+    if (c.kind === "steer")
+      response = await api.send("POST", `/brain/${TENANT}/processes/${scratch.processId}/skill`, {
+        body: c.body as Record<string, unknown>,
+        wait: WAIT,
+      });
     else if (c.kind === "steer-raw") response = await raw(`/brain/${TENANT}/processes/${scratch.processId}/skill`);
     else if (c.kind === "spawn-raw") response = await raw(`/brain/${TENANT}/sessions/s-raw/processes`);
-    else if (c.kind === "spawn") response = await api.send("POST", `/brain/${TENANT}/sessions/s-hostile/processes`, { body: c.body as Record<string, unknown> });
+    else if (c.kind === "spawn")
+      response = await api.send("POST", `/brain/${TENANT}/sessions/s-hostile/processes`, { body: c.body as Record<string, unknown> });
     else response = await api.tool(TENANT, scratch.processId, c.kind.replace(/^tool:/, ""), c.body as Record<string, unknown>);
 
     // Assess
@@ -417,14 +486,17 @@ describe("path traversal", () => {
     expect(keys.length).toBeGreaterThan(0);
     // Level snapshots (issue 27) sit beside the documents, keyed by tenant and level, never inside a level.
     const snapshots = keys.filter((k) => k.startsWith("catalogue-snapshots/"));
-    for (const key of snapshots) expect(key).toMatch(/^catalogue-snapshots\/(hostile|bystander)\/(_tenant|p1|_user_[a-z0-9-]+)\/\d+-[\w-]+\.json\.gz$/);
+    for (const key of snapshots)
+      expect(key).toMatch(/^catalogue-snapshots\/(hostile|bystander)\/(_tenant|p1|_user_[a-z0-9-]+)\/\d+-[\w-]+\.json\.gz$/);
     for (const key of keys.filter((k) => !k.startsWith("catalogue-snapshots/"))) {
       const match = /^tenants\/(hostile|bystander)\/projects\/(_tenant|p1)\/(.+)$/.exec(key);
       expect(match, key).not.toBeNull();
       expect(isValidDocumentPath(match![3]!), key).toBe(true);
     }
     expect(keys.filter((k) => k.startsWith(`tenants/${OTHER}/`)).sort()).toEqual(
-      ["_vance/skills/ctl/SKILL.md", "_vance/skills/ctl/references/checklist.md", "docs/guide.md"].map((p) => `tenants/${OTHER}/projects/_tenant/${p}`),
+      ["_vance/skills/ctl/SKILL.md", "_vance/skills/ctl/references/checklist.md", "docs/guide.md"].map(
+        (p) => `tenants/${OTHER}/projects/_tenant/${p}`,
+      ),
     );
     await expectControlsUnchanged();
   });

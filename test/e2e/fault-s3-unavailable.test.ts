@@ -68,10 +68,19 @@ beforeAll(async () => {
     return (send as (...a: unknown[]) => Promise<unknown>).apply(this, args);
   } as S3Client["send"]);
   // No S3 event emulation: its bucket listings would meet the injected outage and skew the counts.
-  stack = await startLocalStack({ handlers: { "lane-worker": laneWorker }, lane: { retryDelaySeconds: 0, maxReceiveCount: MAX_RECEIVES }, s3Events: false });
+  stack = await startLocalStack({
+    handlers: { "lane-worker": laneWorker },
+    lane: { retryDelaySeconds: 0, maxReceiveCount: MAX_RECEIVES },
+    s3Events: false,
+  });
   api = new ApiClient(stack.httpUrl, await stack.token({ tenant: TENANT, login: "ada", projects: [PROJECT], roles: ["tenant-admin"] }));
   sqs = new SQSClient({ region: stack.region, endpoint: stack.endpoints.sqs, credentials: stack.credentials });
-  const saved = await api.putDocument(TENANT, "_tenant", "_vance/skills/kick/SKILL.md", skillMd("title: Kick\ndescription: Starts the work\nversion: 1.0.0\naction: Kick off.", "Kick-off body."));
+  const saved = await api.putDocument(
+    TENANT,
+    "_tenant",
+    "_vance/skills/kick/SKILL.md",
+    skillMd("title: Kick\ndescription: Starts the work\nversion: 1.0.0\naction: Kick off.", "Kick-off body."),
+  );
   expect(saved.status, saved.text).toBe(200);
 });
 
@@ -100,7 +109,9 @@ async function processWithPendingAction(session: string): Promise<Process> {
 }
 
 async function deadLetters(): Promise<LaneMessage[]> {
-  const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: stack.resources.deadLetterQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+  const out = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: stack.resources.deadLetterQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+  );
   return (out.Messages ?? []).map((m) => JSON.parse(m.Body ?? "{}") as LaneMessage);
 }
 
@@ -184,7 +195,10 @@ describe("S3 unavailable during a turn", () => {
 
     // Act
     const warm = [await api.effective(TENANT, PROJECT), await api.composition(TENANT, process.processId, "peek")];
-    const cold = [await api.putDocument(TENANT, "_tenant", "notes/today.md", "# Today\n"), await api.getDocument(TENANT, "_tenant", "_vance/skills/kick/SKILL.md")];
+    const cold = [
+      await api.putDocument(TENANT, "_tenant", "notes/today.md", "# Today\n"),
+      await api.getDocument(TENANT, "_tenant", "_vance/skills/kick/SKILL.md"),
+    ];
     outage = undefined;
 
     // Assess

@@ -49,8 +49,13 @@ let token: string;
 let base: string;
 let workDir: string;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- replies of several shapes
-async function http(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+async function http(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- replies of several shapes
+): Promise<{ status: number; json: any }> {
   const response = await fetch(`${stack.httpUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(typeof body === "string" ? {} : { "content-type": "application/json" }), ...headers },
@@ -61,15 +66,24 @@ async function http(method: string, path: string, body?: unknown, headers: Recor
 }
 
 async function activeProcess(): Promise<string> {
-  const spawned = await http("POST", `/brain/${TENANT}/sessions/s-${randomUUID().slice(0, 8)}/processes`, { recipe: "default", projectId: PROJECT });
+  const spawned = await http("POST", `/brain/${TENANT}/sessions/s-${randomUUID().slice(0, 8)}/processes`, {
+    recipe: "default",
+    projectId: PROJECT,
+  });
   expect(spawned.status).toBe(201);
   const processId = spawned.json.processId as string;
-  const activated = await http("POST", `/brain/${TENANT}/processes/${processId}/skill`, { command: "ACTIVATE", skillName: "local-files" }, { prefer: "wait=15" });
+  const activated = await http(
+    "POST",
+    `/brain/${TENANT}/processes/${processId}/skill`,
+    { command: "ACTIVATE", skillName: "local-files" },
+    { prefer: "wait=15" },
+  );
   expect(activated.status, JSON.stringify(activated.json)).toBe(200);
   return processId;
 }
 
-const tool = (processId: string, name: string, args: Record<string, unknown>) => http("POST", `/brain/${TENANT}/processes/${processId}/tools/${name}`, { args });
+const tool = (processId: string, name: string, args: Record<string, unknown>) =>
+  http("POST", `/brain/${TENANT}/processes/${processId}/tools/${name}`, { args });
 
 beforeAll(async () => {
   stack = await startLocalStack();

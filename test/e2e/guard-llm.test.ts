@@ -49,7 +49,10 @@ async function http(method: string, path: string, body?: unknown): Promise<Reply
 
 /** A process with the bundled code-guard active, one turn composed and completed. */
 async function completeGuardedTurn(ws?: WsTestClient): Promise<{ processId: string; completed: Reply }> {
-  const spawned = await http("POST", `/brain/${TENANT}/sessions/s-${randomUUID().slice(0, 8)}/processes`, { recipe: "default", projectId: PROJECT });
+  const spawned = await http("POST", `/brain/${TENANT}/sessions/s-${randomUUID().slice(0, 8)}/processes`, {
+    recipe: "default",
+    projectId: PROJECT,
+  });
   const processId = spawned.json.processId as string;
   if (ws) {
     ws.send({ type: "process-subscribe", processId, requestId: "sub" });
@@ -59,7 +62,9 @@ async function completeGuardedTurn(ws?: WsTestClient): Promise<{ processId: stri
   expect(activated.status, JSON.stringify(activated.json)).toBe(200);
   const composed = await http("POST", `/brain/${TENANT}/processes/${processId}/turns`, { message: "Add a login form" });
   expect(composed.status, JSON.stringify(composed.json)).toBe(200);
-  const completed = await http("POST", `/brain/${TENANT}/processes/${processId}/turns/${composed.json.result.turnId}/complete`, { output: "Implemented the login form." });
+  const completed = await http("POST", `/brain/${TENANT}/processes/${processId}/turns/${composed.json.result.turnId}/complete`, {
+    output: "Implemented the login form.",
+  });
   return { processId, completed };
 }
 
@@ -70,7 +75,11 @@ beforeAll(async () => {
     req.on("end", () => {
       llm.requests.push(JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequest);
       res.writeHead(llm.status, { "content-type": "application/json" });
-      res.end(JSON.stringify(llm.status === 200 ? { choices: [{ message: { role: "assistant", content: JSON.stringify(llm.answer) } }] } : { error: "down" }));
+      res.end(
+        JSON.stringify(
+          llm.status === 200 ? { choices: [{ message: { role: "assistant", content: JSON.stringify(llm.answer) } }] } : { error: "down" },
+        ),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -109,10 +118,15 @@ describe("the bundled code-guard in the lane worker", () => {
       expect(completed.json.result).toMatchObject({ turnScheduled: true });
       const process = await http("GET", `/brain/${TENANT}/processes/${processId}`);
       expect(process.json.guard).toMatchObject({ type: "inline" });
-      expect(process.json.pending).toEqual([expect.objectContaining({ sender: "_guard", text: "Was the build run and the specification updated?" })]);
+      expect(process.json.pending).toEqual([
+        expect.objectContaining({ sender: "_guard", text: "Was the build run and the specification updated?" }),
+      ]);
       expect(llm.requests).toHaveLength(1);
       expect(llm.requests[0]?.model).toBe("fake-judge");
-      expect(JSON.parse(llm.requests[0]!.messages.at(-1)!.content)).toMatchObject({ judge: "Has a development task of the user been completed?", output: "Implemented the login form." });
+      expect(JSON.parse(llm.requests[0]!.messages.at(-1)!.content)).toMatchObject({
+        judge: "Has a development task of the user been completed?",
+        output: "Implemented the login form.",
+      });
       let scheduled: Record<string, unknown> | undefined;
       for (let i = 0; i < 10 && scheduled === undefined; i++) {
         const frame = await ws.nextJson<Record<string, unknown>>(10_000);

@@ -43,7 +43,8 @@ const keysOf = (input: Record<string, unknown>): { pk?: unknown; sk?: unknown }[
   add(input.Item);
   const values = input.ExpressionAttributeValues as Record<string, unknown> | undefined;
   if (values?.[":pk"] !== undefined) add({ pk: values[":pk"] });
-  for (const table of Object.values((input.RequestItems ?? {}) as Record<string, { Keys?: unknown[] }>)) for (const key of table.Keys ?? []) add(key);
+  for (const table of Object.values((input.RequestItems ?? {}) as Record<string, { Keys?: unknown[] }>))
+    for (const key of table.Keys ?? []) add(key);
   return keys;
 };
 
@@ -57,7 +58,15 @@ const kindOf = (key: { pk?: unknown; sk?: unknown }): string => {
 };
 
 /** lib-dynamodb's commands (GetCommand, …) are the wire's GetItem, …; the others are named as sent. */
-const DOCUMENT_OPERATIONS: Record<string, string> = { Get: "GetItem", Put: "PutItem", Update: "UpdateItem", Delete: "DeleteItem", BatchGet: "BatchGetItem", BatchWrite: "BatchWriteItem", TransactWrite: "TransactWriteItems" };
+const DOCUMENT_OPERATIONS: Record<string, string> = {
+  Get: "GetItem",
+  Put: "PutItem",
+  Update: "UpdateItem",
+  Delete: "DeleteItem",
+  BatchGet: "BatchGetItem",
+  BatchWrite: "BatchWriteItem",
+  TransactWrite: "TransactWriteItems",
+};
 const operationOf = (commandName: string): string => {
   const name = commandName.replace(/Command$/, "");
   return DOCUMENT_OPERATIONS[name] ?? name;
@@ -68,13 +77,15 @@ function record(service: string, client: { send: (...args: never[]) => Promise<u
   vi.spyOn(client, "send").mockImplementation(function (this: unknown, ...args: unknown[]) {
     const sent = inWorker.getStore();
     const command = args[0] as { constructor: { name: string }; input: Record<string, unknown> };
-    if (sent) sent.push({ operation: `${service}.${operationOf(command.constructor.name)}`, items: keysOf(command.input ?? {}).map(kindOf) });
+    if (sent)
+      sent.push({ operation: `${service}.${operationOf(command.constructor.name)}`, items: keysOf(command.input ?? {}).map(kindOf) });
     return (send as (...a: unknown[]) => Promise<unknown>).apply(this, args);
   } as never);
 }
 
 const sent: Sent[] = [];
-const laneWorker = (async (): Promise<WorkerHandler> => ((await import("../../functions/lane-worker/handler.js")) as { handler: WorkerHandler }).handler)();
+const laneWorker = (async (): Promise<WorkerHandler> =>
+  ((await import("../../functions/lane-worker/handler.js")) as { handler: WorkerHandler }).handler)();
 
 beforeAll(async () => {
   process.env.POWERTOOLS_LOG_LEVEL = "SILENT";
@@ -84,7 +95,9 @@ beforeAll(async () => {
   record("S3", S3Client.prototype);
   record("SQS", SQSClient.prototype);
   stack = await startLocalStack({
-    handlers: { "lane-worker": async (event, context) => inWorker.run(sent, async () => (await laneWorker)(event as SQSEvent, context as Context)) },
+    handlers: {
+      "lane-worker": async (event, context) => inWorker.run(sent, async () => (await laneWorker)(event as SQSEvent, context as Context)),
+    },
     s3Events: false,
   });
   api = new ApiClient(stack.httpUrl, await stack.token({ tenant: TENANT, login: "ada", projects: [PROJECT], roles: ["tenant-admin"] }));
@@ -92,7 +105,10 @@ beforeAll(async () => {
     TENANT,
     "_tenant",
     "_vance/skills/reviewer/SKILL.md",
-    skillMd("title: Reviewer\ndescription: Reviews code\nversion: 1.0.0\ntriggers:\n  - type: KEYWORDS\n    keywords: [review]", "Review carefully."),
+    skillMd(
+      "title: Reviewer\ndescription: Reviews code\nversion: 1.0.0\ntriggers:\n  - type: KEYWORDS\n    keywords: [review]",
+      "Review carefully.",
+    ),
   );
   expect(saved.status, saved.text).toBe(200);
 });
@@ -144,6 +160,9 @@ describe("the deployed lane worker's AWS requests per composed turn", () => {
 
     // Assess
     expect((await api.process(TENANT, processId)).json.activeSkills.map((s: { name: string }) => s.name)).toEqual(["reviewer"]);
-    expect(triggered.filter((s) => s.items.includes("process")).map((s) => s.operation)).toEqual(["DynamoDB.BatchGetItem", "DynamoDB.PutItem"]);
+    expect(triggered.filter((s) => s.items.includes("process")).map((s) => s.operation)).toEqual([
+      "DynamoDB.BatchGetItem",
+      "DynamoDB.PutItem",
+    ]);
   });
 });

@@ -41,7 +41,9 @@ function raw(request: string | Buffer): Promise<RawAnswer> {
       const split = text.indexOf("\r\n\r\n");
       if (split === -1) return;
       const [statusLine = "", ...lines] = text.slice(0, split).split("\r\n");
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+      );
       const body = text.slice(split + 4);
       if (Buffer.byteLength(body) < Number(headers["content-length"] ?? 0)) return;
       socket.destroy();
@@ -52,14 +54,22 @@ function raw(request: string | Buffer): Promise<RawAnswer> {
   });
 }
 
-const expectTableError = (answer: { status: number; body: string; headers: Record<string, string> }, status: number, code: string): void => {
+const expectTableError = (
+  answer: { status: number; body: string; headers: Record<string, string> },
+  status: number,
+  code: string,
+): void => {
   expect(answer.status).toBe(status);
   expect(answer.headers["content-type"]).toMatch(/^application\/json/);
   expect(JSON.parse(answer.body)).toEqual({ error: { code, message: expect.any(String) } });
   expect(STATUS_BY_CODE[code as keyof typeof STATUS_BY_CODE]).toBe(status);
 };
 
-const asRaw = async (response: Response): Promise<RawAnswer> => ({ status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() });
+const asRaw = async (response: Response): Promise<RawAnswer> => ({
+  status: response.status,
+  headers: Object.fromEntries(response.headers),
+  body: await response.text(),
+});
 
 describe("local gateway answers in API.md's error shape", () => {
   it.each([
@@ -95,7 +105,9 @@ describe("local gateway answers in API.md's error shape", () => {
 
   it("413 PAYLOAD_TOO_LARGE for a body declared past 10 MB, before it is sent", async () => {
     // Act
-    const answer = await raw(`PUT /brain/demo/projects/demo/documents/big.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Length: ${11 * 1024 * 1024}\r\n\r\n`);
+    const answer = await raw(
+      `PUT /brain/demo/projects/demo/documents/big.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Length: ${11 * 1024 * 1024}\r\n\r\n`,
+    );
 
     // Assess
     expectTableError(answer, 413, "PAYLOAD_TOO_LARGE");
@@ -105,7 +117,11 @@ describe("local gateway answers in API.md's error shape", () => {
     // Prepare
     const chunk = Buffer.alloc(1024 * 1024, 0x61);
     const head = `PUT /brain/demo/projects/demo/documents/big.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n\r\n`;
-    const body = Buffer.concat([Buffer.from(head), ...Array.from({ length: 11 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")])), Buffer.from("0\r\n\r\n")]);
+    const body = Buffer.concat([
+      Buffer.from(head),
+      ...Array.from({ length: 11 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")])),
+      Buffer.from("0\r\n\r\n"),
+    ]);
 
     // Act
     const answer = await raw(body);
@@ -116,11 +132,16 @@ describe("local gateway answers in API.md's error shape", () => {
 
   it.each([
     ["one huge header", (filler: string) => `X-Filler: ${filler}\r\n`],
-    ["many small headers", (filler: string) => Array.from({ length: filler.length / 100 }, (_, i) => `X-F${i}: ${"b".repeat(90)}\r\n`).join("")],
+    [
+      "many small headers",
+      (filler: string) => Array.from({ length: filler.length / 100 }, (_, i) => `X-F${i}: ${"b".repeat(90)}\r\n`).join(""),
+    ],
     ["a huge cookie", (filler: string) => `Cookie: a=${filler}\r\n`],
   ])("413 PAYLOAD_TOO_LARGE for headers past API Gateway's 10 KB quota: %s", async (_label, headers) => {
     // Act
-    const answer = await raw(`GET /brain/demo/skills/effective?projectId=demo HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n${headers("a".repeat(20_000))}\r\n`);
+    const answer = await raw(
+      `GET /brain/demo/skills/effective?projectId=demo HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n${headers("a".repeat(20_000))}\r\n`,
+    );
 
     // Assess
     expectTableError(answer, 413, "PAYLOAD_TOO_LARGE");
@@ -160,7 +181,9 @@ describe("local gateway answers in API.md's error shape", () => {
 
   it("still answers a normal request on a fresh connection after the refusals", async () => {
     // Act
-    const response = await fetch(`${stack.httpUrl}/brain/demo/skills/effective?projectId=demo`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${stack.httpUrl}/brain/demo/skills/effective?projectId=demo`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
 
     // Assess
     expect(response.status).toBe(200);

@@ -40,7 +40,18 @@ const mcpInitialize = JSON.stringify({
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "e2e", version: "1" } },
 });
 const mcp = (headers: Record<string, string>): Promise<RawReply> =>
-  send("/brain/acme/mcp?projectId=p1", { host: ownHost(), authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, "POST", mcpInitialize);
+  send(
+    "/brain/acme/mcp?projectId=p1",
+    {
+      host: ownHost(),
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    "POST",
+    mcpInitialize,
+  );
 
 beforeAll(async () => {
   stack = await startLocalStack();
@@ -52,17 +63,20 @@ afterAll(async () => {
 });
 
 describe("the local stack answers only its own host names", () => {
-  it.each(["evil.example", "evil.example:3000", "127.0.0.1.evil.example", "localhost.", "[::1].evil.example"])("refuses Host %j with 403, the dev token never in the answer", async (host) => {
-    // Act
-    const config = await send("/console/config.json", { host });
-    const api = await send("/brain/acme/skills/effective?projectId=p1", { host, authorization: `Bearer ${token}` });
+  it.each(["evil.example", "evil.example:3000", "127.0.0.1.evil.example", "localhost.", "[::1].evil.example"])(
+    "refuses Host %j with 403, the dev token never in the answer",
+    async (host) => {
+      // Act
+      const config = await send("/console/config.json", { host });
+      const api = await send("/brain/acme/skills/effective?projectId=p1", { host, authorization: `Bearer ${token}` });
 
-    // Assess
-    expect(config.status).toBe(403);
-    expect(config.body).not.toContain(stack.devToken);
-    expect(JSON.parse(config.body).error.code).toBe("FORBIDDEN");
-    expect(api.status).toBe(403);
-  });
+      // Assess
+      expect(config.status).toBe(403);
+      expect(config.body).not.toContain(stack.devToken);
+      expect(JSON.parse(config.body).error.code).toBe("FORBIDDEN");
+      expect(api.status).toBe(403);
+    },
+  );
 
   it("serves its own names: 127.0.0.1, localhost and [::1], with or without the port, in any case", async () => {
     // Prepare
@@ -100,14 +114,17 @@ describe("the local stack answers only its own host names", () => {
 });
 
 describe("/mcp validates Origin (MCP Streamable HTTP transport)", () => {
-  it.each(["http://evil.example", "http://evil.example:3000", "null", "not a url", "https://localhost.evil.example"])("refuses Origin %j with 403 before any MCP message is read", async (origin) => {
-    // Act
-    const reply = await mcp({ origin });
+  it.each(["http://evil.example", "http://evil.example:3000", "null", "not a url", "https://localhost.evil.example"])(
+    "refuses Origin %j with 403 before any MCP message is read",
+    async (origin) => {
+      // Act
+      const reply = await mcp({ origin });
 
-    // Assess
-    expect(reply.status).toBe(403);
-    expect(JSON.parse(reply.body).error.code).toBe("FORBIDDEN");
-  });
+      // Assess
+      expect(reply.status).toBe(403);
+      expect(JSON.parse(reply.body).error.code).toBe("FORBIDDEN");
+    },
+  );
 
   it("accepts a request without Origin (CLI and SDK clients) and one from its own origin", async () => {
     // Act

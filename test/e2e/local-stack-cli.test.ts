@@ -24,11 +24,15 @@ describe("npm start (infra/local/main.ts)", () => {
   it("prints the URLs and a working dev token, answers /health, and exits 0 on SIGTERM", async () => {
     // Prepare
     let output = "";
-    child = spawn(process.execPath, ["--import", "tsx", "infra/local/main.ts", "--port", "0", "--quiet", "--tenant", "acme", "--user", "ada", "--projects", "alpha"], {
-      cwd: repoRoot,
-      env: { ...process.env, AWS_ENDPOINT_URL: "", PORT: "", POWERTOOLS_LOG_LEVEL: "ERROR" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    child = spawn(
+      process.execPath,
+      ["--import", "tsx", "infra/local/main.ts", "--port", "0", "--quiet", "--tenant", "acme", "--user", "ada", "--projects", "alpha"],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, AWS_ENDPOINT_URL: "", PORT: "", POWERTOOLS_LOG_LEVEL: "ERROR" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child?.once("exit", (code) => resolve(code)));

@@ -32,11 +32,21 @@ interface Running {
 
 async function startChild(dataDir: string, stallLane: boolean): Promise<Running> {
   let output = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "test/e2e/support/crash-child.ts", "--data", dataDir, ...(stallLane ? ["--stall-lane"] : [])], {
-    cwd: repoRoot,
-    env: { ...process.env, AWS_ENDPOINT_URL: "", PORT: "", POWERTOOLS_LOG_LEVEL: "ERROR", AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "test/e2e/support/crash-child.ts", "--data", dataDir, ...(stallLane ? ["--stall-lane"] : [])],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        AWS_ENDPOINT_URL: "",
+        PORT: "",
+        POWERTOOLS_LOG_LEVEL: "ERROR",
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   children.push(child);
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -47,7 +57,11 @@ async function startChild(dataDir: string, stallLane: boolean): Promise<Running>
 }
 
 const call = (stack: Running, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Response> =>
-  fetch(`${stack.httpUrl}${path}`, { method, headers: { authorization: `Bearer ${stack.token}`, ...headers }, ...(body === undefined ? {} : { body }) });
+  fetch(`${stack.httpUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${stack.token}`, ...headers },
+    ...(body === undefined ? {} : { body }),
+  });
 
 describe("local stack --data after kill -9", () => {
   it("keeps a 200'd document and settles a 202'd lane request after a restart", async () => {
@@ -55,12 +69,26 @@ describe("local stack --data after kill -9", () => {
     const dataDir = await mkdtemp(join(tmpdir(), "skills-crash-"));
     dataDirs.push(dataDir);
     const first = await startChild(dataDir, true);
-    const put = await call(first, "PUT", "/brain/acme/projects/alpha/documents/notes/crash.md", "# kept\n", { "content-type": "text/markdown" });
-    const spawned = await call(first, "POST", "/brain/acme/sessions/s-crash/processes", JSON.stringify({ recipe: "default", projectId: "alpha" }), { "content-type": "application/json" });
-    const { processId } = (await spawned.json()) as { processId: string };
-    const queued = await call(first, "POST", `/brain/acme/processes/${processId}/skill`, JSON.stringify({ command: "ACTIVATE", skillName: "code-review", requestId: "r-crash-1" }), {
-      "content-type": "application/json",
+    const put = await call(first, "PUT", "/brain/acme/projects/alpha/documents/notes/crash.md", "# kept\n", {
+      "content-type": "text/markdown",
     });
+    const spawned = await call(
+      first,
+      "POST",
+      "/brain/acme/sessions/s-crash/processes",
+      JSON.stringify({ recipe: "default", projectId: "alpha" }),
+      { "content-type": "application/json" },
+    );
+    const { processId } = (await spawned.json()) as { processId: string };
+    const queued = await call(
+      first,
+      "POST",
+      `/brain/acme/processes/${processId}/skill`,
+      JSON.stringify({ command: "ACTIVATE", skillName: "code-review", requestId: "r-crash-1" }),
+      {
+        "content-type": "application/json",
+      },
+    );
 
     // Act
     first.child.kill("SIGKILL");
@@ -70,13 +98,17 @@ describe("local stack --data after kill -9", () => {
     const documentBody = await document.text();
     const settled = await waitFor(
       async () => {
-        const answer = (await (await call(second, "GET", `/brain/acme/processes/${processId}/requests/r-crash-1`)).json()) as { status?: string };
+        const answer = (await (await call(second, "GET", `/brain/acme/processes/${processId}/requests/r-crash-1`)).json()) as {
+          status?: string;
+        };
         return answer.status !== "QUEUED" && answer;
       },
       30_000,
       "the request to leave QUEUED",
     );
-    const process = (await (await call(second, "GET", `/brain/acme/processes/${processId}`)).json()) as { activeSkills?: { name: string }[] };
+    const process = (await (await call(second, "GET", `/brain/acme/processes/${processId}`)).json()) as {
+      activeSkills?: { name: string }[];
+    };
     second.child.kill("SIGTERM");
     await second.exited;
 

@@ -22,12 +22,21 @@ const handlers: HandlerOverrides = {
     const { dynamodb, s3 } = awsClients(config);
     if (event.requestContext.http.method === "POST") {
       const id = event.pathParameters?.sessionId ?? "";
-      await dynamodb.send(new PutItemCommand({ TableName: config.tableName, Item: { pk: { S: `e2e#${id}` }, sk: { S: "state" }, value: { S: event.body ?? "" } } }));
-      await s3.send(new PutObjectCommand({ Bucket: config.bucketName, Key: `e2e/${id}.md`, Body: `document of ${id}`, ContentType: "text/markdown" }));
+      await dynamodb.send(
+        new PutItemCommand({
+          TableName: config.tableName,
+          Item: { pk: { S: `e2e#${id}` }, sk: { S: "state" }, value: { S: event.body ?? "" } },
+        }),
+      );
+      await s3.send(
+        new PutObjectCommand({ Bucket: config.bucketName, Key: `e2e/${id}.md`, Body: `document of ${id}`, ContentType: "text/markdown" }),
+      );
       return { statusCode: 201, body: "{}" };
     }
     const id = event.pathParameters?.processId ?? "";
-    const item = await dynamodb.send(new GetItemCommand({ TableName: config.tableName, Key: { pk: { S: `e2e#${id}` }, sk: { S: "state" } } }));
+    const item = await dynamodb.send(
+      new GetItemCommand({ TableName: config.tableName, Key: { pk: { S: `e2e#${id}` }, sk: { S: "state" } } }),
+    );
     const document = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: `e2e/${id}.md` })).then(
       async (o) => ({ body: await o.Body?.transformToString(), contentType: o.ContentType }),
       () => null,

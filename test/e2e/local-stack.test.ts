@@ -47,7 +47,12 @@ const handlers: HandlerOverrides = {
     record("http-skills", event);
     if (event.rawPath.endsWith("/problems")) return { problems: [] };
     if (event.rawPath.endsWith("/active")) throw new Error("boom");
-    return { statusCode: 200, headers: { "content-type": "application/json", "x-test": "yes" }, cookies: ["seen=1; Path=/"], body: JSON.stringify({ ok: true }) };
+    return {
+      statusCode: 200,
+      headers: { "content-type": "application/json", "x-test": "yes" },
+      cookies: ["seen=1; Path=/"],
+      body: JSON.stringify({ ok: true }),
+    };
   },
   "http-documents": async (event: APIGatewayProxyEventV2) => {
     record("http-documents", event);
@@ -142,7 +147,9 @@ describe("local stack over HTTP", () => {
 
     // Assess
     // The real handlers answer such a request 401 with what is missing (api-authorization.test.ts).
-    const event = invocationsOf("http-skills").at(-1)?.event as unknown as APIGatewayProxyEventV2 & { requestContext: { authorizer?: { lambda?: Record<string, string> } } };
+    const event = invocationsOf("http-skills").at(-1)?.event as unknown as APIGatewayProxyEventV2 & {
+      requestContext: { authorizer?: { lambda?: Record<string, string> } };
+    };
     expect(event.rawPath).toBe("/brain/demo/skills/effective");
     expect(event.requestContext.authorizer?.lambda).toEqual({ authenticated: "false", reason: "Authorization header is missing" });
   });
@@ -170,7 +177,13 @@ describe("local stack over HTTP", () => {
         accountId: expect.any(String),
         apiId: expect.any(String),
         domainName: new URL(stack.httpUrl).host,
-        http: { method: "GET", path: "/brain/demo/skills/effective/my%2Dskill", protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "e2e-test" },
+        http: {
+          method: "GET",
+          path: "/brain/demo/skills/effective/my%2Dskill",
+          protocol: "HTTP/1.1",
+          sourceIp: "127.0.0.1",
+          userAgent: "e2e-test",
+        },
         requestId: response.headers.get("apigw-requestid"),
         routeKey: "GET /brain/{tenant}/skills/effective/{name}",
         stage: "$default",
@@ -300,7 +313,13 @@ describe("local stack over WebSocket", () => {
     expect(connect).toMatchObject({
       queryStringParameters: { token },
       isBase64Encoded: false,
-      requestContext: { routeKey: "$connect", eventType: "CONNECT", connectionId: reply.connectionId, messageDirection: "IN", identity: { sourceIp: "127.0.0.1" } },
+      requestContext: {
+        routeKey: "$connect",
+        eventType: "CONNECT",
+        connectionId: reply.connectionId,
+        messageDirection: "IN",
+        identity: { sourceIp: "127.0.0.1" },
+      },
     });
     expect(message).toMatchObject({
       body: JSON.stringify({ type: "ping" }),
@@ -308,7 +327,13 @@ describe("local stack over WebSocket", () => {
       requestContext: { routeKey: "$default", eventType: "MESSAGE", connectionId: reply.connectionId, messageId: expect.any(String) },
     });
     expect(disconnect).toMatchObject({
-      requestContext: { routeKey: "$disconnect", eventType: "DISCONNECT", connectionId: reply.connectionId, disconnectStatusCode: 1000, disconnectReason: "bye" },
+      requestContext: {
+        routeKey: "$disconnect",
+        eventType: "DISCONNECT",
+        connectionId: reply.connectionId,
+        disconnectStatusCode: 1000,
+        disconnectReason: "bye",
+      },
     });
     for (const event of [connect, message, disconnect]) expect(identityFromEvent(event).login).toBe("dev");
     expect(reply.echo).toBe(JSON.stringify({ type: "ping" }));
@@ -352,7 +377,9 @@ describe("local stack over WebSocket", () => {
       .send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.alloc(128 * 1024 + 1, 0x61) }))
       .catch((error: unknown) => error);
     await client.close();
-    const gone = await management.send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from("late") })).catch((error: unknown) => error);
+    const gone = await management
+      .send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from("late") }))
+      .catch((error: unknown) => error);
 
     // Assess
     expect(pushed).toEqual({ type: "pushed" });

@@ -31,7 +31,10 @@ const REVIEW = skillMd(
   ].join("\n"),
   "Review the change line by line.\n",
 );
-const GREET = skillMd(["name: greet", "description: Greets someone.", "lifecycle: shot", "arguments: true"].join("\n"), "Say hello to $ARGUMENTS.\n");
+const GREET = skillMd(
+  ["name: greet", "description: Greets someone.", "lifecycle: shot", "arguments: true"].join("\n"),
+  "Say hello to $ARGUMENTS.\n",
+);
 const HIDDEN = skillMd(["name: hidden", "description: Only the model activates it.", "user-invocable: false"].join("\n"), "Hidden body.\n");
 const SECRET = skillMd(["name: secret", "description: Bob's own skill."].join("\n"), "Bob only.\n");
 const GUIDE = "# Guide\n\nStep one.\n";
@@ -46,7 +49,9 @@ const mcpUrl = (query: string, tenant = TENANT): URL => new URL(`${stack.httpUrl
 
 async function connect(token: string, query = `projectId=${P1}`, tenant = TENANT): Promise<Client> {
   const client = new Client({ name: "skills-e2e", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(mcpUrl(query, tenant), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(mcpUrl(query, tenant), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   clients.push(client);
   return client;
 }
@@ -158,9 +163,19 @@ describe("MCP server over the local stack (SDK client)", () => {
 
     // Assess
     const uris = resources.map((r) => r.uri);
-    expect(uris).toEqual(expect.arrayContaining(["skill://review/SKILL.md", "skill://review/references/guide.md", "skill://review/assets/logo.png", "skill://hidden/SKILL.md"]));
+    expect(uris).toEqual(
+      expect.arrayContaining([
+        "skill://review/SKILL.md",
+        "skill://review/references/guide.md",
+        "skill://review/assets/logo.png",
+        "skill://hidden/SKILL.md",
+      ]),
+    );
     expect(uris.some((uri) => uri.startsWith("skill://secret/"))).toBe(false);
-    expect(resources.find((r) => r.uri === "skill://review/references/guide.md")).toMatchObject({ mimeType: "text/markdown", size: Buffer.byteLength(GUIDE) });
+    expect(resources.find((r) => r.uri === "skill://review/references/guide.md")).toMatchObject({
+      mimeType: "text/markdown",
+      size: Buffer.byteLength(GUIDE),
+    });
     expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: "skill://{name}/{+path}" })]);
     expect(guide.contents).toEqual([{ uri: "skill://review/references/guide.md", mimeType: "text/markdown", text: GUIDE }]);
     expect(skill.contents[0]).toMatchObject({ text: REVIEW });
@@ -192,9 +207,18 @@ describe("MCP server over the local stack (SDK client)", () => {
   it("refuses another tenant, a non-member and a missing project over HTTP before any MCP message", async () => {
     // Prepare
     const outsider = await stack.token({ tenant: TENANT, login: "carol", projects: ["p2"] });
-    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    };
     const post = (url: URL, token: string) =>
-      fetch(url, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: JSON.stringify(initialize) });
+      fetch(url, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        body: JSON.stringify(initialize),
+      });
 
     // Act
     const otherTenant = await post(mcpUrl(`projectId=${P1}`, "globex"), alice);
@@ -219,7 +243,19 @@ describe("MCP server over the local stack (MCP Inspector CLI)", () => {
     // its own build folder, where the relative package.json it checks for exists.
     const { stdout } = await promisify(execFile)(
       "npm",
-      ["run", "--silent", "mcp:inspect", "--", "--cli", mcpUrl(`projectId=${P1}&processId=${processId}`).toString(), "--transport", "http", "--header", `Authorization: Bearer ${alice}`, ...args],
+      [
+        "run",
+        "--silent",
+        "mcp:inspect",
+        "--",
+        "--cli",
+        mcpUrl(`projectId=${P1}&processId=${processId}`).toString(),
+        "--transport",
+        "http",
+        "--header",
+        `Authorization: Bearer ${alice}`,
+        ...args,
+      ],
       { timeout: 60_000, cwd: fileURLToPath(new URL("../..", import.meta.url)) },
     );
     return JSON.parse(stdout) as unknown;
@@ -229,7 +265,9 @@ describe("MCP server over the local stack (MCP Inspector CLI)", () => {
     // Act
     const tools = (await inspect("--method", "tools/list")) as { tools: { name: string }[] };
     const prompts = (await inspect("--method", "prompts/list")) as { prompts: { name: string }[] };
-    const read = (await inspect("--method", "resources/read", "--uri", "skill://review/references/guide.md")) as { contents: { text: string }[] };
+    const read = (await inspect("--method", "resources/read", "--uri", "skill://review/references/guide.md")) as {
+      contents: { text: string }[];
+    };
 
     // Assess
     expect(tools.tools.map((t) => t.name)).toContain("skill_activate");

@@ -22,7 +22,7 @@ const P1 = "p1";
 const BULK = 55;
 
 // This service's own form: no `name:` (the folder is the name); MCP serves it with `name: pdf` added.
-const PDF = skillMd(['description: Fills PDF forms.', "license: MIT", "metadata:", '  version: "2"'].join("\n"), "Use `templates/`.\n");
+const PDF = skillMd(["description: Fills PDF forms.", "license: MIT", "metadata:", '  version: "2"'].join("\n"), "Use `templates/`.\n");
 const NAMED = skillMd(["name: named", "description: Written with its name."].join("\n"), "Named body.\n");
 const BAD = skillMd("description: A folder name other hosts refuse.", "Bad body.\n");
 const SECRET = skillMd("description: Bob's own skill.", "Bob only.\n");
@@ -37,16 +37,27 @@ const PDF_FILES: Record<string, string | Buffer> = {
 };
 
 const SkillResourceSchema = z.object({ uri: z.string(), digest: z.string().regex(/^sha256:[0-9a-f]{64}$/), size: z.number().int().min(0) });
-const SkillSchema = z.object({ uri: z.string(), frontmatter: z.looseObject({ name: z.string(), description: z.string() }), resources: z.array(SkillResourceSchema) });
+const SkillSchema = z.object({
+  uri: z.string(),
+  frontmatter: z.looseObject({ name: z.string(), description: z.string() }),
+  resources: z.array(SkillResourceSchema),
+});
 const ListSkillsResultSchema = z.looseObject({
   resultType: z.literal("complete"),
   skills: z.array(SkillSchema),
   nextCursor: z.string().optional(),
   ttlMs: z.number(),
   cacheScope: z.enum(["public", "private"]),
-  _meta: z.looseObject({ "skills-service/skipped": z.array(z.object({ name: z.string(), uri: z.string(), reason: z.string() })).optional() }).optional(),
+  _meta: z
+    .looseObject({ "skills-service/skipped": z.array(z.object({ name: z.string(), uri: z.string(), reason: z.string() })).optional() })
+    .optional(),
 });
-const GetSkillResultSchema = z.looseObject({ resultType: z.literal("complete"), skill: SkillSchema, ttlMs: z.number(), cacheScope: z.enum(["public", "private"]) });
+const GetSkillResultSchema = z.looseObject({
+  resultType: z.literal("complete"),
+  skill: SkillSchema,
+  ttlMs: z.number(),
+  cacheScope: z.enum(["public", "private"]),
+});
 const DirectoryResultSchema = z.looseObject({
   resultType: z.literal("complete"),
   resources: z.array(z.looseObject({ uri: z.string(), name: z.string(), mimeType: z.string().optional(), size: z.number().optional() })),
@@ -65,7 +76,9 @@ const mcpUrl = (tenant: string): URL => new URL(`${stack.httpUrl}/brain/${tenant
 
 async function connect(token: string, tenant = TENANT): Promise<Client> {
   const client = new Client({ name: "skills-extension-e2e", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(mcpUrl(tenant), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(mcpUrl(tenant), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   clients.push(client);
   return client;
 }
@@ -82,7 +95,8 @@ async function listAll(client: Client): Promise<{ pages: z.infer<typeof ListSkil
 }
 
 const getSkill = (client: Client, uri: string) => client.request({ method: "skills/get", params: { uri } }, GetSkillResultSchema);
-const readDirectory = (client: Client, uri: string) => client.request({ method: "resources/directory/read", params: { uri } }, DirectoryResultSchema);
+const readDirectory = (client: Client, uri: string) =>
+  client.request({ method: "resources/directory/read", params: { uri } }, DirectoryResultSchema);
 
 /** The bytes resources/read returns for a URI: text as UTF-8, a blob decoded. */
 async function bytesOf(client: Client, uri: string): Promise<Buffer> {
@@ -105,10 +119,23 @@ beforeAll(async () => {
   const api = new ApiClient(stack.httpUrl, alice);
   const puts: (() => ReturnType<ApiClient["putDocument"]>)[] = [
     () => api.putDocument(TENANT, P1, "_vance/skills/pdf/SKILL.md", PDF),
-    ...Object.entries(PDF_FILES).map(([path, body]) => () => api.putDocument(TENANT, P1, `_vance/skills/pdf/${path}`, body, path.endsWith(".png") ? "image/png" : "text/markdown")),
+    ...Object.entries(PDF_FILES).map(
+      ([path, body]) =>
+        () =>
+          api.putDocument(TENANT, P1, `_vance/skills/pdf/${path}`, body, path.endsWith(".png") ? "image/png" : "text/markdown"),
+    ),
     () => api.putDocument(TENANT, P1, "_vance/skills/named/SKILL.md", NAMED),
     () => api.putDocument(TENANT, P1, "_vance/skills/Bad_Name/SKILL.md", BAD),
-    ...Array.from({ length: BULK }, (_, i) => () => api.putDocument(TENANT, P1, `_vance/skills/bulk-${String(i).padStart(2, "0")}/SKILL.md`, skillMd(`description: Bulk skill ${i}.`, `Bulk ${i}.\n`))),
+    ...Array.from(
+      { length: BULK },
+      (_, i) => () =>
+        api.putDocument(
+          TENANT,
+          P1,
+          `_vance/skills/bulk-${String(i).padStart(2, "0")}/SKILL.md`,
+          skillMd(`description: Bulk skill ${i}.`, `Bulk ${i}.\n`),
+        ),
+    ),
     () => api.as(bob).putDocument(TENANT, "_user_bob", "_vance/skills/secret/SKILL.md", SECRET),
     () => api.as(foreigner).putDocument(OTHER_TENANT, P1, "_vance/skills/foreign/SKILL.md", FOREIGN),
   ];
@@ -128,7 +155,10 @@ describe("MCP Skills extension over the local stack (SDK client, custom requests
     const client = await connect(alice);
 
     // Assess
-    expect(client.getServerCapabilities()).toMatchObject({ resources: {}, extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } } });
+    expect(client.getServerCapabilities()).toMatchObject({
+      resources: {},
+      extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } },
+    });
   });
 
   it("lists every visible skill in pages of at most 50 with complete manifests; a skill it cannot serve is skipped with its reason", async () => {
@@ -144,17 +174,36 @@ describe("MCP Skills extension over the local stack (SDK client, custom requests
     expect(pages[0]).toMatchObject({ ttlMs: 0, cacheScope: "private" });
     const uris = skills.map((s) => s.uri);
     expect(new Set(uris).size).toBe(uris.length);
-    expect(uris).toEqual(expect.arrayContaining(["skill://pdf/SKILL.md", "skill://named/SKILL.md", "skill://bulk-00/SKILL.md", `skill://bulk-${BULK - 1}/SKILL.md`]));
+    expect(uris).toEqual(
+      expect.arrayContaining([
+        "skill://pdf/SKILL.md",
+        "skill://named/SKILL.md",
+        "skill://bulk-00/SKILL.md",
+        `skill://bulk-${BULK - 1}/SKILL.md`,
+      ]),
+    );
     expect(uris.filter((u) => u.startsWith("skill://bulk-"))).toHaveLength(BULK);
-    expect(uris.some((u) => u.startsWith("skill://secret/") || u.startsWith("skill://foreign/") || u.startsWith("skill://Bad_Name/"))).toBe(false);
+    expect(uris.some((u) => u.startsWith("skill://secret/") || u.startsWith("skill://foreign/") || u.startsWith("skill://Bad_Name/"))).toBe(
+      false,
+    );
     const skipped = pages.flatMap((p) => p._meta?.["skills-service/skipped"] ?? []);
-    expect(skipped).toEqual([{ name: "Bad_Name", uri: "skill://Bad_Name/SKILL.md", reason: expect.stringContaining("not an Agent Skills name") }]);
+    expect(skipped).toEqual([
+      { name: "Bad_Name", uri: "skill://Bad_Name/SKILL.md", reason: expect.stringContaining("not an Agent Skills name") },
+    ]);
     const pdf = skills.find((s) => s.uri === "skill://pdf/SKILL.md");
     expect(pdf?.frontmatter).toEqual({ name: "pdf", description: "Fills PDF forms.", license: "MIT", metadata: { version: "2" } });
     expect(Object.keys(pdf?.frontmatter ?? {})[0]).toBe("name");
-    expect(pdf?.resources.map((r) => r.uri).sort()).toEqual(["skill://pdf/SKILL.md", ...Object.keys(PDF_FILES).map((p) => `skill://pdf/${p}`)].sort());
-    expect(pdf?.resources.find((r) => r.uri === "skill://pdf/assets/logo.png")).toEqual({ uri: "skill://pdf/assets/logo.png", digest: sha256(LOGO), size: LOGO.byteLength });
-    expect(skills.find((s) => s.uri === "skill://named/SKILL.md")?.resources).toEqual([{ uri: "skill://named/SKILL.md", digest: sha256(Buffer.from(NAMED)), size: Buffer.byteLength(NAMED) }]);
+    expect(pdf?.resources.map((r) => r.uri).sort()).toEqual(
+      ["skill://pdf/SKILL.md", ...Object.keys(PDF_FILES).map((p) => `skill://pdf/${p}`)].sort(),
+    );
+    expect(pdf?.resources.find((r) => r.uri === "skill://pdf/assets/logo.png")).toEqual({
+      uri: "skill://pdf/assets/logo.png",
+      digest: sha256(LOGO),
+      size: LOGO.byteLength,
+    });
+    expect(skills.find((s) => s.uri === "skill://named/SKILL.md")?.resources).toEqual([
+      { uri: "skill://named/SKILL.md", digest: sha256(Buffer.from(NAMED)), size: Buffer.byteLength(NAMED) },
+    ]);
   });
 
   it("serves bytes through resources/read that hash to every listed digest, SKILL.md as the rendition its frontmatter describes, and resources/list agrees on every URI", async () => {
@@ -190,7 +239,9 @@ describe("MCP Skills extension over the local stack (SDK client, custom requests
     const client = await connect(alice);
 
     // Act
-    const refused = await client.request({ method: "skills/list", params: { cursor: "not-a-cursor" } }, ListSkillsResultSchema).catch((error: unknown) => error);
+    const refused = await client
+      .request({ method: "skills/list", params: { cursor: "not-a-cursor" } }, ListSkillsResultSchema)
+      .catch((error: unknown) => error);
 
     // Assess
     expect(refused).toMatchObject({ code: -32602 });
@@ -204,15 +255,22 @@ describe("MCP Skills extension over the local stack (SDK client, custom requests
     // Act
     const got = await getSkill(client, "skill://pdf/SKILL.md");
     const refusals = await Promise.all(
-      ["skill://nope/SKILL.md", "skill://secret/SKILL.md", "skill://foreign/SKILL.md", "skill://pdf/references/FORMS.md", "skill://pdf", "https://pdf/SKILL.md", "skill://Bad_Name/SKILL.md"].map((uri) =>
-        getSkill(client, uri).catch((error: unknown) => error),
-      ),
+      [
+        "skill://nope/SKILL.md",
+        "skill://secret/SKILL.md",
+        "skill://foreign/SKILL.md",
+        "skill://pdf/references/FORMS.md",
+        "skill://pdf",
+        "https://pdf/SKILL.md",
+        "skill://Bad_Name/SKILL.md",
+      ].map((uri) => getSkill(client, uri).catch((error: unknown) => error)),
     );
 
     // Assess
     expect(got).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
     expect(got.skill).toEqual(skills.find((s) => s.uri === "skill://pdf/SKILL.md"));
-    for (const refusal of refusals) expect(refusal).toMatchObject({ code: -32602, message: expect.stringContaining("No skill is served at") });
+    for (const refusal of refusals)
+      expect(refusal).toMatchObject({ code: -32602, message: expect.stringContaining("No skill is served at") });
     expect(refusals.at(-1)).toMatchObject({ message: expect.stringContaining("not an Agent Skills name") });
   });
 
@@ -224,7 +282,11 @@ describe("MCP Skills extension over the local stack (SDK client, custom requests
     const root = await readDirectory(client, "skill://pdf");
     const templates = await readDirectory(client, "skill://pdf/templates");
     const regional = await readDirectory(client, "skill://pdf/templates/regional");
-    const refusals = await Promise.all(["skill://pdf/SKILL.md", "skill://pdf/nothing", "skill://nope", "skill://secret", "skill://pdf/"].map((uri) => readDirectory(client, uri).catch((error: unknown) => error)));
+    const refusals = await Promise.all(
+      ["skill://pdf/SKILL.md", "skill://pdf/nothing", "skill://nope", "skill://secret", "skill://pdf/"].map((uri) =>
+        readDirectory(client, uri).catch((error: unknown) => error),
+      ),
+    );
 
     // Assess
     expect(root.resources).toEqual([
@@ -235,7 +297,12 @@ describe("MCP Skills extension over the local stack (SDK client, custom requests
       { uri: "skill://pdf/templates", name: "templates", mimeType: "inode/directory" },
     ]);
     expect(templates.resources).toEqual([
-      { uri: "skill://pdf/templates/invoice.md", name: "invoice.md", mimeType: "text/markdown", size: Buffer.byteLength(String(PDF_FILES["templates/invoice.md"])) },
+      {
+        uri: "skill://pdf/templates/invoice.md",
+        name: "invoice.md",
+        mimeType: "text/markdown",
+        size: Buffer.byteLength(String(PDF_FILES["templates/invoice.md"])),
+      },
       { uri: "skill://pdf/templates/regional", name: "regional", mimeType: "inode/directory" },
     ]);
     expect(regional.resources.map((r) => r.uri)).toEqual(["skill://pdf/templates/regional/eu.md"]);
@@ -298,8 +365,17 @@ describe("MCP Skills extension over the local stack (SDK client, custom requests
     // Assess
     expect(detail.status).toBe(200);
     const { files } = detail.json;
-    expect(files.find((f) => f.path === "assets/logo.png")).toEqual({ path: "assets/logo.png", size: LOGO.byteLength, digest: sha256(LOGO) });
-    expect(files.every((f) => f.digest === sha256(Buffer.isBuffer(PDF_FILES[f.path]) ? (PDF_FILES[f.path] as Buffer) : Buffer.from(String(PDF_FILES[f.path]))))).toBe(true);
+    expect(files.find((f) => f.path === "assets/logo.png")).toEqual({
+      path: "assets/logo.png",
+      size: LOGO.byteLength,
+      digest: sha256(LOGO),
+    });
+    expect(
+      files.every(
+        (f) =>
+          f.digest === sha256(Buffer.isBuffer(PDF_FILES[f.path]) ? (PDF_FILES[f.path] as Buffer) : Buffer.from(String(PDF_FILES[f.path]))),
+      ),
+    ).toBe(true);
   });
 
   it("takes the digest of a file written around the API from its new bytes", async () => {
@@ -307,7 +383,14 @@ describe("MCP Skills extension over the local stack (SDK client, custom requests
     const s3 = new S3Client({ region: stack.region, endpoint: stack.endpoints.s3, credentials: stack.credentials, forcePathStyle: true });
     const changed = "# Forms, changed around the API\n";
     try {
-      await s3.send(new PutObjectCommand({ Bucket: stack.resources.bucketName, Key: `tenants/${TENANT}/projects/${P1}/_vance/skills/pdf/references/FORMS.md`, Body: changed, ContentType: "text/markdown" }));
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: stack.resources.bucketName,
+          Key: `tenants/${TENANT}/projects/${P1}/_vance/skills/pdf/references/FORMS.md`,
+          Body: changed,
+          ContentType: "text/markdown",
+        }),
+      );
     } finally {
       s3.destroy();
     }

@@ -15,7 +15,10 @@ const TENANT = "acme";
 const P1 = "p1";
 const NAMES = Array.from({ length: 30 }, (_, i) => `helper-${String(i).padStart(2, "0")}`);
 const docOf = (name: string): string =>
-  skillMd([`name: ${name}`, `description: Helps with chore ${name.slice(-2)}. Use when the user asks for chore ${name.slice(-2)}.`].join("\n"), `Body of ${name}: do the chore.\n`);
+  skillMd(
+    [`name: ${name}`, `description: Helps with chore ${name.slice(-2)}. Use when the user asks for chore ${name.slice(-2)}.`].join("\n"),
+    `Body of ${name}: do the chore.\n`,
+  );
 
 let stack: LocalStack;
 let api: ApiClient;
@@ -42,7 +45,12 @@ beforeAll(async () => {
     const put = await api.putDocument(TENANT, P1, `_vance/skills/${name}/SKILL.md`, docOf(name));
     expect(put.status, put.text).toBe(200);
   }
-  const recipe = await api.putDocument(TENANT, P1, "_vance/recipes/small-catalog.yaml", "engine: ford\ncatalogBudgetChars: 900\ncatalogPinned: [helper-29]\n");
+  const recipe = await api.putDocument(
+    TENANT,
+    P1,
+    "_vance/recipes/small-catalog.yaml",
+    "engine: ford\ncatalogBudgetChars: 900\ncatalogPinned: [helper-29]\n",
+  );
   expect(recipe.status, recipe.text).toBe(200);
 });
 
@@ -92,7 +100,11 @@ describe("catalog and skill_activate over the local stack", () => {
 
     // Assess
     expect(activated.status, activated.text).toBe(200);
-    const result = activated.json.result as { activeSkills: ActiveSkillRef[]; turnScheduled: boolean; skill: { name: string; content: string } };
+    const result = activated.json.result as {
+      activeSkills: ActiveSkillRef[];
+      turnScheduled: boolean;
+      skill: { name: string; content: string };
+    };
     expect(result.activeSkills).toEqual([expect.objectContaining({ name: "helper-07", activatedBy: "model" })]);
     expect(result.skill.name).toBe("helper-07");
     expect(result.skill.content).toContain("--- Skill: helper-07 ---");

@@ -16,9 +16,16 @@ const TENANT = "acme";
 const P1 = "p1";
 const ARGUMENT = "x".repeat(64 * 1024);
 // Spaced, so every one of them is a placeholder under the new grammar as under the old one.
-const amplifier = (count: number): string => skillMd(["name: amp", "description: Repeats its argument."].join("\n"), `$ARGUMENTS\n${"$0 ".repeat(count)}\n`);
-const XLSX = skillMd(["name: xlsx", "description: Spreadsheets."].join("\n"), "| plan | price |\n| --- | --- |\n| Pro | $5.00 | $25.00 |\n\nTotal: =B5*(1+$B$6)\n");
-const DEPLOY = skillMd(["name: deploy", "description: Deploys.", "arguments:", "  - name: env", "    required: true"].join("\n"), "Deploy to {{ args.env }} carefully.\n");
+const amplifier = (count: number): string =>
+  skillMd(["name: amp", "description: Repeats its argument."].join("\n"), `$ARGUMENTS\n${"$0 ".repeat(count)}\n`);
+const XLSX = skillMd(
+  ["name: xlsx", "description: Spreadsheets."].join("\n"),
+  "| plan | price |\n| --- | --- |\n| Pro | $5.00 | $25.00 |\n\nTotal: =B5*(1+$B$6)\n",
+);
+const DEPLOY = skillMd(
+  ["name: deploy", "description: Deploys.", "arguments:", "  - name: env", "    required: true"].join("\n"),
+  "Deploy to {{ args.env }} carefully.\n",
+);
 
 let stack: LocalStack;
 let member: string;
@@ -27,20 +34,34 @@ let api: ApiClient;
 interface RpcAnswer {
   status: number;
   bytes: number;
-  json: { error?: { code: number; message: string; data?: { code?: string } }; result?: { messages?: { content: { text: string } }[] } } & Record<string, unknown>;
+  json: {
+    error?: { code: number; message: string; data?: { code?: string } };
+    result?: { messages?: { content: { text: string } }[] };
+  } & Record<string, unknown>;
 }
 
 async function rpc(body: unknown, headers: Record<string, string> = {}): Promise<RpcAnswer> {
   const response = await fetch(`${stack.httpUrl}/brain/${TENANT}/mcp?projectId=${P1}`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${member}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Mcp-Protocol-Version": "2025-06-18", ...headers },
+    headers: {
+      Authorization: `Bearer ${member}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "Mcp-Protocol-Version": "2025-06-18",
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
   const text = await response.text();
   return { status: response.status, bytes: Buffer.byteLength(text), json: JSON.parse(text) as RpcAnswer["json"] };
 }
 
-const getPrompt = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "prompts/get", params: { name, arguments: args } });
+const getPrompt = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "prompts/get",
+  params: { name, arguments: args },
+});
 
 beforeAll(async () => {
   stack = await startLocalStack();
@@ -67,7 +88,11 @@ describe("placeholder amplification is refused while it is built", () => {
 
     // Assess
     expect(answer.status).toBe(200);
-    expect(answer.json.error).toMatchObject({ code: -32602, message: expect.stringContaining("Skill 'amp'"), data: { code: "PAYLOAD_TOO_LARGE" } });
+    expect(answer.json.error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("Skill 'amp'"),
+      data: { code: "PAYLOAD_TOO_LARGE" },
+    });
     expect(answer.bytes).toBeLessThan(4096);
   });
 
@@ -94,7 +119,9 @@ describe("placeholder amplification is refused while it is built", () => {
 
     // Assess
     expect(preview.status, preview.text.slice(0, 500)).toBe(200);
-    expect((preview.json as { warnings?: string[] }).warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^Skill 'amp' left out: .*more than 262144 bytes/)]));
+    expect((preview.json as { warnings?: string[] }).warnings).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Skill 'amp' left out: .*more than 262144 bytes/)]),
+    );
     expect(Buffer.byteLength(preview.text)).toBeLessThan(300 * 1024);
   });
 });
@@ -105,7 +132,10 @@ describe("MCP answers malformed input with 4xx", () => {
     const answer = await rpc(getPrompt(1, "amp", { text: 5 }));
 
     // Assess
-    expect(answer.json.error).toMatchObject({ code: -32602, message: expect.stringMatching(/Invalid prompts\/get request: params\.arguments\.text: expected string, received number/) });
+    expect(answer.json.error).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/Invalid prompts\/get request: params\.arguments\.text: expected string, received number/),
+    });
   });
 
   it("answers an unparsable Host header with a 4xx, never a 500 (the local stack refuses a Host it does not own: 403)", async () => {
@@ -113,7 +143,19 @@ describe("MCP answers malformed input with 4xx", () => {
     const url = new URL(`${stack.httpUrl}/brain/${TENANT}/mcp?projectId=${P1}`);
     const status = await new Promise<number>((resolve, reject) => {
       const outgoing = httpRequest(
-        { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: "POST", setHost: false, headers: { Host: "bad host[", Authorization: `Bearer ${member}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: `${url.pathname}${url.search}`,
+          method: "POST",
+          setHost: false,
+          headers: {
+            Host: "bad host[",
+            Authorization: `Bearer ${member}`,
+            "Content-Type": "application/json",
+            Accept: "application/json, text/event-stream",
+          },
+        },
         (incoming) => {
           incoming.resume();
           incoming.on("end", () => resolve(incoming.statusCode ?? 0));
@@ -143,7 +185,12 @@ describe("bodies reach the model as written, templates of this service's fields 
     const processId = spawned.json.processId as string;
 
     // Act
-    const activated = await api.steer(TENANT, processId, { command: "ACTIVATE", skillName: "xlsx", args: "convert sales.csv to a pivot table" }, 10);
+    const activated = await api.steer(
+      TENANT,
+      processId,
+      { command: "ACTIVATE", skillName: "xlsx", args: "convert sales.csv to a pivot table" },
+      10,
+    );
     const turn = await api.compose(TENANT, processId, {}, 10);
 
     // Assess

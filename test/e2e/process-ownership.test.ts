@@ -44,7 +44,10 @@ const DIARY = skillMd(
   `${SECRET} body.`,
 );
 /** A project skill whose manual folder alice fills at her own level. */
-const HANDBOOK = skillMd(["title: Handbook", "description: The project's manuals", "version: 1.0.0", "manualPaths: [manuals/private]"].join("\n"), "Use the manuals.");
+const HANDBOOK = skillMd(
+  ["title: Handbook", "description: The project's manuals", "version: 1.0.0", "manualPaths: [manuals/private]"].join("\n"),
+  "Use the manuals.",
+);
 
 let stack: LocalStack;
 const tokens = {} as Record<Who, string>;
@@ -85,7 +88,12 @@ beforeAll(async () => {
   expect(spawned.status, spawned.text).toBe(201);
   processId = spawned.json.processId;
   for (const skillName of ["diary", "handbook"]) {
-    const activated = await as.alice.steer(TENANT, processId, { command: "ACTIVATE", skillName, requestId: `activate-${skillName}` }, LANE_WAIT_SECONDS);
+    const activated = await as.alice.steer(
+      TENANT,
+      processId,
+      { command: "ACTIVATE", skillName, requestId: `activate-${skillName}` },
+      LANE_WAIT_SECONDS,
+    );
     expect(activated.status, activated.text).toBe(200);
   }
   requestId = "activate-diary";
@@ -124,8 +132,18 @@ describe("nobody but the owner receives _user_ content (HTTP)", () => {
       { name: "complete", method: "POST", path: `${base}/turns/${turnId}/complete`, body: { output: "x" } },
       { name: "steer", method: "POST", path: `${base}/skill`, body: { command: "CLEAR_ALL" } },
       { name: "request status", method: "GET", path: `${base}/requests/${requestId}` },
-      { name: "skill_reference_doc", method: "POST", path: `${base}/tools/skill_reference_doc`, body: { args: { skill: "diary", title: "Notes" } } },
-      { name: "skill_read_file", method: "POST", path: `${base}/tools/skill_read_file`, body: { args: { skill: "diary", path: "references/notes.md" } } },
+      {
+        name: "skill_reference_doc",
+        method: "POST",
+        path: `${base}/tools/skill_reference_doc`,
+        body: { args: { skill: "diary", title: "Notes" } },
+      },
+      {
+        name: "skill_read_file",
+        method: "POST",
+        path: `${base}/tools/skill_read_file`,
+        body: { args: { skill: "diary", path: "references/notes.md" } },
+      },
       { name: "script tool", method: "POST", path: `${base}/tools/skill_diary__peek`, body: { args: {} } },
       { name: "FOOT script tool", method: "POST", path: `${base}/tools/skill_diary__local`, body: { args: {} } },
       { name: "manual_list", method: "POST", path: `${base}/tools/manual_list`, body: { args: {} } },
@@ -139,7 +157,15 @@ describe("nobody but the owner receives _user_ content (HTTP)", () => {
     const before = (await as.alice.process(TENANT, processId)).json;
 
     // Act
-    const responses = await Promise.all(ownerOnly().map(async (route) => [route.name, await as[who].send(route.method, route.path, route.body ? { body: route.body, wait: LANE_WAIT_SECONDS } : {})] as const));
+    const responses = await Promise.all(
+      ownerOnly().map(
+        async (route) =>
+          [
+            route.name,
+            await as[who].send(route.method, route.path, route.body ? { body: route.body, wait: LANE_WAIT_SECONDS } : {}),
+          ] as const,
+      ),
+    );
     await stack.laneIdle();
     const after = (await as.alice.process(TENANT, processId)).json;
 
@@ -162,14 +188,22 @@ describe("nobody but the owner receives _user_ content (HTTP)", () => {
     expectNoSecret(`${who} active skills`, active);
   });
 
-  it.each(OTHERS)("answers %s 403 on /mcp with alice's processId, so no MCP tool hands out her process's content (issue 28)", async (who) => {
-    // Act
-    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "e2e", version: "1" } } };
-    const reply = await as[who].send("POST", `/brain/${TENANT}/mcp?projectId=${P1}&processId=${processId}`, { body: initialize });
+  it.each(OTHERS)(
+    "answers %s 403 on /mcp with alice's processId, so no MCP tool hands out her process's content (issue 28)",
+    async (who) => {
+      // Act
+      const initialize = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "e2e", version: "1" } },
+      };
+      const reply = await as[who].send("POST", `/brain/${TENANT}/mcp?projectId=${P1}&processId=${processId}`, { body: initialize });
 
-    // Assess
-    expectForbidden(`${who} mcp`, reply);
-  });
+      // Assess
+      expectForbidden(`${who} mcp`, reply);
+    },
+  );
 
   it("refuses bob the metadata of alice's process", async () => {
     // Act
@@ -197,7 +231,13 @@ describe("nobody but the owner receives _user_ content (HTTP)", () => {
     expect(list.status).toBe(200);
     expect((list.json.result as { documents: { path: string }[] }).documents.map((d) => d.path)).toEqual(["manuals/private/shared.md"]);
     expect(read.status).toBe(404);
-    for (const [label, response] of [["diary", diary], ["list", list], ["read", read], ["preview", preview]] as const) expectNoSecret(label, response);
+    for (const [label, response] of [
+      ["diary", diary],
+      ["list", list],
+      ["read", read],
+      ["preview", preview],
+    ] as const)
+      expectNoSecret(label, response);
   });
 
   it("lists a session's processes per user: bob's session of the same id holds only his", async () => {

@@ -16,7 +16,8 @@ let api: ApiClient;
 let tenantAdmin: ApiClient;
 let token: string;
 
-const documentUrl = (project: string, path: string, suffix = ""): string => `/brain/${TENANT}/projects/${project}/documents/${path}${suffix}`;
+const documentUrl = (project: string, path: string, suffix = ""): string =>
+  `/brain/${TENANT}/projects/${project}/documents/${path}${suffix}`;
 
 async function versionsOf(client: ApiClient, project: string, path: string): Promise<string[]> {
   const listed = await client.send<{ versions: { versionId: string }[] }>("GET", documentUrl(project, path, "?versions"));
@@ -38,11 +39,21 @@ afterAll(async () => {
 describe("recipe version pins over the local stack", () => {
   it("composes the pinned version while a newer one exists, in a preview and in a turn; an unpinned process composes the newest", async () => {
     // Prepare
-    expect((await api.putDocument(TENANT, P1, PINNED, skillMd("name: pinned\ndescription: Pinned skill.", "Pinned body one."))).status).toBe(200);
+    expect(
+      (await api.putDocument(TENANT, P1, PINNED, skillMd("name: pinned\ndescription: Pinned skill.", "Pinned body one."))).status,
+    ).toBe(200);
     const [first] = await versionsOf(api, P1, PINNED);
-    expect((await api.putDocument(TENANT, P1, PINNED, skillMd("name: pinned\ndescription: Pinned skill.", "Pinned body two."))).status).toBe(200);
+    expect(
+      (await api.putDocument(TENANT, P1, PINNED, skillMd("name: pinned\ndescription: Pinned skill.", "Pinned body two."))).status,
+    ).toBe(200);
     const recipes = [
-      await api.putDocument(TENANT, P1, "_vance/recipes/pinning.yaml", `engine: ford\ndefaultActiveSkills: [pinned]\nskillVersions:\n  pinned: ${first}\n`, "application/yaml"),
+      await api.putDocument(
+        TENANT,
+        P1,
+        "_vance/recipes/pinning.yaml",
+        `engine: ford\ndefaultActiveSkills: [pinned]\nskillVersions:\n  pinned: ${first}\n`,
+        "application/yaml",
+      ),
       await api.putDocument(TENANT, P1, "_vance/recipes/newest.yaml", "engine: ford\ndefaultActiveSkills: [pinned]\n", "application/yaml"),
     ];
     for (const saved of recipes) expect(saved.status, saved.text).toBe(200);
@@ -77,9 +88,21 @@ describe("recipe version pins over the local stack", () => {
   it("refuses a spawn whose pin names a version that does not exist, or one of another level's document, with 422 naming each pin", async () => {
     // Prepare
     const TENANT_SKILL = "_vance/skills/layered/SKILL.md";
-    expect((await tenantAdmin.putDocument(TENANT, "_tenant", TENANT_SKILL, skillMd("name: layered\ndescription: Tenant level.", "Tenant body."))).status).toBe(200);
+    expect(
+      (await tenantAdmin.putDocument(TENANT, "_tenant", TENANT_SKILL, skillMd("name: layered\ndescription: Tenant level.", "Tenant body.")))
+        .status,
+    ).toBe(200);
     const [tenantVersion] = await versionsOf(tenantAdmin, "_tenant", TENANT_SKILL);
-    expect((await api.putDocument(TENANT, P1, "_vance/skills/layered/SKILL.md", skillMd("name: layered\ndescription: Project level.", "Project body."))).status).toBe(200);
+    expect(
+      (
+        await api.putDocument(
+          TENANT,
+          P1,
+          "_vance/skills/layered/SKILL.md",
+          skillMd("name: layered\ndescription: Project level.", "Project body."),
+        )
+      ).status,
+    ).toBe(200);
     const yaml = `engine: ford\nskillVersions:\n  layered: ${tenantVersion}\n  pinned: 9999999999999-0000-000000\n`;
     expect((await api.putDocument(TENANT, P1, "_vance/recipes/broken-pins.yaml", yaml, "application/yaml")).status).toBe(200);
 
@@ -104,7 +127,13 @@ describe("recipe version pins over the local stack", () => {
 
   it("warns on saving a recipe that pins a skill of its own level to a version that level does not have", async () => {
     // Act
-    const saved = await api.putDocument(TENANT, P1, "_vance/recipes/stale-pin.yaml", "engine: ford\nskillVersions:\n  pinned: 9999999999999-0000-000000\n", "application/yaml");
+    const saved = await api.putDocument(
+      TENANT,
+      P1,
+      "_vance/recipes/stale-pin.yaml",
+      "engine: ford\nskillVersions:\n  pinned: 9999999999999-0000-000000\n",
+      "application/yaml",
+    );
 
     // Assess
     expect(saved.status, saved.text).toBe(200);

@@ -34,11 +34,14 @@ afterAll(async () => {
 });
 
 const keyOf = (project: string, path: string): string => `tenants/${TENANT}/projects/${project}/${path}`;
-const skillOf = (name: string, body: string): string => skillMd(`title: ${name}\ndescription: The ${name} skill\nversion: 1.0.0`, `${body}\n`);
+const skillOf = (name: string, body: string): string =>
+  skillMd(`title: ${name}\ndescription: The ${name} skill\nversion: 1.0.0`, `${body}\n`);
 const names = (skills: readonly Pick<SkillSummary, "name">[]): string[] => skills.map((s) => s.name);
 
 async function putStraightToS3(project: string, path: string, body: string): Promise<void> {
-  await s3.send(new PutObjectCommand({ Bucket: stack.resources.bucketName, Key: keyOf(project, path), Body: body, ContentType: "text/markdown" }));
+  await s3.send(
+    new PutObjectCommand({ Bucket: stack.resources.bucketName, Key: keyOf(project, path), Body: body, ContentType: "text/markdown" }),
+  );
 }
 
 async function effectiveNames(project: string): Promise<string[]> {
@@ -131,7 +134,8 @@ describe("writes that bypass the documents API", () => {
     const levelKey = { pk: { S: `T#${TENANT}#LEVEL#${project}` }, sk: { S: "VERSION" } };
     const dynamodb = runtimeFromEnv(process.env).clients.dynamodb;
     const pointerKey = async (): Promise<string | undefined> =>
-      (await dynamodb.send(new GetItemCommand({ TableName: stack.resources.tableName, Key: levelKey, ConsistentRead: true }))).Item?.snapshot?.M?.key?.S;
+      (await dynamodb.send(new GetItemCommand({ TableName: stack.resources.tableName, Key: levelKey, ConsistentRead: true }))).Item
+        ?.snapshot?.M?.key?.S;
     const written = await pointerKey();
 
     // Act: a fresh app is a cold instance (nothing warm), wired as the functions are.

@@ -12,9 +12,14 @@ import type { LocalStack } from "./support/local-stack.js";
 
 const TENANT = "acme";
 const P1 = "p1";
-const FORMS = skillMd(["name: forms", "description: Fills in PDF forms. Use when the user has a form to fill."].join("\n"), "Read references/FORMS.md first.\n");
+const FORMS = skillMd(
+  ["name: forms", "description: Fills in PDF forms. Use when the user has a form to fill."].join("\n"),
+  "Read references/FORMS.md first.\n",
+);
 const REFERENCE = "# Forms\n\nField A goes first — then B.\n";
-const LOGO = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0xde, 0xad, 0xbe, 0xef]);
+const LOGO = Buffer.from([
+  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0xde, 0xad, 0xbe, 0xef,
+]);
 
 let stack: LocalStack;
 let api: ApiClient;
@@ -55,7 +60,12 @@ describe("skill files over the local stack", () => {
 
   it("lists the files in the turn, offers skill_read_file, reads the text file and refuses the binary one", async () => {
     // Prepare
-    const activated = await api.steer(TENANT, processId, { command: "ACTIVATE", skillName: "forms", requestId: "activate-forms" }, LANE_WAIT_SECONDS);
+    const activated = await api.steer(
+      TENANT,
+      processId,
+      { command: "ACTIVATE", skillName: "forms", requestId: "activate-forms" },
+      LANE_WAIT_SECONDS,
+    );
     expect(activated.status, activated.text).toBe(200);
 
     // Act

@@ -59,7 +59,8 @@ let measured: Measured[] = [];
 let report: RoutingReport;
 
 const enc = encodeURIComponent;
-const search = (q: string) => api.send<SearchAnswer>("GET", `/brain/${enc(TENANT)}/skills/search?projectId=${enc(PROJECT)}&q=${enc(q)}&limit=${SEARCH_LIMIT}`);
+const search = (q: string) =>
+  api.send<SearchAnswer>("GET", `/brain/${enc(TENANT)}/skills/search?projectId=${enc(PROJECT)}&q=${enc(q)}&limit=${SEARCH_LIMIT}`);
 
 async function spawn(session: string): Promise<string> {
   const spawned = await api.spawn(TENANT, session, { recipe: "default", projectId: PROJECT });
@@ -68,13 +69,17 @@ async function spawn(session: string): Promise<string> {
 }
 
 /** Median duration, to the millisecond: how a PUT's cost moves as the level fills. */
-const medianMs = (runs: { ms: number }[]): number => Math.round([...runs.map((r) => r.ms)].sort((a, b) => a - b)[Math.floor(runs.length / 2)] ?? 0);
+const medianMs = (runs: { ms: number }[]): number =>
+  Math.round([...runs.map((r) => r.ms)].sort((a, b) => a - b)[Math.floor(runs.length / 2)] ?? 0);
 
 const activatedNames = (turn: Turn): string[] => turn.activation.filter((a) => a.outcome === "activated").map((a) => a.name);
 
 beforeAll(async () => {
   stack = await startLocalStack();
-  api = new ApiClient(stack.httpUrl, await stack.token({ tenant: TENANT, login: "alice", projects: [PROJECT], roles: [`project-admin:${PROJECT}`] }));
+  api = new ApiClient(
+    stack.httpUrl,
+    await stack.token({ tenant: TENANT, login: "alice", projects: [PROJECT], roles: [`project-admin:${PROJECT}`] }),
+  );
 
   // Push: one PUT per SKILL.md, a bounded number in flight (as `skills push` does).
   const pushStarted = performance.now();
@@ -83,7 +88,12 @@ beforeAll(async () => {
     skillNames.map((name) =>
       pushLimit(async () => {
         const started = performance.now();
-        const put = await api.putDocument(TENANT, PROJECT, `_vance/skills/${name}/SKILL.md`, readFileSync(join(FIXTURE, "skills", name, "SKILL.md")));
+        const put = await api.putDocument(
+          TENANT,
+          PROJECT,
+          `_vance/skills/${name}/SKILL.md`,
+          readFileSync(join(FIXTURE, "skills", name, "SKILL.md")),
+        );
         return { name, status: put.status, text: put.text, ms: performance.now() - started };
       }),
     ),
@@ -95,7 +105,13 @@ beforeAll(async () => {
   const measureStarted = performance.now();
   const queryLimit = limiter(QUERY_CONCURRENCY);
   measured = await Promise.all(
-    requests.map((request) => queryLimit(async () => ({ request, preview: await api.composition(TENANT, processId, request.message), search: await search(request.message) }))),
+    requests.map((request) =>
+      queryLimit(async () => ({
+        request,
+        preview: await api.composition(TENANT, processId, request.message),
+        search: await search(request.message),
+      })),
+    ),
   );
   const scored: ScoredOutcome[] = measured.map(({ request, preview, search: found }) =>
     scoreOutcome(
@@ -140,7 +156,11 @@ describe("skill routing over the fixture (issue 26)", () => {
 
   it("composes the preview for every request, with a catalog that omits most of the fixture", () => {
     // Assess
-    expect(measured.filter((m) => m.preview.status !== 200).map((m) => `${m.request.message}: ${m.preview.status} ${m.preview.text.slice(0, 200)}`)).toEqual([]);
+    expect(
+      measured
+        .filter((m) => m.preview.status !== 200)
+        .map((m) => `${m.request.message}: ${m.preview.status} ${m.preview.text.slice(0, 200)}`),
+    ).toEqual([]);
     const catalog = measured[0]!.preview.json.catalog;
     expect(catalog.entries.length).toBeGreaterThan(0);
     expect(catalog.omittedCount).toBeGreaterThan(0);
@@ -162,7 +182,9 @@ describe("skill routing over the fixture (issue 26)", () => {
 
   it("ranks the catalog of every request that expects a skill, each entry with its score, best first", () => {
     // Assess
-    const unranked = measured.filter((m) => m.request.expect.length > 0 && !(m.preview.json.catalog.entries as RankedEntry[]).every((e) => typeof e.score === "number"));
+    const unranked = measured.filter(
+      (m) => m.request.expect.length > 0 && !(m.preview.json.catalog.entries as RankedEntry[]).every((e) => typeof e.score === "number"),
+    );
     expect(unranked.map((m) => m.request.message).slice(0, 10)).toEqual([]);
     for (const m of measured.filter((m) => m.request.expect.length > 0)) {
       const scores = (m.preview.json.catalog.entries as RankedEntry[]).map((e) => e.score as number);
@@ -171,7 +193,9 @@ describe("skill routing over the fixture (issue 26)", () => {
   });
 
   it("reaches a right skill (listed, or in the top 5 of the search) for at least 95 % of the requests", () => {
-    expect(report.reachablePct, `${report.reachable} of ${report.requests}; the misses are in the console report`).toBeGreaterThanOrEqual(95);
+    expect(report.reachablePct, `${report.reachable} of ${report.requests}; the misses are in the console report`).toBeGreaterThanOrEqual(
+      95,
+    );
   });
 
   it("lists a right skill in the Turn's catalog for at least 80 % of the requests", () => {

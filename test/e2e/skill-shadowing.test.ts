@@ -20,8 +20,18 @@ beforeAll(async () => {
   stack = await startLocalStack();
   admin = new ApiClient(stack.httpUrl, await stack.token({ tenant: TENANT, login: "admin", projects: [P1], roles: ["tenant-admin"] }));
   const seeded = [
-    await admin.putDocument(TENANT, "_tenant", PATH, skillMd("title: House style\nversion: 1.0.0\ndescription: The tenant's house style.", "Tenant body.\n")),
-    await admin.putDocument(TENANT, P1, PATH, skillMd("title: House style\nversion: 1.0.0\ndescription: The project's house style.", "Project body.\n")),
+    await admin.putDocument(
+      TENANT,
+      "_tenant",
+      PATH,
+      skillMd("title: House style\nversion: 1.0.0\ndescription: The tenant's house style.", "Tenant body.\n"),
+    ),
+    await admin.putDocument(
+      TENANT,
+      P1,
+      PATH,
+      skillMd("title: House style\nversion: 1.0.0\ndescription: The project's house style.", "Project body.\n"),
+    ),
   ];
   for (const response of seeded) expect(response.status, response.text).toBe(200);
 });
@@ -38,8 +48,17 @@ describe("shadowed skills over the local stack", () => {
 
     // Assess
     expect(shadowing.status, shadowing.text).toBe(200);
-    expect(shadowing.json.shadowed).toContainEqual({ name: "house-style", source: "VANCE", path: PATH, shadowedBy: "PROJECT", reason: "overridden" });
-    expect(shadowing.json.skills.find((s) => s.name === "house-style")).toMatchObject({ source: "PROJECT", description: "The project's house style." });
+    expect(shadowing.json.shadowed).toContainEqual({
+      name: "house-style",
+      source: "VANCE",
+      path: PATH,
+      shadowedBy: "PROJECT",
+      reason: "overridden",
+    });
+    expect(shadowing.json.skills.find((s) => s.name === "house-style")).toMatchObject({
+      source: "PROJECT",
+      description: "The project's house style.",
+    });
     expect(shadowing.json.skills).toEqual(plain.json.skills);
     expect(Object.keys(plain.json)).toEqual(["skills"]);
   });
@@ -51,7 +70,13 @@ describe("shadowed skills over the local stack", () => {
     // Assess
     expect(problems.status, problems.text).toBe(200);
     expect(problems.json.problems.filter((p) => p.name === "house-style")).toEqual([
-      { name: "house-style", source: "VANCE", path: PATH, message: `shadowed by the PROJECT level's skill of the same name (${PATH})`, severity: "info" },
+      {
+        name: "house-style",
+        source: "VANCE",
+        path: PATH,
+        message: `shadowed by the PROJECT level's skill of the same name (${PATH})`,
+        severity: "info",
+      },
     ]);
   });
 });

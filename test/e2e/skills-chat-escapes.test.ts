@@ -39,7 +39,12 @@ beforeAll(async () => {
   const client = new SkillsClient({ baseUrl: stack.httpUrl, webSocketUrl: stack.wsUrl, tenant: TENANT, token });
   await client.documents.put(PROJECT, "_vance/skills/hostile/SKILL.md", HOSTILE);
   const command = `cd ${repoRoot} && node bin/skills.mjs chat --project ${PROJECT} --name main; echo "chat exited: $?"; sleep 600`;
-  terminal = await TmuxTerminal.start(`skills-chat-escapes-${process.pid}`, command, { SKILLS_URL: stack.httpUrl, SKILLS_TOKEN: token, SKILLS_LLM_URL: "", POWERTOOLS_LOG_LEVEL: "ERROR" });
+  terminal = await TmuxTerminal.start(`skills-chat-escapes-${process.pid}`, command, {
+    SKILLS_URL: stack.httpUrl,
+    SKILLS_TOKEN: token,
+    SKILLS_LLM_URL: "",
+    POWERTOOLS_LOG_LEVEL: "ERROR",
+  });
 });
 
 afterAll(async () => {

@@ -24,7 +24,11 @@ beforeAll(async () => {
   stack = await startLocalStack({ webSocketIdleTimeoutMs: 3_000 });
   token = await stack.token({ tenant: TENANT, login: "carol", projects: [PROJECT], roles: [`project-admin:${PROJECT}`] });
   const client = new SkillsClient({ baseUrl: stack.httpUrl, tenant: TENANT, token });
-  await client.documents.put(PROJECT, "_vance/skills/announce/SKILL.md", skillMd("title: Announce\ndescription: Announces itself\nversion: 1.0.0\naction: Announce the plan."));
+  await client.documents.put(
+    PROJECT,
+    "_vance/skills/announce/SKILL.md",
+    skillMd("title: Announce\ndescription: Announces itself\nversion: 1.0.0\naction: Announce the plan."),
+  );
 });
 
 afterAll(async () => {
@@ -35,12 +39,16 @@ afterAll(async () => {
 describe("skills chat over a dropped WebSocket", () => {
   it("reports the lost connection, reconnects, and still shows scheduled turns", async () => {
     // Prepare
-    terminal = await TmuxTerminal.start(`skills-chat-reconnect-${process.pid}`, `cd ${repoRoot} && node bin/skills.mjs chat --project ${PROJECT}; echo "chat exited: $?"; sleep 600`, {
-      SKILLS_URL: stack.httpUrl,
-      SKILLS_TOKEN: token,
-      SKILLS_LLM_URL: "",
-      POWERTOOLS_LOG_LEVEL: "ERROR",
-    });
+    terminal = await TmuxTerminal.start(
+      `skills-chat-reconnect-${process.pid}`,
+      `cd ${repoRoot} && node bin/skills.mjs chat --project ${PROJECT}; echo "chat exited: $?"; sleep 600`,
+      {
+        SKILLS_URL: stack.httpUrl,
+        SKILLS_TOKEN: token,
+        SKILLS_LLM_URL: "",
+        POWERTOOLS_LOG_LEVEL: "ERROR",
+      },
+    );
     await terminal.waitFor(/>$/m, { timeoutMs: 30_000 });
 
     // Act

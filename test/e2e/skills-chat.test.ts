@@ -101,7 +101,11 @@ describe("skills chat in a terminal", () => {
     // Act: a typo, then a skill pushed while the chat runs, completed without /skill list
     await terminal.type("/skill frms", "Enter");
     const typo = await terminal.waitFor(/error: no skill frms .*/);
-    await client.documents.put(PROJECT, "_vance/skills/late-arrival/SKILL.md", skillMd("title: Late arrival\ndescription: Pushed after the chat started\nversion: 1.0.0"));
+    await client.documents.put(
+      PROJECT,
+      "_vance/skills/late-arrival/SKILL.md",
+      skillMd("title: Late arrival\ndescription: Pushed after the chat started\nversion: 1.0.0"),
+    );
     await terminal.type("/skill late", "Tab");
     const lateCompleted = await terminal.waitFor(/main> \/skill late-arrival$/m);
     await terminal.keys("Enter");
@@ -159,20 +163,28 @@ describe("skills chat in a terminal", () => {
         requests.push(JSON.parse(body) as (typeof requests)[number]);
         const message =
           requests.length === 1
-            ? { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "skill_activate", arguments: '{"name":"announce"}' } }] }
+            ? {
+                role: "assistant",
+                content: null,
+                tool_calls: [{ id: "c1", type: "function", function: { name: "skill_activate", arguments: '{"name":"announce"}' } }],
+              }
             : { role: "assistant", content: "All done, the plan is announced." };
         response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ choices: [{ message }] }));
       });
     });
     await new Promise<void>((resolve) => model.listen(0, "127.0.0.1", resolve));
     const modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
-    const loop = await TmuxTerminal.start(`skills-chat-llm-${process.pid}`, `cd ${repoRoot} && node bin/skills.mjs chat --project ${PROJECT} --session llm --show tools; echo "chat exited: $?"; sleep 600`, {
-      SKILLS_URL: stack.httpUrl,
-      SKILLS_TOKEN: token,
-      SKILLS_LLM_URL: modelUrl,
-      SKILLS_LLM_MODEL: "fake-model",
-      POWERTOOLS_LOG_LEVEL: "ERROR",
-    });
+    const loop = await TmuxTerminal.start(
+      `skills-chat-llm-${process.pid}`,
+      `cd ${repoRoot} && node bin/skills.mjs chat --project ${PROJECT} --session llm --show tools; echo "chat exited: $?"; sleep 600`,
+      {
+        SKILLS_URL: stack.httpUrl,
+        SKILLS_TOKEN: token,
+        SKILLS_LLM_URL: modelUrl,
+        SKILLS_LLM_MODEL: "fake-model",
+        POWERTOOLS_LOG_LEVEL: "ERROR",
+      },
+    );
     try {
       await loop.waitFor(/>$/m, { timeoutMs: 30_000 });
 
@@ -198,7 +210,11 @@ describe("skills chat in a terminal", () => {
 
   it("prints its usage with --help", async () => {
     // Prepare
-    const help = await TmuxTerminal.start(`skills-chat-help-${process.pid}`, `cd ${repoRoot} && node bin/skills.mjs chat --help; echo "help exited: $?"; sleep 600`, {});
+    const help = await TmuxTerminal.start(
+      `skills-chat-help-${process.pid}`,
+      `cd ${repoRoot} && node bin/skills.mjs chat --help; echo "help exited: $?"; sleep 600`,
+      {},
+    );
 
     // Act
     const screen = await help.waitFor("help exited: 0", { timeoutMs: 30_000 }).finally(() => help.kill());

@@ -26,7 +26,12 @@ let token: string;
 
 beforeAll(async () => {
   stack = await startLocalStack();
-  token = await stack.token({ tenant: TENANT, login: "ada", projects: [PROJECT, "broken", "modes"], roles: [`project-admin:${PROJECT}`, "project-admin:broken", "project-admin:modes"] });
+  token = await stack.token({
+    tenant: TENANT,
+    login: "ada",
+    projects: [PROJECT, "broken", "modes"],
+    roles: [`project-admin:${PROJECT}`, "project-admin:broken", "project-admin:modes"],
+  });
 });
 
 afterAll(async () => {
@@ -66,7 +71,9 @@ function refusedOf(stdout: string): Map<string, string[]> {
 }
 
 async function listLevel(project: string): Promise<{ path: string; etag: string; size: number }[]> {
-  const response = await fetch(`${stack.httpUrl}/brain/${TENANT}/projects/${project}/documents?prefix=_vance/skills/`, { headers: { authorization: `Bearer ${token}` } });
+  const response = await fetch(`${stack.httpUrl}/brain/${TENANT}/projects/${project}/documents?prefix=_vance/skills/`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   expect(response.status).toBe(200);
   return ((await response.json()) as { documents: { path: string; etag: string; size: number }[] }).documents;
 }
@@ -82,7 +89,9 @@ describe("skills push / pull with the Agent Skills corpus", () => {
     const second = await skills(["push", FIXTURES, "--to", `${TENANT}/${PROJECT}`]);
     const pull = await skills(["pull", `${TENANT}/${PROJECT}`, pulled]);
     const stored = await listLevel(PROJECT);
-    const effective = await fetch(`${stack.httpUrl}/brain/${TENANT}/skills/effective?projectId=${PROJECT}`, { headers: { authorization: `Bearer ${token}` } });
+    const effective = await fetch(`${stack.httpUrl}/brain/${TENANT}/skills/effective?projectId=${PROJECT}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
 
     // Assess
     // Every fixture is a skill other hosts load: all of them load here (deviations are warnings).
@@ -91,17 +100,19 @@ describe("skills push / pull with the Agent Skills corpus", () => {
     expect(fixtures.size).toBeGreaterThanOrEqual(40);
     expect([...refused.keys()]).toEqual([]);
     expect(first.stderr).not.toContain("error:");
-    expect(first.stdout).toContain(
-      `pushed to ${TENANT}/${PROJECT}: ${fixtures.size} skill(s): ${uploadedNames.length} uploaded (`,
-    );
+    expect(first.stdout).toContain(`pushed to ${TENANT}/${PROJECT}: ${fixtures.size} skill(s): ${uploadedNames.length} uploaded (`);
     expect(first.stdout).toContain(`, 0 unchanged, ${refused.size} refused, 0 failed`);
     expect(first.status).toBe(refused.size > 0 ? 1 : 0);
 
-    const expectedPaths = uploadedNames.flatMap((name) => filesBelow(fixtures.get(name) ?? "").map((f) => `_vance/skills/${name}/${f}`)).sort();
+    const expectedPaths = uploadedNames
+      .flatMap((name) => filesBelow(fixtures.get(name) ?? "").map((f) => `_vance/skills/${name}/${f}`))
+      .sort();
     expect(stored.map((d) => d.path)).toEqual(expectedPaths);
 
     // Every uploaded skill loads: the server validated each SKILL.md with the same parser.
-    const listed = ((await effective.json()) as { skills: { name: string; source: string }[] }).skills.filter((s) => s.source === "PROJECT").map((s) => s.name);
+    const listed = ((await effective.json()) as { skills: { name: string; source: string }[] }).skills
+      .filter((s) => s.source === "PROJECT")
+      .map((s) => s.name);
     expect(listed.sort()).toEqual(uploadedNames);
 
     expect(second.stdout).toContain(`: 0 uploaded (0 file(s)), ${uploadedNames.length} unchanged, ${refused.size} refused, 0 failed`);
@@ -115,7 +126,9 @@ describe("skills push / pull with the Agent Skills corpus", () => {
         const uploaded = readFileSync(join(fixtures.get(name) ?? "", file));
         expect(readFileSync(join(pulled, name, file)).equals(uploaded), `${name}/${file} byte for byte`).toBe(true);
         // Issue 32: one line per file, the digest a host or CI job compares with the service's.
-        expect(pull.stdout).toContain(`sha256:${createHash("sha256").update(uploaded).digest("hex")} ${uploaded.byteLength} ${name}/${file}\n`);
+        expect(pull.stdout).toContain(
+          `sha256:${createHash("sha256").update(uploaded).digest("hex")} ${uploaded.byteLength} ${name}/${file}\n`,
+        );
       }
     }
   });
@@ -140,7 +153,10 @@ describe("skills push / pull with the Agent Skills corpus", () => {
     const source = mkdtempSync(join(tmpdir(), "skills-modes-"));
     const skill = join(source, "tooling");
     mkdirSync(join(skill, "scripts"), { recursive: true });
-    writeFileSync(join(skill, "SKILL.md"), "---\nname: tooling\ndescription: Runs the build scripts of this repository.\n---\nRun scripts/build.sh.\n");
+    writeFileSync(
+      join(skill, "SKILL.md"),
+      "---\nname: tooling\ndescription: Runs the build scripts of this repository.\n---\nRun scripts/build.sh.\n",
+    );
     writeFileSync(join(skill, "scripts/build.sh"), "#!/bin/sh\necho build\n");
     writeFileSync(join(skill, "scripts/notes.txt"), "not a script\n");
     chmodSync(join(skill, "scripts/build.sh"), 0o755);
@@ -152,7 +168,9 @@ describe("skills push / pull with the Agent Skills corpus", () => {
     chmodSync(join(skill, "scripts/notes.txt"), 0o755);
     const again = await skills(["push", source, "--to", `${TENANT}/modes`]);
     const pull = await skills(["pull", `${TENANT}/modes`, pulled]);
-    const stored = await fetch(`${stack.httpUrl}/brain/${TENANT}/projects/modes/documents/_vance/skills/tooling/scripts/build.sh`, { headers: { authorization: `Bearer ${token}` } });
+    const stored = await fetch(`${stack.httpUrl}/brain/${TENANT}/projects/modes/documents/_vance/skills/tooling/scripts/build.sh`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
 
     // Assess
     expect(push.status).toBe(0);
@@ -177,7 +195,9 @@ describe("skills push / pull with the Agent Skills corpus", () => {
 
     // Assess
     expect(run.status).toBe(1);
-    expect(`${run.stdout}${run.stderr}`).toContain("403 FORBIDDEN: Not allowed to write documents of 'modes' as 'mia': writing needs the role 'project-admin:modes'");
+    expect(`${run.stdout}${run.stderr}`).toContain(
+      "403 FORBIDDEN: Not allowed to write documents of 'modes' as 'mia': writing needs the role 'project-admin:modes'",
+    );
     expect(`${run.stdout}${run.stderr}`).toContain("--roles project-admin:modes");
   });
 });

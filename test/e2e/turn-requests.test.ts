@@ -50,7 +50,9 @@ async function turnCost(processId: string, message: string): Promise<Record<stri
 }
 
 const sum = (counted: Record<string, number>, service: string): number =>
-  Object.entries(counted).filter(([key]) => key.startsWith(`${service}.`)).reduce((n, [, count]) => n + count, 0);
+  Object.entries(counted)
+    .filter(([key]) => key.startsWith(`${service}.`))
+    .reduce((n, [, count]) => n + count, 0);
 
 describe("a whole HTTP turn's requests", () => {
   it("a waited compose costs at most 6 DynamoDB and 3 SQS requests", async () => {

@@ -64,7 +64,14 @@ describe("connecting", () => {
     const forged = await issueToken({ tenant: TENANT, login: "carol", projects: [PROJECT], roles: [] }, "forged-secret", { ttl: 600 });
 
     // Act
-    const outcomes = await Promise.all([undefined, forged, "garbage"].map((t) => connectWebSocket(stack.wsUrl, t).then((c) => c.close().then(() => 0), (e: unknown) => e)));
+    const outcomes = await Promise.all(
+      [undefined, forged, "garbage"].map((t) =>
+        connectWebSocket(stack.wsUrl, t).then(
+          (c) => c.close().then(() => 0),
+          (e: unknown) => e,
+        ),
+      ),
+    );
 
     // Assess
     for (const outcome of outcomes) {
@@ -99,9 +106,17 @@ describe("client frames", () => {
     const inbox = await connect();
 
     // Act
-    inbox.send({ type: "process-skill", processId: process.processId, command: "ACTIVATE", skillName: "code-review", requestId: "ws-activate-1" });
+    inbox.send({
+      type: "process-skill",
+      processId: process.processId,
+      command: "ACTIVATE",
+      skillName: "code-review",
+      requestId: "ws-activate-1",
+    });
     const queued = await inbox.next(ofType("process-skill-result", { requestId: "ws-activate-1", status: "QUEUED" }));
-    const done = await inbox.next<{ result: ActivateResult }>(ofType("process-skill-result", { requestId: "ws-activate-1", status: "DONE" }));
+    const done = await inbox.next<{ result: ActivateResult }>(
+      ofType("process-skill-result", { requestId: "ws-activate-1", status: "DONE" }),
+    );
     const over = await api.process(TENANT, process.processId);
 
     // Assess
@@ -117,7 +132,13 @@ describe("client frames", () => {
     const inbox = await connect();
 
     // Act
-    inbox.send({ type: "process-skill", processId: process.processId, command: "ACTIVATE", skillName: "announce", requestId: "ws-refused" });
+    inbox.send({
+      type: "process-skill",
+      processId: process.processId,
+      command: "ACTIVATE",
+      skillName: "announce",
+      requestId: "ws-refused",
+    });
     const failed = await inbox.next(ofType("process-skill-result", { requestId: "ws-refused", status: "FAILED" }));
 
     // Assess

@@ -135,7 +135,12 @@ describe("per-identity socket cap", () => {
         host: url.hostname,
         port: url.port,
         path: `${url.pathname}?token=${encodeURIComponent(token)}`,
-        headers: { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==" },
+        headers: {
+          Connection: "Upgrade",
+          Upgrade: "websocket",
+          "Sec-WebSocket-Version": "13",
+          "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        },
       });
       req.on("response", (res) => {
         res.resume();

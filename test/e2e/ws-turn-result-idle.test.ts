@@ -39,7 +39,13 @@ describe("WebSocket watcher", () => {
     await ws.close();
 
     // Assess
-    expect(frame).toMatchObject({ type: "process-turn-result", processId, turnId: turn.turnId, status: "DONE", result: expect.objectContaining({ turnId: turn.turnId }) });
+    expect(frame).toMatchObject({
+      type: "process-turn-result",
+      processId,
+      turnId: turn.turnId,
+      status: "DONE",
+      result: expect.objectContaining({ turnId: turn.turnId }),
+    });
     expect(typeof frame.requestId).toBe("string");
   });
 

@@ -12,17 +12,28 @@ const alarmsOf = (s: SynthesizedStack): Record<string, unknown>[] =>
 describe("alarms", () => {
   it("fire on the first message in the lane's or the document events' dead-letter queue", () => {
     // Prepare
-    const dlqIds = [synth.stack.lane.deadLetterQueue, synth.stack.documentEvents.deadLetterQueue].map((queue) => logicalIdOf(synth.stack, queue));
+    const dlqIds = [synth.stack.lane.deadLetterQueue, synth.stack.documentEvents.deadLetterQueue].map((queue) =>
+      logicalIdOf(synth.stack, queue),
+    );
 
     // Act
     const alarms = alarmsOf(synth).filter((alarm) => alarm.MetricName === "ApproximateNumberOfMessagesVisible");
-    const watching = (dlqId: string) => alarms.filter((alarm) => JSON.stringify(alarm.Dimensions) === JSON.stringify([{ Name: "QueueName", Value: getAtt(dlqId, "QueueName") }]));
+    const watching = (dlqId: string) =>
+      alarms.filter(
+        (alarm) => JSON.stringify(alarm.Dimensions) === JSON.stringify([{ Name: "QueueName", Value: getAtt(dlqId, "QueueName") }]),
+      );
 
     // Assess
     expect(alarms).toHaveLength(2);
     for (const dlqId of dlqIds) {
       expect(watching(dlqId)).toHaveLength(1);
-      expect(watching(dlqId)[0]).toMatchObject({ Namespace: "AWS/SQS", ComparisonOperator: "GreaterThanThreshold", Threshold: 0, EvaluationPeriods: 1, TreatMissingData: "notBreaching" });
+      expect(watching(dlqId)[0]).toMatchObject({
+        Namespace: "AWS/SQS",
+        ComparisonOperator: "GreaterThanThreshold",
+        Threshold: 0,
+        EvaluationPeriods: 1,
+        TreatMissingData: "notBreaching",
+      });
     }
     expect(watching(dlqIds[1]!)[0]!.AlarmDescription).toMatch(/document events not applied to the catalogue/);
   });
@@ -36,7 +47,11 @@ describe("alarms", () => {
 
     // Assess
     expect(alarms).toHaveLength(1);
-    expect(alarms[0]).toMatchObject({ Namespace: "AWS/SQS", Dimensions: [{ Name: "QueueName", Value: getAtt(laneId, "QueueName") }], Threshold: 300 });
+    expect(alarms[0]).toMatchObject({
+      Namespace: "AWS/SQS",
+      Dimensions: [{ Name: "QueueName", Value: getAtt(laneId, "QueueName") }],
+      Threshold: 300,
+    });
   });
 
   it.each(FUNCTION_NAMES)("fire on any invocation error of %s", (name) => {
@@ -45,12 +60,19 @@ describe("alarms", () => {
 
     // Act
     const alarms = alarmsOf(synth).filter(
-      (alarm) => alarm.MetricName === "Errors" && JSON.stringify(alarm.Dimensions) === JSON.stringify([{ Name: "FunctionName", Value: { Ref: fnId } }]),
+      (alarm) =>
+        alarm.MetricName === "Errors" &&
+        JSON.stringify(alarm.Dimensions) === JSON.stringify([{ Name: "FunctionName", Value: { Ref: fnId } }]),
     );
 
     // Assess
     expect(alarms).toHaveLength(1);
-    expect(alarms[0]).toMatchObject({ Namespace: "AWS/Lambda", Statistic: "Sum", ComparisonOperator: "GreaterThanThreshold", Threshold: 0 });
+    expect(alarms[0]).toMatchObject({
+      Namespace: "AWS/Lambda",
+      Statistic: "Sum",
+      ComparisonOperator: "GreaterThanThreshold",
+      Threshold: 0,
+    });
   });
 
   it("notify nobody by default and the given SNS topic when configured", () => {

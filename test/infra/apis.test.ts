@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { FunctionName } from "../../infra/api-routes.js";
-import { functionLogicalId, getAtt, logicalIdOf, synthesizeSkillsStack, type SynthesizedStack, type TemplateResource } from "./synthesize-stack.js";
+import {
+  functionLogicalId,
+  getAtt,
+  logicalIdOf,
+  synthesizeSkillsStack,
+  type SynthesizedStack,
+  type TemplateResource,
+} from "./synthesize-stack.js";
 
 const synth = synthesizeSkillsStack();
 
@@ -41,14 +48,20 @@ const resourcesOf = (s: SynthesizedStack, type: string): [string, TemplateResour
 
 /** Route key → the function its integration invokes, and its authorization. */
 function routesOf(s: SynthesizedStack, apiId: string): Map<string, { fn: unknown; authorizationType: unknown; authorizerId: unknown }> {
-  const integrations = new Map(resourcesOf(s, "AWS::ApiGatewayV2::Integration").map(([id, resource]) => [id, resource.Properties!.IntegrationUri]));
+  const integrations = new Map(
+    resourcesOf(s, "AWS::ApiGatewayV2::Integration").map(([id, resource]) => [id, resource.Properties!.IntegrationUri]),
+  );
   const routes = new Map<string, { fn: unknown; authorizationType: unknown; authorizerId: unknown }>();
   for (const [, route] of resourcesOf(s, "AWS::ApiGatewayV2::Route")) {
     const p = route.Properties!;
     if (JSON.stringify(p.ApiId) !== JSON.stringify({ Ref: apiId })) continue;
     const target = JSON.stringify(p.Target);
     const integrationId = [...integrations.keys()].find((id) => target.includes(`{"Ref":"${id}"}`));
-    routes.set(p.RouteKey as string, { fn: integrationId && integrations.get(integrationId), authorizationType: p.AuthorizationType, authorizerId: p.AuthorizerId });
+    routes.set(p.RouteKey as string, {
+      fn: integrationId && integrations.get(integrationId),
+      authorizationType: p.AuthorizationType,
+      authorizerId: p.AuthorizerId,
+    });
   }
   return routes;
 }
@@ -125,14 +138,20 @@ describe("HTTP API", () => {
 
   it("serves API.md paths unprefixed from an auto-deployed, throttled $default stage", () => {
     // Prepare
-    const stages = resourcesOf(synth, "AWS::ApiGatewayV2::Stage").filter(([, stage]) => JSON.stringify(stage.Properties!.ApiId) === JSON.stringify({ Ref: apiId }));
+    const stages = resourcesOf(synth, "AWS::ApiGatewayV2::Stage").filter(
+      ([, stage]) => JSON.stringify(stage.Properties!.ApiId) === JSON.stringify({ Ref: apiId }),
+    );
 
     // Act
     const [[, stage]] = stages as [[string, TemplateResource]];
 
     // Assess
     expect(stages).toHaveLength(1);
-    expect(stage.Properties).toMatchObject({ StageName: "$default", AutoDeploy: true, DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 } });
+    expect(stage.Properties).toMatchObject({
+      StageName: "$default",
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+    });
   });
 
   it("lets API Gateway invoke each HTTP function and the authorizer", () => {
@@ -141,17 +160,24 @@ describe("HTTP API", () => {
 
     // Act
     const invoked = (name: FunctionName): boolean =>
-      permissions.some((p) => p.Principal === "apigateway.amazonaws.com" && JSON.stringify(p.FunctionName) === JSON.stringify(getAtt(functionLogicalId(synth, name), "Arn")));
+      permissions.some(
+        (p) =>
+          p.Principal === "apigateway.amazonaws.com" &&
+          JSON.stringify(p.FunctionName) === JSON.stringify(getAtt(functionLogicalId(synth, name), "Arn")),
+      );
 
     // Assess
-    for (const name of ["http-skills", "http-processes", "http-steer", "http-documents", "http-tools", "http-mcp", "authorizer"] as const) expect(invoked(name)).toBe(true);
+    for (const name of ["http-skills", "http-processes", "http-steer", "http-documents", "http-tools", "http-mcp", "authorizer"] as const)
+      expect(invoked(name)).toBe(true);
   });
 });
 
 describe("WebSocket API", () => {
   const apiId = logicalIdOf(synth.stack, synth.stack.webSocketApi.api);
   const routes = routesOf(synth, apiId);
-  const authorizers = resourcesOf(synth, "AWS::ApiGatewayV2::Authorizer").filter(([, a]) => JSON.stringify(a.Properties!.ApiId) === JSON.stringify({ Ref: apiId }));
+  const authorizers = resourcesOf(synth, "AWS::ApiGatewayV2::Authorizer").filter(
+    ([, a]) => JSON.stringify(a.Properties!.ApiId) === JSON.stringify({ Ref: apiId }),
+  );
 
   it("routes $connect, $disconnect and $default to their functions, selecting frames by `type`", () => {
     // Prepare
@@ -190,7 +216,9 @@ describe("WebSocket API", () => {
     const customApiId = logicalIdOf(custom.stack, custom.stack.webSocketApi.api);
 
     // Act
-    const stages = resourcesOf(custom, "AWS::ApiGatewayV2::Stage").filter(([, s]) => JSON.stringify(s.Properties!.ApiId) === JSON.stringify({ Ref: customApiId }));
+    const stages = resourcesOf(custom, "AWS::ApiGatewayV2::Stage").filter(
+      ([, s]) => JSON.stringify(s.Properties!.ApiId) === JSON.stringify({ Ref: customApiId }),
+    );
 
     // Assess
     expect(stages).toHaveLength(1);

@@ -1,7 +1,13 @@
 import type { Metafile } from "esbuild";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FunctionName } from "../../infra/api-routes.js";
-import { buildLambdaBundle, COMPOSITION_PATH_FUNCTIONS, initPathInputs, LAMBDA_BUNDLE_BUDGET_KB, LAZY_ON_COMPOSITION_PATH } from "../../infra/lambda-bundle.js";
+import {
+  buildLambdaBundle,
+  COMPOSITION_PATH_FUNCTIONS,
+  initPathInputs,
+  LAMBDA_BUNDLE_BUDGET_KB,
+  LAZY_ON_COMPOSITION_PATH,
+} from "../../infra/lambda-bundle.js";
 
 /**
  * What a composition-path Lambda evaluates at init, read from esbuild's metafile of the bundle as
@@ -55,7 +61,13 @@ describe("composition-path bundles at init", () => {
     // Prepare
     const metafile = {
       inputs: {
-        "functions/lane-worker/handler.ts": { bytes: 1, imports: [{ path: "a.ts", kind: "import-statement" }, { path: "lazy.ts", kind: "dynamic-import" }] },
+        "functions/lane-worker/handler.ts": {
+          bytes: 1,
+          imports: [
+            { path: "a.ts", kind: "import-statement" },
+            { path: "lazy.ts", kind: "dynamic-import" },
+          ],
+        },
         "a.ts": { bytes: 1, imports: [{ path: "b.js", kind: "require-call" }] },
         "b.js": { bytes: 1, imports: [] },
         "lazy.ts": { bytes: 1, imports: [{ path: "c.js", kind: "import-statement" }] },

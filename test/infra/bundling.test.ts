@@ -26,7 +26,11 @@ const filesUnder = (root: string, dir = root): string[] =>
  * Imports a bundle in a fresh Node process with `async_hooks.createHook` spied on (the X-Ray SDK's
  * context tracking calls it at load), lets loads started at init finish, and reports.
  */
-function importInFreshProcess(dir: string, env: NodeJS.ProcessEnv, settleMs = 300): { report: { handler: string; asyncHooks: number; xray: boolean } | undefined; stderr: string; status: number | null } {
+function importInFreshProcess(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  settleMs = 300,
+): { report: { handler: string; asyncHooks: number; xray: boolean } | undefined; stderr: string; status: number | null } {
   const probe = [
     "import asyncHooks from 'node:async_hooks';",
     "let created = 0; const createHook = asyncHooks.createHook;",
@@ -41,7 +45,11 @@ function importInFreshProcess(dir: string, env: NodeJS.ProcessEnv, settleMs = 30
   ].join(" ");
   const result = spawnSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
   const line = result.stdout.trim().split("\n").pop() ?? "";
-  return { report: line.startsWith("{") ? (JSON.parse(line) as { handler: string; asyncHooks: number; xray: boolean }) : undefined, stderr: result.stderr, status: result.status };
+  return {
+    report: line.startsWith("{") ? (JSON.parse(line) as { handler: string; asyncHooks: number; xray: boolean }) : undefined,
+    stderr: result.stderr,
+    status: result.status,
+  };
 }
 
 let outdir: string;
@@ -52,7 +60,9 @@ beforeAll(() => {
   outdir = mkdtempSync(join(tmpdir(), "skills-cdk-bundles-"));
   const app = new App({ outdir, builtinCloudFormationValidation: false });
   const stack = new SkillsStack(app, "SkillsService");
-  const template = app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, { Properties: { Code: { S3Key: string } } }> };
+  const template = app.synth().getStackByName(stack.stackName).template as {
+    Resources: Record<string, { Properties: { Code: { S3Key: string } } }>;
+  };
   assetDirs = Object.fromEntries(
     FUNCTION_NAMES.map((name) => {
       const key = template.Resources[stack.getLogicalId(stack.functions[name].node.defaultChild as never)]!.Properties.Code.S3Key;
@@ -81,24 +91,34 @@ describe("function bundles", () => {
     expect(map.sourcesContent).toBeUndefined();
   });
 
-  it.each(FUNCTION_NAMES)("%s gives every chunk the createRequire shim (their resolution is checked by loading them from a folder without node_modules, below)", (name) => {
-    // Prepare
-    const dir = assetDirs[name];
+  it.each(FUNCTION_NAMES)(
+    "%s gives every chunk the createRequire shim (their resolution is checked by loading them from a folder without node_modules, below)",
+    (name) => {
+      // Prepare
+      const dir = assetDirs[name];
 
-    // Act
-    const chunks = readdirSync(dir).filter((file) => file.startsWith("chunk-") && file.endsWith(".mjs"));
-    const withoutShim = chunks.filter((file) => !readFileSync(join(dir, file), "utf8").startsWith("import { createRequire as __skillsCreateRequire } from 'node:module';"));
+      // Act
+      const chunks = readdirSync(dir).filter((file) => file.startsWith("chunk-") && file.endsWith(".mjs"));
+      const withoutShim = chunks.filter(
+        (file) =>
+          !readFileSync(join(dir, file), "utf8").startsWith("import { createRequire as __skillsCreateRequire } from 'node:module';"),
+      );
 
-    // Assess
-    expect(withoutShim).toEqual([]);
-  });
+      // Assess
+      expect(withoutShim).toEqual([]);
+    },
+  );
 
   it.each(FUNCTION_NAMES)("%s contains neither the CDK, the QuickJS sandbox nor ajv", (name) => {
     // Prepare
     const maps = readdirSync(assetDirs[name]).filter((file) => /^(index|chunk-[A-Z0-9]+)\.mjs\.map$/.test(file));
 
     // Act
-    const sources = maps.flatMap((file) => (JSON.parse(readFileSync(join(assetDirs[name], file), "utf8")) as { sources: string[] }).sources.map((source) => relative(PROJECT_ROOT, join(assetDirs[name], source)).split("\\").join("/")));
+    const sources = maps.flatMap((file) =>
+      (JSON.parse(readFileSync(join(assetDirs[name], file), "utf8")) as { sources: string[] }).sources.map((source) =>
+        relative(PROJECT_ROOT, join(assetDirs[name], source)).split("\\").join("/"),
+      ),
+    );
 
     // Assess
     expect(sources.filter((source) => /node_modules\/(aws-cdk-lib|constructs|aws-cdk)\//.test(source))).toEqual([]);
@@ -110,11 +130,17 @@ describe("function bundles", () => {
 
   it.each(FUNCTION_NAMES)("%s takes SDK credentials from the environment only: no SSO, INI, process, web-identity or STS code", (name) => {
     // Prepare
-    const map = { sources: readdirSync(assetDirs[name]).filter((file) => file.endsWith(".mjs.map")).flatMap((file) => (JSON.parse(readFileSync(join(assetDirs[name], file), "utf8")) as { sources: string[] }).sources) };
+    const map = {
+      sources: readdirSync(assetDirs[name])
+        .filter((file) => file.endsWith(".mjs.map"))
+        .flatMap((file) => (JSON.parse(readFileSync(join(assetDirs[name], file), "utf8")) as { sources: string[] }).sources),
+    };
     const usesSdk = map.sources.some((source) => /node_modules\/@aws-sdk\/client-/.test(source));
 
     // Act
-    const chain = map.sources.filter((source) => /credential-provider-(node|sso|ini|process|web-identity|login|http)|nested-clients|token-providers/.test(source));
+    const chain = map.sources.filter((source) =>
+      /credential-provider-(node|sso|ini|process|web-identity|login|http)|nested-clients|token-providers/.test(source),
+    );
     const fromEnv = map.sources.filter((source) => /credential-provider-env/.test(source));
 
     // Assess
@@ -132,7 +158,9 @@ describe("function bundles", () => {
 
     // Assess
     const chunks = files.filter((file) => /^chunk-[A-Z0-9]+\.mjs(\.map)?$/.test(file));
-    expect(chunks.filter((file) => file.endsWith(".mjs")).map((file) => `${file}.map`)).toEqual(chunks.filter((file) => file.endsWith(".map")));
+    expect(chunks.filter((file) => file.endsWith(".mjs")).map((file) => `${file}.map`)).toEqual(
+      chunks.filter((file) => file.endsWith(".map")),
+    );
     // Both lazy libraries or neither (shared/lazy/lazy-libraries.ts is in the bundle or not).
     const lazyLibraries = files.filter((file) => file.startsWith("lazy-"));
     expect([[], LAZY_LIBRARY_NAMES.map(lazyLibraryFile).sort()]).toContainEqual(lazyLibraries);
@@ -155,28 +183,38 @@ describe("function bundles", () => {
     expect(differing).toEqual([]);
   });
 
-  it.each(FUNCTION_NAMES)("%s loads in a fresh Node process, exports a handler function and installs no async hook (tracing off)", (name) => {
-    // Prepare
-    const dir = assetDirs[name];
-    const env = placeholderFunctionEnvironment(join(dir, "bundled"));
+  it.each(FUNCTION_NAMES)(
+    "%s loads in a fresh Node process, exports a handler function and installs no async hook (tracing off)",
+    (name) => {
+      // Prepare
+      const dir = assetDirs[name];
+      const env = placeholderFunctionEnvironment(join(dir, "bundled"));
 
-    // Act
-    const result = importInFreshProcess(dir, env);
+      // Act
+      const result = importInFreshProcess(dir, env);
 
-    // Assess
-    expect(result.stderr).not.toMatch(/Error/);
-    expect(result.report).toEqual({ handler: "function", asyncHooks: 0, xray: false });
-    expect(result.status).toBe(0);
-  });
+      // Assess
+      expect(result.stderr).not.toMatch(/Error/);
+      expect(result.report).toEqual({ handler: "function", asyncHooks: 0, xray: false });
+      expect(result.status).toBe(0);
+    },
+  );
 
   it.each(FUNCTION_NAMES)("%s's lazy chunks and libraries (loaded on first use) load too", (name) => {
     // Prepare
     const dir = assetDirs[name];
-    const chunks = readdirSync(dir).filter((file) => (file.startsWith("chunk-") && file.endsWith(".mjs")) || (file.startsWith("lazy-") && file.endsWith(".cjs")));
+    const chunks = readdirSync(dir).filter(
+      (file) => (file.startsWith("chunk-") && file.endsWith(".mjs")) || (file.startsWith("lazy-") && file.endsWith(".cjs")),
+    );
     const probe = `for (const file of ${JSON.stringify(chunks)}) await import(new URL(file, ${JSON.stringify(pathToFileURL(`${dir}/`).href)}).href); console.log("loaded", ${chunks.length}); process.exit(0);`;
 
     // Act
-    const result = spawnSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: dir, env: placeholderFunctionEnvironment(join(dir, "bundled")), encoding: "utf8", timeout: 60_000 });
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", probe], {
+      cwd: dir,
+      env: placeholderFunctionEnvironment(join(dir, "bundled")),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
 
     // Assess
     expect(result.stderr).not.toMatch(/Error/);
@@ -186,7 +224,11 @@ describe("function bundles", () => {
   it("inside Lambda (AWS_EXECUTION_ENV set) the same bundle loads the X-Ray SDK after import, and the spy sees its async hook", () => {
     // Prepare
     const dir = assetDirs["lane-worker"];
-    const env = { ...placeholderFunctionEnvironment(join(dir, "bundled")), AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", AWS_XRAY_CONTEXT_MISSING: "IGNORE_ERROR" };
+    const env = {
+      ...placeholderFunctionEnvironment(join(dir, "bundled")),
+      AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x",
+      AWS_XRAY_CONTEXT_MISSING: "IGNORE_ERROR",
+    };
 
     // Act
     const result = importInFreshProcess(dir, env, 10_000);

@@ -21,19 +21,29 @@ describe("npx cdk synth", () => {
     const env = { ...process.env, SKILLS_SKIP_BUNDLING: "1", AWS_ACCESS_KEY_ID: "", AWS_SECRET_ACCESS_KEY: "", AWS_PROFILE: "" };
 
     // Act
-    const result = spawnSync(cdk, ["synth", "--quiet", "--no-notices", "-o", outdir, "-c", "stageName=beta", "-c", "stackName=SkillsCliTest"], {
-      cwd: PROJECT_ROOT,
-      env,
-      encoding: "utf8",
-      timeout: 240_000,
-    });
+    const result = spawnSync(
+      cdk,
+      ["synth", "--quiet", "--no-notices", "-o", outdir, "-c", "stageName=beta", "-c", "stackName=SkillsCliTest"],
+      {
+        cwd: PROJECT_ROOT,
+        env,
+        encoding: "utf8",
+        timeout: 240_000,
+      },
+    );
 
     // Assess
     expect(result.status, result.stderr).toBe(0);
-    const template = JSON.parse(readFileSync(join(outdir, "SkillsCliTest.template.json"), "utf8")) as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
-    const stages = Object.values(template.Resources).filter((r) => r.Type === "AWS::ApiGatewayV2::Stage").map((r) => r.Properties.StageName);
+    const template = JSON.parse(readFileSync(join(outdir, "SkillsCliTest.template.json"), "utf8")) as {
+      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    };
+    const stages = Object.values(template.Resources)
+      .filter((r) => r.Type === "AWS::ApiGatewayV2::Stage")
+      .map((r) => r.Properties.StageName);
     expect(stages.sort()).toEqual(["$default", "beta"]);
-    const report = JSON.parse(readFileSync(join(outdir, "validation-report.json"), "utf8")) as { pluginReports: { violations?: { severity?: string }[] }[] };
+    const report = JSON.parse(readFileSync(join(outdir, "validation-report.json"), "utf8")) as {
+      pluginReports: { violations?: { severity?: string }[] }[];
+    };
     const errors = report.pluginReports.flatMap((r) => r.violations ?? []).filter((v) => v.severity === "error" || v.severity === "fatal");
     expect(errors).toEqual([]);
   });

@@ -14,7 +14,10 @@ const ENTRY = join(ROOT, "dist/client/client/index.js");
 const SOURCES = ["client", "contract"].map((folder) => join(ROOT, folder));
 
 const newestSource = (): number =>
-  Math.max(...SOURCES.flatMap((folder) => readdirSync(folder).map((name) => statSync(join(folder, name)).mtimeMs)), statSync(join(ROOT, "tsconfig.client.json")).mtimeMs);
+  Math.max(
+    ...SOURCES.flatMap((folder) => readdirSync(folder).map((name) => statSync(join(folder, name)).mtimeMs)),
+    statSync(join(ROOT, "tsconfig.client.json")).mtimeMs,
+  );
 
 /** Plain Node: NODE_OPTIONS cleared, so no loader (tsx, vitest's) comes along. */
 function plainNode(args: string[]): { status: number | null; stdout: string; stderr: string } {
@@ -31,7 +34,9 @@ function runtimePackages(entry: string): Set<string> {
     if (seen.has(file)) return;
     seen.add(file);
     const text = readFileSync(file, "utf8");
-    for (const match of text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|^\s*import\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/gm)) {
+    for (const match of text.matchAll(
+      /^\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|^\s*import\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/gm,
+    )) {
       const specifier = (match[1] ?? match[2] ?? match[3]) as string;
       if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
       else packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : (specifier.split("/")[0] as string));
@@ -57,7 +62,18 @@ describe("the installable client (skills-service/client)", () => {
     expect(probe.stderr).toBe("");
     expect(probe.status).toBe(0);
     const names = JSON.parse(probe.stdout) as string[];
-    expect(names).toEqual(expect.arrayContaining(["SkillsClient", "subscribe", "HttpTransport", "SkillsApiError", "NotFoundError", "API_ERROR_STATUS", "TENANT_PROJECT", "SKILL_SOURCES"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "SkillsClient",
+        "subscribe",
+        "HttpTransport",
+        "SkillsApiError",
+        "NotFoundError",
+        "API_ERROR_STATUS",
+        "TENANT_PROJECT",
+        "SKILL_SOURCES",
+      ]),
+    );
   });
 
   it("answers every code of the contract with its status, VERSIONS_UNAVAILABLE included (built code, not the source)", () => {
@@ -71,7 +87,8 @@ describe("the installable client (skills-service/client)", () => {
 
   it("ships .d.ts beside the JavaScript, where package.json's `types` condition points", () => {
     // Prepare
-    const exported = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, Record<string, string>> }).exports["./client"];
+    const exported = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, Record<string, string>> })
+      .exports["./client"];
 
     // Assess
     expect(exported).toMatchObject({ types: "./dist/client/client/index.d.ts", import: "./dist/client/client/index.js" });
@@ -81,7 +98,9 @@ describe("the installable client (skills-service/client)", () => {
 
   it("needs at run time no package but the ones package.json declares as dependencies", () => {
     // Prepare
-    const declared = Object.keys((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies);
+    const declared = Object.keys(
+      (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies,
+    );
     const builtins = new Set(["node"]);
 
     // Act

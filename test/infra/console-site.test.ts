@@ -16,19 +16,32 @@ describe("web console site", () => {
     // Act
     const bucket = synth.resources[bucketId];
     const policies = synth.template.findResources("AWS::S3::BucketPolicy", { Properties: { Bucket: { Ref: bucketId } } });
-    const statements = Object.values(policies).flatMap((policy) => (policy.Properties as { PolicyDocument: { Statement: Record<string, unknown>[] } }).PolicyDocument.Statement);
+    const statements = Object.values(policies).flatMap(
+      (policy) => (policy.Properties as { PolicyDocument: { Statement: Record<string, unknown>[] } }).PolicyDocument.Statement,
+    );
 
     // Assess
     expect(bucket?.Properties).toMatchObject({
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] },
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
     });
     expect(statements).toContainEqual(
       expect.objectContaining({
         Effect: "Allow",
         Principal: { Service: "cloudfront.amazonaws.com" },
         Action: "s3:GetObject",
-        Condition: { StringEquals: { "AWS:SourceArn": expect.objectContaining({ "Fn::Join": expect.arrayContaining([expect.arrayContaining([{ Ref: distributionId }])]) }) } },
+        Condition: {
+          StringEquals: {
+            "AWS:SourceArn": expect.objectContaining({
+              "Fn::Join": expect.arrayContaining([expect.arrayContaining([{ Ref: distributionId }])]),
+            }),
+          },
+        },
       }),
     );
     expect(statements).toContainEqual(expect.objectContaining({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }));
@@ -86,7 +99,10 @@ describe("web console site", () => {
 
     // Assess
     expect(Object.keys(deployments)).toHaveLength(1);
-    expect(properties).toMatchObject({ DestinationBucketKeyPrefix: "console/", DistributionPaths: ["/console/index.html", "/console/config.json"] });
+    expect(properties).toMatchObject({
+      DestinationBucketKeyPrefix: "console/",
+      DistributionPaths: ["/console/index.html", "/console/config.json"],
+    });
     // config.json's values are deploy-time tokens: markers resolved to both APIs' endpoints.
     const markers = JSON.stringify(properties?.["SourceMarkers"]);
     expect(markers).toContain(logicalIdOf(deployed.stack, deployed.stack.httpApi.api));
@@ -101,8 +117,9 @@ describe("web console site", () => {
     // Act
     const policies = synth.template.findResources("AWS::CloudFront::ResponseHeadersPolicy");
     const [policyId, policy] = Object.entries(policies)[0] ?? [];
-    const security = (policy?.Properties as { ResponseHeadersPolicyConfig: { SecurityHeadersConfig: Record<string, Record<string, unknown>> } } | undefined)?.ResponseHeadersPolicyConfig
-      .SecurityHeadersConfig;
+    const security = (
+      policy?.Properties as { ResponseHeadersPolicyConfig: { SecurityHeadersConfig: Record<string, Record<string, unknown>> } } | undefined
+    )?.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
     const csp = JSON.stringify(security?.ContentSecurityPolicy?.ContentSecurityPolicy);
 
     // Assess

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { DOCUMENT_EVENT_DELIVERY_RETRIES, DOCUMENT_EVENT_FUNCTION_RETRIES } from "../../infra/constructs/document-events.js";
 import { CATALOGUE_KEY_WILDCARD } from "../../infra/document-events.js";
-import { functionLogicalId, getAtt, logicalIdOf, statementsOf, statementsWith, synthesizeSkillsStack, type TemplateResource } from "./synthesize-stack.js";
+import {
+  functionLogicalId,
+  getAtt,
+  logicalIdOf,
+  statementsOf,
+  statementsWith,
+  synthesizeSkillsStack,
+  type TemplateResource,
+} from "./synthesize-stack.js";
 
 const synth = synthesizeSkillsStack();
 const { stack } = synth;
@@ -54,7 +62,14 @@ describe("document events (writes that bypass the documents API)", () => {
     const properties = permissions.map((p) => p.Properties);
 
     // Assess
-    expect(properties).toEqual([{ Action: "lambda:InvokeFunction", FunctionName: getAtt(functionId, "Arn"), Principal: "events.amazonaws.com", SourceArn: getAtt(ruleId, "Arn") }]);
+    expect(properties).toEqual([
+      {
+        Action: "lambda:InvokeFunction",
+        FunctionName: getAtt(functionId, "Arn"),
+        Principal: "events.amazonaws.com",
+        SourceArn: getAtt(ruleId, "Arn"),
+      },
+    ]);
   });
 
   it("send an event the function kept failing to the same dead-letter queue after Lambda's retries", () => {
@@ -79,7 +94,9 @@ describe("document events (writes that bypass the documents API)", () => {
   it("keep the dead-letter queue standard, encrypted, TLS-only and writable by this rule and the s3-events role only", () => {
     // Prepare
     const queue = synth.resources[dlqId]!.Properties!;
-    const policies = ofType("AWS::SQS::QueuePolicy").filter((policy) => JSON.stringify(policy.Properties!.Queues) === JSON.stringify([{ Ref: dlqId }]));
+    const policies = ofType("AWS::SQS::QueuePolicy").filter(
+      (policy) => JSON.stringify(policy.Properties!.Queues) === JSON.stringify([{ Ref: dlqId }]),
+    );
 
     // Act
     const statements = (policies[0]!.Properties!.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
@@ -109,11 +126,19 @@ describe("document events (writes that bypass the documents API)", () => {
     const tableArn = getAtt(logicalIdOf(stack, stack.table.table), "Arn");
 
     // Act
-    const statements = statementsOf(synth, "s3-events").filter((statement) => [statement.Action].flat().every((action) => String(action).startsWith("dynamodb:")));
+    const statements = statementsOf(synth, "s3-events").filter((statement) =>
+      [statement.Action].flat().every((action) => String(action).startsWith("dynamodb:")),
+    );
 
     // Assess
     expect(statements).toHaveLength(1);
-    expect([statements[0]!.Action].flat().sort()).toEqual(["dynamodb:BatchGetItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]);
+    expect([statements[0]!.Action].flat().sort()).toEqual([
+      "dynamodb:BatchGetItem",
+      "dynamodb:DeleteItem",
+      "dynamodb:GetItem",
+      "dynamodb:PutItem",
+      "dynamodb:UpdateItem",
+    ]);
     expect(statements[0]!.Resource).toEqual([tableArn]);
   });
 });

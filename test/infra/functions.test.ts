@@ -10,7 +10,13 @@ const environmentOf = (name: FunctionName): Record<string, unknown> =>
   (propertiesOf(name).Environment as { Variables: Record<string, unknown> }).Variables;
 
 const E = FUNCTION_ENVIRONMENT;
-const BASE = ["NODE_OPTIONS", "POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_TRACER_CAPTURE_RESPONSE"];
+const BASE = [
+  "NODE_OPTIONS",
+  "POWERTOOLS_SERVICE_NAME",
+  "POWERTOOLS_METRICS_NAMESPACE",
+  "POWERTOOLS_LOG_LEVEL",
+  "POWERTOOLS_TRACER_CAPTURE_RESPONSE",
+];
 const SECRETS_EXTENSION = [
   "PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED",
   "PARAMETERS_SECRETS_EXTENSION_CACHE_SIZE",
@@ -31,7 +37,15 @@ const EXPECTED_ENVIRONMENT: Record<FunctionName, string[]> = {
   "http-documents": [E.bucketName, E.tableName],
   "http-tools": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.webSocketCallbackUrl],
   "http-mcp": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.webSocketCallbackUrl],
-  "lane-worker": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.laneDeadLetterQueueUrl, E.laneMaxReceiveCount, E.webSocketCallbackUrl],
+  "lane-worker": [
+    E.bundledDir,
+    E.bucketName,
+    E.tableName,
+    E.laneQueueUrl,
+    E.laneDeadLetterQueueUrl,
+    E.laneMaxReceiveCount,
+    E.webSocketCallbackUrl,
+  ],
   "ws-connect": [E.tableName],
   "ws-disconnect": [E.tableName],
   "ws-default": [E.bundledDir, E.bucketName, E.tableName, E.laneQueueUrl, E.webSocketCallbackUrl],
@@ -111,16 +125,21 @@ describe("Lambda functions", () => {
     });
   });
 
-  it.each(FUNCTION_NAMES)("%s is given only variables the configuration declares (shared/config/config.ts), besides the secrets extension's own", (name) => {
-    // Prepare
-    const declared: string[] = Object.values(ENV);
+  it.each(FUNCTION_NAMES)(
+    "%s is given only variables the configuration declares (shared/config/config.ts), besides the secrets extension's own",
+    (name) => {
+      // Prepare
+      const declared: string[] = Object.values(ENV);
 
-    // Act
-    const undeclared = Object.keys(environmentOf(name)).filter((variable) => !declared.includes(variable) && !SECRETS_EXTENSION.includes(variable));
+      // Act
+      const undeclared = Object.keys(environmentOf(name)).filter(
+        (variable) => !declared.includes(variable) && !SECRETS_EXTENSION.includes(variable),
+      );
 
-    // Assess
-    expect(undeclared).toEqual([]);
-  });
+      // Assess
+      expect(undeclared).toEqual([]);
+    },
+  );
 
   it("points every resource variable at the stack's own resources", () => {
     // Prepare
@@ -181,7 +200,9 @@ describe("lane worker event source", () => {
     const custom = synthesizeSkillsStack({ laneWorkerMaxConcurrency: 3 });
 
     // Act
-    const mapping = Object.values(custom.template.findResources("AWS::Lambda::EventSourceMapping"))[0] as { Properties: Record<string, unknown> };
+    const mapping = Object.values(custom.template.findResources("AWS::Lambda::EventSourceMapping"))[0] as {
+      Properties: Record<string, unknown>;
+    };
 
     // Assess
     expect(mapping.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 3 });

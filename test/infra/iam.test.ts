@@ -34,7 +34,13 @@ const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
   "http-skills": [...LOGS, ...S3_READ, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "DeleteItem", "UpdateItem")],
   "http-processes": [...LOGS, ...S3_READ_VERSION, ...S3_SNAPSHOTS, ...ddb("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem")],
   "http-steer": [...LOGS, "sqs:SendMessage", ...ddb("GetItem", "PutItem", "UpdateItem")],
-  "http-documents": [...LOGS, ...S3_READ_HISTORY, "s3:PutObject", "s3:DeleteObject", ...ddb("GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem")],
+  "http-documents": [
+    ...LOGS,
+    ...S3_READ_HISTORY,
+    "s3:PutObject",
+    "s3:DeleteObject",
+    ...ddb("GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"),
+  ],
   "http-tools": [
     ...LOGS,
     ...S3_READ_VERSION,
@@ -74,7 +80,13 @@ const EXPECTED_ACTIONS: Record<FunctionName, string[]> = {
   authorizer: [...LOGS, "secretsmanager:GetSecretValue"],
   // Lambda sends an event the function kept failing to the document events' DLQ with the function's role.
   // Issue 27: it reads the changed object, keeps the level's counters and name claims, and rebuilds the level snapshot.
-  "s3-events": [...LOGS, ...S3_READ, ...S3_SNAPSHOTS, ...ddb("GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem"), "sqs:SendMessage"],
+  "s3-events": [
+    ...LOGS,
+    ...S3_READ,
+    ...S3_SNAPSHOTS,
+    ...ddb("GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem"),
+    "sqs:SendMessage",
+  ],
 };
 
 const resourcesOf = (statements: PolicyStatement[]): unknown[] =>
@@ -149,22 +161,27 @@ describe("least-privilege IAM", () => {
     const writeResources = ["s3:PutObject", "s3:DeleteObject"].flatMap((action) => resourcesOf(statementsWith(statements, action)));
 
     // Assess
-    expect(new Set(writeResources.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ "Fn::Join": ["", [bucketArn, "/catalogue-snapshots/*"]] })]));
+    expect(new Set(writeResources.map((r) => JSON.stringify(r)))).toEqual(
+      new Set([JSON.stringify({ "Fn::Join": ["", [bucketArn, "/catalogue-snapshots/*"]] })]),
+    );
   });
 
-  it.each(["http-skills", "ws-default"] as const)("lets %s read level snapshots (GetObject on catalogue-snapshots/), write none", (name) => {
-    // Prepare
-    const bucketArn = getAtt(logicalIdOf(synth.stack, synth.stack.documents.bucket), "Arn");
-    const statements = statementsOf(synth, name);
+  it.each(["http-skills", "ws-default"] as const)(
+    "lets %s read level snapshots (GetObject on catalogue-snapshots/), write none",
+    (name) => {
+      // Prepare
+      const bucketArn = getAtt(logicalIdOf(synth.stack, synth.stack.documents.bucket), "Arn");
+      const statements = statementsOf(synth, name);
 
-    // Act
-    const readResources = resourcesOf(statementsWith(statements, "s3:GetObject")).map((r) => JSON.stringify(r));
-    const writes = actionsOf(statements).filter((action) => action === "s3:PutObject" || action === "s3:DeleteObject");
+      // Act
+      const readResources = resourcesOf(statementsWith(statements, "s3:GetObject")).map((r) => JSON.stringify(r));
+      const writes = actionsOf(statements).filter((action) => action === "s3:PutObject" || action === "s3:DeleteObject");
 
-    // Assess
-    expect(readResources).toContain(JSON.stringify({ "Fn::Join": ["", [bucketArn, "/catalogue-snapshots/*"]] }));
-    expect(writes).toEqual([]);
-  });
+      // Assess
+      expect(readResources).toContain(JSON.stringify({ "Fn::Join": ["", [bucketArn, "/catalogue-snapshots/*"]] }));
+      expect(writes).toEqual([]);
+    },
+  );
 
   it("scopes document object access to the tenants/ prefix and listing to the bucket", () => {
     // Prepare
@@ -172,14 +189,18 @@ describe("least-privilege IAM", () => {
     const statements = statementsOf(synth, "http-documents");
 
     // Act
-    const objectResources = ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"].flatMap((action) => resourcesOf(statementsWith(statements, action)));
+    const objectResources = ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"].flatMap((action) =>
+      resourcesOf(statementsWith(statements, action)),
+    );
     const readResources = resourcesOf(statementsWith(statements, "s3:GetObject"));
     const listResources = resourcesOf(statementsWith(statements, "s3:ListBucket"));
     const snapshots = JSON.stringify({ "Fn::Join": ["", [bucketArn, "/catalogue-snapshots/*"]] });
 
     // Assess
     // Besides documents, it only reads level snapshots (the counters' seed, issue 27).
-    expect(new Set(objectResources.map((r) => JSON.stringify(r)).filter((r) => r !== snapshots))).toEqual(new Set([JSON.stringify({ "Fn::Join": ["", [bucketArn, "/tenants/*"]] })]));
+    expect(new Set(objectResources.map((r) => JSON.stringify(r)).filter((r) => r !== snapshots))).toEqual(
+      new Set([JSON.stringify({ "Fn::Join": ["", [bucketArn, "/tenants/*"]] })]),
+    );
     expect(readResources.map((r) => JSON.stringify(r))).toContain(snapshots);
     expect(resourcesOf(statementsWith(statements, "s3:PutObject")).map((r) => JSON.stringify(r))).not.toContain(snapshots);
     expect(listResources).toEqual([bucketArn]);
@@ -189,7 +210,8 @@ describe("least-privilege IAM", () => {
     // Prepare
     const bucketArn = getAtt(logicalIdOf(synth.stack, synth.stack.documents.bucket), "Arn");
     const documentsArn = JSON.stringify({ "Fn::Join": ["", [bucketArn, "/tenants/*"]] });
-    const grantedTo = (action: string): FunctionName[] => FUNCTION_NAMES.filter((name) => statementsWith(statementsOf(synth, name), action).length > 0);
+    const grantedTo = (action: string): FunctionName[] =>
+      FUNCTION_NAMES.filter((name) => statementsWith(statementsOf(synth, name), action).length > 0);
 
     // Act
     const versionReaders = grantedTo("s3:GetObjectVersion");
@@ -247,7 +269,9 @@ describe("least-privilege IAM", () => {
     const apiId = logicalIdOf(synth.stack, synth.stack.webSocketApi.api);
 
     // Act
-    const resources = ["ws-default", "lane-worker"].map((name) => JSON.stringify(resourcesOf(statementsWith(statementsOf(synth, name as FunctionName), "execute-api:ManageConnections"))));
+    const resources = ["ws-default", "lane-worker"].map((name) =>
+      JSON.stringify(resourcesOf(statementsWith(statementsOf(synth, name as FunctionName), "execute-api:ManageConnections"))),
+    );
 
     // Assess
     for (const resource of resources) {
@@ -279,7 +303,9 @@ describe("JWT key configuration", () => {
 
     // Assess
     expect(Object.values(secrets)).toHaveLength(1);
-    expect(Object.values(secrets)[0]).toMatchObject({ Properties: { GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true } } });
+    expect(Object.values(secrets)[0]).toMatchObject({
+      Properties: { GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true } },
+    });
   });
 
   it("uses an existing secret by ARN without creating one", () => {
@@ -293,7 +319,9 @@ describe("JWT key configuration", () => {
     expect(Object.keys(custom.template.findResources("AWS::SecretsManager::Secret"))).toHaveLength(0);
     expect(resourcesOf(statementsWith(statementsOf(custom, "authorizer"), "secretsmanager:GetSecretValue"))).toEqual([arn]);
     custom.template.hasResourceProperties("AWS::Lambda::Function", {
-      Environment: { Variables: { SKILLS_JWT_SECRET_ARN: arn, SKILLS_JWT_ISSUER: "https://issuer.example", SKILLS_JWT_AUDIENCE: "skills" } },
+      Environment: {
+        Variables: { SKILLS_JWT_SECRET_ARN: arn, SKILLS_JWT_ISSUER: "https://issuer.example", SKILLS_JWT_AUDIENCE: "skills" },
+      },
     });
   });
 
@@ -328,7 +356,9 @@ describe("LLM endpoint configuration", () => {
     const { template } = synth;
 
     // Act
-    const withLlm = template.findResources("AWS::Lambda::Function", { Properties: { Environment: { Variables: { SKILLS_LLM_URL: Match.anyValue() } } } });
+    const withLlm = template.findResources("AWS::Lambda::Function", {
+      Properties: { Environment: { Variables: { SKILLS_LLM_URL: Match.anyValue() } } },
+    });
 
     // Assess
     expect(Object.keys(withLlm)).toEqual([]);
@@ -339,10 +369,19 @@ describe("LLM endpoint configuration", () => {
     const keyArn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:llm-key-AbCdEf";
 
     // Act
-    const custom = synthesizeSkillsStack({ llmUrl: "https://llm.example/v1", llmModel: "guard", llmApiKeySecretArn: keyArn, llmTimeoutMs: 5000 });
+    const custom = synthesizeSkillsStack({
+      llmUrl: "https://llm.example/v1",
+      llmModel: "guard",
+      llmApiKeySecretArn: keyArn,
+      llmTimeoutMs: 5000,
+    });
 
     // Assess
-    const withLlm = Object.keys(custom.template.findResources("AWS::Lambda::Function", { Properties: { Environment: { Variables: { SKILLS_LLM_URL: Match.anyValue() } } } }));
+    const withLlm = Object.keys(
+      custom.template.findResources("AWS::Lambda::Function", {
+        Properties: { Environment: { Variables: { SKILLS_LLM_URL: Match.anyValue() } } },
+      }),
+    );
     expect(withLlm).toEqual([functionLogicalId(custom, "lane-worker")]);
     const laneWorker = custom.resources[functionLogicalId(custom, "lane-worker")]!.Properties!;
     expect((laneWorker.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject({

@@ -21,7 +21,12 @@ describe("documents bucket", () => {
       Properties: {
         VersioningConfiguration: { Status: "Enabled" },
         BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] },
-        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
         OwnershipControls: { Rules: [{ ObjectOwnership: "BucketOwnerEnforced" }] },
         NotificationConfiguration: { EventBridgeConfiguration: { EventBridgeEnabled: true } },
       },
@@ -44,8 +49,18 @@ describe("documents bucket", () => {
       Bucket: { Ref: bucketId },
       PolicyDocument: {
         Statement: Match.arrayWith([
-          Match.objectLike({ Effect: "Deny", Action: "s3:*", Condition: { Bool: { "aws:SecureTransport": "false" } }, Resource: bucketAndObjects }),
-          Match.objectLike({ Effect: "Deny", Action: "s3:*", Condition: { NumericLessThan: { "s3:TlsVersion": 1.2 } }, Resource: bucketAndObjects }),
+          Match.objectLike({
+            Effect: "Deny",
+            Action: "s3:*",
+            Condition: { Bool: { "aws:SecureTransport": "false" } },
+            Resource: bucketAndObjects,
+          }),
+          Match.objectLike({
+            Effect: "Deny",
+            Action: "s3:*",
+            Condition: { NumericLessThan: { "s3:TlsVersion": 1.2 } },
+            Resource: bucketAndObjects,
+          }),
         ]),
       },
     });
@@ -57,7 +72,11 @@ describe("documents bucket", () => {
 
     // Act
     const rules = template.findResources("AWS::S3::Bucket", {
-      Properties: { LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 90 }, Status: "Enabled" })]) } },
+      Properties: {
+        LifecycleConfiguration: {
+          Rules: Match.arrayWith([Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 90 }, Status: "Enabled" })]),
+        },
+      },
     });
 
     // Assess
@@ -146,7 +165,11 @@ describe("lane queue", () => {
 
     // Act
     const policies = template.findResources("AWS::SQS::QueuePolicy", {
-      Properties: { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } })]) } },
+      Properties: {
+        PolicyDocument: {
+          Statement: Match.arrayWith([Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } })]),
+        },
+      },
     });
 
     // Assess

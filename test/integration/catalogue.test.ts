@@ -66,7 +66,11 @@ describe("DynamoDBCatalogueVersions", () => {
     // Assess
     expect([...before.values()].map((v) => v.version)).toEqual([0, 0, 0]);
     expect(second).toEqual({ version: 2, changedAt: "2030-01-01T00:00:00.000Z" });
-    expect(Object.fromEntries([...after].map(([project, v]) => [project, v.version]))).toEqual({ web: 2, _tenant: 0, "_user_a+b@x.com": 1 });
+    expect(Object.fromEntries([...after].map(([project, v]) => [project, v.version]))).toEqual({
+      web: 2,
+      _tenant: 0,
+      "_user_a+b@x.com": 1,
+    });
   });
 
   it("stores the version item under T#<tenant>#LEVEL#<project> / VERSION with URI-encoded parts", async () => {
@@ -77,7 +81,9 @@ describe("DynamoDBCatalogueVersions", () => {
     // Act
     await versions.bump(tenant, "_user_a@x.com");
     const key = levelVersionKey(tenant, "_user_a@x.com");
-    const out = await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } }, ConsistentRead: true }));
+    const out = await dynamodb.send(
+      new GetItemCommand({ TableName: tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } }, ConsistentRead: true }),
+    );
 
     // Assess
     expect(key).toEqual({ pk: `T#${tenant}#LEVEL#_user_a%40x.com`, sk: "VERSION" });
@@ -155,7 +161,16 @@ describe("DynamoDBProcessVersionsReader", () => {
     const versions = new DynamoDBCatalogueVersions(dynamodb, tableName);
     const reader = new DynamoDBProcessVersionsReader(dynamodb, tableName);
     const { process } = await processes.create(
-      newProcess({ tenant, processId: `p-${randomUUID()}`, sessionId: "s-1", name: "chat", recipe: "open", engine: "ford", projectId: "web", userId: "bob" }),
+      newProcess({
+        tenant,
+        processId: `p-${randomUUID()}`,
+        sessionId: "s-1",
+        name: "chat",
+        recipe: "open",
+        engine: "ford",
+        projectId: "web",
+        userId: "bob",
+      }),
     );
     await versions.bump(tenant, "web");
     counter.reset();
@@ -169,7 +184,11 @@ describe("DynamoDBProcessVersionsReader", () => {
     // Assess
     expect(requests).toEqual({ "DynamoDB.BatchGetItem": 1 });
     expect(read.process).toEqual(process);
-    expect(Object.fromEntries([...read.versions].map(([project, v]) => [project, v.version]))).toEqual({ _user_bob: 0, web: 1, _tenant: 0 });
+    expect(Object.fromEntries([...read.versions].map(([project, v]) => [project, v.version]))).toEqual({
+      _user_bob: 0,
+      web: 1,
+      _tenant: 0,
+    });
     expect(read.versions.get("_tenant")).toEqual(UNVERSIONED);
     expect(unknown.process).toBeUndefined();
     expect(unknown.versions.get("web")?.version).toBe(1);
@@ -257,7 +276,10 @@ describe("lane turns over DynamoDB and S3", () => {
     // Prepare: a store that keeps versions (the local stack's history, on a second bucket).
     const tenant = `pin-${randomUUID().slice(0, 8)}`;
     const historyBucket = await createTestBucket(s3, "history");
-    const store = new HistoryKeepingDocumentStore(new S3DocumentStore({ client: s3, bucket }), new S3DocumentStore({ client: s3, bucket: historyBucket }));
+    const store = new HistoryKeepingDocumentStore(
+      new S3DocumentStore({ client: s3, bucket }),
+      new S3DocumentStore({ client: s3, bucket: historyBucket }),
+    );
     const versions = new DynamoDBCatalogueVersions(dynamodb, tableName);
     const app = createSkillsApp({
       documents: store,
@@ -273,7 +295,12 @@ describe("lane turns over DynamoDB and S3", () => {
     await store.put(tenant, "web", skillPath("alpha"), skillMd({ title: "Alpha", body: "Alpha body one." }));
     const [pinned] = (await store.versions(tenant, "web", skillPath("alpha")))!;
     await store.put(tenant, "web", skillPath("alpha"), skillMd({ title: "Alpha", body: "Alpha body two." }));
-    await store.put(tenant, "_tenant", "_vance/recipes/pinning.yaml", `engine: ford\ndefaultActiveSkills: [alpha]\nskillVersions:\n  alpha: ${pinned!.versionId}\n`);
+    await store.put(
+      tenant,
+      "_tenant",
+      "_vance/recipes/pinning.yaml",
+      `engine: ford\ndefaultActiveSkills: [alpha]\nskillVersions:\n  alpha: ${pinned!.versionId}\n`,
+    );
     const process = await app.spawn(tenant, BOB, { sessionId: "s1", recipe: "pinning", projectId: "web" });
     const compose = (requestId: string) =>
       app.turns.compose({ tenant, processId: process.processId, requestId, user: BOB }, { turnId: `t-${requestId}`, message: "hello" });
@@ -298,7 +325,13 @@ describe("lane turns over DynamoDB and S3", () => {
     const otherWriter = new DynamoDBProcessStore(other, tableName);
     await compose("warm-up");
     const before = (await otherWriter.get(tenant, process.processId))!;
-    const theirs: PendingMessage = { id: "theirs", sender: "_skill", text: "from elsewhere", kind: "action", at: "2030-01-01T00:00:00.000Z" };
+    const theirs: PendingMessage = {
+      id: "theirs",
+      sender: "_skill",
+      text: "from elsewhere",
+      kind: "action",
+      at: "2030-01-01T00:00:00.000Z",
+    };
     reader.between = async () => {
       await otherWriter.update(tenant, process.processId, (p: Process) => ({ ...p, pending: [...p.pending, theirs] }));
     };

@@ -33,7 +33,9 @@ afterAll(async () => {
 const id = (label: string): string => `${label}-${randomUUID().slice(0, 8)}`;
 
 const rawItem = async (key: TableKey) => {
-  const out = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } }, ConsistentRead: true }));
+  const out = await client.send(
+    new GetItemCommand({ TableName: tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } }, ConsistentRead: true }),
+  );
   return out.Item;
 };
 
@@ -148,20 +150,30 @@ describe("DynamoDBConnectionStore", () => {
     const past = Math.floor(Date.now() / 1000) - 10;
     const connectionKey = connectionItemKey("acme", c);
     const subscriberKey = processSubscriberKey("acme", p, c);
-    await client.send(new PutItemCommand({
-      TableName: tableName,
-      Item: {
-        pk: { S: connectionKey.pk },
-        sk: { S: connectionKey.sk },
-        connectedAt: { S: "2025-01-01T00:00:00.000Z" },
-        identity: { M: { login: { S: "alice" }, tenant: { S: "acme" }, projects: { L: [] }, roles: { L: [] } } },
-        [TABLE_TTL_ATTRIBUTE]: { N: String(past) },
-      },
-    }));
-    await client.send(new PutItemCommand({
-      TableName: tableName,
-      Item: { pk: { S: subscriberKey.pk }, sk: { S: subscriberKey.sk }, connectionId: { S: c }, processId: { S: p }, [TABLE_TTL_ATTRIBUTE]: { N: String(past) } },
-    }));
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          pk: { S: connectionKey.pk },
+          sk: { S: connectionKey.sk },
+          connectedAt: { S: "2025-01-01T00:00:00.000Z" },
+          identity: { M: { login: { S: "alice" }, tenant: { S: "acme" }, projects: { L: [] }, roles: { L: [] } } },
+          [TABLE_TTL_ATTRIBUTE]: { N: String(past) },
+        },
+      }),
+    );
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          pk: { S: subscriberKey.pk },
+          sk: { S: subscriberKey.sk },
+          connectionId: { S: c },
+          processId: { S: p },
+          [TABLE_TTL_ATTRIBUTE]: { N: String(past) },
+        },
+      }),
+    );
 
     // Act
     const got = await store.get("acme", c);

@@ -44,7 +44,13 @@ const aProcess = (overrides: Partial<Process> = {}): Process =>
     ...overrides,
   });
 
-const message = (id: string): PendingMessage => ({ id, sender: "_skill", text: `text ${id}`, kind: "action", at: new Date().toISOString() });
+const message = (id: string): PendingMessage => ({
+  id,
+  sender: "_skill",
+  text: `text ${id}`,
+  kind: "action",
+  at: new Date().toISOString(),
+});
 
 describe("createTableIfMissing", () => {
   it("builds the key schema from shared/aws/table-schema.ts and tolerates an existing table", async () => {
@@ -67,7 +73,17 @@ describe("DynamoDBProcessStore", () => {
     const p = aProcess({
       userId: "alice",
       guard: { type: "script", path: "_vance/guards/g.js", layer: { source: "PROJECT", project: "proj" } },
-      activeSkills: [{ name: "typescript-style", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: true, activatedAt: new Date().toISOString(), args: null, activatedBy: "recipe" }],
+      activeSkills: [
+        {
+          name: "typescript-style",
+          resolvedFromScope: "RESOURCE",
+          oneShot: false,
+          fromRecipe: true,
+          activatedAt: new Date().toISOString(),
+          args: null,
+          activatedBy: "recipe",
+        },
+      ],
       allowedSkillsOverride: [],
     });
 
@@ -87,7 +103,11 @@ describe("DynamoDBProcessStore", () => {
 
     // Act
     const processItem = await client.send(
-      new GetItemCommand({ TableName: tableName, Key: { pk: { S: `T#${T}#P#${p.processId}` }, sk: { S: "PROCESS" } }, ConsistentRead: true }),
+      new GetItemCommand({
+        TableName: tableName,
+        Key: { pk: { S: `T#${T}#P#${p.processId}` }, sk: { S: "PROCESS" } },
+        ConsistentRead: true,
+      }),
     );
     const claim = nameClaimKey(T, "", p.sessionId, p.name);
     const claimItem = await client.send(
@@ -160,7 +180,11 @@ describe("DynamoDBProcessStore", () => {
     await store.create(p);
 
     // Act
-    const updated = await store.update(T, p.processId, (x) => ({ ...x, statusText: "busy", turn: { turnId: "t-1", oneShotSkills: ["a"] } }));
+    const updated = await store.update(T, p.processId, (x) => ({
+      ...x,
+      statusText: "busy",
+      turn: { turnId: "t-1", oneShotSkills: ["a"] },
+    }));
     const aborted = await store
       .update(T, p.processId, () => {
         throw new SkillLocked("a", "analyze");
@@ -223,7 +247,11 @@ function returnItemOnConflict(client: DynamoDBClient, raw: DynamoDBClient): Dyna
         return await next(args);
       } catch (error) {
         const { input } = args;
-        if (error instanceof Error && error.name === "ConditionalCheckFailedException" && input.ReturnValuesOnConditionCheckFailure === "ALL_OLD") {
+        if (
+          error instanceof Error &&
+          error.name === "ConditionalCheckFailedException" &&
+          input.ReturnValuesOnConditionCheckFailure === "ALL_OLD"
+        ) {
           const keyed = (input.Key ?? input.Item) as Input;
           const key = { pk: asKeyValue(keyed.pk), sk: asKeyValue(keyed.sk) };
           const out = await raw.send(new GetItemCommand({ TableName: String(input.TableName), Key: key, ConsistentRead: true }));
@@ -256,7 +284,12 @@ async function endpointReturnsItemOnConflict(): Promise<boolean> {
   await client.send(new PutItemCommand({ TableName: tableName, Item }));
   try {
     await client.send(
-      new PutItemCommand({ TableName: tableName, Item, ConditionExpression: "attribute_not_exists(pk)", ReturnValuesOnConditionCheckFailure: "ALL_OLD" }),
+      new PutItemCommand({
+        TableName: tableName,
+        Item,
+        ConditionExpression: "attribute_not_exists(pk)",
+        ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+      }),
     );
   } catch (error) {
     if (!(error instanceof Error) || error.name !== "ConditionalCheckFailedException") throw error;

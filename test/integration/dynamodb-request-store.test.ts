@@ -31,7 +31,9 @@ const newRequestId = (): string => `r-${randomUUID()}`;
 
 const rawItem = async (tenant: string, requestId: string, processId = "p-1") => {
   const key = requestItemKey(tenant, processId, requestId);
-  const out = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } }, ConsistentRead: true }));
+  const out = await client.send(
+    new GetItemCommand({ TableName: tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } }, ConsistentRead: true }),
+  );
   return out.Item;
 };
 
@@ -65,7 +67,13 @@ describe("DynamoDBRequestStore", () => {
     // Assess
     expect(again).toEqual({
       created: false,
-      record: { requestId, processId: "p-1", kind: "skill.activate", status: "DONE", result: { activeSkills: [{ name: "x" }], turnScheduled: false } },
+      record: {
+        requestId,
+        processId: "p-1",
+        kind: "skill.activate",
+        status: "DONE",
+        result: { activeSkills: [{ name: "x" }], turnScheduled: false },
+      },
     });
   });
 
@@ -80,7 +88,13 @@ describe("DynamoDBRequestStore", () => {
     const read = await store.get(T, "p-1", requestId);
 
     // Assess
-    expect(failed).toEqual({ requestId, processId: "p-1", kind: "skill.clear", status: "FAILED", error: { code: "SKILL_LOCKED", message: "locked" } });
+    expect(failed).toEqual({
+      requestId,
+      processId: "p-1",
+      kind: "skill.clear",
+      status: "FAILED",
+      error: { code: "SKILL_LOCKED", message: "locked" },
+    });
     expect(late).toEqual(failed);
     expect(read).toEqual(failed);
     expect((await rawItem(T, requestId))?.[TABLE_TTL_ATTRIBUTE]?.N).toBeDefined();
@@ -154,7 +168,13 @@ describe("DynamoDBRequestStore", () => {
 
     // Assess
     expect(other.created).toBe(true);
-    expect(await store.get(T, "p-1", requestId)).toEqual({ requestId, processId: "p-1", kind: "skill.activate", fingerprint: "fp-1", status: "QUEUED" });
+    expect(await store.get(T, "p-1", requestId)).toEqual({
+      requestId,
+      processId: "p-1",
+      kind: "skill.activate",
+      fingerprint: "fp-1",
+      status: "QUEUED",
+    });
     expect(await store.get(T, "p-2", requestId)).toMatchObject({ kind: "skill.clear", fingerprint: "fp-2", status: "DONE" });
     expect(await rawItem(T, requestId, "p-2")).toMatchObject({ fingerprint: { S: "fp-2" } });
   });

@@ -49,8 +49,30 @@ describe("DynamoDBSkillUsageStore: atomic day counters on the table", () => {
 
     // Assess
     expect(all).toEqual([
-      { name: "deploy", source: "PROJECT", day: "2025-06-02", explicit: 0, trigger: 5, model: 0, recipe: 0, spawn: 0, refused: 4, refusedCodes: { OTHER: 1, SKILL_LOCKED: 1, SKILL_NOT_ALLOWED: 2 } },
-      { name: "review", source: "VANCE", day: "2025-05-20", explicit: 1, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0, refusedCodes: {} },
+      {
+        name: "deploy",
+        source: "PROJECT",
+        day: "2025-06-02",
+        explicit: 0,
+        trigger: 5,
+        model: 0,
+        recipe: 0,
+        spawn: 0,
+        refused: 4,
+        refusedCodes: { OTHER: 1, SKILL_LOCKED: 1, SKILL_NOT_ALLOWED: 2 },
+      },
+      {
+        name: "review",
+        source: "VANCE",
+        day: "2025-05-20",
+        explicit: 1,
+        trigger: 0,
+        model: 0,
+        recipe: 0,
+        spawn: 0,
+        refused: 0,
+        refusedCodes: {},
+      },
     ]);
     expect(truncated).toBe(false);
     expect(recent.map((r) => r.name)).toEqual(["deploy"]);

@@ -85,7 +85,13 @@ describe("DynamoDB throttling and conditional conflicts (seeded)", () => {
     ]);
     const producerDb = producerFaults.instrument(testDynamoDbClient());
     const workerDb = workerFaults.instrument(testDynamoDbClient());
-    const target = await startLaneRig({ sqs, tableName, producerDynamoDb: producerDb, workerDynamoDb: workerDb, maxReceiveCount: MAX_RECEIVES });
+    const target = await startLaneRig({
+      sqs,
+      tableName,
+      producerDynamoDb: producerDb,
+      workerDynamoDb: workerDb,
+      maxReceiveCount: MAX_RECEIVES,
+    });
     producerFaults.enabled = false;
     const processes = await Promise.all(Array.from({ length: 4 }, () => target.spawn()));
     for (const faults of [producerFaults, workerFaults]) {
@@ -119,9 +125,13 @@ describe("DynamoDB throttling and conditional conflicts (seeded)", () => {
       const outcome = await laneOutcome(target, process);
       const abandoned = new Set<string>();
       for (const { step, refusals, accepted } of sent[i]!) {
-        const record = outcome.records.get(step.requestId) ?? (await target.app.getRequest(target.tenant, process.processId, step.requestId));
+        const record =
+          outcome.records.get(step.requestId) ?? (await target.app.getRequest(target.tenant, process.processId, step.requestId));
         // Refused up front: only with the retryable 503, and without a trace on the lane
-        expect(refusals.every((r) => r.status === 503 && r.code === "SERVICE_UNAVAILABLE"), `refusals of ${step.requestId}`).toBe(true);
+        expect(
+          refusals.every((r) => r.status === 503 && r.code === "SERVICE_UNAVAILABLE"),
+          `refusals of ${step.requestId}`,
+        ).toBe(true);
         if (!accepted) {
           expect(record, `record of refused ${step.requestId}`).toBeUndefined();
           continue;
@@ -130,7 +140,6 @@ describe("DynamoDB throttling and conditional conflicts (seeded)", () => {
         expect(record?.status, `status of ${step.requestId}`).toMatch(/^(DONE|FAILED)$/);
         if (record?.status === "FAILED") expect(statusForCode(record.error!.code), `code of ${step.requestId}`).toBeLessThan(600);
         if (record?.error?.code === "SERVICE_UNAVAILABLE") abandoned.add(step.requestId);
-
       }
       // No partial state: what the lane applied is exactly a serial replay of the requests it
       // reports as applied (given-up ones never touched the process), results included
@@ -158,7 +167,9 @@ describe("DynamoDB throttling and conditional conflicts (seeded)", () => {
 
     // Act
     const activated = await send(target.app.steerSkill(target.tenant, process.processId, alice, { command: "ACTIVATE", skillName: "s0" }));
-    const once = await send(target.app.steerSkill(target.tenant, process.processId, alice, { command: "ACTIVATE", skillName: "s1", oneShot: true }));
+    const once = await send(
+      target.app.steerSkill(target.tenant, process.processId, alice, { command: "ACTIVATE", skillName: "s1", oneShot: true }),
+    );
     const { requestId: composeId, turnId } = await target.app.composeTurn(target.tenant, process.processId, alice, { message: "go" });
     const composed = await target.app.waitForRequest(target.tenant, process.processId, composeId, 20_000);
     const completed = await send(target.app.completeTurn(target.tenant, process.processId, alice, turnId, { output: "done" }));
@@ -186,11 +197,16 @@ describe("DynamoDB throttling and conditional conflicts (seeded)", () => {
     faults.enabled = true;
 
     // Act
-    const error = await target.app.steerSkill(target.tenant, process.processId, { login: "alice" }, { command: "CLEAR_ALL" }).catch((e: unknown) => e);
+    const error = await target.app
+      .steerSkill(target.tenant, process.processId, { login: "alice" }, { command: "CLEAR_ALL" })
+      .catch((e: unknown) => e);
 
     // Assess
     expect(error).not.toBeInstanceOf(SkillsError);
-    expect(errorResponse(error)).toEqual({ statusCode: 503, body: { error: { code: "SERVICE_UNAVAILABLE", message: expect.stringMatching(/retry later/) } } });
+    expect(errorResponse(error)).toEqual({
+      statusCode: 503,
+      body: { error: { code: "SERVICE_UNAVAILABLE", message: expect.stringMatching(/retry later/) } },
+    });
     expect(target.enqueued.get(process.processId)).toBeUndefined();
     await target.close();
   });

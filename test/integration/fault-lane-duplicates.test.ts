@@ -45,7 +45,11 @@ async function runMix(target: LaneRig, seed: number, processCount = 3, steps = 8
  * was lost after the process write, or a concurrent delivery of the same message wrote first and
  * the loser's answer was stored first (first outcome wins).
  */
-async function expectAppliedOnce(target: LaneRig, plans: Awaited<ReturnType<typeof runMix>>, reanswered: ReadonlySet<string> = new Set()): Promise<void> {
+async function expectAppliedOnce(
+  target: LaneRig,
+  plans: Awaited<ReturnType<typeof runMix>>,
+  reanswered: ReadonlySet<string> = new Set(),
+): Promise<void> {
   for (const { process } of plans) {
     const outcome = await laneOutcome(target, process);
     for (const [requestId, record] of outcome.records) {
@@ -88,11 +92,13 @@ describe("lane duplicates: every message applied once", () => {
     // Prepare
     let invocations = 0;
     const target = await rig({
-      wrapHandler: (handler: LaneWorkerHandler): SqsBatchHandler => async (event, context) => {
-        invocations += 2;
-        const first = await handler(event, context);
-        return mergeResponses(first, await handler(event, context));
-      },
+      wrapHandler:
+        (handler: LaneWorkerHandler): SqsBatchHandler =>
+        async (event, context) => {
+          invocations += 2;
+          const first = await handler(event, context);
+          return mergeResponses(first, await handler(event, context));
+        },
     });
 
     // Act
@@ -107,10 +113,12 @@ describe("lane duplicates: every message applied once", () => {
     // Prepare
     const handedOver = new Map<string, number>();
     const target = await rig({
-      wrapHandler: (handler: LaneWorkerHandler): SqsBatchHandler => async (event, context) => {
-        for (const r of event.Records) handedOver.set(r.messageId, (handedOver.get(r.messageId) ?? 0) + 2);
-        return mergeResponses(...(await Promise.all([handler(event, context), handler(structuredClone(event), context)])));
-      },
+      wrapHandler:
+        (handler: LaneWorkerHandler): SqsBatchHandler =>
+        async (event, context) => {
+          for (const r of event.Records) handedOver.set(r.messageId, (handedOver.get(r.messageId) ?? 0) + 2);
+          return mergeResponses(...(await Promise.all([handler(event, context), handler(structuredClone(event), context)])));
+        },
     });
 
     // Act
@@ -128,24 +136,26 @@ describe("lane duplicates: every message applied once", () => {
     // window, sends each applied record once more under a new de-duplication id.
     const resent = new Set<string>();
     const target = await rig({
-      wrapHandler: (handler: LaneWorkerHandler, queues: LaneQueues): SqsBatchHandler => async (event, context) => {
-        const response = await handler(event, context);
-        const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-        for (const record of event.Records) {
-          if (failed.has(record.messageId) || record.messageAttributes["fault.copy"] !== undefined) continue;
-          await lanes.sqs.send(
-            new SendMessageCommand({
-              QueueUrl: queues.queueUrl,
-              MessageBody: record.body,
-              MessageGroupId: record.attributes.MessageGroupId,
-              MessageDeduplicationId: `copy-${record.messageId}`,
-              MessageAttributes: { "fault.copy": { DataType: "String", StringValue: "1" } },
-            }),
-          );
-          resent.add(record.messageId);
-        }
-        return response;
-      },
+      wrapHandler:
+        (handler: LaneWorkerHandler, queues: LaneQueues): SqsBatchHandler =>
+        async (event, context) => {
+          const response = await handler(event, context);
+          const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+          for (const record of event.Records) {
+            if (failed.has(record.messageId) || record.messageAttributes["fault.copy"] !== undefined) continue;
+            await lanes.sqs.send(
+              new SendMessageCommand({
+                QueueUrl: queues.queueUrl,
+                MessageBody: record.body,
+                MessageGroupId: record.attributes.MessageGroupId,
+                MessageDeduplicationId: `copy-${record.messageId}`,
+                MessageAttributes: { "fault.copy": { DataType: "String", StringValue: "1" } },
+              }),
+            );
+            resent.add(record.messageId);
+          }
+          return response;
+        },
     });
 
     // Act
@@ -162,15 +172,17 @@ describe("lane duplicates: every message applied once", () => {
     // poller deletes nothing and the whole batch comes back).
     const crashed = new Set<string>();
     const target = await rig({
-      wrapHandler: (handler: LaneWorkerHandler): SqsBatchHandler => async (event, context) => {
-        const response = await handler(event, context);
-        const fresh = event.Records.filter((r) => !crashed.has(r.messageId));
-        if (fresh.length > 0) {
-          for (const r of fresh) crashed.add(r.messageId);
-          throw new Error("worker crashed before the poller could delete the batch");
-        }
-        return response;
-      },
+      wrapHandler:
+        (handler: LaneWorkerHandler): SqsBatchHandler =>
+        async (event, context) => {
+          const response = await handler(event, context);
+          const fresh = event.Records.filter((r) => !crashed.has(r.messageId));
+          if (fresh.length > 0) {
+            for (const r of fresh) crashed.add(r.messageId);
+            throw new Error("worker crashed before the poller could delete the batch");
+          }
+          return response;
+        },
     });
 
     // Act

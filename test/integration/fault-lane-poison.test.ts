@@ -52,12 +52,16 @@ async function rig(options: Partial<LaneRigOptions> & { renderer: FaultyRenderer
   const started = await lanes.start({
     maxReceiveCount: MAX_RECEIVES,
     ...options,
-    wrapHandler: (handler: LaneWorkerHandler): SqsBatchHandler => async (event, context) => {
-      for (const r of event.Records) attempts.push(`${(JSON.parse(r.body) as LaneMessage).requestId}@${r.attributes.ApproximateReceiveCount}`);
-      return handler(event, context);
-    },
+    wrapHandler:
+      (handler: LaneWorkerHandler): SqsBatchHandler =>
+      async (event, context) => {
+        for (const r of event.Records)
+          attempts.push(`${(JSON.parse(r.body) as LaneMessage).requestId}@${r.attributes.ApproximateReceiveCount}`);
+        return handler(event, context);
+      },
   });
-  for (const [name, text] of Object.entries(FAULTY_SKILLS)) await started.documents.put(started.tenant, "_tenant", `_vance/skills/${name}/SKILL.md`, text);
+  for (const [name, text] of Object.entries(FAULTY_SKILLS))
+    await started.documents.put(started.tenant, "_tenant", `_vance/skills/${name}/SKILL.md`, text);
   return { rig: started, attempts };
 }
 
@@ -76,7 +80,13 @@ describe("lane worker failures", () => {
     renderer.flaky = () => !bIds.every((id) => target.settled.some((s) => s.message.requestId === id));
 
     // Act
-    for (const [id, skill] of [["a0", "s0"], ["a1", "flaky"], ["a2", "s1"], ["a3", "s2"]] as const) await activate(target, a, skill, id);
+    for (const [id, skill] of [
+      ["a0", "s0"],
+      ["a1", "flaky"],
+      ["a2", "s1"],
+      ["a3", "s2"],
+    ] as const)
+      await activate(target, a, skill, id);
     for (const [i, id] of bIds.entries()) await activate(target, b, `s${i}`, id);
     await target.idle();
 
@@ -95,37 +105,58 @@ describe("lane worker failures", () => {
 
   it.each([
     { label: "a bug, parked by the worker", skill: "buggy", park: true, code: "INTERNAL", because: /because of an internal error/ },
-    { label: "an overloaded dependency, parked by the worker", skill: "overloaded", park: true, code: "SERVICE_UNAVAILABLE", because: /backing service was unavailable/ },
+    {
+      label: "an overloaded dependency, parked by the worker",
+      skill: "overloaded",
+      park: true,
+      code: "SERVICE_UNAVAILABLE",
+      because: /backing service was unavailable/,
+    },
     { label: "a bug, moved by the redrive policy", skill: "buggy", park: false, code: "INTERNAL", because: /because of an internal error/ },
-  ])("gives up on a poison message ($label) after the receive limit: DLQ, a typed FAILED, the process goes on", async ({ skill, park, code, because }) => {
-    // Prepare
-    const { rig: target, attempts } = await rig({ renderer: new FaultyRenderer(), parkInDeadLetterQueue: park });
-    const [a, b] = [await target.spawn(), await target.spawn()];
+  ])(
+    "gives up on a poison message ($label) after the receive limit: DLQ, a typed FAILED, the process goes on",
+    async ({ skill, park, code, because }) => {
+      // Prepare
+      const { rig: target, attempts } = await rig({ renderer: new FaultyRenderer(), parkInDeadLetterQueue: park });
+      const [a, b] = [await target.spawn(), await target.spawn()];
 
-    // Act
-    for (const [id, name] of [["a0", "s0"], ["a1", skill], ["a2", "s1"]] as const) await activate(target, a, name, id);
-    await activate(target, b, "s2", "b0");
-    const answer = await target.app.waitForRequest(target.tenant, a.processId, "a1", 30_000);
-    await target.idle();
+      // Act
+      for (const [id, name] of [
+        ["a0", "s0"],
+        ["a1", skill],
+        ["a2", "s1"],
+      ] as const)
+        await activate(target, a, name, id);
+      await activate(target, b, "s2", "b0");
+      const answer = await target.app.waitForRequest(target.tenant, a.processId, "a1", 30_000);
+      await target.idle();
 
-    // Assess: the caller got a typed error; it was tried exactly up to the limit
-    expect(answer).toMatchObject({ status: "FAILED", error: { code } });
-    expect(answer?.error?.message).toMatch(new RegExp(`gave up after ${MAX_RECEIVES} deliveries`));
-    expect(answer?.error?.message).toMatch(because);
-    expect(attemptsOf(attempts, "a1@")).toEqual(Array.from({ length: MAX_RECEIVES }, (_, i) => `a1@${i + 1}`));
+      // Assess: the caller got a typed error; it was tried exactly up to the limit
+      expect(answer).toMatchObject({ status: "FAILED", error: { code } });
+      expect(answer?.error?.message).toMatch(new RegExp(`gave up after ${MAX_RECEIVES} deliveries`));
+      expect(answer?.error?.message).toMatch(because);
+      expect(attemptsOf(attempts, "a1@")).toEqual(Array.from({ length: MAX_RECEIVES }, (_, i) => `a1@${i + 1}`));
 
-    // Assess: the poison message, and only it, waits in the DLQ
-    const dead = await target.deadLetters();
-    expect(dead.map((m) => (JSON.parse(m.Body ?? "{}") as LaneMessage).requestId)).toEqual(["a1"]);
-    if (park) expect(dead[0]?.MessageAttributes?.["lane.poisonReason"]?.StringValue).toMatch(code === "INTERNAL" ? /^TypeError: / : /^ThrottlingException: /);
+      // Assess: the poison message, and only it, waits in the DLQ
+      const dead = await target.deadLetters();
+      expect(dead.map((m) => (JSON.parse(m.Body ?? "{}") as LaneMessage).requestId)).toEqual(["a1"]);
+      if (park)
+        expect(dead[0]?.MessageAttributes?.["lane.poisonReason"]?.StringValue).toMatch(
+          code === "INTERNAL" ? /^TypeError: / : /^ThrottlingException: /,
+        );
 
-    // Assess: the rest of A and all of B applied; A is as if a1 had never been sent
-    const outcome = await laneOutcome(target, a, { exclude: new Set(["a1"]) });
-    expect([...outcome.records].map(([id, r]) => [id, r?.status])).toEqual([["a0", "DONE"], ["a1", "FAILED"], ["a2", "DONE"]]);
-    expect(comparableProcess(outcome.process)).toEqual(comparableProcess(outcome.replay.process));
-    expect(outcome.process.appliedRequests).not.toContain("a1");
-    expect(await target.app.getRequest(target.tenant, b.processId, "b0")).toMatchObject({ status: "DONE" });
-  });
+      // Assess: the rest of A and all of B applied; A is as if a1 had never been sent
+      const outcome = await laneOutcome(target, a, { exclude: new Set(["a1"]) });
+      expect([...outcome.records].map(([id, r]) => [id, r?.status])).toEqual([
+        ["a0", "DONE"],
+        ["a1", "FAILED"],
+        ["a2", "DONE"],
+      ]);
+      expect(comparableProcess(outcome.process)).toEqual(comparableProcess(outcome.replay.process));
+      expect(outcome.process.appliedRequests).not.toContain("a1");
+      expect(await target.app.getRequest(target.tenant, b.processId, "b0")).toMatchObject({ status: "DONE" });
+    },
+  );
 
   describe("one invocation with a batch as SQS hands it out on AWS (a group's messages together)", () => {
     function recordOf(message: LaneMessage, receiveCount: number): SQSRecord {
@@ -154,7 +185,12 @@ describe("lane worker failures", () => {
       const { rig: target } = await rig({ renderer: new FaultyRenderer() });
       await target.poller.stop();
       const [a, b] = [await target.spawn(), await target.spawn()];
-      const plan: [Process, string, string][] = [[a, "a1", "buggy"], [a, "a2", "s0"], [a, "a3", "s1"], [b, "b1", "s2"]];
+      const plan: [Process, string, string][] = [
+        [a, "a1", "buggy"],
+        [a, "a2", "s0"],
+        [a, "a3", "s1"],
+        [b, "b1", "s2"],
+      ];
       for (const [process, id, skill] of plan) await activate(target, process, skill, id);
       const messages = plan.map(([process, id]) => target.enqueued.get(process.processId)!.find((m) => m.requestId === id)!);
       const parked: string[] = [];
@@ -177,7 +213,9 @@ describe("lane worker failures", () => {
       // Assess
       expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(["m-a1", "m-a2", "m-a3"]);
       expect(parked).toEqual([]);
-      const statuses = await Promise.all(["a1", "a2", "a3", "b1"].map(async (id) => (await target.app.getRequest(target.tenant, processOf(id), id))?.status));
+      const statuses = await Promise.all(
+        ["a1", "a2", "a3", "b1"].map(async (id) => (await target.app.getRequest(target.tenant, processOf(id), id))?.status),
+      );
       expect(statuses).toEqual(["QUEUED", "QUEUED", "QUEUED", "DONE"]);
     });
 

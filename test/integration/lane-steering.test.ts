@@ -69,14 +69,19 @@ async function documentsFor(tenant: string): Promise<InMemoryDocumentStore> {
       "_tenant",
       `_vance/skills/${name}/SKILL.md`,
       // A plain action (no template syntax) never reaches the sandbox: the lane, not rendering, is under test here.
-      skillMd({ extra: `arguments: true\nactivate:\n  - status.set ${name} on\ndeactivate:\n  - status.set ${name} off\naction: '${name} starts.'` }),
+      skillMd({
+        extra: `arguments: true\nactivate:\n  - status.set ${name} on\ndeactivate:\n  - status.set ${name} off\naction: '${name} starts.'`,
+      }),
     );
   }
   await documents.put(
     tenant,
     "_tenant",
     "_vance/skills/review/SKILL.md",
-    skillMd({ extra: "arguments: true\nrun:\n  target: spawn\n  recipe: reader\naction: 'Review {% if args.text %}{{ args.text }}{% else %}everything{% endif %} now.'" }),
+    skillMd({
+      extra:
+        "arguments: true\nrun:\n  target: spawn\n  recipe: reader\naction: 'Review {% if args.text %}{{ args.text }}{% else %}everything{% endif %} now.'",
+    }),
   );
   return documents;
 }
@@ -105,7 +110,9 @@ afterEach(async () => {
   }
 });
 
-async function startStack(options: { wrapProcesses?: (store: ProcessStore) => ProcessStore; retryDelaySeconds?: number } = {}): Promise<Stack> {
+async function startStack(
+  options: { wrapProcesses?: (store: ProcessStore) => ProcessStore; retryDelaySeconds?: number } = {},
+): Promise<Stack> {
   const tenant = `t${randomUUID().slice(0, 8)}`;
   const documents = await documentsFor(tenant);
   const queues = await createLaneQueues(sqs, `lane-steering-${randomUUID().slice(0, 8)}`, { maxReceiveCount: 10, visibilityTimeout: 30 });
@@ -195,7 +202,10 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
 
     // Act
     await Promise.all(requests.map((r) => stack.app.steerSkill(stack.tenant, process.processId, ALICE, r)));
-    const records = await settled(stack, requests.map((r) => [process.processId, r.requestId] as const));
+    const records = await settled(
+      stack,
+      requests.map((r) => [process.processId, r.requestId] as const),
+    );
 
     // Assess — every request applied exactly once, in one order
     expect(records.every((r) => r.status === "DONE")).toBe(true);
@@ -205,7 +215,11 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
 
     // Assess — a serial replay of that order on in-memory stores reaches the same results and the
     // same state, version included (one write per applied change: no update lost or doubled)
-    const replay = await serialReplay(stack, process, order.map((a) => a.message));
+    const replay = await serialReplay(
+      stack,
+      process,
+      order.map((a) => a.message),
+    );
     order.forEach((a, i) => {
       expect(normalizeSkills((a.record.result as ActivateResult).activeSkills), `result of ${a.message.requestId}`).toEqual(
         normalizeSkills((replay.records[i]!.result as ActivateResult).activeSkills),
@@ -268,7 +282,10 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
     const record = sqsRecord(message, stack.queues.queueArn);
 
     // Act
-    const responses = await Promise.all([stack.handler({ Records: [record] }), stack.handler({ Records: [{ ...record, messageId: "m-2" }] })]);
+    const responses = await Promise.all([
+      stack.handler({ Records: [record] }),
+      stack.handler({ Records: [{ ...record, messageId: "m-2" }] }),
+    ]);
 
     // Assess
     expect(responses.map((r) => r.batchItemFailures)).toEqual([[], []]);
@@ -276,7 +293,10 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
     expect(after.pending.map((m) => m.text)).toEqual(["s2 starts."]);
     expect(after.activeSkills.map((s) => s.name)).toEqual(["s2"]);
     expect(after.version).toBe(process.version + 1);
-    expect(await stack.app.getRequest(stack.tenant, process.processId, "race-1")).toMatchObject({ status: "DONE", result: { turnScheduled: true } });
+    expect(await stack.app.getRequest(stack.tenant, process.processId, "race-1")).toMatchObject({
+      status: "DONE",
+      result: { turnScheduled: true },
+    });
   });
 
   it("holds back the rest of a failing message's group while other processes proceed", async () => {
@@ -309,7 +329,10 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
     for (const [i, skillName] of ["s3", "s4"].entries()) {
       await stack.app.steerSkill(stack.tenant, free.processId, ALICE, { command: "ACTIVATE", skillName, requestId: `b${i}` });
     }
-    await settled(stack, [...["a0", "a1", "a2"].map((id) => [blocked.processId, id] as const), ...["b0", "b1"].map((id) => [free.processId, id] as const)]);
+    await settled(stack, [
+      ...["a0", "a1", "a2"].map((id) => [blocked.processId, id] as const),
+      ...["b0", "b1"].map((id) => [free.processId, id] as const),
+    ]);
 
     // Assess
     const lastA0 = stack.started.lastIndexOf("a0");
@@ -330,11 +353,19 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
 
     // Act
     const accepted = await Promise.all(
-      parents.map((p, i) => stack.app.steerSkill(stack.tenant, p.processId, ALICE, { command: "ACTIVATE", skillName: "review", args: `part ${i}` })),
+      parents.map((p, i) =>
+        stack.app.steerSkill(stack.tenant, p.processId, ALICE, { command: "ACTIVATE", skillName: "review", args: `part ${i}` }),
+      ),
     );
-    const records = await settled(stack, accepted.map((a, i) => [parents[i]!.processId, a.requestId] as const));
+    const records = await settled(
+      stack,
+      accepted.map((a, i) => [parents[i]!.processId, a.requestId] as const),
+    );
     const spawned = records.map((r) => (r.result as ActivateResult).spawned!);
-    await settled(stack, accepted.map((a, i) => [spawned[i]!.processId, `${a.requestId}#spawn`] as const));
+    await settled(
+      stack,
+      accepted.map((a, i) => [spawned[i]!.processId, `${a.requestId}#spawn`] as const),
+    );
 
     // Assess
     expect(spawned.map((s) => s.name).sort()).toEqual(["review-2", "review-3"]);
@@ -358,21 +389,35 @@ describe("lane steering on DynamoDB + SQS FIFO", () => {
     // Act
     const compose = await stack.app.composeTurn(stack.tenant, child.processId, ALICE, { message: "go" });
     const [composed] = await settled(stack, [[child.processId, compose.requestId]]);
-    const complete = await stack.app.completeTurn(stack.tenant, child.processId, ALICE, compose.turnId, { output: "No findings.", final: true });
-    await settled(stack, [[child.processId, complete.requestId], [parent.processId, `${complete.requestId}#report`]]);
+    const complete = await stack.app.completeTurn(stack.tenant, child.processId, ALICE, compose.turnId, {
+      output: "No findings.",
+      final: true,
+    });
+    await settled(stack, [
+      [child.processId, complete.requestId],
+      [parent.processId, `${complete.requestId}#report`],
+    ]);
 
     // Assess
     const turn = composed!.result as Turn;
     expect(turn.messages.map((m) => m.text)).toEqual(["Review everything now.", "go"]);
     expect(turn.tools).toContain("shell_exec");
-    expect(await stack.app.getProcess(stack.tenant, child.processId)).toMatchObject({ status: "DONE", lastOutput: "No findings.", pending: [] });
+    expect(await stack.app.getProcess(stack.tenant, child.processId)).toMatchObject({
+      status: "DONE",
+      lastOutput: "No findings.",
+      pending: [],
+    });
     const after = await stack.app.getProcess(stack.tenant, parent.processId);
     expect(after.pending).toEqual([expect.objectContaining({ sender: "_process", kind: "report", childProcessId: child.processId })]);
   });
 });
 
 /** Applies `messages` one by one, in order, to a fresh copy of `initial` on in-memory stores. */
-async function serialReplay(stack: Stack, initial: Process, messages: readonly LaneMessage[]): Promise<{ process: Process; records: RequestRecord[] }> {
+async function serialReplay(
+  stack: Stack,
+  initial: Process,
+  messages: readonly LaneMessage[],
+): Promise<{ process: Process; records: RequestRecord[] }> {
   const processes = new InMemoryProcessStore();
   const requests = new InMemoryRequestStore();
   const app = createSkillsApp({

@@ -59,11 +59,15 @@ async function seededTenant(): Promise<{ tenant: string; store: S3DocumentStore;
   const tenant = `t-${randomUUID().slice(0, 8)}`;
   const store = new S3DocumentStore({ client: s3, bucket });
   const versions = new DynamoDBCatalogueVersions(dynamodb, tableName);
-  await mapWithConcurrency(Array.from({ length: SKILLS }, (_, i) => i), 8, async (i) => {
-    const name = `s-${String(i).padStart(3, "0")}`;
-    await store.put(tenant, "_tenant", skillPath(name), skillMd({ description: `Skill ${i}`, body: `Body ${i}.` }));
-    await store.put(tenant, "_tenant", `_vance/skills/${name}/references/r.md`, `Reference ${i}`);
-  });
+  await mapWithConcurrency(
+    Array.from({ length: SKILLS }, (_, i) => i),
+    8,
+    async (i) => {
+      const name = `s-${String(i).padStart(3, "0")}`;
+      await store.put(tenant, "_tenant", skillPath(name), skillMd({ description: `Skill ${i}`, body: `Body ${i}.` }));
+      await store.put(tenant, "_tenant", `_vance/skills/${name}/references/r.md`, `Reference ${i}`);
+    },
+  );
   await versions.bump(tenant, "_tenant");
   return { tenant, store, versions };
 }

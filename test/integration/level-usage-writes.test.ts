@@ -39,7 +39,11 @@ afterAll(async () => {
   s3.destroy();
 });
 
-function service(limits = { maxDocumentsPerProject: 10_000, maxProjectBytes: 256 * 1024 * 1024 }): { documents: DocumentService; usage: DynamoDBLevelUsage; store: S3DocumentStore } {
+function service(limits = { maxDocumentsPerProject: 10_000, maxProjectBytes: 256 * 1024 * 1024 }): {
+  documents: DocumentService;
+  usage: DynamoDBLevelUsage;
+  store: S3DocumentStore;
+} {
   const store = new S3DocumentStore({ client: s3, bucket });
   const usage = new DynamoDBLevelUsage(dynamodb, tableName);
   const documents = new DocumentService(store, catalogueChangeNotifier(new DynamoDBCatalogueVersions(dynamodb, tableName)), limits, usage);
@@ -52,7 +56,11 @@ const tenant = IDENTITIES.admin.tenant;
 async function levelOf(n: number): Promise<string> {
   const project = `p-${randomUUID().slice(0, 8)}`;
   const { store } = service();
-  await mapWithConcurrency(Array.from({ length: n }, (_, i) => i), 16, (i) => store.put(tenant, project, skillPath(`s-${i}`), i === 0 ? patternSkill("seeded") : skillMd()));
+  await mapWithConcurrency(
+    Array.from({ length: n }, (_, i) => i),
+    16,
+    (i) => store.put(tenant, project, skillPath(`s-${i}`), i === 0 ? patternSkill("seeded") : skillMd()),
+  );
   return project;
 }
 
@@ -82,8 +90,17 @@ describe("writes against per-level counters (issue 27)", () => {
     const project = await levelOf(5);
     const { documents, usage, store } = service();
     await documents.put(IDENTITIES.admin, tenant, project, "notes/a.md", bytes("x"));
-    await mapWithConcurrency(Array.from({ length: 12 }, (_, i) => i), 12, (i) =>
-      documents.put(IDENTITIES.admin, tenant, project, i % 2 === 0 ? skillPath(`c-${i}`) : `notes/same.md`, bytes(i % 2 === 0 ? patternSkill(`c${i}`) : String(i).padStart(8, "y"))),
+    await mapWithConcurrency(
+      Array.from({ length: 12 }, (_, i) => i),
+      12,
+      (i) =>
+        documents.put(
+          IDENTITIES.admin,
+          tenant,
+          project,
+          i % 2 === 0 ? skillPath(`c-${i}`) : `notes/same.md`,
+          bytes(i % 2 === 0 ? patternSkill(`c${i}`) : String(i).padStart(8, "y")),
+        ),
     );
     await documents.delete(IDENTITIES.admin, tenant, project, skillPath("s-0"));
     const level = await store.list(tenant, project, "");
@@ -94,14 +111,20 @@ describe("writes against per-level counters (issue 27)", () => {
   it("refuses a case-colliding skill name, the document limit and the PATTERN cap from the counters", async () => {
     const project = await levelOf(3);
     const { documents } = service({ maxDocumentsPerProject: 5, maxProjectBytes: 1_000_000 });
-    await expect(documents.put(IDENTITIES.admin, tenant, project, skillPath("S-1"), bytes(skillMd()))).rejects.toThrow(/collides with the skill 's-1'/);
+    await expect(documents.put(IDENTITIES.admin, tenant, project, skillPath("S-1"), bytes(skillMd()))).rejects.toThrow(
+      /collides with the skill 's-1'/,
+    );
     await documents.put(IDENTITIES.admin, tenant, project, skillPath("x-1"), bytes(skillMd()));
     await documents.put(IDENTITIES.admin, tenant, project, skillPath("x-2"), bytes(skillMd()));
-    const refused = await documents.put(IDENTITIES.admin, tenant, project, skillPath("x-3"), bytes(skillMd())).catch((error: unknown) => error);
+    const refused = await documents
+      .put(IDENTITIES.admin, tenant, project, skillPath("x-3"), bytes(skillMd()))
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(InvalidDocument);
     expect((refused as InvalidDocument).problems[0]?.message).toMatch(/holds 5 documents, the most allowed \(5\)/);
     // Deleting frees both the count and the name.
     await documents.delete(IDENTITIES.admin, tenant, project, skillPath("s-1"));
-    await expect(documents.put(IDENTITIES.admin, tenant, project, skillPath("S-1"), bytes(skillMd()))).resolves.toMatchObject({ path: skillPath("S-1") });
+    await expect(documents.put(IDENTITIES.admin, tenant, project, skillPath("S-1"), bytes(skillMd()))).resolves.toMatchObject({
+      path: skillPath("S-1"),
+    });
   }, 60_000);
 });

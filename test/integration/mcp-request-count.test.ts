@@ -62,9 +62,14 @@ describe("MCP calls on a warm catalogue", () => {
       catalogueVersions: new DynamoDBCatalogueVersions(dynamodb, tableName),
       logger: { warn: () => undefined },
     });
-    for (let i = 0; i < 20; i++) await store.put(tenant, "proj1", skillPath(`skill-${i}`), skillMd({ title: `skill ${i}`, body: `Body ${i}.` }));
+    for (let i = 0; i < 20; i++)
+      await store.put(tenant, "proj1", skillPath(`skill-${i}`), skillMd({ title: `skill ${i}`, body: `Body ${i}.` }));
     const server = createMcpServer(
-      { app, renderer: new FakeRenderer(), tools: { invoke: () => Promise.reject(new Error("no tools without a process")), serves: () => false } },
+      {
+        app,
+        renderer: new FakeRenderer(),
+        tools: { invoke: () => Promise.reject(new Error("no tools without a process")), serves: () => false },
+      },
       { identity: IDENTITIES.alice, user: { login: "alice" }, projectId: "proj1" },
     );
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -93,7 +98,12 @@ describe("MCP calls on a warm catalogue", () => {
     // Prepare
     const tenant = IDENTITIES.alice.tenant;
     const store = new S3DocumentStore({ client: s3, bucket });
-    const documents = new DocumentService(store, catalogueChangeNotifier(new DynamoDBCatalogueVersions(dynamodb, tableName)), undefined, new DynamoDBLevelUsage(dynamodb, tableName));
+    const documents = new DocumentService(
+      store,
+      catalogueChangeNotifier(new DynamoDBCatalogueVersions(dynamodb, tableName)),
+      undefined,
+      new DynamoDBLevelUsage(dynamodb, tableName),
+    );
     const app = createSkillsApp({
       documents: store,
       bundled: new EmptyLayer(),
@@ -105,12 +115,26 @@ describe("MCP calls on a warm catalogue", () => {
       logger: { warn: () => undefined },
     });
     for (let i = 0; i < 20; i++) {
-      await documents.put(IDENTITIES.admin, tenant, "proj2", skillPath(`skill-${i}`), new TextEncoder().encode(skillMd({ title: `skill ${i}`, body: `Body ${i}.` })));
+      await documents.put(
+        IDENTITIES.admin,
+        tenant,
+        "proj2",
+        skillPath(`skill-${i}`),
+        new TextEncoder().encode(skillMd({ title: `skill ${i}`, body: `Body ${i}.` })),
+      );
       await documents.put(IDENTITIES.admin, tenant, "proj2", `_vance/skills/skill-${i}/refs/a.md`, new TextEncoder().encode(`ref ${i}`));
     }
-    const manifests = new SkillManifests({ loader: new SkillLoader(app.sources), digests: new DynamoDBDocumentDigests(dynamodb, tableName) });
+    const manifests = new SkillManifests({
+      loader: new SkillLoader(app.sources),
+      digests: new DynamoDBDocumentDigests(dynamodb, tableName),
+    });
     const server = createMcpServer(
-      { app, renderer: new FakeRenderer(), tools: { invoke: () => Promise.reject(new Error("no tools without a process")), serves: () => false }, manifests },
+      {
+        app,
+        renderer: new FakeRenderer(),
+        tools: { invoke: () => Promise.reject(new Error("no tools without a process")), serves: () => false },
+        manifests,
+      },
       { identity: IDENTITIES.alice, user: { login: "alice" }, projectId: "proj2" },
     );
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -121,7 +145,9 @@ describe("MCP calls on a warm catalogue", () => {
 
     // Act
     counter.reset();
-    const listed = (await client.request({ method: "skills/list", params: {} }, z.looseObject({ skills: z.array(z.looseObject({ uri: z.string() })) }))).skills;
+    const listed = (
+      await client.request({ method: "skills/list", params: {} }, z.looseObject({ skills: z.array(z.looseObject({ uri: z.string() })) }))
+    ).skills;
     const afterList = counter.snapshot();
     await client.close();
 

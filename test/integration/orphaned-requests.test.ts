@@ -36,7 +36,11 @@ describe("local stack start: QUEUED requests without a lane message (kill -9 bet
     await store.complete("acme", "p-1", "r-done", { status: "DONE", result: { ok: true } });
 
     // Act
-    const failed = await failOrphanedRequests(client, tableName, [laneBody("acme", "p-1", "r-kept"), "not json", laneBody("acme", "p-9", "r-orphan")]);
+    const failed = await failOrphanedRequests(client, tableName, [
+      laneBody("acme", "p-1", "r-kept"),
+      "not json",
+      laneBody("acme", "p-9", "r-orphan"),
+    ]);
 
     // Assess
     expect(failed).toBe(1);

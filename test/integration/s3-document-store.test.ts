@@ -35,7 +35,12 @@ describe("S3DocumentStore", () => {
 
     // Assess
     expect(ref).toEqual({ path: "_vance/skills/a/SKILL.md", etag: md5(body), size: Buffer.byteLength(body) });
-    expect(doc).toMatchObject({ path: "_vance/skills/a/SKILL.md", etag: md5(body), size: Buffer.byteLength(body), contentType: "text/markdown" });
+    expect(doc).toMatchObject({
+      path: "_vance/skills/a/SKILL.md",
+      etag: md5(body),
+      size: Buffer.byteLength(body),
+      contentType: "text/markdown",
+    });
     expect(textOf(doc!)).toBe(body);
   });
 
@@ -43,7 +48,14 @@ describe("S3DocumentStore", () => {
     // Act
     await store.put("acme", "p1", "_vance/skills/a/scripts/run.sh", "#!/bin/sh\n", undefined, { mode: 0o755 });
     await store.put("acme", "p1", "_vance/skills/a/notes.md", "notes");
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: "tenants/acme/projects/p1/_vance/skills/a/odd.sh", Body: "x", Metadata: { mode: "rwxr-xr-x" } }));
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: "tenants/acme/projects/p1/_vance/skills/a/odd.sh",
+        Body: "x",
+        Metadata: { mode: "rwxr-xr-x" },
+      }),
+    );
 
     // Assess
     expect((await store.get("acme", "p1", "_vance/skills/a/scripts/run.sh"))?.mode).toBe(0o755);
@@ -119,7 +131,13 @@ describe("S3DocumentStore", () => {
     const paged = new S3DocumentStore({ client: s3, bucket, listPageSize: 2 });
     // Lowercase only: fauxqs 1.9.2 orders pages with localeCompare but resumes them by byte order, so a
     // page boundary between `b/SKILL.md` and `b/references/…` loses a key there (real S3 does not).
-    const paths = ["_vance/skills/a/skill.md", "_vance/skills/b/references/r.md", "_vance/skills/b/skill.md", "_vance/skills/c/skill.md", "_vance/skills/d/skill.md"];
+    const paths = [
+      "_vance/skills/a/skill.md",
+      "_vance/skills/b/references/r.md",
+      "_vance/skills/b/skill.md",
+      "_vance/skills/c/skill.md",
+      "_vance/skills/d/skill.md",
+    ];
     for (const path of paths) await paged.put("paging", "_tenant", path, path);
     await paged.put("paging", "_tenant", "_vance/recipes/x.yaml", "x");
 

@@ -56,8 +56,15 @@ function parts(): { documents: DocumentService; store: S3DocumentStore; manifest
 async function seeded(): Promise<{ project: string; scope: { tenantId: string; projectId: string } }> {
   const project = `p-${randomUUID().slice(0, 8)}`;
   const { documents } = parts();
-  await documents.put(IDENTITIES.admin, tenant, project, "_vance/skills/forms/SKILL.md", bytes("---\ndescription: Fills forms.\n---\nBody.\n"));
-  for (let i = 0; i < FILES; i++) await documents.put(IDENTITIES.admin, tenant, project, `_vance/skills/forms/refs/r${i}.md`, bytes(`# Ref ${i}\n`));
+  await documents.put(
+    IDENTITIES.admin,
+    tenant,
+    project,
+    "_vance/skills/forms/SKILL.md",
+    bytes("---\ndescription: Fills forms.\n---\nBody.\n"),
+  );
+  for (let i = 0; i < FILES; i++)
+    await documents.put(IDENTITIES.admin, tenant, project, `_vance/skills/forms/refs/r${i}.md`, bytes(`# Ref ${i}\n`));
   return { project, scope: { tenantId: tenant, projectId: project } };
 }
 
@@ -82,7 +89,11 @@ describe("skill manifests from stored digests (issue 32)", () => {
           { path: "SKILL.md", size: rendition.byteLength, sha256: sha256(rendition) },
           ...Array.from({ length: FILES }, (_, i) => `refs/r${i}.md`)
             .sort()
-            .map((path) => ({ path, size: bytes(`# Ref ${path.slice(6, -3)}\n`).byteLength, sha256: sha256(bytes(`# Ref ${path.slice(6, -3)}\n`)) })),
+            .map((path) => ({
+              path,
+              size: bytes(`# Ref ${path.slice(6, -3)}\n`).byteLength,
+              sha256: sha256(bytes(`# Ref ${path.slice(6, -3)}\n`)),
+            })),
         ],
       },
     });

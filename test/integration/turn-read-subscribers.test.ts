@@ -37,7 +37,17 @@ afterAll(async () => {
 
 async function aProcess(): Promise<string> {
   const processId = `p-${randomUUID()}`;
-  await processes.create(newProcess({ tenant: T, processId, sessionId: `s-${randomUUID()}`, name: "chat", recipe: "default", engine: "ford", projectId: "proj" }));
+  await processes.create(
+    newProcess({
+      tenant: T,
+      processId,
+      sessionId: `s-${randomUUID()}`,
+      name: "chat",
+      recipe: "default",
+      engine: "ford",
+      projectId: "proj",
+    }),
+  );
   return processId;
 }
 

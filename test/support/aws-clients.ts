@@ -1,11 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  CreateBucketCommand,
-  DeleteBucketCommand,
-  DeleteObjectsCommand,
-  ListObjectsV2Command,
-  S3Client,
-} from "@aws-sdk/client-s3";
+import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectsCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { inject } from "vitest";
@@ -34,7 +28,12 @@ export const testDynamoDbClient = (): DynamoDBClient => new DynamoDBClient(baseC
 
 /** A fresh bucket with a unique, valid name (lowercase, ≤ 63 chars) so test files never share state. */
 export async function createTestBucket(s3: S3Client, label: string): Promise<string> {
-  const slug = label.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 30) || "test";
+  const slug =
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 30) || "test";
   const bucket = `skills-${slug}-${randomUUID().slice(0, 8)}`;
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   return bucket;

@@ -13,7 +13,10 @@ export interface RequestCounts {
 interface MiddlewareClient {
   middlewareStack: {
     add(
-      middleware: (next: (args: unknown) => Promise<unknown>, context: { clientName?: string; commandName?: string }) => (args: unknown) => Promise<unknown>,
+      middleware: (
+        next: (args: unknown) => Promise<unknown>,
+        context: { clientName?: string; commandName?: string },
+      ) => (args: unknown) => Promise<unknown>,
       options: { step: "finalizeRequest"; name: string; override?: boolean },
     ): void;
   };

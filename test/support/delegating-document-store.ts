@@ -1,4 +1,11 @@
-import type { DocumentRef, DocumentStore, DocumentVersion, GetVersionOptions, PutOptions, StoredDocument } from "../../shared/documents/document-store.js";
+import type {
+  DocumentRef,
+  DocumentStore,
+  DocumentVersion,
+  GetVersionOptions,
+  PutOptions,
+  StoredDocument,
+} from "../../shared/documents/document-store.js";
 
 /** A store that passes every call to another, options included: tests override the calls they count. */
 export class DelegatingDocumentStore implements DocumentStore {
@@ -9,13 +16,26 @@ export class DelegatingDocumentStore implements DocumentStore {
   versions(tenant: string, project: string, path: string): Promise<DocumentVersion[] | undefined> {
     return this.inner.versions ? this.inner.versions(tenant, project, path) : Promise.resolve(undefined);
   }
-  getVersion(tenant: string, project: string, path: string, versionId: string, options?: GetVersionOptions): Promise<StoredDocument | undefined> {
+  getVersion(
+    tenant: string,
+    project: string,
+    path: string,
+    versionId: string,
+    options?: GetVersionOptions,
+  ): Promise<StoredDocument | undefined> {
     return this.inner.getVersion ? this.inner.getVersion(tenant, project, path, versionId, options) : Promise.resolve(undefined);
   }
   get(tenant: string, project: string, path: string): Promise<StoredDocument | undefined> {
     return this.inner.get(tenant, project, path);
   }
-  put(tenant: string, project: string, path: string, body: Uint8Array | string, contentType?: string, options?: PutOptions): Promise<DocumentRef> {
+  put(
+    tenant: string,
+    project: string,
+    path: string,
+    body: Uint8Array | string,
+    contentType?: string,
+    options?: PutOptions,
+  ): Promise<DocumentRef> {
     return this.inner.put(tenant, project, path, body, contentType, options);
   }
   delete(tenant: string, project: string, path: string): Promise<boolean> {

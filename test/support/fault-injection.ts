@@ -104,16 +104,26 @@ export const isVersionConditionalWrite = (input: Record<string, unknown>): boole
 export function serviceError(name: string, message: string, httpStatusCode: number, extra: Record<string, unknown> = {}): Error {
   const error = new Error(message);
   error.name = name;
-  return Object.assign(error, { $fault: httpStatusCode >= 500 ? "server" : "client", $metadata: { httpStatusCode, attempts: 1 }, ...extra });
+  return Object.assign(error, {
+    $fault: httpStatusCode >= 500 ? "server" : "client",
+    $metadata: { httpStatusCode, attempts: 1 },
+    ...extra,
+  });
 }
 
-export const conditionalCheckFailed = (): Error => serviceError("ConditionalCheckFailedException", "The conditional request failed (injected)", 400);
+export const conditionalCheckFailed = (): Error =>
+  serviceError("ConditionalCheckFailedException", "The conditional request failed (injected)", 400);
 
 export function throttled(operation: string): Error {
   if (operation.startsWith("DynamoDB.")) {
-    return serviceError("ProvisionedThroughputExceededException", "The level of configured provisioned throughput for the table was exceeded (injected)", 400, {
-      $retryable: { throttling: true },
-    });
+    return serviceError(
+      "ProvisionedThroughputExceededException",
+      "The level of configured provisioned throughput for the table was exceeded (injected)",
+      400,
+      {
+        $retryable: { throttling: true },
+      },
+    );
   }
   if (operation.startsWith("S3.")) return serviceError("SlowDown", "Please reduce your request rate (injected)", 503);
   return serviceError("ThrottlingException", "Rate exceeded (injected)", 400, { $retryable: { throttling: true } });

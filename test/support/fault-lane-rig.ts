@@ -169,7 +169,9 @@ export async function startLaneRig(options: LaneRigOptions): Promise<LaneRig> {
         }
         case "complete": {
           const turnId = turnIds.get(step.composeRequestId) ?? "no-such-turn";
-          return (await app.completeTurn(tenant, processId, ALICE, turnId, { output: step.output, final: step.final, requestId: step.requestId })).requestId;
+          return (
+            await app.completeTurn(tenant, processId, ALICE, turnId, { output: step.output, final: step.final, requestId: step.requestId })
+          ).requestId;
         }
       }
     },
@@ -178,7 +180,13 @@ export async function startLaneRig(options: LaneRigOptions): Promise<LaneRig> {
       const messages: Message[] = [];
       for (;;) {
         const { Messages: batch = [] } = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: queues.deadLetterQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ["All"], MessageSystemAttributeNames: ["All"] }),
+          new ReceiveMessageCommand({
+            QueueUrl: queues.deadLetterQueueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 0,
+            MessageAttributeNames: ["All"],
+            MessageSystemAttributeNames: ["All"],
+          }),
         );
         if (batch.length === 0) return messages;
         messages.push(...batch);
@@ -208,7 +216,8 @@ export interface LaneOutcome {
 export async function laneOutcome(rig: LaneRig, initial: Process, options: { exclude?: ReadonlySet<string> } = {}): Promise<LaneOutcome> {
   const messages = rig.enqueued.get(initial.processId) ?? [];
   const records = new Map<string, RequestRecord | undefined>();
-  for (const message of messages) records.set(message.requestId, await rig.app.getRequest(rig.tenant, message.processId, message.requestId));
+  for (const message of messages)
+    records.set(message.requestId, await rig.app.getRequest(rig.tenant, message.processId, message.requestId));
   const replayed = messages.filter((m) => !options.exclude?.has(m.requestId));
   return {
     process: await rig.app.getProcess(rig.tenant, initial.processId),

@@ -54,15 +54,26 @@ export const WORKLOAD_RECIPES: Readonly<Record<string, string>> = {
 export async function workloadDocuments(tenant: string): Promise<InMemoryDocumentStore> {
   const documents = new InMemoryDocumentStore();
   for (const [name, yaml] of Object.entries(WORKLOAD_RECIPES)) await documents.put(tenant, "_tenant", `_vance/recipes/${name}.yaml`, yaml);
-  for (const [name, text] of Object.entries(WORKLOAD_SKILLS)) await documents.put(tenant, "_tenant", `_vance/skills/${name}/SKILL.md`, text);
+  for (const [name, text] of Object.entries(WORKLOAD_SKILLS))
+    await documents.put(tenant, "_tenant", `_vance/skills/${name}/SKILL.md`, text);
   return documents;
 }
 
 /** One caller request of the mix; `requestId`s are unique across processes. */
 export type WorkloadStep =
-  | { kind: "steer"; requestId: string; body: { command: "ACTIVATE" | "CLEAR" | "CLEAR_ALL"; skillName?: string; args?: string; oneShot?: boolean; requestId: string } }
+  | {
+      kind: "steer";
+      requestId: string;
+      body: { command: "ACTIVATE" | "CLEAR" | "CLEAR_ALL"; skillName?: string; args?: string; oneShot?: boolean; requestId: string };
+    }
   | { kind: "compose"; requestId: string; message: string }
-  | { kind: "complete"; requestId: string; output: string; final: boolean; /** The compose whose turn this completes. */ composeRequestId: string };
+  | {
+      kind: "complete";
+      requestId: string;
+      output: string;
+      final: boolean;
+      /** The compose whose turn this completes. */ composeRequestId: string;
+    };
 
 const STICKY = ["s0", "s1", "s2", "s3"];
 
@@ -84,7 +95,11 @@ export function workloadSteps(random: () => number, label: string, count: number
     } else if (roll < 0.43) {
       steps.push({ kind: "steer", requestId, body: { command: "ACTIVATE", skillName: "shot", requestId } });
     } else if (roll < 0.47) {
-      steps.push({ kind: "steer", requestId, body: { command: "ACTIVATE", skillName: "needy", ...(random() < 0.5 ? { args: "prod" } : {}), requestId } });
+      steps.push({
+        kind: "steer",
+        requestId,
+        body: { command: "ACTIVATE", skillName: "needy", ...(random() < 0.5 ? { args: "prod" } : {}), requestId },
+      });
     } else if (roll < 0.62) {
       steps.push({ kind: "steer", requestId, body: { command: "CLEAR", skillName: pick(STICKY), requestId } });
     } else if (roll < 0.65) {

@@ -53,7 +53,8 @@ function toReply(result: APIGatewayProxyStructuredResultV2): Reply {
   const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
   const raw = result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? "base64" : "utf8");
   let json: unknown;
-  if (raw.length > 0) json = (headers["content-type"] ?? "").startsWith("application/json") ? JSON.parse(raw.toString("utf8")) : raw.toString("utf8");
+  if (raw.length > 0)
+    json = (headers["content-type"] ?? "").startsWith("application/json") ? JSON.parse(raw.toString("utf8")) : raw.toString("utf8");
   return { status: result.statusCode ?? 200, headers, json, raw };
 }
 
@@ -103,7 +104,8 @@ export async function handlerHarness() {
     logger,
     activations: sink,
   });
-  drain = () => lane.drain((message) => app.applyLaneMessage(message, { messageId: message.requestId, groupId: undefined, receiveCount: 1 }));
+  drain = () =>
+    lane.drain((message) => app.applyLaneMessage(message, { messageId: message.requestId, groupId: undefined, receiveCount: 1 }));
 
   const tools = new ToolInvoker({
     sources: { store: documents, bundled: new EmptyLayer() },

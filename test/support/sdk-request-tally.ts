@@ -16,7 +16,16 @@ export interface SdkRequestTally {
   restore(): void;
 }
 
-const DOCUMENT_OPERATIONS: Record<string, string> = { Get: "GetItem", Put: "PutItem", Update: "UpdateItem", Delete: "DeleteItem", Query: "Query", BatchGet: "BatchGetItem", BatchWrite: "BatchWriteItem", TransactWrite: "TransactWriteItems" };
+const DOCUMENT_OPERATIONS: Record<string, string> = {
+  Get: "GetItem",
+  Put: "PutItem",
+  Update: "UpdateItem",
+  Delete: "DeleteItem",
+  Query: "Query",
+  BatchGet: "BatchGetItem",
+  BatchWrite: "BatchWriteItem",
+  TransactWrite: "TransactWriteItems",
+};
 const operationOf = (name: string): string => {
   const bare = name.replace(/Command$/, "");
   return DOCUMENT_OPERATIONS[bare] ?? bare;
@@ -38,7 +47,8 @@ export function tallySdkRequests(): SdkRequestTally {
         return result;
       } finally {
         // A failed request is a round trip too.
-        if (operation === "ReceiveMessage" && result !== undefined && ((result as { Messages?: unknown[] }).Messages ?? []).length === 0) add(`${service}.ReceiveMessage(empty)`);
+        if (operation === "ReceiveMessage" && result !== undefined && ((result as { Messages?: unknown[] }).Messages ?? []).length === 0)
+          add(`${service}.ReceiveMessage(empty)`);
         else add(`${service}.${operation}`);
       }
     };
@@ -51,7 +61,8 @@ export function tallySdkRequests(): SdkRequestTally {
   wrap("SQS", SQSClient.prototype as unknown as { send: Send });
   return {
     snapshot: () => Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : 1))),
-    total: (service) => [...counts].filter(([key]) => key.startsWith(`${service}.`) && !key.endsWith("(empty)")).reduce((sum, [, n]) => sum + n, 0),
+    total: (service) =>
+      [...counts].filter(([key]) => key.startsWith(`${service}.`) && !key.endsWith("(empty)")).reduce((sum, [, n]) => sum + n, 0),
     reset: () => counts.clear(),
     restore: () => restores.forEach((restore) => restore()),
   };

@@ -63,7 +63,9 @@ export const RECIPES: Record<string, string> = {
   narrow: "engine: ford\nallowedSkills: [alpha]\n",
 };
 
-export interface HarnessOptions extends Partial<Pick<SkillsAppDeps, "guard" | "dispatcher" | "toolSpecs" | "triggerBudget" | "evalsBudget" | "usage">> {
+export interface HarnessOptions extends Partial<
+  Pick<SkillsAppDeps, "guard" | "dispatcher" | "toolSpecs" | "triggerBudget" | "evalsBudget" | "usage">
+> {
   renderer?: TemplateRenderer;
   /** Wraps the in-memory request store (e.g. to fail a call on purpose). */
   wrapRequests?: (store: RequestStore) => RequestStore;

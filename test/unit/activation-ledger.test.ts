@@ -45,7 +45,12 @@ describe("activation ledger: active skills", () => {
     const turn = turnOf((await h.compose(p.processId, "Please SHIP v42 today")).result);
 
     // Assess
-    expect(entryOf(turn, "release")).toEqual({ name: "release", outcome: "activated", activatedBy: "trigger", trigger: { type: "PATTERN", index: 1, match: "SHIP v42" } });
+    expect(entryOf(turn, "release")).toEqual({
+      name: "release",
+      outcome: "activated",
+      activatedBy: "trigger",
+      trigger: { type: "PATTERN", index: 1, match: "SHIP v42" },
+    });
   });
 
   it("caps the match text and lists only the keywords hit", async () => {
@@ -92,7 +97,9 @@ describe("activation ledger: blocked triggers", () => {
 
     // Assess
     expect(turn.activeSkills).toEqual([]);
-    expect(turn.activation).toEqual([{ name: "beta", outcome: "blocked", reason: "not-allowed", trigger: { type: "KEYWORDS", index: 0, keywords: ["deploy"] } }]);
+    expect(turn.activation).toEqual([
+      { name: "beta", outcome: "blocked", reason: "not-allowed", trigger: { type: "KEYWORDS", index: 0, keywords: ["deploy"] } },
+    ]);
   });
 
   it("keeps an active skill whose trigger matches again as one active entry with reason already-active", async () => {
@@ -107,7 +114,13 @@ describe("activation ledger: blocked triggers", () => {
 
     // Assess
     expect(turn.activation).toEqual([
-      { name: "deploy", outcome: "active", activatedBy: "explicit", reason: "already-active", trigger: { type: "KEYWORDS", index: 0, keywords: ["deploy"] } },
+      {
+        name: "deploy",
+        outcome: "active",
+        activatedBy: "explicit",
+        reason: "already-active",
+        trigger: { type: "KEYWORDS", index: 0, keywords: ["deploy"] },
+      },
     ]);
   });
 
@@ -142,7 +155,9 @@ describe("activation ledger: blocked triggers", () => {
 
     // Assess
     expect(turn.activeSkills).toEqual([]);
-    expect(turn.activation).toEqual([{ name: "rocket", outcome: "blocked", reason: "activate-failed", trigger: { type: "KEYWORDS", index: 0, keywords: ["launch"] } }]);
+    expect(turn.activation).toEqual([
+      { name: "rocket", outcome: "blocked", reason: "activate-failed", trigger: { type: "KEYWORDS", index: 0, keywords: ["launch"] } },
+    ]);
   });
 
   it("reports pattern triggers the time budget kept from running as time-budget", async () => {
@@ -173,7 +188,9 @@ describe("activation ledger: blocked triggers", () => {
     // Assess
     expect(turn.activation).toHaveLength(MAX_BLOCKED_ENTRIES);
     expect(turn.activation[0]).toMatchObject({ name: "s-000", outcome: "blocked", reason: "not-allowed" });
-    expect(turn.warnings).toContain(`The activation ledger names ${MAX_BLOCKED_ENTRIES} of ${count} skills whose triggers matched but did not activate`);
+    expect(turn.warnings).toContain(
+      `The activation ledger names ${MAX_BLOCKED_ENTRIES} of ${count} skills whose triggers matched but did not activate`,
+    );
   });
 
   it("reports a disabled candidate in a listing as disabled (the matcher's cause)", () => {
@@ -268,7 +285,8 @@ describe("activation ledger: catalog candidates left out (explain=all)", () => {
     // Prepare
     const h = await steeringHarness();
     await h.putFile("_vance/skills/manual/SKILL.md", "---\nname: manual\ndescription: By hand only\ndisable-model-invocation: true\n---\n");
-    for (const name of ["a-one", "b-two", "c-three"]) await h.putFile(`_vance/skills/${name}/SKILL.md`, `---\nname: ${name}\ndescription: ${"x".repeat(120)}\n---\n`);
+    for (const name of ["a-one", "b-two", "c-three"])
+      await h.putFile(`_vance/skills/${name}/SKILL.md`, `---\nname: ${name}\ndescription: ${"x".repeat(120)}\n---\n`);
     await h.putFile("_vance/recipes/tight.yaml", "engine: ford\ncatalogBudgetChars: 300\n");
     await h.putFile("_vance/recipes/off.yaml", "engine: ford\ncatalogBudgetChars: 0\n");
     const tight = await h.process((await h.spawn("tight")).processId);

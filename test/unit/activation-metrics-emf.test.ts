@@ -1,6 +1,10 @@
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { PowertoolsActivationMetrics, SKILL_ACTIVATIONS_METRIC, SKILL_ACTIVATION_REFUSALS_METRIC } from "../../functions/_shared/observability.js";
+import {
+  PowertoolsActivationMetrics,
+  SKILL_ACTIVATIONS_METRIC,
+  SKILL_ACTIVATION_REFUSALS_METRIC,
+} from "../../functions/_shared/observability.js";
 
 /** The EMF lines Powertools writes, parsed; it writes through `console` when POWERTOOLS_DEV is set. */
 function captureEmf(): { lines: () => Record<string, unknown>[] } {
@@ -28,9 +32,23 @@ describe("activation metrics (EMF)", () => {
 
     // Assess
     const [activated, refused, bare] = emf.lines();
-    expect(activated).toMatchObject({ skill: "deploy", path: "trigger", tenant: "acme", projectId: "p1", level: "PROJECT", [SKILL_ACTIVATIONS_METRIC]: 1 });
+    expect(activated).toMatchObject({
+      skill: "deploy",
+      path: "trigger",
+      tenant: "acme",
+      projectId: "p1",
+      level: "PROJECT",
+      [SKILL_ACTIVATIONS_METRIC]: 1,
+    });
     expect(JSON.stringify((activated!._aws as { CloudWatchMetrics: unknown }).CloudWatchMetrics)).not.toContain("tenant");
-    expect(refused).toMatchObject({ skill: "outsider", code: "SKILL_NOT_ALLOWED", tenant: "acme", projectId: "p1", level: "none", [SKILL_ACTIVATION_REFUSALS_METRIC]: 1 });
+    expect(refused).toMatchObject({
+      skill: "outsider",
+      code: "SKILL_NOT_ALLOWED",
+      tenant: "acme",
+      projectId: "p1",
+      level: "none",
+      [SKILL_ACTIVATION_REFUSALS_METRIC]: 1,
+    });
     expect(bare).toMatchObject({ skill: "bare", path: "explicit" });
     expect(bare).not.toHaveProperty("tenant");
   });

@@ -6,7 +6,10 @@ describe("explicit activation of Agent Skills documents", () => {
   it("activates a name + description skill with a display name under its directory name", async () => {
     // Prepare
     const h = await steeringHarness();
-    await h.putFile("_vance/skills/zoho_mail-automation/SKILL.md", "---\nname: Zoho Mail Automation\ndescription: Send mail with Zoho\n---\nUse the Zoho API.\n");
+    await h.putFile(
+      "_vance/skills/zoho_mail-automation/SKILL.md",
+      "---\nname: Zoho Mail Automation\ndescription: Send mail with Zoho\n---\nUse the Zoho API.\n",
+    );
     const p = await h.spawn("open");
 
     // Act
@@ -20,7 +23,10 @@ describe("explicit activation of Agent Skills documents", () => {
   it("refuses user-invocable: false with SKILL_NOT_ALLOWED saying only the model may activate it", async () => {
     // Prepare
     const h = await steeringHarness();
-    await h.putFile("_vance/skills/background/SKILL.md", "---\nname: background\ndescription: Context only\nuser-invocable: false\n---\nBackground.\n");
+    await h.putFile(
+      "_vance/skills/background/SKILL.md",
+      "---\nname: background\ndescription: Context only\nuser-invocable: false\n---\nBackground.\n",
+    );
     const p = await h.spawn("open");
 
     // Act
@@ -29,7 +35,10 @@ describe("explicit activation of Agent Skills documents", () => {
     // Assess
     expect(record).toMatchObject({
       status: "FAILED",
-      error: { code: "SKILL_NOT_ALLOWED", message: "Skill 'background' is not user-invocable: it sets user-invocable: false, so only the model may activate it" },
+      error: {
+        code: "SKILL_NOT_ALLOWED",
+        message: "Skill 'background' is not user-invocable: it sets user-invocable: false, so only the model may activate it",
+      },
     });
     expect(names(await h.process(p.processId))).toEqual([]);
   });
@@ -79,8 +88,14 @@ describe("explicit activation of Agent Skills documents", () => {
     expect(tenantOnly.map((s) => s.name)).toEqual([]);
     expect(withProject.map((s) => [s.name, s.description])).toEqual([["pdf", "a project's own"]]);
     expect(problems.filter((p) => p.severity === "error").map((p) => [p.name, p.message])).toEqual([
-      ["PDF", "name 'PDF' collides with 'pdf' in the same level (names may not differ only in case: they are one folder on macOS and Windows); rename or remove one folder"],
-      ["pdf", "name 'pdf' collides with 'PDF' in the same level (names may not differ only in case: they are one folder on macOS and Windows); rename or remove one folder"],
+      [
+        "PDF",
+        "name 'PDF' collides with 'pdf' in the same level (names may not differ only in case: they are one folder on macOS and Windows); rename or remove one folder",
+      ],
+      [
+        "pdf",
+        "name 'pdf' collides with 'PDF' in the same level (names may not differ only in case: they are one folder on macOS and Windows); rename or remove one folder",
+      ],
     ]);
   });
 });

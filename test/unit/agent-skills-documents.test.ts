@@ -10,8 +10,10 @@ import type { RenderContext, TemplateRenderer } from "../../shared/templates/tem
 
 const path = (name: string) => `_vance/skills/${name}/SKILL.md`;
 const parse = (text: string, name = "pdf-tools") => parseSkillDocument(name, text, path(name));
-const warnings = (result: ReturnType<typeof parse>) => result.problems.filter((p) => p.severity === "warning").map((p) => `${p.line}: ${p.message}`);
-const infos = (result: ReturnType<typeof parse>) => result.problems.filter((p) => p.severity === "info").map((p) => `${p.line}: ${p.message}`);
+const warnings = (result: ReturnType<typeof parse>) =>
+  result.problems.filter((p) => p.severity === "warning").map((p) => `${p.line}: ${p.message}`);
+const infos = (result: ReturnType<typeof parse>) =>
+  result.problems.filter((p) => p.severity === "info").map((p) => `${p.line}: ${p.message}`);
 const errors = (result: ReturnType<typeof parse>) => result.problems.filter((p) => p.severity === "error").map((p) => p.message);
 
 /** Counts renders: a body that is not a template must never reach it. */
@@ -27,7 +29,16 @@ describe("Agent Skills shapes load, each deviation a warning with its line", () 
   it("takes a display name, a long multi-line description and when_to_use, with no title and no version", () => {
     // Prepare
     const long = "Automates Ahrefs. ".repeat(60).trim();
-    const text = ["---", "name: Ahrefs Automation", "description: |-", `  ${long}`, "  Second line.", "when_to_use: When the user asks about backlinks", "---", "Body."].join("\n");
+    const text = [
+      "---",
+      "name: Ahrefs Automation",
+      "description: |-",
+      `  ${long}`,
+      "  Second line.",
+      "when_to_use: When the user asks about backlinks",
+      "---",
+      "Body.",
+    ].join("\n");
 
     // Act
     const result = parse(text, "ahrefs-automation");
@@ -100,7 +111,9 @@ describe("Agent Skills shapes load, each deviation a warning with its line", () 
 
   it("reads Claude Code invocation fields, including argument-hint written as a YAML list and quoted booleans", () => {
     // Act
-    const result = parse("---\nname: pdf-tools\ndescription: d\nargument-hint: [issue-number]\ndisable-model-invocation: true\nuser-invocable: 'false'\n---\n");
+    const result = parse(
+      "---\nname: pdf-tools\ndescription: d\nargument-hint: [issue-number]\ndisable-model-invocation: true\nuser-invocable: 'false'\n---\n",
+    );
 
     // Assess
     expect(result.definition).toMatchObject({ argumentHint: "[issue-number]", disableModelInvocation: true, userInvocable: false });
@@ -116,15 +129,18 @@ describe("Agent Skills shapes load, each deviation a warning with its line", () 
     expect(warnings(result)).toContain("2: description: is absent; the body's first paragraph stands in (as Claude Code does)");
   });
 
-  it.each(["../ctl", "a/b", "back\\slash", "..", "tab\tname"])("refuses a name: that reads like a path (%j), whatever the directory", (name) => {
-    // Act
-    const result = parse(`---\nname: ${JSON.stringify(name)}\ndescription: d\n---\n`);
+  it.each(["../ctl", "a/b", "back\\slash", "..", "tab\tname"])(
+    "refuses a name: that reads like a path (%j), whatever the directory",
+    (name) => {
+      // Act
+      const result = parse(`---\nname: ${JSON.stringify(name)}\ndescription: d\n---\n`);
 
-    // Assess
-    expect(result.definition).toBeUndefined();
-    // A control character (the tab) is refused by the schema before the path rule looks (issue 28).
-    expect(errors(result)[0]).toMatch(name.includes("\t") ? /^name: must not contain control characters/ : /^name: .* looks like a path/);
-  });
+      // Assess
+      expect(result.definition).toBeUndefined();
+      // A control character (the tab) is refused by the schema before the path rule looks (issue 28).
+      expect(errors(result)[0]).toMatch(name.includes("\t") ? /^name: must not contain control characters/ : /^name: .* looks like a path/);
+    },
+  );
 
   it("still refuses what would break behaviour here: an invalid regex trigger, a bad lifecycle", () => {
     // Act
@@ -157,7 +173,11 @@ describe("allowed-tools as Claude Code writes it", () => {
     const list = parseAllowedTools(["Bash(git add:*)", " Read ", ""]);
 
     // Assess
-    expect(unclosed).toEqual({ names: ["Read", "Bash"], patterns: ["Read", "Bash(git add:*"], problems: ["has a '(' that is never closed; the rest of the value is one entry"] });
+    expect(unclosed).toEqual({
+      names: ["Read", "Bash"],
+      patterns: ["Read", "Bash(git add:*"],
+      problems: ["has a '(' that is never closed; the rest of the value is one entry"],
+    });
     expect(nameless.problems).toEqual(["entry '(oops)' names no tool (ignored)"]);
     expect(list).toEqual({ names: ["Bash", "Read"], patterns: ["Bash(git add:*)", "Read"], problems: [] });
   });
@@ -197,7 +217,8 @@ describe("bodies written for other hosts reach the model byte for byte", () => {
     const renderer = new CountingRenderer();
 
     // Act
-    const section = async (definition: NonNullable<typeof own.definition>) => (await composeSection([{ skill: resolvedSkill({ ...definition }) }], {}, renderer)).section;
+    const section = async (definition: NonNullable<typeof own.definition>) =>
+      (await composeSection([{ skill: resolvedSkill({ ...definition }) }], {}, renderer)).section;
 
     // Assess
     expect(await section(own.definition!)).toContain("RENDERED({% if tier %}x{% endif %})");
@@ -213,7 +234,11 @@ describe("Claude Code placeholders", () => {
     const args = bindArguments("s", true, "  fix 123 urgently ");
 
     // Act
-    const text = substitutePlaceholders("s", "all=[$ARGUMENTS] first=$ARGUMENTS[0] second=$1 third=$2 none=$7 gone=[$ARGUMENTS[9]] $ARGUMENTS_X $ARGUMENTSX", args);
+    const text = substitutePlaceholders(
+      "s",
+      "all=[$ARGUMENTS] first=$ARGUMENTS[0] second=$1 third=$2 none=$7 gone=[$ARGUMENTS[9]] $ARGUMENTS_X $ARGUMENTSX",
+      args,
+    );
 
     // Assess
     expect(text).toBe("all=[fix 123 urgently] first=fix second=123 third=urgently none=$7 gone=[] $ARGUMENTS_X $ARGUMENTSX");

@@ -205,7 +205,9 @@ describe("bindArguments: type coercion", () => {
     const error = failure(() => bindArguments("deploy", [arg("count", "integer")], "lots"));
 
     // Assess
-    expect((error as Error).message).toBe("Skill 'deploy' argument 'count' must be an integer between -9007199254740991 and 9007199254740991, got 'lots'");
+    expect((error as Error).message).toBe(
+      "Skill 'deploy' argument 'count' must be an integer between -9007199254740991 and 9007199254740991, got 'lots'",
+    );
   });
 });
 

@@ -12,7 +12,12 @@ import {
 import type { Identity } from "../../shared/auth/identity.js";
 import { ProcessNotFound } from "../../shared/processes/process-errors.js";
 
-const who = (login: string, projects: string[] = [], roles: string[] = [], tenant = "acme"): Identity => ({ login, tenant, projects, roles });
+const who = (login: string, projects: string[] = [], roles: string[] = [], tenant = "acme"): Identity => ({
+  login,
+  tenant,
+  projects,
+  roles,
+});
 
 // Project P is "alpha"; olga owns `_user_olga`.
 const people = {
@@ -88,18 +93,21 @@ describe("document authorization table", () => {
     else expect(writeOutcome).toThrow(Forbidden);
   });
 
-  it.each(table.map(([person, project]) => [person, project] as const))("%s on %s of another tenant is always forbidden", (person, project) => {
-    // Prepare
-    const identity = people[person];
+  it.each(table.map(([person, project]) => [person, project] as const))(
+    "%s on %s of another tenant is always forbidden",
+    (person, project) => {
+      // Prepare
+      const identity = people[person];
 
-    // Act
-    const read = () => assertCanReadDocuments(identity, "globex", project);
-    const write = () => assertCanWriteDocuments(identity, "globex", project);
+      // Act
+      const read = () => assertCanReadDocuments(identity, "globex", project);
+      const write = () => assertCanWriteDocuments(identity, "globex", project);
 
-    // Assess
-    expect(read).toThrow(Forbidden);
-    expect(write).toThrow(Forbidden);
-  });
+      // Assess
+      expect(read).toThrow(Forbidden);
+      expect(write).toThrow(Forbidden);
+    },
+  );
 
   it("treats project-admin of P as a member of P even without the membership claim", () => {
     // Prepare

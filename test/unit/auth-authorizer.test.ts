@@ -112,9 +112,18 @@ describe("authorizer on WebSocket $connect", () => {
     // Assess
     expect(result).toEqual({
       principalId: "acme/mia",
-      policyDocument: { Version: "2012-10-17", Statement: [{ Action: "execute-api:Invoke", Effect: "Allow", Resource: WEBSOCKET_METHOD_ARN }] },
+      policyDocument: {
+        Version: "2012-10-17",
+        Statement: [{ Action: "execute-api:Invoke", Effect: "Allow", Resource: WEBSOCKET_METHOD_ARN }],
+      },
       // The token's own `exp`: the socket is closed (4001) and its frames refused after it.
-      context: { login: "mia", tenant: "acme", projects: '["alpha"]', roles: '["project-admin:alpha"]', tokenExpiresAt: String(decodeJwt(token).exp) },
+      context: {
+        login: "mia",
+        tenant: "acme",
+        projects: '["alpha"]',
+        roles: '["project-admin:alpha"]',
+        tokenExpiresAt: String(decodeJwt(token).exp),
+      },
     });
   });
 
@@ -124,7 +133,9 @@ describe("authorizer on WebSocket $connect", () => {
     const token = await issueToken(mia, SECRET, { ttl: "1h" });
 
     // Act
-    const result = (await handler(websocketConnectAuthorizerEvent(null, { Authorization: `Bearer ${token}` }))) as WebSocketAuthorizerResult;
+    const result = (await handler(
+      websocketConnectAuthorizerEvent(null, { Authorization: `Bearer ${token}` }),
+    )) as WebSocketAuthorizerResult;
 
     // Assess
     expect(result.context.login).toBe("mia");
@@ -192,7 +203,9 @@ describe("identity from the authorizer context in handlers", () => {
 
   it("reads the WebSocket context directly under requestContext.authorizer", () => {
     // Prepare
-    const event = { requestContext: { connectionId: "c1", authorizer: { principalId: "acme/mia", integrationLatency: 12, ...toAuthorizerContext(mia) } } };
+    const event = {
+      requestContext: { connectionId: "c1", authorizer: { principalId: "acme/mia", integrationLatency: 12, ...toAuthorizerContext(mia) } },
+    };
 
     // Act
     const identity = identityFromEvent(event);
@@ -205,9 +218,15 @@ describe("identity from the authorizer context in handlers", () => {
     ["no authorizer at all", httpApiV2Request()],
     ["an empty authorizer", { requestContext: { authorizer: {} } }],
     ["projects that are not JSON", { requestContext: { authorizer: { lambda: { ...toAuthorizerContext(mia), projects: "alpha" } } } }],
-    ["projects that are not an array", { requestContext: { authorizer: { lambda: { ...toAuthorizerContext(mia), projects: '{"a":1}' } } } }],
+    [
+      "projects that are not an array",
+      { requestContext: { authorizer: { lambda: { ...toAuthorizerContext(mia), projects: '{"a":1}' } } } },
+    ],
     ["a tampered project id", { requestContext: { authorizer: { lambda: { ...toAuthorizerContext(mia), projects: '["../beta"]' } } } }],
-    ["roles as an array instead of JSON", { requestContext: { authorizer: { lambda: { ...toAuthorizerContext(mia), roles: ["tenant-admin"] } } } }],
+    [
+      "roles as an array instead of JSON",
+      { requestContext: { authorizer: { lambda: { ...toAuthorizerContext(mia), roles: ["tenant-admin"] } } } },
+    ],
     ["a missing tenant", { requestContext: { authorizer: { lambda: { ...toAuthorizerContext(mia), tenant: undefined } } } }],
     ["no requestContext", { body: "{}" }],
   ])("fails closed with %s", (_label, event) => {

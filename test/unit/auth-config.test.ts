@@ -53,7 +53,11 @@ describe("loadAuthConfig", () => {
   it("refuses a short HS256 secret outside local mode and accepts a long one", async () => {
     // Act
     const error = await failure(loadAuthConfig({ SKILLS_JWT_SECRET: "local-dev-secret" }));
-    const config = await loadAuthConfig({ SKILLS_JWT_SECRET: LONG_SECRET, SKILLS_JWT_ISSUER: "https://iss", SKILLS_JWT_AUDIENCE: "skills" });
+    const config = await loadAuthConfig({
+      SKILLS_JWT_SECRET: LONG_SECRET,
+      SKILLS_JWT_ISSUER: "https://iss",
+      SKILLS_JWT_AUDIENCE: "skills",
+    });
 
     // Assess
     expect(error.message).toMatch(/at least 32 bytes/);
@@ -137,7 +141,10 @@ describe("secretFromParametersAndSecretsExtension", () => {
     // Assess
     expect(secret).toBe(LONG_SECRET);
     expect(calls).toEqual([
-      { url: "http://localhost:2773/secretsmanager/get?secretId=arn%3Aaws%3Asecretsmanager%3Aeu-central-1%3A1%3Asecret%3Ajwt", token: "session-token" },
+      {
+        url: "http://localhost:2773/secretsmanager/get?secretId=arn%3Aaws%3Asecretsmanager%3Aeu-central-1%3A1%3Asecret%3Ajwt",
+        token: "session-token",
+      },
     ]);
   });
 

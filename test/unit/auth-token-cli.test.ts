@@ -7,7 +7,18 @@ import { InvalidRequest } from "../../shared/errors.js";
 describe("skills token arguments", () => {
   it("parses tenant, user, lists and a ttl", () => {
     // Act
-    const options = parseTokenArgs(["--tenant", "acme", "--user", "mia", "--projects", "alpha, beta", "--roles", "tenant-admin", "--ttl", "30m"]);
+    const options = parseTokenArgs([
+      "--tenant",
+      "acme",
+      "--user",
+      "mia",
+      "--projects",
+      "alpha, beta",
+      "--roles",
+      "tenant-admin",
+      "--ttl",
+      "30m",
+    ]);
 
     // Assess
     expect(options).toEqual({ tenant: "acme", user: "mia", projects: ["alpha", "beta"], roles: ["tenant-admin"], ttl: "30m" });
@@ -53,13 +64,19 @@ describe("issueDevToken", () => {
 
   it("signs with SKILLS_JWT_SECRET and its issuer/audience when set", async () => {
     // Prepare
-    const env = { SKILLS_JWT_SECRET: "env-secret-env-secret-env-secret-42", SKILLS_JWT_ISSUER: "skills-dev", SKILLS_JWT_AUDIENCE: "skills" };
+    const env = {
+      SKILLS_JWT_SECRET: "env-secret-env-secret-env-secret-42",
+      SKILLS_JWT_ISSUER: "skills-dev",
+      SKILLS_JWT_AUDIENCE: "skills",
+    };
 
     // Act
     const token = await issueDevToken({ tenant: "acme", user: "mia" }, env);
 
     // Assess
-    await expect(verifyToken(token, { secret: env.SKILLS_JWT_SECRET, issuer: "skills-dev", audience: "skills" })).resolves.toMatchObject({ login: "mia" });
+    await expect(verifyToken(token, { secret: env.SKILLS_JWT_SECRET, issuer: "skills-dev", audience: "skills" })).resolves.toMatchObject({
+      login: "mia",
+    });
     await expect(verifyToken(token, { secret: LOCAL_DEV_SECRET })).rejects.toThrow(/signature/);
   });
 });
@@ -86,7 +103,11 @@ describe("runTokenCommand", () => {
     const err: string[] = [];
 
     // Act
-    const code = await runTokenCommand(["--tenant", "acme", "--user", "mia", "--roles", "admin"], { out: (l) => out.push(l), err: (l) => err.push(l) }, {});
+    const code = await runTokenCommand(
+      ["--tenant", "acme", "--user", "mia", "--roles", "admin"],
+      { out: (l) => out.push(l), err: (l) => err.push(l) },
+      {},
+    );
 
     // Assess
     expect(code).toBe(2);

@@ -233,7 +233,11 @@ describe("verifyToken with RS256 from a key set", () => {
   it("rejects an RS256 token when only HS256 is configured", async () => {
     // Prepare
     const { privateKey } = await rsaSetup();
-    const token = await new SignJWT({ tenant: "acme" }).setProtectedHeader({ alg: "RS256" }).setSubject("mia").setExpirationTime("1h").sign(privateKey);
+    const token = await new SignJWT({ tenant: "acme" })
+      .setProtectedHeader({ alg: "RS256" })
+      .setSubject("mia")
+      .setExpirationTime("1h")
+      .sign(privateKey);
 
     // Act
     const reason = await reasonOf(verifyToken(token, config));

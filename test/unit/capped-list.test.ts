@@ -34,7 +34,11 @@ describe("capMessages / capFindings: warnings capped like problems", () => {
 
   it("caps {path, line, message} findings and names the first left-out path in the last one", () => {
     // Prepare
-    const findings = Array.from({ length: 2500 }, (_, i) => ({ path: `_vance/skills/s${i}/SKILL.md`, line: i + 1, message: `unknown field 'f${i}'` }));
+    const findings = Array.from({ length: 2500 }, (_, i) => ({
+      path: `_vance/skills/s${i}/SKILL.md`,
+      line: i + 1,
+      message: `unknown field 'f${i}'`,
+    }));
 
     // Act
     const capped = capFindings(findings);

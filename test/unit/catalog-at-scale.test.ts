@@ -7,7 +7,23 @@ import { InvalidRequest } from "../../shared/errors.js";
 import { ALICE, EmptyLayer, steeringHarness } from "../support/steering-harness.js";
 
 const turnOf = (result: unknown): Turn => result as Turn;
-const PRODUCTS = ["airtable", "asana", "discord", "dropbox", "figma", "github", "gmail", "hubspot", "jira", "linear", "notion", "slack", "stripe", "trello", "zendesk"];
+const PRODUCTS = [
+  "airtable",
+  "asana",
+  "discord",
+  "dropbox",
+  "figma",
+  "github",
+  "gmail",
+  "hubspot",
+  "jira",
+  "linear",
+  "notion",
+  "slack",
+  "stripe",
+  "trello",
+  "zendesk",
+];
 
 /**
  * API.md "Catalog at scale" through the turn: 15 automation skills and a recipe whose catalog
@@ -15,10 +31,18 @@ const PRODUCTS = ["airtable", "asana", "discord", "dropbox", "figma", "github", 
  */
 async function atScale() {
   const h = await steeringHarness();
-  for (const p of PRODUCTS) await h.putSkill(`${p}-automation`, { description: `Automate ${p} tasks via Rube MCP (Composio). Always search tools first.`, body: `# ${p} automation\n\n## Core workflows\n` });
+  for (const p of PRODUCTS)
+    await h.putSkill(`${p}-automation`, {
+      description: `Automate ${p} tasks via Rube MCP (Composio). Always search tools first.`,
+      body: `# ${p} automation\n\n## Core workflows\n`,
+    });
   await h.putFile("_vance/recipes/small.yaml", "engine: ford\ncatalogBudgetChars: 500\n");
   const process = await h.spawn("small");
-  const invoker = new ToolInvoker({ sources: { store: h.documents, bundled: new EmptyLayer() }, preview: (p, user) => h.app.turns.preview(p, undefined, undefined, user), tools: SERVICE_TOOLS });
+  const invoker = new ToolInvoker({
+    sources: { store: h.documents, bundled: new EmptyLayer() },
+    preview: (p, user) => h.app.turns.preview(p, undefined, undefined, user),
+    tools: SERVICE_TOOLS,
+  });
   return { h, process, invoker };
 }
 
@@ -48,7 +72,9 @@ describe("catalog at scale, through the turn", () => {
     const { h, process } = await atScale();
 
     // Act
-    const turn = await h.app.turns.preview(await h.process(process.processId), "file a Linear ticket", undefined, ALICE, { explain: "all" });
+    const turn = await h.app.turns.preview(await h.process(process.processId), "file a Linear ticket", undefined, ALICE, {
+      explain: "all",
+    });
 
     // Assess
     const omitted = turn.activation.filter((a) => a.reason === "omitted-by-budget");
@@ -64,7 +90,9 @@ describe("catalog at scale, through the turn", () => {
     expect(listed).not.toContain("zendesk-automation");
 
     // Act
-    const found = (await invoker.invoke(await h.process(process.processId), ALICE, SKILL_SEARCH_TOOL, { query: "reply to a zendesk ticket", limit: 3 })).result as {
+    const found = (
+      await invoker.invoke(await h.process(process.processId), ALICE, SKILL_SEARCH_TOOL, { query: "reply to a zendesk ticket", limit: 3 })
+    ).result as {
       results: { name: string }[];
       total: number;
     };
@@ -74,7 +102,9 @@ describe("catalog at scale, through the turn", () => {
     expect(found.results[0]!.name).toBe("zendesk-automation");
     expect(activated.status).toBe("DONE");
     for (const args of [{ query: "" }, { query: "slack", limit: 0 }, { query: "slack", limit: 21 }, { query: "slack", limit: "x" }]) {
-      await expect(invoker.invoke(await h.process(process.processId), ALICE, SKILL_SEARCH_TOOL, args)).rejects.toBeInstanceOf(InvalidRequest);
+      await expect(invoker.invoke(await h.process(process.processId), ALICE, SKILL_SEARCH_TOOL, args)).rejects.toBeInstanceOf(
+        InvalidRequest,
+      );
     }
   });
 
@@ -84,7 +114,9 @@ describe("catalog at scale, through the turn", () => {
     const snapshot = await h.process(process.processId);
 
     // Act
-    const answers = await Promise.all(Array.from({ length: 50 }, () => invoker.invoke(snapshot, ALICE, SKILL_SEARCH_TOOL, { query: "create a HubSpot deal" })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => invoker.invoke(snapshot, ALICE, SKILL_SEARCH_TOOL, { query: "create a HubSpot deal" })),
+    );
 
     // Assess
     const first = JSON.stringify(answers[0]!.result);

@@ -12,7 +12,11 @@ const eventBridge = (key: string) => ({
   detail: { bucket: { name: "docs" }, object: { key, size: 5, etag: "e" }, reason: "PutObject" },
 });
 const notification = (...keys: string[]) => ({
-  Records: keys.map((key) => ({ eventSource: "aws:s3", eventName: "ObjectCreated:Put", s3: { bucket: { name: "docs" }, object: { key } } })),
+  Records: keys.map((key) => ({
+    eventSource: "aws:s3",
+    eventName: "ObjectCreated:Put",
+    s3: { bucket: { name: "docs" }, object: { key } },
+  })),
 });
 
 describe("documentOfS3Key", () => {
@@ -56,16 +60,9 @@ describe("objectKeysOfS3Event", () => {
 
   it("finds no key in events of other shapes", () => {
     // Act + Assess
-    expect([null, undefined, 42, {}, { detail: {} }, { Records: "x" }, { Records: [{}] }, notification("%E0%A4%A")].map(objectKeysOfS3Event)).toEqual([
-      [],
-      [],
-      [],
-      [],
-      [],
-      [],
-      [],
-      [],
-    ]);
+    expect(
+      [null, undefined, 42, {}, { detail: {} }, { Records: "x" }, { Records: [{}] }, notification("%E0%A4%A")].map(objectKeysOfS3Event),
+    ).toEqual([[], [], [], [], [], [], [], []]);
   });
 });
 

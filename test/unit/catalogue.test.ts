@@ -71,7 +71,10 @@ async function setup(files: Record<string, Record<string, string>> = {}, tenant 
   }
   const versions = new CountingVersions();
   const warnings: string[] = [];
-  const bundled = await bundledFixture({ [skillPath("bundled-one")]: titled("bundled"), [recipePath("default")]: "engine: ford\ndescription: bundled\n" });
+  const bundled = await bundledFixture({
+    [skillPath("bundled-one")]: titled("bundled"),
+    [recipePath("default")]: "engine: ford\ndescription: bundled\n",
+  });
   const catalogue = new DocumentCatalogue({ store, bundled, versions, maxLevels, logger: { warn: (message) => warnings.push(message) } });
   const skills = new SkillLoader({ store, bundled, catalogue });
   const recipes = new RecipeLoader({ store, bundled, catalogue });
@@ -94,7 +97,11 @@ describe("warm catalogue: steady state", () => {
   it("serves unchanged levels from memory: no store call, one versions read per lookup", async () => {
     // Prepare
     const { store, versions, skills, recipes } = await setup({
-      web: { [skillPath("alpha")]: titled("alpha", INLINE_REF), "_vance/skills/alpha/references/checklist.md": "check", [recipePath("default")]: "engine: ford\ndescription: project\n" },
+      web: {
+        [skillPath("alpha")]: titled("alpha", INLINE_REF),
+        "_vance/skills/alpha/references/checklist.md": "check",
+        [recipePath("default")]: "engine: ford\ndescription: project\n",
+      },
       _tenant: { [skillPath("beta")]: titled("beta") },
     });
     await skills.listAvailable(SCOPE);
@@ -337,7 +344,10 @@ describe("warm catalogue: bound", () => {
 describe("warm catalogue: faults", () => {
   it("serves the warm snapshot with a warning when the store fails during a turn", async () => {
     // Prepare
-    const { store, skills, edit, warnings } = await setup({ web: { [skillPath("alpha")]: titled("alpha") }, _tenant: { [skillPath("beta")]: titled("beta") } });
+    const { store, skills, edit, warnings } = await setup({
+      web: { [skillPath("alpha")]: titled("alpha") },
+      _tenant: { [skillPath("beta")]: titled("beta") },
+    });
     await skills.listAvailable(SCOPE);
     await edit("web", skillPath("alpha"), titled("alpha 2"));
     store.failing = true;
@@ -352,7 +362,9 @@ describe("warm catalogue: faults", () => {
       ["beta", "beta"],
       ["bundled-one", "bundled"],
     ]);
-    expect(loaded?.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/warm catalogue.*PROJECT level 'web' could not be refreshed.*ServiceUnavailable/)]);
+    expect(loaded?.warnings.map((w) => w.message)).toEqual([
+      expect.stringMatching(/warm catalogue.*PROJECT level 'web' could not be refreshed.*ServiceUnavailable/),
+    ]);
     expect(listed.find((s) => s.name === "beta")?.warnings).toEqual([]);
     expect(warnings.some((w) => /stale level/.test(w))).toBe(true);
   });
@@ -565,10 +577,18 @@ async function laneTurnSetup() {
   const notify = catalogueChangeNotifier(versions);
   let turns = 0;
   const compose = (requestId = `r-${++turns}`) =>
-    app.turns.compose({ tenant: "acme", processId: process.processId, requestId, user: BOB }, { turnId: `t-${requestId}`, message: "hello" });
+    app.turns.compose(
+      { tenant: "acme", processId: process.processId, requestId, user: BOB },
+      { turnId: `t-${requestId}`, message: "hello" },
+    );
   /** Reads and writes of the process item and the versions reads, since the last call. */
   const traffic = () => {
-    const seen = { processReads: processes.processReads, writes: processes.writeAttempts, versionReads: versions.reads.length, combined: reader.asked.length };
+    const seen = {
+      processReads: processes.processReads,
+      writes: processes.writeAttempts,
+      versionReads: versions.reads.length,
+      combined: reader.asked.length,
+    };
     processes.processReads = 0;
     processes.writeAttempts = 0;
     versions.reads = [];
@@ -678,7 +698,9 @@ describe("lane turns on the warm catalogue", () => {
     const { app } = await laneTurnSetup();
 
     // Act
-    const error = await app.turns.compose({ tenant: "acme", processId: "nope", requestId: "r-x", user: BOB }, { turnId: "t-x" }).catch((e: unknown) => e);
+    const error = await app.turns
+      .compose({ tenant: "acme", processId: "nope", requestId: "r-x", user: BOB }, { turnId: "t-x" })
+      .catch((e: unknown) => e);
 
     // Assess
     expect(error).toBeInstanceOf(ProcessNotFound);

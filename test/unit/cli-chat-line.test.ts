@@ -31,7 +31,12 @@ const activeRef = (name: string, activatedBy: ActiveSkillRef["activatedBy"], one
 });
 
 const state = {
-  skills: [summary("forms", { arguments: [{ name: "strict", type: "boolean", required: false }] }), summary("format"), summary("tone", { arguments: [{ name: "level", type: "string", required: true, enum: ["formal", "friendly", "fun"] }] }), summary("hidden", { userInvocable: false })],
+  skills: [
+    summary("forms", { arguments: [{ name: "strict", type: "boolean", required: false }] }),
+    summary("format"),
+    summary("tone", { arguments: [{ name: "level", type: "string", required: true, enum: ["formal", "friendly", "fun"] }] }),
+    summary("hidden", { userInvocable: false }),
+  ],
   active: [activeRef("forms", "explicit")],
 };
 
@@ -148,6 +153,10 @@ describe("chat view", () => {
     const lines = formatTurn(turn, ["tools", "catalog"]);
 
     // Assess
-    expect(lines).toEqual(["turn t1: 1 message(s), 0 active skill(s)", "tools: skill_activate", "catalog: 1 entry (format), 0 omitted, 20/8000 chars"]);
+    expect(lines).toEqual([
+      "turn t1: 1 message(s), 0 active skill(s)",
+      "tools: skill_activate",
+      "catalog: 1 entry (format), 0 omitted, 20/8000 chars",
+    ]);
   });
 });

@@ -46,7 +46,18 @@ describe("closestNames", () => {
   });
 });
 
-const skill = (name: string): SkillSummary => ({ name, title: name, description: name, version: "1.0.0", tags: [], source: "PROJECT", lifecycle: "sticky", triggers: [], arguments: false, run: { target: "inline" } });
+const skill = (name: string): SkillSummary => ({
+  name,
+  title: name,
+  description: name,
+  version: "1.0.0",
+  tags: [],
+  source: "PROJECT",
+  lifecycle: "sticky",
+  triggers: [],
+  arguments: false,
+  run: { target: "inline" },
+});
 
 describe("SkillNames", () => {
   it("reloads after a miss, at most once per interval", async () => {

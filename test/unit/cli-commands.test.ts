@@ -22,7 +22,8 @@ function skillsRoot(files: Record<string, string>): string {
 // Title and version: the only findings are the ones each case is about (Agent Skills documents warn about their absence).
 const GOOD = "---\nname: good\ntitle: Good\nversion: 1.0.0\ndescription: A good skill.\n---\nBody of good.\n";
 const WARNED = "---\nname: warned\ntitle: Warned\nversion: 1.0.0\ndescription: d\nfoo: 1\n---\nBody.\n";
-const BROKEN = "---\nname: broken\ntitle: Broken\nversion: 1.0.0\ndescription: d\ntriggers:\n  - type: PATTERN\n    pattern: \"(x[\"\n---\nBody.\n";
+const BROKEN =
+  '---\nname: broken\ntitle: Broken\nversion: 1.0.0\ndescription: d\ntriggers:\n  - type: PATTERN\n    pattern: "(x["\n---\nBody.\n';
 
 describe("skills validate (command line)", () => {
   it("says how many skills it checked", () => {
@@ -82,7 +83,10 @@ describe("skills validate (command line)", () => {
 
   it("has --help per subcommand", () => {
     // Act
-    const runs = ["validate", "render", "push", "pull", "token", "usage", "eval", "history", "restore"].map((command) => ({ command, run: skills([command, "--help"]) }));
+    const runs = ["validate", "render", "push", "pull", "token", "usage", "eval", "history", "restore"].map((command) => ({
+      command,
+      run: skills([command, "--help"]),
+    }));
 
     // Assess
     for (const { command, run } of runs) {
@@ -151,7 +155,9 @@ describe("skills push and pull (command line)", () => {
     // Assess
     expect(run.status).toBe(1);
     expect(run.stdout).toContain("dry run: 2 skill(s) checked; 1 would be uploaded (1 file(s)), 1 refused");
-    expect(run.stdout).toMatch(/refused \(nothing of these was uploaded\):\n {2}broken \(broken\)\n {4}broken\/SKILL\.md:\d+: triggers\[0\]\.pattern/);
+    expect(run.stdout).toMatch(
+      /refused \(nothing of these was uploaded\):\n {2}broken \(broken\)\n {4}broken\/SKILL\.md:\d+: triggers\[0\]\.pattern/,
+    );
   });
 });
 
@@ -160,7 +166,11 @@ describe("skills validate: infos and the summary by rule", () => {
 
   it("counts the infos of Agent Skills documents (no title:, no version:) without listing them, and sums up by rule", () => {
     // Prepare
-    const root = skillsRoot({ "a/SKILL.md": agentSkill("a"), "b/SKILL.md": agentSkill("b"), "c/SKILL.md": agentSkill("c", "model: opus\n") });
+    const root = skillsRoot({
+      "a/SKILL.md": agentSkill("a"),
+      "b/SKILL.md": agentSkill("b"),
+      "c/SKILL.md": agentSkill("c", "model: opus\n"),
+    });
 
     // Act
     const run = skills(["validate", "."], root);
@@ -170,7 +180,9 @@ describe("skills validate: infos and the summary by rule", () => {
     expect(run.status).toBe(0);
     expect(run.stdout).toBe("c/SKILL.md:4: warning: field 'model' (Claude Code) is not used by this service (ignored)\n");
     expect(run.stderr).toContain("3 skill(s) checked: 0 error(s), 1 warning(s), 6 info (not listed; --verbose lists them)");
-    expect(run.stderr).toContain("by rule:\n  1  warning  field '…' (Claude Code) is not used by this service (ignored)\n  3  info     title: is absent\n  3  info     version: is absent (Agent Skills documents have none)\n");
+    expect(run.stderr).toContain(
+      "by rule:\n  1  warning  field '…' (Claude Code) is not used by this service (ignored)\n  3  info     title: is absent\n  3  info     version: is absent (Agent Skills documents have none)\n",
+    );
     expect(verbose.stdout.split("\n").filter((l) => l.includes(": info: "))).toHaveLength(6);
     expect(verbose.stdout).toContain("a/SKILL.md:2: info: title: is absent; the title is 'a'");
   });

@@ -28,7 +28,12 @@ async function serve(reply: (request: Seen, response: ServerResponse) => void): 
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      const entry = { method: request.method ?? "", url: request.url ?? "", authorization: request.headers.authorization, body: Buffer.concat(chunks) };
+      const entry = {
+        method: request.method ?? "",
+        url: request.url ?? "",
+        authorization: request.headers.authorization,
+        body: Buffer.concat(chunks),
+      };
       seen.push(entry);
       reply(entry, response);
     });
@@ -41,25 +46,37 @@ const json = (response: ServerResponse, status: number, body: unknown, headers: 
   response.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 };
 
-const api = (url: string) => httpDocumentsApi({ baseUrl: new URL(url), token: "tok", tenant: "acme", level: "_user_ada" }, { sleep: async () => undefined });
+const api = (url: string) =>
+  httpDocumentsApi({ baseUrl: new URL(url), token: "tok", tenant: "acme", level: "_user_ada" }, { sleep: async () => undefined });
 
 describe("the documents API client", () => {
   it("puts raw bytes with the bearer token at /brain/{tenant}/projects/{level}/documents/{path}", async () => {
     // Prepare
-    const { url, seen } = await serve((_, response) => json(response, 200, { path: "_vance/skills/a/x.bin", etag: "abc", warnings: [{ path: "p", message: "m" }] }, { etag: '"abc"' }));
+    const { url, seen } = await serve((_, response) =>
+      json(response, 200, { path: "_vance/skills/a/x.bin", etag: "abc", warnings: [{ path: "p", message: "m" }] }, { etag: '"abc"' }),
+    );
     const bytes = Uint8Array.from([0, 0xff, 0x89, 10]);
 
     // Act
     const saved = await api(url).put("_vance/skills/a/x.bin", bytes);
 
     // Assess
-    expect(seen).toEqual([{ method: "PUT", url: "/brain/acme/projects/_user_ada/documents/_vance/skills/a/x.bin", authorization: "Bearer tok", body: Buffer.from(bytes) }]);
+    expect(seen).toEqual([
+      {
+        method: "PUT",
+        url: "/brain/acme/projects/_user_ada/documents/_vance/skills/a/x.bin",
+        authorization: "Bearer tok",
+        body: Buffer.from(bytes),
+      },
+    ]);
     expect(saved).toEqual({ path: "_vance/skills/a/x.bin", etag: "abc", warnings: [{ path: "p", message: "m" }] });
   });
 
   it("lists with the prefix and hands out bare ETags", async () => {
     // Prepare
-    const { url, seen } = await serve((_, response) => json(response, 200, { documents: [{ path: "_vance/skills/a/SKILL.md", etag: '"e1"', size: 3 }] }));
+    const { url, seen } = await serve((_, response) =>
+      json(response, 200, { documents: [{ path: "_vance/skills/a/SKILL.md", etag: '"e1"', size: 3 }] }),
+    );
 
     // Act
     const listed = await api(url).list("_vance/skills/");
@@ -72,10 +89,14 @@ describe("the documents API client", () => {
   it("turns a 422 into a SkillsApiError with the problems", async () => {
     // Prepare
     const problems = [{ path: "_vance/skills/a/SKILL.md", line: 3, message: "bad", severity: "error" }];
-    const { url } = await serve((_, response) => json(response, 422, { error: { code: "INVALID_DOCUMENT", message: "invalid", problems } }));
+    const { url } = await serve((_, response) =>
+      json(response, 422, { error: { code: "INVALID_DOCUMENT", message: "invalid", problems } }),
+    );
 
     // Act
-    const error = await api(url).put("_vance/skills/a/SKILL.md", Buffer.from("x")).catch((e: unknown) => e);
+    const error = await api(url)
+      .put("_vance/skills/a/SKILL.md", Buffer.from("x"))
+      .catch((e: unknown) => e);
 
     // Assess
     expect(error).toBeInstanceOf(SkillsApiError);
@@ -87,7 +108,8 @@ describe("the documents API client", () => {
     let calls = 0;
     const { url } = await serve((_, response) => {
       calls += 1;
-      if (calls <= 2) json(response, calls === 1 ? 503 : 429, { error: { code: "SERVICE_UNAVAILABLE", message: "busy" } }, { "retry-after": "1" });
+      if (calls <= 2)
+        json(response, calls === 1 ? 503 : 429, { error: { code: "SERVICE_UNAVAILABLE", message: "busy" } }, { "retry-after": "1" });
       else if (calls === 3) response.writeHead(200).end(Buffer.from("body"));
       else json(response, 503, { error: { code: "SERVICE_UNAVAILABLE", message: "still busy" } });
     });
@@ -108,7 +130,9 @@ describe("the documents API client", () => {
     const { url, seen } = await serve((_, response) => json(response, 200, {}));
 
     // Act
-    const error = await api(url).get("_vance/skills/../secret").catch((e: unknown) => e);
+    const error = await api(url)
+      .get("_vance/skills/../secret")
+      .catch((e: unknown) => e);
 
     // Assess
     expect(error).toBeInstanceOf(InvalidRequest);
@@ -168,7 +192,9 @@ describe("the documents API client: history and restore (issue 17)", () => {
     // Prepare
     const { url, seen } = await serve((request, response) =>
       request.method === "GET"
-        ? json(response, 200, { versions: [{ versionId: "v2", etag: "e2", lastModified: "2025-01-02T00:00:00.000Z", size: 5, writtenBy: "ada" }] })
+        ? json(response, 200, {
+            versions: [{ versionId: "v2", etag: "e2", lastModified: "2025-01-02T00:00:00.000Z", size: 5, writtenBy: "ada" }],
+          })
         : json(response, 200, { path: "_vance/skills/x/SKILL.md", etag: "e1", warnings: [] }),
     );
 
@@ -188,7 +214,9 @@ describe("the documents API client: history and restore (issue 17)", () => {
 
   it("turns a refused restore into a SkillsApiError with the service's code", async () => {
     // Prepare
-    const { url } = await serve((_request, response) => json(response, 422, { error: { code: "INVALID_DOCUMENT", message: "bad", problems: [{ path: "p", message: "m" }] } }));
+    const { url } = await serve((_request, response) =>
+      json(response, 422, { error: { code: "INVALID_DOCUMENT", message: "bad", problems: [{ path: "p", message: "m" }] } }),
+    );
 
     // Act
     const error = await api(url).restore!("_vance/skills/x/SKILL.md", "v1").catch((e: unknown) => e);

@@ -77,7 +77,9 @@ describe("skills eval: offline trigger evals over a skills folder", () => {
       '  missed: "deploy now" (matches, but a turn would not activate it: shot)',
       '  confusion: "deploy now" also fires deploy',
     ]);
-    expect(byName.deploy).toEqual(["deploy: precision 100.0%, recall 100.0% (1 case(s)); catalog: listed; listed 1/1, in search top 5 1/1"]);
+    expect(byName.deploy).toEqual([
+      "deploy: precision 100.0%, recall 100.0% (1 case(s)); catalog: listed; listed 1/1, in search top 5 1/1",
+    ]);
   });
 
   it("reports an invalid evals file and a missing skill as failures (exit 1)", async () => {

@@ -9,7 +9,8 @@ import { pushExitCode } from "../../cli/push-report.js";
 import { DEFAULT_TREE_LIMITS, TreeTooLarge } from "../../cli/skill-tree.js";
 import { FakeDocumentsApi } from "../support/fake-documents-api.js";
 
-const skillMd = (name: string, extra = ""): string => `---\nname: ${name}\ndescription: The ${name} skill.\n${extra}---\n\nDo the ${name} thing.\n`;
+const skillMd = (name: string, extra = ""): string =>
+  `---\nname: ${name}\ndescription: The ${name} skill.\n${extra}---\n\nDo the ${name} thing.\n`;
 
 /** A folder of files, given as relative path → contents. */
 function folder(files: Record<string, string | Uint8Array>): string {
@@ -65,7 +66,12 @@ describe("skills push: what is uploaded, in which order", () => {
 
   it("pushes the folder itself when it holds a SKILL.md, and keeps a nested skill's files out of its parent", async () => {
     // Prepare
-    const parent = folder({ "outer/SKILL.md": skillMd("outer"), "outer/notes.md": "n\n", "outer/inner/SKILL.md": skillMd("inner"), "outer/inner/x.md": "x\n" });
+    const parent = folder({
+      "outer/SKILL.md": skillMd("outer"),
+      "outer/notes.md": "n\n",
+      "outer/inner/SKILL.md": skillMd("inner"),
+      "outer/inner/x.md": "x\n",
+    });
     const api = new FakeDocumentsApi();
 
     // Act
@@ -190,7 +196,7 @@ describe("skills push: refusals (nothing of a refused skill is uploaded)", () =>
   it("refuses a skill whose SKILL.md has a validation error, prints every problem, and still uploads the others", async () => {
     // Prepare
     const dir = folder({
-      "bad/SKILL.md": skillMd("bad", "triggers:\n  - type: PATTERN\n    pattern: \"(unclosed[\"\n"),
+      "bad/SKILL.md": skillMd("bad", 'triggers:\n  - type: PATTERN\n    pattern: "(unclosed["\n'),
       "bad/references/a.md": "a\n",
       "good/SKILL.md": skillMd("good"),
     });
@@ -200,7 +206,9 @@ describe("skills push: refusals (nothing of a refused skill is uploaded)", () =>
     const { summary, out } = await push(dir, api);
 
     // Assess
-    expect(summary.refused).toEqual([{ name: "bad", directory: "bad", reasons: [expect.stringMatching(/^bad\/SKILL\.md:\d+: triggers\[0\]\.pattern: /)] }]);
+    expect(summary.refused).toEqual([
+      { name: "bad", directory: "bad", reasons: [expect.stringMatching(/^bad\/SKILL\.md:\d+: triggers\[0\]\.pattern: /)] },
+    ]);
     expect(out).toContainEqual(expect.stringMatching(/^bad\/SKILL\.md:\d+: error: triggers\[0\]\.pattern/));
     expect(api.puts()).toEqual(["_vance/skills/good/SKILL.md"]);
     expect(pushExitCode(summary)).toBe(1);
@@ -221,7 +229,11 @@ describe("skills push: refusals (nothing of a refused skill is uploaded)", () =>
 
   it("refuses both skills whose names collide after case folding", async () => {
     // Prepare
-    const dir = folder({ "a/tools/SKILL.md": skillMd("tools"), "b/Tools/SKILL.md": skillMd("tools"), "c/other/SKILL.md": skillMd("other") });
+    const dir = folder({
+      "a/tools/SKILL.md": skillMd("tools"),
+      "b/Tools/SKILL.md": skillMd("tools"),
+      "c/other/SKILL.md": skillMd("other"),
+    });
     const api = new FakeDocumentsApi();
 
     // Act
@@ -259,7 +271,9 @@ describe("skills push: refusals (nothing of a refused skill is uploaded)", () =>
     const { summary } = await push(dir, api);
 
     // Assess
-    expect(summary.refused).toEqual([{ name: "Report", directory: "Report", reasons: expect.arrayContaining([expect.stringContaining("'report', already on the level")]) }]);
+    expect(summary.refused).toEqual([
+      { name: "Report", directory: "Report", reasons: expect.arrayContaining([expect.stringContaining("'report', already on the level")]) },
+    ]);
     expect(api.puts()).toEqual([]);
   });
 
@@ -272,13 +286,23 @@ describe("skills push: refusals (nothing of a refused skill is uploaded)", () =>
     const { summary } = await push(dir, api);
 
     // Assess
-    expect(summary.refused).toEqual([{ name: "alpha", directory: "alpha", reasons: [expect.stringMatching(/^alpha\/100% done\.md: not a safe document path: .*forbidden character "%"/)] }]);
+    expect(summary.refused).toEqual([
+      {
+        name: "alpha",
+        directory: "alpha",
+        reasons: [expect.stringMatching(/^alpha\/100% done\.md: not a safe document path: .*forbidden character "%"/)],
+      },
+    ]);
     expect(api.puts()).toEqual([]);
   });
 
   it("refuses a skill with more files than the cap, and one with a file larger than the cap", async () => {
     // Prepare
-    const files: Record<string, string> = { "many/SKILL.md": skillMd("many"), "big/SKILL.md": skillMd("big"), "big/blob.bin": "x".repeat(101) };
+    const files: Record<string, string> = {
+      "many/SKILL.md": skillMd("many"),
+      "big/SKILL.md": skillMd("big"),
+      "big/blob.bin": "x".repeat(101),
+    };
     for (let i = 0; i < 5; i += 1) files[`many/f${i}.md`] = `${i}\n`;
     const api = new FakeDocumentsApi();
 
@@ -287,7 +311,11 @@ describe("skills push: refusals (nothing of a refused skill is uploaded)", () =>
 
     // Assess
     expect(summary.refused).toEqual([
-      { name: "big", directory: "big", reasons: ["big/blob.bin: 101 bytes, more than the 100 a document may hold; remove it or keep it elsewhere"] },
+      {
+        name: "big",
+        directory: "big",
+        reasons: ["big/blob.bin: 101 bytes, more than the 100 a document may hold; remove it or keep it elsewhere"],
+      },
       { name: "many", directory: "many", reasons: [expect.stringContaining("holds more than 4 files")] },
     ]);
     expect(api.puts()).toEqual([]);
@@ -303,7 +331,13 @@ describe("skills push: refusals (nothing of a refused skill is uploaded)", () =>
     const { summary } = await push(folder(files), api);
 
     // Assess
-    expect(summary.refused).toEqual([{ name: "huge", directory: "huge", reasons: ["holds more than 1000 files (the most one push uploads per skill); split it or remove files"] }]);
+    expect(summary.refused).toEqual([
+      {
+        name: "huge",
+        directory: "huge",
+        reasons: ["holds more than 1000 files (the most one push uploads per skill); split it or remove files"],
+      },
+    ]);
     expect(api.puts()).toEqual(["_vance/skills/small/SKILL.md"]);
   });
 

@@ -39,8 +39,24 @@ describe("inert", () => {
     // Act
     const lines = [
       ...formatSkillList([{ name: "x", source: "PROJECT", description: evil } as never], []),
-      ...formatScheduled({ type: "process-turn-scheduled", processId: "p", reason: "action", pending: [{ id: "1", sender: "_skill", text: evil }] } as never),
-      ...formatTurn({ turnId: "t", messages: [], activeSkills: [], systemPrompt: [], skillSection: evil, tools: [evil], catalog: { entries: [], omitted: [], usedChars: 0, budgetChars: 0 } } as never, ["section", "tools", "catalog"]),
+      ...formatScheduled({
+        type: "process-turn-scheduled",
+        processId: "p",
+        reason: "action",
+        pending: [{ id: "1", sender: "_skill", text: evil }],
+      } as never),
+      ...formatTurn(
+        {
+          turnId: "t",
+          messages: [],
+          activeSkills: [],
+          systemPrompt: [],
+          skillSection: evil,
+          tools: [evil],
+          catalog: { entries: [], omitted: [], usedChars: 0, budgetChars: 0 },
+        } as never,
+        ["section", "tools", "catalog"],
+      ),
     ].map(inert);
 
     // Assess

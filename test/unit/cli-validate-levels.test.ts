@@ -71,15 +71,22 @@ describe("skills validate --level (cross-level shadowing)", () => {
 
     // Assess
     const shown = report.lines.map(formatValidationLine);
-    expect(shown).toContain("p/off/SKILL.md:1: info: hides tenant/off/SKILL.md (enabled: false here removes the skill from every outer level)");
-    expect(shown).toContain("p/broken/SKILL.md:1: info: does not shadow tenant/broken/SKILL.md: this document has errors, so the service skips it and falls through");
+    expect(shown).toContain(
+      "p/off/SKILL.md:1: info: hides tenant/off/SKILL.md (enabled: false here removes the skill from every outer level)",
+    );
+    expect(shown).toContain(
+      "p/broken/SKILL.md:1: info: does not shadow tenant/broken/SKILL.md: this document has errors, so the service skips it and falls through",
+    );
     expect(shown).toContain("t/broken/SKILL.md:1: info: shadows resource/broken/SKILL.md");
     expect(report.lines.filter((l) => l.severity === "error").map((l) => l.file)).toEqual(["p/broken/SKILL.md"]);
   });
 
   it("prints info lines and counts them in text, lists them in --format json, and exits 0 without errors", () => {
     // Prepare
-    const root = levelsRoot({ p: { "alpha/SKILL.md": good("project") }, t: { "alpha/SKILL.md": good("tenant"), "solo/SKILL.md": good("solo") } });
+    const root = levelsRoot({
+      p: { "alpha/SKILL.md": good("project") },
+      t: { "alpha/SKILL.md": good("tenant"), "solo/SKILL.md": good("solo") },
+    });
 
     // Act
     const text = skills(["validate", "--level", "project=p", "--level", "tenant=t"], root);

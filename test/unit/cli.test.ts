@@ -59,9 +59,7 @@ describe("skills validate", () => {
     const lines = await validateSkillTrees([root], root);
 
     // Assess
-    expect(lines).toEqual([
-      expect.objectContaining({ severity: "warning", message: expect.stringContaining("references/tone.md") }),
-    ]);
+    expect(lines).toEqual([expect.objectContaining({ severity: "warning", message: expect.stringContaining("references/tone.md") })]);
   });
 
   it("refuses a SKILL.md that is not UTF-8, as the service does", async () => {
@@ -74,7 +72,12 @@ describe("skills validate", () => {
     const report = await validateSkillReport([root], root);
 
     // Assess
-    expect(report).toEqual({ skills: 1, lines: [expect.objectContaining({ file: "latin/SKILL.md", severity: "error", message: expect.stringContaining("is not UTF-8 text") })] });
+    expect(report).toEqual({
+      skills: 1,
+      lines: [
+        expect.objectContaining({ file: "latin/SKILL.md", severity: "error", message: expect.stringContaining("is not UTF-8 text") }),
+      ],
+    });
   });
 
   it("accepts the bundled skills", async () => {
@@ -113,7 +116,10 @@ describe("skills render", () => {
 
   it("renders a skill folder on its own: its parent is never read, so a broken or unreadable sibling changes nothing", async () => {
     // Prepare
-    const root = skillsRoot({ greet: { "SKILL.md": GREET, "references/tone.md": "Warm." }, broken: { "SKILL.md": "---\nlifecycle: forever\n---\n" } });
+    const root = skillsRoot({
+      greet: { "SKILL.md": GREET, "references/tone.md": "Warm." },
+      broken: { "SKILL.md": "---\nlifecycle: forever\n---\n" },
+    });
     // A sibling the old walk of the parent failed on (ENOENT through a dangling link).
     symlinkSync(join(root, "does-not-exist"), join(root, "broken", "dangling.md"));
     const target = renderTarget([join(root, "greet")]);
@@ -141,7 +147,9 @@ describe("skills render", () => {
     const root = skillsRoot({ greet: { "SKILL.md": GREET, "references/tone.md": "Warm." } });
 
     // Act
-    const run = spawnSync(process.execPath, [fileURLToPath(new URL("../../bin/skills.mjs", import.meta.url)), "render", root, "greet"], { encoding: "utf8" });
+    const run = spawnSync(process.execPath, [fileURLToPath(new URL("../../bin/skills.mjs", import.meta.url)), "render", root, "greet"], {
+      encoding: "utf8",
+    });
 
     // Assess
     expect(run.status).not.toBe(0);

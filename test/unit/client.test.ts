@@ -24,7 +24,10 @@ describe("SkillsClient", () => {
   it("retries a 429 after its Retry-After, then answers", async () => {
     // Prepare
     const slept: number[] = [];
-    const { fetch, calls } = scripted([json(429, { error: { code: "TOO_MANY_REQUESTS", message: "slow down" } }, { "retry-after": "1" }), json(200, { skills: [] })]);
+    const { fetch, calls } = scripted([
+      json(429, { error: { code: "TOO_MANY_REQUESTS", message: "slow down" } }, { "retry-after": "1" }),
+      json(200, { skills: [] }),
+    ]);
     const client = new SkillsClient({ baseUrl: "http://svc", tenant: "acme", token: "t", fetch, sleep: async (ms) => void slept.push(ms) });
 
     // Act
@@ -33,7 +36,10 @@ describe("SkillsClient", () => {
     // Assess
     expect(skills).toEqual([]);
     expect(slept).toEqual([1000]);
-    expect(calls.map((c) => c.url)).toEqual(["http://svc/brain/acme/skills/effective?projectId=p", "http://svc/brain/acme/skills/effective?projectId=p"]);
+    expect(calls.map((c) => c.url)).toEqual([
+      "http://svc/brain/acme/skills/effective?projectId=p",
+      "http://svc/brain/acme/skills/effective?projectId=p",
+    ]);
     expect(calls[0]?.init.headers).toMatchObject({ authorization: "Bearer t" });
   });
 
@@ -41,7 +47,13 @@ describe("SkillsClient", () => {
     // Prepare
     const limited = () => json(429, { error: { code: "TOO_MANY_REQUESTS", message: "slow down" } }, { "retry-after": "0" });
     const { fetch } = scripted([limited(), limited()]);
-    const client = new SkillsClient({ baseUrl: "http://svc", tenant: "acme", fetch, retry: { maxAttempts: 2 }, sleep: async () => undefined });
+    const client = new SkillsClient({
+      baseUrl: "http://svc",
+      tenant: "acme",
+      fetch,
+      retry: { maxAttempts: 2 },
+      sleep: async () => undefined,
+    });
 
     // Act
     const error = await client.skills.list().catch((e: unknown) => e);
@@ -55,7 +67,13 @@ describe("SkillsClient", () => {
     // Prepare
     const slept: number[] = [];
     const queued = () => json(200, { requestId: "r1", status: "QUEUED" });
-    const { fetch, calls } = scripted([json(202, { requestId: "r1", status: "QUEUED" }), queued(), queued(), queued(), json(200, { requestId: "r1", status: "DONE", result: { activeSkills: [] } })]);
+    const { fetch, calls } = scripted([
+      json(202, { requestId: "r1", status: "QUEUED" }),
+      queued(),
+      queued(),
+      queued(),
+      json(200, { requestId: "r1", status: "DONE", result: { activeSkills: [] } }),
+    ]);
     const client = new SkillsClient({ baseUrl: "http://svc", tenant: "acme", fetch, sleep: async (ms) => void slept.push(ms) });
 
     // Act
@@ -70,7 +88,11 @@ describe("SkillsClient", () => {
 
   it("names the service when it cannot be reached", async () => {
     // Prepare
-    const client = new SkillsClient({ baseUrl: "http://svc", tenant: "acme", fetch: (async () => Promise.reject(new TypeError("fetch failed"))) as typeof fetch });
+    const client = new SkillsClient({
+      baseUrl: "http://svc",
+      tenant: "acme",
+      fetch: (async () => Promise.reject(new TypeError("fetch failed"))) as typeof fetch,
+    });
 
     // Act
     const error = await client.health().catch((e: unknown) => e);
@@ -82,7 +104,14 @@ describe("SkillsClient", () => {
 
   it("bundles for the browser without Node built-ins or the ws package", async () => {
     // Act
-    const result = await build({ entryPoints: ["client/index.ts"], bundle: true, platform: "browser", format: "esm", write: false, logLevel: "silent" });
+    const result = await build({
+      entryPoints: ["client/index.ts"],
+      bundle: true,
+      platform: "browser",
+      format: "esm",
+      write: false,
+      logLevel: "silent",
+    });
     const code = result.outputFiles[0]?.text ?? "";
 
     // Assess

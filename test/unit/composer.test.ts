@@ -289,7 +289,11 @@ describe("composeSection: rendering", () => {
     await composeSection([{ skill: cachedSkill }], { tier: "t" }, renderer);
 
     // Act
-    const attempt = composeSection([{ skill: cachedSkill }, { skill: skill("crashing", { body: "{% crash %}" }) }], { tier: "t" }, renderer);
+    const attempt = composeSection(
+      [{ skill: cachedSkill }, { skill: skill("crashing", { body: "{% crash %}" }) }],
+      { tier: "t" },
+      renderer,
+    );
 
     // Assess
     await expect(attempt).rejects.toThrow("renderer worker died");

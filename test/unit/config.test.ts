@@ -111,7 +111,12 @@ describe("the configuration", () => {
   it("takes the region from AWS_REGION, then AWS_DEFAULT_REGION, and per-service endpoints before the shared one", () => {
     // Act
     const fallback = awsConfig({ AWS_DEFAULT_REGION: "eu-west-1" });
-    const both = awsConfig({ AWS_REGION: "eu-central-1", AWS_DEFAULT_REGION: "eu-west-1", AWS_ENDPOINT_URL: "http://all", AWS_ENDPOINT_URL_SQS: "http://sqs" });
+    const both = awsConfig({
+      AWS_REGION: "eu-central-1",
+      AWS_DEFAULT_REGION: "eu-west-1",
+      AWS_ENDPOINT_URL: "http://all",
+      AWS_ENDPOINT_URL_SQS: "http://sqs",
+    });
 
     // Assess
     expect(fallback.region).toBe("eu-west-1");
@@ -135,7 +140,9 @@ describe("the configuration", () => {
     // Assess
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as ConfigurationError).variable).toBe(name);
-    expect((error as ConfigurationError).message).toMatch(new RegExp(`^${name} .+, got '${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}'$`));
+    expect((error as ConfigurationError).message).toMatch(
+      new RegExp(`^${name} .+, got '${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}'$`),
+    );
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigurationError);
   });
 
@@ -190,8 +197,20 @@ describe("one name per setting", () => {
   it("declares every name the stack, the local stack and the bundling probe give a function, under the same key", () => {
     // Prepare
     const local = localEnvironment({
-      resources: { tableName: "t", bucketName: "b", laneQueueUrl: "q", laneQueueArn: "arn", deadLetterQueueUrl: "d", laneMaxReceiveCount: 5 },
-      emulators: { mode: "emulators", endpoints: { dynamodb: "http://d", s3: "http://s", sqs: "http://q" }, description: [], stop: async () => undefined },
+      resources: {
+        tableName: "t",
+        bucketName: "b",
+        laneQueueUrl: "q",
+        laneQueueArn: "arn",
+        deadLetterQueueUrl: "d",
+        laneMaxReceiveCount: 5,
+      },
+      emulators: {
+        mode: "emulators",
+        endpoints: { dynamodb: "http://d", s3: "http://s", sqs: "http://q" },
+        description: [],
+        stop: async () => undefined,
+      },
       region: "eu-central-1",
       credentials: { accessKeyId: "local", secretAccessKey: "local" },
       managementEndpoint: "http://127.0.0.1:3000",
@@ -220,7 +239,12 @@ describe("one name per setting", () => {
 
   it("names the dropped SKILLS_WS_ENDPOINT nowhere in the code or the docs", () => {
     // Prepare
-    const files = [...["shared", "infra", "functions", "cli"].flatMap(sourcesUnder), "README.md", "infra/local/README.md", "docs/decisions.md"];
+    const files = [
+      ...["shared", "infra", "functions", "cli"].flatMap(sourcesUnder),
+      "README.md",
+      "infra/local/README.md",
+      "docs/decisions.md",
+    ];
     const dropped = ["SKILLS", "WS", "ENDPOINT"].join("_");
 
     // Act

@@ -90,7 +90,13 @@ describe("ApiGatewayConnectionPush", () => {
     // Prepare
     const { client, posted } = fakeClient();
     const push = new ApiGatewayConnectionPush(client, new InMemoryConnectionStore());
-    const frame: ServerFrame = { type: "process-skill-result", requestId: "r1", processId: "p1", status: "DONE", result: { text: "x".repeat(MAX_FRAME_BYTES) } };
+    const frame: ServerFrame = {
+      type: "process-skill-result",
+      requestId: "r1",
+      processId: "p1",
+      status: "DONE",
+      result: { text: "x".repeat(MAX_FRAME_BYTES) },
+    };
 
     // Act
     await push.send({ tenant: "acme", connectionId: "c1" }, frame);
@@ -98,7 +104,13 @@ describe("ApiGatewayConnectionPush", () => {
     // Assess
     expect(posted).toHaveLength(1);
     expect(bytes(posted[0]!.data)).toBeLessThanOrEqual(MAX_FRAME_BYTES);
-    expect(JSON.parse(posted[0]!.data)).toEqual({ type: "process-skill-result", requestId: "r1", processId: "p1", status: "DONE", truncated: true });
+    expect(JSON.parse(posted[0]!.data)).toEqual({
+      type: "process-skill-result",
+      requestId: "r1",
+      processId: "p1",
+      status: "DONE",
+      truncated: true,
+    });
   });
 
   it("answers a PayloadTooLargeException (a lower limit than assumed) with a small error frame", async () => {
@@ -107,7 +119,15 @@ describe("ApiGatewayConnectionPush", () => {
     const push = new ApiGatewayConnectionPush(client, new InMemoryConnectionStore());
 
     // Act
-    const outcome = await push.send({ tenant: "acme", connectionId: "c1" }, { type: "process-turn-scheduled", processId: "p1", reason: "action", pending: [{ id: "m1", sender: "_skill", text: "y".repeat(500), at: "2025-01-01T00:00:00.000Z" }] });
+    const outcome = await push.send(
+      { tenant: "acme", connectionId: "c1" },
+      {
+        type: "process-turn-scheduled",
+        processId: "p1",
+        reason: "action",
+        pending: [{ id: "m1", sender: "_skill", text: "y".repeat(500), at: "2025-01-01T00:00:00.000Z" }],
+      },
+    );
 
     // Assess
     expect(outcome).toBe("sent");
@@ -162,7 +182,12 @@ describe("fitFrame", () => {
 
   it("cuts pending texts of a scheduled turn rather than dropping the frame", () => {
     // Prepare
-    const pending = Array.from({ length: 5 }, (_, i) => ({ id: `m${i}`, sender: "_skill", text: `${i}`.repeat(60_000), at: "2025-01-01T00:00:00.000Z" }));
+    const pending = Array.from({ length: 5 }, (_, i) => ({
+      id: `m${i}`,
+      sender: "_skill",
+      text: `${i}`.repeat(60_000),
+      at: "2025-01-01T00:00:00.000Z",
+    }));
 
     // Act
     const fitted = fitFrame({ type: "process-turn-scheduled", processId: "p1", reason: "action", pending });

@@ -29,7 +29,10 @@ describe("the console's usage summary", () => {
     expect(summary.days[0]?.counts).toEqual({ explicit: 0, trigger: 0, model: 1, recipe: 1, spawn: 2, refused: 4 });
     expect(summary.totals).toEqual({ explicit: 2, trigger: 1, model: 1, recipe: 1, spawn: 2, refused: 5 });
     expect(summary.total).toBe(12);
-    expect(summary.days.map((day) => describeCodes(day.refusedCodes))).toEqual(["SKILL_NOT_ALLOWED 1, SKILL_NOT_FOUND 3", "SKILL_NOT_ALLOWED 1"]);
+    expect(summary.days.map((day) => describeCodes(day.refusedCodes))).toEqual([
+      "SKILL_NOT_ALLOWED 1, SKILL_NOT_FOUND 3",
+      "SKILL_NOT_ALLOWED 1",
+    ]);
     expect(summary.refusedCodes).toEqual([
       ["SKILL_NOT_FOUND", 3],
       ["SKILL_NOT_ALLOWED", 2],
@@ -41,7 +44,12 @@ describe("the console's usage summary", () => {
     const summary = summarizeUsage([row("2026-12-03", { explicit: 1 }, "other"), row("2026-12-02", {})], "deploy");
 
     // Assess
-    expect(summary).toEqual({ days: [], totals: { explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0 }, refusedCodes: [], total: 0 });
+    expect(summary).toEqual({
+      days: [],
+      totals: { explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0 },
+      refusedCodes: [],
+      total: 0,
+    });
   });
 });
 
@@ -116,7 +124,7 @@ describe("the console's line diff", () => {
 });
 
 describe("the console's version labels", () => {
-  const version = { versionId: "3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY", etag: "\"e\"", lastModified: "2026-12-03T18:00:00.000Z", size: 12 };
+  const version = { versionId: "3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY", etag: '"e"', lastModified: "2026-12-03T18:00:00.000Z", size: 12 };
 
   it("shortens a long version id to its end, which tells close versions apart, and keeps a short one", () => {
     // Act

@@ -6,7 +6,9 @@ describe("console frontmatter lint", () => {
   it("finds nothing wrong with a valid SKILL.md, Agent Skills or trigger-bearing", () => {
     // Act
     const agentSkill = lintSkillMarkdown("---\nname: pdf\ndescription: Reads PDFs.\n---\nBody.\n");
-    const triggered = lintSkillMarkdown("---\nname: deploy\ndescription: Deploys.\ntriggers:\n  - type: KEYWORDS\n    keywords: [deploy]\n---\nBody.\n");
+    const triggered = lintSkillMarkdown(
+      "---\nname: deploy\ndescription: Deploys.\ntriggers:\n  - type: KEYWORDS\n    keywords: [deploy]\n---\nBody.\n",
+    );
 
     // Assess
     expect(agentSkill).toEqual([]);

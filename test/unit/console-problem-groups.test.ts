@@ -4,14 +4,23 @@ import { groupProblems, ruleOf, severityCounts } from "../../console/src/problem
 
 /** The console's problems list: grouped by rule, errors first, `info` last. */
 
-const problem = (name: string, message: string, severity?: SkillProblem["severity"]): SkillProblem => ({ name, source: "PROJECT", path: `_vance/skills/${name}/SKILL.md`, message, ...(severity ? { severity } : {}) });
+const problem = (name: string, message: string, severity?: SkillProblem["severity"]): SkillProblem => ({
+  name,
+  source: "PROJECT",
+  path: `_vance/skills/${name}/SKILL.md`,
+  message,
+  ...(severity ? { severity } : {}),
+});
 
 describe("ruleOf", () => {
   it.each([
     ["title: is absent; the title is 'pdf'", "title: is absent"],
     ["field 'model' (Claude Code) is not used by this service (ignored)", "field '…' (Claude Code) is not used by this service (ignored)"],
-    ["shadowed by the PROJECT level's skill of the same name (_vance/skills/a/SKILL.md)", "shadowed by the PROJECT level's skill of the same name (…)"],
-    ['description: is 1500 characters, over 1024', "description: is N characters, over N"],
+    [
+      "shadowed by the PROJECT level's skill of the same name (_vance/skills/a/SKILL.md)",
+      "shadowed by the PROJECT level's skill of the same name (…)",
+    ],
+    ["description: is 1500 characters, over 1024", "description: is N characters, over N"],
   ])("%j → %j", (message, rule) => {
     // Act
     const result = ruleOf(message);

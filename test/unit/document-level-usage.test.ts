@@ -9,7 +9,9 @@ import { skillMd, skillPath } from "../support/skill-fixtures.js";
 const TENANT = IDENTITIES.admin.tenant;
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const patterns = (seed: string, n: number): string =>
-  skillMd({ extra: `triggers:\n${Array.from({ length: n }, (_, i) => `  - type: PATTERN\n    pattern: '${seed}-${i} (now|later)'`).join("\n")}` });
+  skillMd({
+    extra: `triggers:\n${Array.from({ length: n }, (_, i) => `  - type: PATTERN\n    pattern: '${seed}-${i} (now|later)'`).join("\n")}`,
+  });
 
 /** A store that counts what the service asks of it. */
 function counted(): { store: InMemoryDocumentStore; lists: string[]; gets: string[] } {
@@ -41,21 +43,30 @@ describe("DocumentService with level usage counters", () => {
     const { store } = counted();
     const service = new DocumentService(store, undefined, undefined, new InMemoryLevelUsage());
     // A user level holds at most 100 PATTERN triggers (trigger-caps.ts); 20 per skill.
-    for (let i = 0; i < 5; i++) await service.put(IDENTITIES.alice, TENANT, "_user_alice", skillPath(`p-${i}`), bytes(patterns(`p${i}`, 20)));
-    const refused = await service.put(IDENTITIES.alice, TENANT, "_user_alice", skillPath("more"), bytes(patterns("more", 1))).catch((error: unknown) => error);
+    for (let i = 0; i < 5; i++)
+      await service.put(IDENTITIES.alice, TENANT, "_user_alice", skillPath(`p-${i}`), bytes(patterns(`p${i}`, 20)));
+    const refused = await service
+      .put(IDENTITIES.alice, TENANT, "_user_alice", skillPath("more"), bytes(patterns("more", 1)))
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(InvalidDocument);
     expect((refused as InvalidDocument).problems[0]?.message).toMatch(/would hold 101 PATTERN triggers/);
     await service.put(IDENTITIES.alice, TENANT, "_user_alice", skillPath("p-0"), bytes(patterns("p0", 19)));
-    await expect(service.put(IDENTITIES.alice, TENANT, "_user_alice", skillPath("more"), bytes(patterns("more", 1)))).resolves.toMatchObject({ path: skillPath("more") });
+    await expect(
+      service.put(IDENTITIES.alice, TENANT, "_user_alice", skillPath("more"), bytes(patterns("more", 1))),
+    ).resolves.toMatchObject({ path: skillPath("more") });
   });
 
   it("refuses a case-colliding name until the other skill is deleted, also when it was deleted around the API", async () => {
     const { store } = counted();
     const service = new DocumentService(store, undefined, undefined, new InMemoryLevelUsage());
     await service.put(IDENTITIES.admin, TENANT, "_tenant", skillPath("Review"), bytes(skillMd()));
-    await expect(service.put(IDENTITIES.admin, TENANT, "_tenant", skillPath("review"), bytes(skillMd()))).rejects.toThrow(/collides with the skill 'Review'/);
+    await expect(service.put(IDENTITIES.admin, TENANT, "_tenant", skillPath("review"), bytes(skillMd()))).rejects.toThrow(
+      /collides with the skill 'Review'/,
+    );
     await store.delete(TENANT, "_tenant", skillPath("Review"));
-    await expect(service.put(IDENTITIES.admin, TENANT, "_tenant", skillPath("review"), bytes(skillMd()))).resolves.toMatchObject({ path: skillPath("review") });
+    await expect(service.put(IDENTITIES.admin, TENANT, "_tenant", skillPath("review"), bytes(skillMd()))).resolves.toMatchObject({
+      path: skillPath("review"),
+    });
   });
 
   it("seeds a never-counted level's PATTERN counts from the level snapshot, reading only the SKILL.md files whose ETag it does not know", async () => {

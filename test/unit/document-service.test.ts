@@ -71,7 +71,9 @@ describe("DocumentService.put: validation with the loader's parsers", () => {
     const error = (await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", SKILL, bytes(source)))) as InvalidDocument;
 
     // Assess
-    expect(error.problems).toContainEqual(expect.objectContaining({ path: SKILL, line: 4, severity: "error", message: expect.stringMatching(/lifecycle/) }));
+    expect(error.problems).toContainEqual(
+      expect.objectContaining({ path: SKILL, line: 4, severity: "error", message: expect.stringMatching(/lifecycle/) }),
+    );
   });
 
   it("keeps the previous version when an overwrite does not validate", async () => {
@@ -147,11 +149,21 @@ describe("DocumentService.put: validation with the loader's parsers", () => {
 
     // Act
     const refused = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/recipes/fast.yaml", bytes("engine: warp\n")));
-    const saved = await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/recipes/calm.yaml", bytes("engine: ford\npromptPrefix: Calm.\n"));
+    const saved = await service.put(
+      IDENTITIES.admin,
+      TENANT,
+      "_tenant",
+      "_vance/recipes/calm.yaml",
+      bytes("engine: ford\npromptPrefix: Calm.\n"),
+    );
 
     // Assess
     expect(refused).toBeInstanceOf(InvalidDocument);
-    expect((refused as InvalidDocument).problems[0]).toMatchObject({ path: "_vance/recipes/fast.yaml", line: 1, message: expect.stringMatching(/unknown engine/) });
+    expect((refused as InvalidDocument).problems[0]).toMatchObject({
+      path: "_vance/recipes/fast.yaml",
+      line: 1,
+      message: expect.stringMatching(/unknown engine/),
+    });
     expect(await store.get(TENANT, "_tenant", "_vance/recipes/fast.yaml")).toBeUndefined();
     expect(saved.warnings).toEqual([]);
   });
@@ -184,16 +196,19 @@ describe("DocumentService.put: validation with the loader's parsers", () => {
     expect(contentTypeOf({ path: "a/logo.png", contentType: "image/png" })).toBe("image/png");
   });
 
-  it.each(["../escape.md", "a//b.md", "/abs.md", "a\\b.md", "a/./b.md", "a/%2e%2e/b.md"])("refuses the path %j with InvalidRequest", async (path) => {
-    // Prepare
-    const { service } = setup();
+  it.each(["../escape.md", "a//b.md", "/abs.md", "a\\b.md", "a/./b.md", "a/%2e%2e/b.md"])(
+    "refuses the path %j with InvalidRequest",
+    async (path) => {
+      // Prepare
+      const { service } = setup();
 
-    // Act
-    const error = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", path, bytes("x")));
+      // Act
+      const error = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", path, bytes("x")));
 
-    // Assess
-    expect(error).toBeInstanceOf(InvalidRequest);
-  });
+      // Assess
+      expect(error).toBeInstanceOf(InvalidRequest);
+    },
+  );
 });
 
 describe("DocumentService get, delete, list", () => {
@@ -248,7 +263,9 @@ describe("DocumentService authorization (API.md table)", () => {
     if (storable) await store.put(TENANT, project, "notes/a.md", "a");
 
     // Act
-    const error = await failure(op === "read" ? service.list(identity, TENANT, project) : service.put(identity, TENANT, project, "notes/b.md", bytes("b")));
+    const error = await failure(
+      op === "read" ? service.list(identity, TENANT, project) : service.put(identity, TENANT, project, "notes/b.md", bytes("b")),
+    );
 
     // Assess
     if (allowed) expect(error).toBeUndefined();
@@ -319,17 +336,39 @@ describe("DocumentService.put: trigger caps (a member's level cannot make every 
     // Prepare: five skills of 20 patterns fill alice's level
     const { store, service } = setup();
     for (let s = 0; s < 5; s++) {
-      await service.put(IDENTITIES.alice, TENANT, "_user_alice", `_vance/skills/fill-${s}/SKILL.md`, bytes(skillMd({ extra: patterns(20, `s${s}`) })));
+      await service.put(
+        IDENTITIES.alice,
+        TENANT,
+        "_user_alice",
+        `_vance/skills/fill-${s}/SKILL.md`,
+        bytes(skillMd({ extra: patterns(20, `s${s}`) })),
+      );
     }
 
     // Act
-    const error = await failure(service.put(IDENTITIES.alice, TENANT, "_user_alice", "_vance/skills/one-more/SKILL.md", bytes(skillMd({ extra: patterns(1, "x") }))));
-    const keywords = await service.put(IDENTITIES.alice, TENANT, "_user_alice", "_vance/skills/words/SKILL.md", bytes(skillMd({ extra: "triggers:\n  - type: KEYWORDS\n    keywords: [deploy]" })));
-    const rewrite = await service.put(IDENTITIES.alice, TENANT, "_user_alice", "_vance/skills/fill-0/SKILL.md", bytes(skillMd({ extra: patterns(20, "again") })));
+    const error = await failure(
+      service.put(IDENTITIES.alice, TENANT, "_user_alice", "_vance/skills/one-more/SKILL.md", bytes(skillMd({ extra: patterns(1, "x") }))),
+    );
+    const keywords = await service.put(
+      IDENTITIES.alice,
+      TENANT,
+      "_user_alice",
+      "_vance/skills/words/SKILL.md",
+      bytes(skillMd({ extra: "triggers:\n  - type: KEYWORDS\n    keywords: [deploy]" })),
+    );
+    const rewrite = await service.put(
+      IDENTITIES.alice,
+      TENANT,
+      "_user_alice",
+      "_vance/skills/fill-0/SKILL.md",
+      bytes(skillMd({ extra: patterns(20, "again") })),
+    );
 
     // Assess: the level stays at 100, and replacing a skill counts its old patterns out
     expect(error).toBeInstanceOf(InvalidDocument);
-    expect((error as InvalidDocument).problems[0]?.message).toMatch(/would hold 101 PATTERN triggers; at most 100 are allowed per user level/);
+    expect((error as InvalidDocument).problems[0]?.message).toMatch(
+      /would hold 101 PATTERN triggers; at most 100 are allowed per user level/,
+    );
     expect(await store.get(TENANT, "_user_alice", "_vance/skills/one-more/SKILL.md")).toBeUndefined();
     expect(keywords.path).toBe("_vance/skills/words/SKILL.md");
     expect(rewrite.path).toBe("_vance/skills/fill-0/SKILL.md");
@@ -421,11 +460,21 @@ describe("DocumentService.put: Agent Skills documents", () => {
     const { service } = setup();
 
     // Act
-    const saved = await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/ahrefs-automation/SKILL.md", bytes("---\nname: Ahrefs Automation\ndescription: Backlinks\nmodel: opus\n---\nBody.\n"));
+    const saved = await service.put(
+      IDENTITIES.admin,
+      TENANT,
+      "_tenant",
+      "_vance/skills/ahrefs-automation/SKILL.md",
+      bytes("---\nname: Ahrefs Automation\ndescription: Backlinks\nmodel: opus\n---\nBody.\n"),
+    );
 
     // Assess
     expect(saved.warnings).toEqual([
-      { path: "_vance/skills/ahrefs-automation/SKILL.md", line: 4, message: "field 'model' (Claude Code) is not used by this service (ignored)" },
+      {
+        path: "_vance/skills/ahrefs-automation/SKILL.md",
+        line: 4,
+        message: "field 'model' (Claude Code) is not used by this service (ignored)",
+      },
       expect.objectContaining({ line: 2, message: expect.stringContaining("not the directory name") }),
       expect.objectContaining({ line: 2, message: expect.stringMatching(/^title: is absent/), severity: "info" }),
       expect.objectContaining({ line: 2, message: expect.stringMatching(/^version: is absent/), severity: "info" }),
@@ -440,8 +489,16 @@ describe("DocumentService.put: Agent Skills documents", () => {
     await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/pdf/SKILL.md", bytes("---\nname: pdf\ndescription: d\n---\n"));
 
     // Act
-    const error = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/PDF/SKILL.md", bytes("---\nname: PDF\ndescription: d\n---\n")));
-    const otherLevel = await service.put(IDENTITIES.admin, TENANT, "p1", "_vance/skills/PDF/SKILL.md", bytes("---\nname: PDF\ndescription: d\n---\n"));
+    const error = await failure(
+      service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/PDF/SKILL.md", bytes("---\nname: PDF\ndescription: d\n---\n")),
+    );
+    const otherLevel = await service.put(
+      IDENTITIES.admin,
+      TENANT,
+      "p1",
+      "_vance/skills/PDF/SKILL.md",
+      bytes("---\nname: PDF\ndescription: d\n---\n"),
+    );
 
     // Assess
     expect((error as InvalidDocument).problems.map((p) => p.message)).toEqual([

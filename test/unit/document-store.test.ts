@@ -67,7 +67,12 @@ describe("InMemoryDocumentStore", () => {
   it("lists paths relative to the project, sorted, filtered by prefix", async () => {
     // Prepare
     const store = new InMemoryDocumentStore();
-    for (const path of ["_vance/skills/b/SKILL.md", "_vance/skills/a/SKILL.md", "_vance/recipes/x.yaml", "_vance/skills/a/references/r.md"]) {
+    for (const path of [
+      "_vance/skills/b/SKILL.md",
+      "_vance/skills/a/SKILL.md",
+      "_vance/recipes/x.yaml",
+      "_vance/skills/a/references/r.md",
+    ]) {
       await store.put("acme", "p1", path, path);
     }
 

@@ -30,7 +30,13 @@ class CountingStore extends DelegatingDocumentStore {
     this.calls.versions++;
     return super.versions(tenant, project, path);
   }
-  override getVersion(tenant: string, project: string, path: string, versionId: string, options?: GetVersionOptions): Promise<StoredDocument | undefined> {
+  override getVersion(
+    tenant: string,
+    project: string,
+    path: string,
+    versionId: string,
+    options?: GetVersionOptions,
+  ): Promise<StoredDocument | undefined> {
     this.calls.getVersion++;
     return super.getVersion(tenant, project, path, versionId, options);
   }
@@ -230,8 +236,21 @@ describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator 
     // Prepare
     const key = "tenants/acme/projects/_tenant/notes";
     const pages = [
-      { IsTruncated: true, NextKeyMarker: key, NextVersionIdMarker: "n1", Versions: [{ Key: key, VersionId: "n1", LastModified: new Date("2025-01-01"), IsLatest: true }] },
-      { IsTruncated: true, NextKeyMarker: `${key}/z.md`, NextVersionIdMarker: "z1", Versions: [{ Key: `${key}/a.md`, VersionId: "a1" }, { Key: `${key}/z.md`, VersionId: "z1" }] },
+      {
+        IsTruncated: true,
+        NextKeyMarker: key,
+        NextVersionIdMarker: "n1",
+        Versions: [{ Key: key, VersionId: "n1", LastModified: new Date("2025-01-01"), IsLatest: true }],
+      },
+      {
+        IsTruncated: true,
+        NextKeyMarker: `${key}/z.md`,
+        NextVersionIdMarker: "z1",
+        Versions: [
+          { Key: `${key}/a.md`, VersionId: "a1" },
+          { Key: `${key}/z.md`, VersionId: "z1" },
+        ],
+      },
       { IsTruncated: false, Versions: [{ Key: `${key}/zz.md`, VersionId: "zz1" }] },
     ];
     let lists = 0;
@@ -314,7 +333,9 @@ describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator 
     const store = new S3DocumentStore({ client: s3, bucket: "docs" });
 
     // Act
-    const error = await failure(call === "getVersion" ? store.getVersion(TENANT, "_tenant", SKILL, "v1") : store.versions(TENANT, "_tenant", SKILL));
+    const error = await failure(
+      call === "getVersion" ? store.getVersion(TENANT, "_tenant", SKILL, "v1") : store.versions(TENANT, "_tenant", SKILL),
+    );
 
     // Assess
     expect(error).toBeInstanceOf(DocumentStoreAccessDenied);
@@ -322,7 +343,6 @@ describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator 
     expect((error as Error).message).toContain(action);
     expect(errorResponse(error)).toMatchObject({ statusCode: 500, body: { error: { code: "INTERNAL" } } });
   });
-
 
   it("lists only the key's own versions across pages, newest first, without delete markers, each with its writer, and reads one by VersionId", async () => {
     // Prepare
@@ -349,7 +369,8 @@ describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator 
       send: async (command: unknown) => {
         sent.push(command);
         if (command instanceof ListObjectVersionsCommand) return pages.shift();
-        if (command instanceof HeadObjectCommand) return { Metadata: command.input.VersionId === "v3" ? { "written-by": "bob%40example.com" } : {} };
+        if (command instanceof HeadObjectCommand)
+          return { Metadata: command.input.VersionId === "v3" ? { "written-by": "bob%40example.com" } : {} };
         if (command instanceof GetObjectCommand) {
           if (command.input.VersionId !== "v1") throw Object.assign(new Error("no"), { name: "NoSuchVersion" });
           return { ETag: '"e1"', Body: { transformToByteArray: async () => bytes("one") }, Metadata: { "written-by": "alice" } };
@@ -369,7 +390,12 @@ describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator 
       { versionId: "v3", etag: "e3", lastModified: "2025-01-03T00:00:00.000Z", size: 3, writtenBy: "bob@example.com" },
       { versionId: "v1", etag: "e1", lastModified: "2025-01-01T00:00:00.000Z", size: 1 },
     ]);
-    expect((sent[1] as ListObjectVersionsCommand).input).toMatchObject({ Bucket: "docs", Prefix: key, KeyMarker: key, VersionIdMarker: "v3" });
+    expect((sent[1] as ListObjectVersionsCommand).input).toMatchObject({
+      Bucket: "docs",
+      Prefix: key,
+      KeyMarker: key,
+      VersionIdMarker: "v3",
+    });
     const heads = sent.filter((c): c is HeadObjectCommand => c instanceof HeadObjectCommand).map((c) => c.input);
     expect(heads).toEqual([
       { Bucket: "docs", Key: key, VersionId: "v3" },
@@ -377,7 +403,11 @@ describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator 
     ]);
     expect(text(one!.body)).toBe("one");
     expect(one!.writtenBy).toBe("alice");
-    expect(sent.find((c): c is GetObjectCommand => c instanceof GetObjectCommand)?.input).toMatchObject({ Bucket: "docs", Key: key, VersionId: "v1" });
+    expect(sent.find((c): c is GetObjectCommand => c instanceof GetObjectCommand)?.input).toMatchObject({
+      Bucket: "docs",
+      Key: key,
+      VersionId: "v1",
+    });
     expect(none).toBeUndefined();
   });
 
@@ -398,7 +428,11 @@ describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator 
     await store.put("acme", "_tenant", SKILL, "c");
 
     // Assess
-    expect(puts.map((p) => p.input.Metadata)).toEqual([{ "written-by": "j%C3%BCrgen%40example.com" }, { "written-by": "x".repeat(256) }, undefined]);
+    expect(puts.map((p) => p.input.Metadata)).toEqual([
+      { "written-by": "j%C3%BCrgen%40example.com" },
+      { "written-by": "x".repeat(256) },
+      undefined,
+    ]);
   });
 
   it("leaves the writer out of a version that vanished between the listing and its HeadObject", async () => {
@@ -406,8 +440,10 @@ describe("S3DocumentStore version calls (AWS and LocalStack; the local emulator 
     const key = "tenants/acme/projects/_tenant/_vance/skills/reviewer/SKILL.md";
     const s3 = {
       send: async (command: unknown) => {
-        if (command instanceof ListObjectVersionsCommand) return { Versions: [{ Key: key, VersionId: "v1", ETag: '"e1"', LastModified: new Date("2025-01-01"), Size: 1, IsLatest: true }] };
-        if (command instanceof HeadObjectCommand) throw Object.assign(new Error("gone"), { name: "NotFound", $metadata: { httpStatusCode: 404 } });
+        if (command instanceof ListObjectVersionsCommand)
+          return { Versions: [{ Key: key, VersionId: "v1", ETag: '"e1"', LastModified: new Date("2025-01-01"), Size: 1, IsLatest: true }] };
+        if (command instanceof HeadObjectCommand)
+          throw Object.assign(new Error("gone"), { name: "NotFound", $metadata: { httpStatusCode: 404 } });
         throw new Error("unexpected");
       },
     } as unknown as S3Client;

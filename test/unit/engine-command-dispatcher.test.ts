@@ -19,7 +19,7 @@ const CTX: EngineCommandContext = { skill: { name: "code-guard", location: { sou
 
 const GUARD_SOURCE = [
   'const res = vance.llm.callForJson("completion-guard", "Evaluate the guard condition.", {',
-  "  judge: \"Has a development task of the user been completed?\",",
+  '  judge: "Has a development task of the user been completed?",',
   "});",
   "if (res && res.fire) {",
   '  vance.guard.continueWith("Was the build run?");',
@@ -213,14 +213,29 @@ describe("EngineCommandDispatcher errors (all or nothing)", () => {
     ["an unknown guard subcommand", "guard enable", "guard", "expects 'script <path>', 'inline <source>' or 'clear', got 'enable'"],
     ["guard script without a path", "guard script", "guard", "'guard script' needs a document path"],
     ["guard script with two paths", "guard script a.js b.js", "guard", "'guard script' takes exactly one document path"],
-    ["guard script with an escaping path", "guard script ../../other/guard.js", "guard", "'guard script' path: Document path \"../../other/guard.js\" contains a dot segment \"..\""],
-    ["guard inline without source", "guard inline\n\n", "guard", "'guard inline' needs the guard source (on the same line or the lines below)"],
+    [
+      "guard script with an escaping path",
+      "guard script ../../other/guard.js",
+      "guard",
+      '\'guard script\' path: Document path "../../other/guard.js" contains a dot segment ".."',
+    ],
+    [
+      "guard inline without source",
+      "guard inline\n\n",
+      "guard",
+      "'guard inline' needs the guard source (on the same line or the lines below)",
+    ],
     ["guard clear with arguments", "guard clear now", "guard", "'guard clear' takes no arguments"],
     ["status.set without text", "status.set", "status.set", "needs the status text"],
     ["a multi-line status", "status.set one\ntwo", "status.set", "the status text must be one line"],
     ["a status with control characters", "status.set a\u0007b", "status.set", "the status text must not contain control characters"],
     ["mode.set with two names", "mode.set a b", "mode.set", "takes exactly one mode name"],
-    ["mode.set with a bad name", "mode.set <script>", "mode.set", "the mode name may only contain letters, digits, '.', '_' and '-' (at most 64)"],
+    [
+      "mode.set with a bad name",
+      "mode.set <script>",
+      "mode.set",
+      "the mode name may only contain letters, digits, '.', '_' and '-' (at most 64)",
+    ],
     ["status.clear with arguments", "status.clear now", "status.clear", "takes no arguments"],
   ])("refuses %s with InvalidEngineCommand", (_case, command, verb, reason) => {
     // Act
@@ -247,7 +262,12 @@ describe("EngineCommandDispatcher errors (all or nothing)", () => {
 
   it("refuses more commands than a sequence may hold", () => {
     // Act
-    const error = capture(() => dispatcher.parse(Array.from({ length: MAX_ENGINE_COMMANDS + 1 }, () => "guard clear"), CTX));
+    const error = capture(() =>
+      dispatcher.parse(
+        Array.from({ length: MAX_ENGINE_COMMANDS + 1 }, () => "guard clear"),
+        CTX,
+      ),
+    );
 
     // Assess
     expect(error).toBeInstanceOf(InvalidRequest);
@@ -276,7 +296,10 @@ describe("EngineCommandDispatcher best effort (deactivate:)", () => {
     // Assess
     expect(result.process).toEqual(aProcess());
     expect(result.failures).toEqual([
-      { command: "guard explode", message: "Engine command 'guard' in skill 'code-guard': expects 'script <path>', 'inline <source>' or 'clear', got 'explode'" },
+      {
+        command: "guard explode",
+        message: "Engine command 'guard' in skill 'code-guard': expects 'script <path>', 'inline <source>' or 'clear', got 'explode'",
+      },
       { command: "bogus.verb", message: "Unknown engine command 'bogus.verb' in skill 'code-guard'" },
     ]);
   });

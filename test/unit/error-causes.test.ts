@@ -45,10 +45,22 @@ describe("wrapping errors keep their cause", () => {
 
   it("engine command arguments a handler rejects: InvalidEngineCommand caused by EngineCommandRejected", () => {
     // Prepare
-    const process = newProcess({ tenant: "acme", processId: "p-1", sessionId: "s-1", name: "chat", recipe: "default", engine: "ford", projectId: "web" });
+    const process = newProcess({
+      tenant: "acme",
+      processId: "p-1",
+      sessionId: "s-1",
+      name: "chat",
+      recipe: "default",
+      engine: "ford",
+      projectId: "web",
+    });
 
     // Act
-    const error = failureOf(() => new EngineCommandDispatcher().apply(process, ["mode.set a b"], { skill: { name: "s", location: { source: "PROJECT", project: "web" } } }));
+    const error = failureOf(() =>
+      new EngineCommandDispatcher().apply(process, ["mode.set a b"], {
+        skill: { name: "s", location: { source: "PROJECT", project: "web" } },
+      }),
+    );
 
     // Assess
     expect(error).toBeInstanceOf(InvalidEngineCommand);

@@ -78,7 +78,12 @@ describe("FootFileSystem (vance.fs of the Foot client)", () => {
     const fs = new FootFileSystem(work);
 
     // Act
-    const errors = await Promise.all([failureOf(fs.read(path)), failureOf(fs.write(path, "x")), failureOf(fs.list(path)), failureOf(fs.delete(path))]);
+    const errors = await Promise.all([
+      failureOf(fs.read(path)),
+      failureOf(fs.write(path, "x")),
+      failureOf(fs.list(path)),
+      failureOf(fs.delete(path)),
+    ]);
 
     // Assess
     for (const error of errors) expect(error).toBeInstanceOf(FootFsRefused);
@@ -142,7 +147,8 @@ describe("FootFileSystem (vance.fs of the Foot client)", () => {
   it("serves a sandboxed script as vance.fs, whose errors the script can catch", async () => {
     // Prepare
     const fs = new FootFileSystem(work);
-    const source = "vance.fs.write('out/r.txt', args.text); let e; try { vance.fs.read('../outside/secret.txt') } catch (x) { e = x.code } ({ back: vance.fs.read('out/r.txt'), e })";
+    const source =
+      "vance.fs.write('out/r.txt', args.text); let e; try { vance.fs.read('../outside/secret.txt') } catch (x) { e = x.code } ({ back: vance.fs.read('out/r.txt'), e })";
 
     // Act
     const run = await runScript({ source, args: { text: "from the script" }, bindings: { fs: fs.bindings() }, pool });

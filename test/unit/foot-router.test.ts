@@ -95,7 +95,12 @@ describe("FootRouter", () => {
     await t.subscribe("c1");
     t.push.responders.set("c1", {
       identity: ALICE,
-      respond: (frame) => ({ type: "process-skill-script-result", invocationId: frame.invocationId, result: { files: ["a.ts"] }, logs: [{ level: "info", message: "listed" }] }),
+      respond: (frame) => ({
+        type: "process-skill-script-result",
+        invocationId: frame.invocationId,
+        result: { files: ["a.ts"] },
+        logs: [{ level: "info", message: "listed" }],
+      }),
     });
 
     // Act
@@ -104,7 +109,15 @@ describe("FootRouter", () => {
     // Assess
     expect(outcome).toEqual({ routed: true, result: { files: ["a.ts"] }, logs: [{ level: "info", message: "listed" }] });
     expect(t.push.framesTo("c1")).toEqual([
-      { type: "process-skill-script-execute", invocationId: "inv-1", processId: "p1", skillName: "kit", scriptName: "local", args: { dir: "src" }, source: "vance.fs.list(args.dir)" },
+      {
+        type: "process-skill-script-execute",
+        invocationId: "inv-1",
+        processId: "p1",
+        skillName: "kit",
+        scriptName: "local",
+        args: { dir: "src" },
+        source: "vance.fs.list(args.dir)",
+      },
     ]);
     expect(await t.invocations.get("acme", "inv-1")).toBeUndefined();
   });
@@ -133,7 +146,10 @@ describe("FootRouter", () => {
     await t.subscribe("c2");
     const [first, second] = await t.connections.subscribers("acme", "p1");
     t.push.gone.add(first!);
-    t.push.responders.set(second!, { identity: ALICE, respond: (frame) => ({ type: "process-skill-script-result", invocationId: frame.invocationId, result: "from second" }) });
+    t.push.responders.set(second!, {
+      identity: ALICE,
+      respond: (frame) => ({ type: "process-skill-script-result", invocationId: frame.invocationId, result: "from second" }),
+    });
 
     // Act
     const outcome = await t.foot.execute(t.request());
@@ -148,7 +164,12 @@ describe("FootRouter", () => {
     await t.subscribe("c1");
     t.push.responders.set("c1", {
       identity: ALICE,
-      respond: (frame) => ({ type: "process-skill-script-result", invocationId: frame.invocationId, error: { code: "ScriptError", message: "boom" }, logs: [{ level: "error", message: "before boom" }] }),
+      respond: (frame) => ({
+        type: "process-skill-script-result",
+        invocationId: frame.invocationId,
+        error: { code: "ScriptError", message: "boom" },
+        logs: [{ level: "error", message: "before boom" }],
+      }),
     });
 
     // Act
@@ -156,7 +177,12 @@ describe("FootRouter", () => {
 
     // Assess
     expect(error).toBeInstanceOf(FootScriptFailed);
-    expect(error).toMatchObject({ message: "FOOT script failed on the client: boom", clientCode: "ScriptError", code: "INVALID_REQUEST", logs: [{ level: "error", message: "before boom" }] });
+    expect(error).toMatchObject({
+      message: "FOOT script failed on the client: boom",
+      clientCode: "ScriptError",
+      code: "INVALID_REQUEST",
+      logs: [{ level: "error", message: "before boom" }],
+    });
   });
 
   it("times out without an answer and refuses the late answer", async () => {
@@ -174,11 +200,17 @@ describe("FootRouter", () => {
 
     // Act
     const error = await failureOf(t.foot.execute(t.request()));
-    await t.router({ identity: ALICE, connectionId: "c1" }, JSON.stringify({ type: "process-skill-script-result", invocationId, result: "too late" }));
+    await t.router(
+      { identity: ALICE, connectionId: "c1" },
+      JSON.stringify({ type: "process-skill-script-result", invocationId, result: "too late" }),
+    );
 
     // Assess
     expect(error).toBeInstanceOf(FootScriptTimeout);
-    expect(t.push.framesTo("c1").at(-1)).toEqual({ type: "error", error: { code: "INVALID_REQUEST", message: expect.stringContaining("unknown, expired, already answered") } });
+    expect(t.push.framesTo("c1").at(-1)).toEqual({
+      type: "error",
+      error: { code: "INVALID_REQUEST", message: expect.stringContaining("unknown, expired, already answered") },
+    });
   });
 
   it("accepts an answer only from the connection the script was sent to, and never across tenants", async () => {
@@ -191,8 +223,14 @@ describe("FootRouter", () => {
       identity: ALICE,
       respond: (frame) => {
         // Two forged answers first, then the real one.
-        void t.router({ identity: ALICE, connectionId: "c-other" }, JSON.stringify({ type: "process-skill-script-result", invocationId: frame.invocationId, result: "forged" }));
-        void t.router({ identity: MALLORY, connectionId: "c1" }, JSON.stringify({ type: "process-skill-script-result", invocationId: frame.invocationId, result: "cross-tenant" }));
+        void t.router(
+          { identity: ALICE, connectionId: "c-other" },
+          JSON.stringify({ type: "process-skill-script-result", invocationId: frame.invocationId, result: "forged" }),
+        );
+        void t.router(
+          { identity: MALLORY, connectionId: "c1" },
+          JSON.stringify({ type: "process-skill-script-result", invocationId: frame.invocationId, result: "cross-tenant" }),
+        );
         return { type: "process-skill-script-result", invocationId: frame.invocationId, result: "genuine" };
       },
     });
@@ -231,10 +269,15 @@ describe("process-skill-script-result frames", () => {
     await t.connections.put({ connectionId: "c1", identity: ALICE });
 
     // Act
-    await t.router({ identity: ALICE, connectionId: "c1" }, JSON.stringify({ type: "process-skill-script-result", invocationId: "inv-1", ...fields }));
+    await t.router(
+      { identity: ALICE, connectionId: "c1" },
+      JSON.stringify({ type: "process-skill-script-result", invocationId: "inv-1", ...fields }),
+    );
 
     // Assess
-    expect(t.push.framesTo("c1")).toEqual([{ type: "error", error: { code: "INVALID_REQUEST", message: expect.stringContaining("process-skill-script-result") } }]);
+    expect(t.push.framesTo("c1")).toEqual([
+      { type: "error", error: { code: "INVALID_REQUEST", message: expect.stringContaining("process-skill-script-result") } },
+    ]);
   });
 });
 
@@ -244,8 +287,14 @@ describe("FootRouter: only the process owner's own connections", () => {
     const t = setup();
     await t.subscribe("c-bob", "p1", BOB);
     await t.subscribe("c-alice", "p1", ALICE);
-    t.push.responders.set("c-bob", { identity: BOB, respond: (f) => ({ type: "process-skill-script-result", invocationId: f.invocationId, result: "forged" }) });
-    t.push.responders.set("c-alice", { identity: ALICE, respond: (f) => ({ type: "process-skill-script-result", invocationId: f.invocationId, result: "real" }) });
+    t.push.responders.set("c-bob", {
+      identity: BOB,
+      respond: (f) => ({ type: "process-skill-script-result", invocationId: f.invocationId, result: "forged" }),
+    });
+    t.push.responders.set("c-alice", {
+      identity: ALICE,
+      respond: (f) => ({ type: "process-skill-script-result", invocationId: f.invocationId, result: "real" }),
+    });
 
     // Act
     const outcome = await t.foot.execute(t.request());
@@ -281,7 +330,10 @@ describe("FootRouter: only the process owner's own connections", () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
 
     // Act: bob forges the answer for the invocation pushed to alice's socket
-    await t.router({ identity: BOB, connectionId: "c-bob" }, JSON.stringify({ type: "process-skill-script-result", invocationId: "inv-1", result: "forged" }));
+    await t.router(
+      { identity: BOB, connectionId: "c-bob" },
+      JSON.stringify({ type: "process-skill-script-result", invocationId: "inv-1", result: "forged" }),
+    );
 
     // Assess
     expect(await failureOf(pending)).toBeInstanceOf(FootScriptTimeout);

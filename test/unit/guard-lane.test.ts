@@ -25,7 +25,10 @@ describe("completion guards on the lane", () => {
   it("a guard's continueWith queues a _guard message in the completing write, schedules a turn, and the next turn delivers it", async () => {
     // Prepare
     const h = await guardedHarness();
-    await h.putSkill("checker", { extra: "activate:\n  - |\n    guard inline\n    vance.guard.continueWith('Did you run the build? You said: ' + vance.guard.output)\ndeactivate:\n  - guard clear" });
+    await h.putSkill("checker", {
+      extra:
+        "activate:\n  - |\n    guard inline\n    vance.guard.continueWith('Did you run the build? You said: ' + vance.guard.output)\ndeactivate:\n  - guard clear",
+    });
     const p = await h.spawn("open");
     await h.activate(p.processId, "checker");
     const turn = turnOf((await h.compose(p.processId, "write the code")).result);
@@ -37,7 +40,9 @@ describe("completion guards on the lane", () => {
     // Assess
     expect(completed.result).toMatchObject({ turnScheduled: true });
     expect(h.events.ofType("turnScheduled").at(-1)).toMatchObject({ processId: p.processId, reason: "guard" });
-    expect(next.messages).toEqual([expect.objectContaining({ sender: "_guard", kind: "guard", text: "Did you run the build? You said: code written" })]);
+    expect(next.messages).toEqual([
+      expect.objectContaining({ sender: "_guard", kind: "guard", text: "Did you run the build? You said: code written" }),
+    ]);
     expect((await h.process(p.processId)).pending).toEqual([]);
   });
 
@@ -60,7 +65,9 @@ describe("completion guards on the lane", () => {
 
     // Assess
     expect(firing.record.status).toBe("DONE");
-    expect(firing.process.pending).toEqual([expect.objectContaining({ sender: "_guard", text: "Was the build run and the specification updated?" })]);
+    expect(firing.process.pending).toEqual([
+      expect.objectContaining({ sender: "_guard", text: "Was the build run and the specification updated?" }),
+    ]);
     expect(silent.record.status).toBe("DONE");
     expect(silent.record.result).toMatchObject({ turnScheduled: false });
     expect(silent.process.pending).toEqual([]);
@@ -82,7 +89,9 @@ describe("completion guards on the lane", () => {
 
     // Assess
     expect(second.messages).toEqual([expect.objectContaining({ sender: "_guard", text: "task: Add a login form" })]);
-    expect((await h.process(p.processId)).pending).toEqual([expect.objectContaining({ sender: "_guard", text: "task: task: Add a login form" })]);
+    expect((await h.process(p.processId)).pending).toEqual([
+      expect.objectContaining({ sender: "_guard", text: "task: task: Add a login form" }),
+    ]);
   });
 
   it("`guard script` from a project skill reads the script from the project layer", async () => {

@@ -46,7 +46,17 @@ class RecordingLogger implements Pick<Logger, "info" | "warn"> {
 }
 
 const processWith = (guard: GuardConfig | null): Process =>
-  newProcess({ tenant: "acme", processId: "p1", sessionId: "s1", name: "main", recipe: "open", engine: "ford", projectId: "proj1", userId: "alice", guard });
+  newProcess({
+    tenant: "acme",
+    processId: "p1",
+    sessionId: "s1",
+    name: "main",
+    recipe: "open",
+    engine: "ford",
+    projectId: "proj1",
+    userId: "alice",
+    guard,
+  });
 
 const evaluation = (guard: GuardConfig | null, extra: Partial<GuardEvaluation> = {}): GuardEvaluation => ({
   process: processWith(guard),
@@ -85,7 +95,11 @@ describe("SandboxedGuardRunner", () => {
       {
         name: "completion-guard",
         instruction: "Evaluate the guard condition.",
-        input: { judge: "Has a development task of the user been completed?", task: "Add a login form", output: "Implemented the login form." },
+        input: {
+          judge: "Has a development task of the user been completed?",
+          task: "Add a login form",
+          output: "Implemented the login form.",
+        },
       },
     ]);
   });
@@ -128,7 +142,12 @@ describe("SandboxedGuardRunner", () => {
 
     // Assess
     expect(verdict).toEqual({});
-    expect(logger.warnings).toEqual([{ message: expect.stringContaining("fail open"), extra: [expect.objectContaining({ processId: "p1", turnId: "t1", guardType: "inline" })] }]);
+    expect(logger.warnings).toEqual([
+      {
+        message: expect.stringContaining("fail open"),
+        extra: [expect.objectContaining({ processId: "p1", turnId: "t1", guardType: "inline" })],
+      },
+    ]);
   });
 
   it("keeps running past a slow LLM: the model's own timeout answers null before the guard deadline", async () => {
@@ -137,7 +156,13 @@ describe("SandboxedGuardRunner", () => {
     const { guard } = runner({ llm, llmTimeoutMs: 300 });
 
     // Act
-    const verdict = await guard.evaluate(evaluation({ type: "inline", source: "const r = vance.llm.callForJson('judge', 'Judge it.', {}); vance.guard.continueWith(r === null ? 'no verdict' : 'verdict')" }));
+    const verdict = await guard.evaluate(
+      evaluation({
+        type: "inline",
+        source:
+          "const r = vance.llm.callForJson('judge', 'Judge it.', {}); vance.guard.continueWith(r === null ? 'no verdict' : 'verdict')",
+      }),
+    );
 
     // Assess
     expect(verdict).toEqual({ continueWith: "no verdict" });
@@ -163,7 +188,12 @@ describe("SandboxedGuardRunner", () => {
 
     // Assess
     expect(verdict).toEqual({ continueWith: "two" });
-    expect(logger.infos).toEqual([{ message: "guard log", extra: [expect.objectContaining({ guardLevel: "info", guardMessage: "checking Implemented the login form." })] }]);
+    expect(logger.infos).toEqual([
+      {
+        message: "guard log",
+        extra: [expect.objectContaining({ guardLevel: "info", guardMessage: "checking Implemented the login form." })],
+      },
+    ]);
     expect(final).toEqual({});
     expect(llm.calls).toEqual([]);
   });
@@ -177,16 +207,23 @@ describe("SandboxedGuardRunner", () => {
     const { guard, logger } = runner({ documents });
 
     // Act
-    const pinnedTenant = await guard.evaluate(evaluation({ type: "script", path: "_vance/guards/check.js", layer: { source: "VANCE", project: "_tenant" } }));
+    const pinnedTenant = await guard.evaluate(
+      evaluation({ type: "script", path: "_vance/guards/check.js", layer: { source: "VANCE", project: "_tenant" } }),
+    );
     const cascaded = await guard.evaluate(evaluation({ type: "script", path: "_vance/guards/check.js" }));
-    const missingInPinned = await guard.evaluate(evaluation({ type: "script", path: "_vance/guards/tenant-only.js", layer: { source: "PROJECT", project: "proj1" } }));
+    const missingInPinned = await guard.evaluate(
+      evaluation({ type: "script", path: "_vance/guards/tenant-only.js", layer: { source: "PROJECT", project: "proj1" } }),
+    );
 
     // Assess
     expect(pinnedTenant).toEqual({ continueWith: "from tenant" });
     expect(cascaded).toEqual({ continueWith: "from project" });
     expect(missingInPinned).toEqual({});
     expect(logger.warnings).toHaveLength(1);
-    expect(logger.warnings[0]?.extra[0]).toMatchObject({ guardPath: "_vance/guards/tenant-only.js", error: { message: expect.stringContaining("not found") } });
+    expect(logger.warnings[0]?.extra[0]).toMatchObject({
+      guardPath: "_vance/guards/tenant-only.js",
+      error: { message: expect.stringContaining("not found") },
+    });
   });
 
   it("refuses a pinned layer that is not part of the process's scope", async () => {
@@ -196,7 +233,9 @@ describe("SandboxedGuardRunner", () => {
     const { guard } = runner({ documents });
 
     // Act
-    const verdict = await guard.evaluate(evaluation({ type: "script", path: "_vance/guards/check.js", layer: { source: "PROJECT", project: "other" } }));
+    const verdict = await guard.evaluate(
+      evaluation({ type: "script", path: "_vance/guards/check.js", layer: { source: "PROJECT", project: "other" } }),
+    );
 
     // Assess
     expect(verdict).toEqual({});

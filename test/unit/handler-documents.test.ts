@@ -13,7 +13,13 @@ describe("PUT …/documents/{path}", () => {
     const h = await handlerHarness();
 
     // Act
-    const reply = await h.call("documents", { method: "PUT", path: docs(PROJECT, SKILL), as: IDENTITIES.padmin, headers: { "content-type": "text/markdown" }, body: skillMd() });
+    const reply = await h.call("documents", {
+      method: "PUT",
+      path: docs(PROJECT, SKILL),
+      as: IDENTITIES.padmin,
+      headers: { "content-type": "text/markdown" },
+      body: skillMd(),
+    });
 
     // Assess
     expect(reply.status).toBe(200);
@@ -65,7 +71,14 @@ describe("PUT …/documents/{path}", () => {
     // Prepare
     const h = await handlerHarness();
     const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]);
-    await h.call("documents", { method: "PUT", path: docs(PROJECT, "assets/logo.png"), as: IDENTITIES.padmin, headers: { "content-type": "image/png" }, body: bytes, base64: true });
+    await h.call("documents", {
+      method: "PUT",
+      path: docs(PROJECT, "assets/logo.png"),
+      as: IDENTITIES.padmin,
+      headers: { "content-type": "image/png" },
+      body: bytes,
+      base64: true,
+    });
 
     // Act
     const reply = await h.call("documents", { method: "GET", path: docs(PROJECT, "assets/logo.png") });
@@ -81,7 +94,11 @@ describe("PUT …/documents/{path}", () => {
     const h = await handlerHarness();
 
     // Act
-    const reply = await h.call("documents", { method: "PUT", path: docs("_user_alice", "big.txt"), body: "x".repeat(MAX_DOCUMENT_BYTES + 1) });
+    const reply = await h.call("documents", {
+      method: "PUT",
+      path: docs("_user_alice", "big.txt"),
+      body: "x".repeat(MAX_DOCUMENT_BYTES + 1),
+    });
 
     // Assess
     expect(reply.status).toBe(400);
@@ -96,8 +113,16 @@ describe("PUT …/documents/{path}", () => {
     const [, big] = (await h.documents.versions(TENANT, "_user_alice", "big.txt"))!;
 
     // Act
-    const put = await h.call("documents", { method: "PUT", path: docs("_user_alice", "big.txt"), body: "x".repeat(MAX_DOCUMENT_BYTES + 1) });
-    const restore = await h.call("documents", { method: "POST", path: docs("_user_alice", "big.txt:restore"), body: JSON.stringify({ versionId: big!.versionId }) });
+    const put = await h.call("documents", {
+      method: "PUT",
+      path: docs("_user_alice", "big.txt"),
+      body: "x".repeat(MAX_DOCUMENT_BYTES + 1),
+    });
+    const restore = await h.call("documents", {
+      method: "POST",
+      path: docs("_user_alice", "big.txt:restore"),
+      body: JSON.stringify({ versionId: big!.versionId }),
+    });
 
     // Assess
     expect(restore.status).toBe(put.status);
@@ -120,7 +145,12 @@ describe("hidden path segments under _vance/ (issue 28: `skills pull` writes the
     const h = await handlerHarness();
 
     // Act
-    const reply = await h.call("documents", { method: "PUT", path: docs(PROJECT, path), as: IDENTITIES.padmin, body: "[core]\n\tfsmonitor = touch /tmp/pwned\n" });
+    const reply = await h.call("documents", {
+      method: "PUT",
+      path: docs(PROJECT, path),
+      as: IDENTITIES.padmin,
+      body: "[core]\n\tfsmonitor = touch /tmp/pwned\n",
+    });
 
     // Assess
     expect(reply.status).toBe(400);
@@ -138,7 +168,11 @@ describe("hidden path segments under _vance/ (issue 28: `skills pull` writes the
     const [, old] = (await h.documents.versions(TENANT, "_user_alice", path))!;
 
     // Act
-    const restore = await h.call("documents", { method: "POST", path: docs("_user_alice", `${path}:restore`), body: JSON.stringify({ versionId: old!.versionId }) });
+    const restore = await h.call("documents", {
+      method: "POST",
+      path: docs("_user_alice", `${path}:restore`),
+      body: JSON.stringify({ versionId: old!.versionId }),
+    });
     const read = await h.call("documents", { method: "GET", path: docs("_user_alice", path) });
     const removed = await h.call("documents", { method: "DELETE", path: docs("_user_alice", path) });
 
@@ -168,13 +202,24 @@ describe("documents: file modes (Skills-File-Mode)", () => {
     // Prepare
     const h = await handlerHarness();
     const path = docs(PROJECT, "_vance/skills/reviewer/scripts/run.sh");
-    await h.call("documents", { method: "PUT", path, as: IDENTITIES.padmin, headers: { "skills-file-mode": "755" }, body: "#!/bin/sh\necho 1\n" });
+    await h.call("documents", {
+      method: "PUT",
+      path,
+      as: IDENTITIES.padmin,
+      headers: { "skills-file-mode": "755" },
+      body: "#!/bin/sh\necho 1\n",
+    });
     const [first] = (await h.documents.versions(TENANT, PROJECT, "_vance/skills/reviewer/scripts/run.sh"))!;
     await h.call("documents", { method: "PUT", path, as: IDENTITIES.padmin, body: "#!/bin/sh\necho 2\n" });
 
     // Act
     const plain = await h.call("documents", { method: "GET", path, as: IDENTITIES.padmin });
-    await h.call("documents", { method: "POST", path: `${path}:restore`, as: IDENTITIES.padmin, body: JSON.stringify({ versionId: first!.versionId }) });
+    await h.call("documents", {
+      method: "POST",
+      path: `${path}:restore`,
+      as: IDENTITIES.padmin,
+      body: JSON.stringify({ versionId: first!.versionId }),
+    });
     const restored = await h.call("documents", { method: "GET", path, as: IDENTITIES.padmin });
 
     // Assess
@@ -188,7 +233,13 @@ describe("documents: file modes (Skills-File-Mode)", () => {
     const h = await handlerHarness();
 
     // Act
-    const reply = await h.call("documents", { method: "PUT", path: docs(PROJECT, "_vance/skills/reviewer/run.sh"), as: IDENTITIES.padmin, headers: { "skills-file-mode": "rwx" }, body: "x" });
+    const reply = await h.call("documents", {
+      method: "PUT",
+      path: docs(PROJECT, "_vance/skills/reviewer/run.sh"),
+      as: IDENTITIES.padmin,
+      headers: { "skills-file-mode": "rwx" },
+      body: "x",
+    });
 
     // Assess
     expect(reply.status).toBe(400);
@@ -205,7 +256,11 @@ describe("GET and DELETE …/documents/{path}", () => {
 
     // Act
     const got = await h.call("documents", { method: "GET", path: docs("_tenant", SKILL), as: IDENTITIES.mallory });
-    const unchanged = await h.call("documents", { method: "GET", path: docs("_tenant", SKILL), headers: { "if-none-match": `"${put.json.etag}"` } });
+    const unchanged = await h.call("documents", {
+      method: "GET",
+      path: docs("_tenant", SKILL),
+      headers: { "if-none-match": `"${put.json.etag}"` },
+    });
     const deleted = await h.call("documents", { method: "DELETE", path: docs("_tenant", SKILL), as: IDENTITIES.admin });
     const gone = await h.call("documents", { method: "GET", path: docs("_tenant", SKILL) });
     const deletedAgain = await h.call("documents", { method: "DELETE", path: docs("_tenant", SKILL), as: IDENTITIES.admin });
@@ -298,7 +353,12 @@ describe("documents: authorization over HTTP", () => {
     const h = await handlerHarness();
 
     // Act
-    const reply = await h.call("documents", { method: "PUT", path: "/brain/globex/projects/_tenant/documents/a.md", as: IDENTITIES.eve, body: "globex" });
+    const reply = await h.call("documents", {
+      method: "PUT",
+      path: "/brain/globex/projects/_tenant/documents/a.md",
+      as: IDENTITIES.eve,
+      body: "globex",
+    });
 
     // Assess
     expect(reply.status).toBe(200);
@@ -345,7 +405,13 @@ describe("GET …/documents/{path}: served so a browser never renders a stored d
   ])("%s stored as %s is an attachment with nosniff and a sandboxing CSP", async (name, contentType) => {
     // Prepare
     const h = await handlerHarness();
-    await h.call("documents", { method: "PUT", path: docs(PROJECT, `assets/${name}`), as: IDENTITIES.padmin, headers: { "content-type": contentType }, body: "<script>alert(1)</script>" });
+    await h.call("documents", {
+      method: "PUT",
+      path: docs(PROJECT, `assets/${name}`),
+      as: IDENTITIES.padmin,
+      headers: { "content-type": contentType },
+      body: "<script>alert(1)</script>",
+    });
 
     // Act
     const reply = await h.call("documents", { method: "GET", path: docs(PROJECT, `assets/${name}`) });
@@ -366,7 +432,7 @@ describe("GET …/documents/{path}: served so a browser never renders a stored d
   ])("%s as %s is text: served inline, still nosniff", async (path, contentType) => {
     // Prepare
     const h = await handlerHarness();
-    await h.documents.put(TENANT, PROJECT, path, "\"text\"\n", contentType);
+    await h.documents.put(TENANT, PROJECT, path, '"text"\n', contentType);
 
     // Act
     const reply = await h.call("documents", { method: "GET", path: docs(PROJECT, path) });
@@ -397,7 +463,11 @@ describe("GET …/documents/{path}: served so a browser never renders a stored d
     const first = await h.call("documents", { method: "GET", path: docs(PROJECT, "assets/page.html") });
 
     // Act
-    const reply = await h.call("documents", { method: "GET", path: docs(PROJECT, "assets/page.html"), headers: { "if-none-match": String(first.headers.etag) } });
+    const reply = await h.call("documents", {
+      method: "GET",
+      path: docs(PROJECT, "assets/page.html"),
+      headers: { "if-none-match": String(first.headers.etag) },
+    });
 
     // Assess
     expect(reply.status).toBe(304);

@@ -50,18 +50,26 @@ describe("function entry points (functions/<name>/handler.ts)", () => {
     "http-tools": { method: "POST", path: "/brain/acme/processes/p1/tools/manual_list" },
   };
 
-  it.each(HTTP_FUNCTIONS)("%s loads from the environment and answers a request without a token with 401 in API.md's shape", async (name) => {
-    // Prepare
-    const handler = handlers.get(name)!;
-    const event = httpEvent({ ...served[name], as: { unauthenticated: "Authorization header is missing" } });
+  it.each(HTTP_FUNCTIONS)(
+    "%s loads from the environment and answers a request without a token with 401 in API.md's shape",
+    async (name) => {
+      // Prepare
+      const handler = handlers.get(name)!;
+      const event = httpEvent({ ...served[name], as: { unauthenticated: "Authorization header is missing" } });
 
-    // Act
-    const result = await handler(event, lambdaContextFixture());
+      // Act
+      const result = await handler(event, lambdaContextFixture());
 
-    // Assess
-    expect(result.statusCode).toBe(401);
-    expect(JSON.parse(result.body ?? "")).toEqual({ error: { code: "UNAUTHENTICATED", message: expect.stringMatching(/^Unauthenticated: Authorization header is missing; send 'Authorization: Bearer <token>'/) } });
-  });
+      // Assess
+      expect(result.statusCode).toBe(401);
+      expect(JSON.parse(result.body ?? "")).toEqual({
+        error: {
+          code: "UNAUTHENTICATED",
+          message: expect.stringMatching(/^Unauthenticated: Authorization header is missing; send 'Authorization: Bearer <token>'/),
+        },
+      });
+    },
+  );
 
   it("http-skills answers /health", async () => {
     // Prepare
@@ -120,16 +128,21 @@ describe("route tables", () => {
     "http-tools": toolsRoutes({ app: none, tools: none }),
   };
 
-  it.each(HTTP_FUNCTIONS)("%s serves exactly the routes infra/api-routes.ts sends to it, /health and /openapi.json alone public", (name) => {
-    // Prepare
-    const expected = HTTP_ROUTES.filter((r) => r.function === (name as FunctionName)).map((r) => `${r.method} ${r.path}${r.public ? " public" : ""}`);
+  it.each(HTTP_FUNCTIONS)(
+    "%s serves exactly the routes infra/api-routes.ts sends to it, /health and /openapi.json alone public",
+    (name) => {
+      // Prepare
+      const expected = HTTP_ROUTES.filter((r) => r.function === (name as FunctionName)).map(
+        (r) => `${r.method} ${r.path}${r.public ? " public" : ""}`,
+      );
 
-    // Act
-    const served = tables[name].map((r) => `${r.method} ${r.pattern}${r.public ? " public" : ""}`);
+      // Act
+      const served = tables[name].map((r) => `${r.method} ${r.pattern}${r.public ? " public" : ""}`);
 
-    // Assess
-    expect(served.sort()).toEqual(expected.sort());
-  });
+      // Assess
+      expect(served.sort()).toEqual(expected.sort());
+    },
+  );
 });
 
 describe("runtimeFromEnv", () => {

@@ -29,7 +29,11 @@ describe("POST /brain/{tenant}/sessions/{sessionId}/processes", () => {
     await h.putSkill("alpha");
 
     // Act
-    const reply = await h.call("processes", { method: "POST", path: spawnPath, body: { recipe: "whitelist", projectId: PROJECT, name: "main" } });
+    const reply = await h.call("processes", {
+      method: "POST",
+      path: spawnPath,
+      body: { recipe: "whitelist", projectId: PROJECT, name: "main" },
+    });
 
     // Assess
     expect(reply.status).toBe(201);
@@ -58,7 +62,12 @@ describe("POST /brain/{tenant}/sessions/{sessionId}/processes", () => {
     const h = await handlerHarness();
 
     // Act
-    const reply = await h.call("processes", { method: "POST", path: spawnPath, as: IDENTITIES.bob, body: { recipe: "open", projectId: PROJECT } });
+    const reply = await h.call("processes", {
+      method: "POST",
+      path: spawnPath,
+      as: IDENTITIES.bob,
+      body: { recipe: "open", projectId: PROJECT },
+    });
 
     // Assess
     expect(reply.status).toBe(201);
@@ -100,7 +109,12 @@ describe("POST /brain/{tenant}/sessions/{sessionId}/processes", () => {
     const h = await handlerHarness();
 
     // Act
-    const reply = await h.call("processes", { method: "POST", path: `/brain/${tenant}/sessions/s1/processes`, as, body: { recipe: "open", projectId: PROJECT } });
+    const reply = await h.call("processes", {
+      method: "POST",
+      path: `/brain/${tenant}/sessions/s1/processes`,
+      as,
+      body: { recipe: "open", projectId: PROJECT },
+    });
 
     // Assess
     expect(reply.status).toBe(status);
@@ -134,7 +148,10 @@ describe("POST /brain/{tenant}/sessions/{sessionId}/processes", () => {
     // Act
     const reply = await h.invoke("processes", {
       rawPath: spawnPath,
-      requestContext: { http: { method: "POST" }, authorizer: { lambda: { login: "alice", tenant: "acme", projects: '["proj1"]', roles: "[]" } } },
+      requestContext: {
+        http: { method: "POST" },
+        authorizer: { lambda: { login: "alice", tenant: "acme", projects: '["proj1"]', roles: "[]" } },
+      },
       body: "!!!not base64!!!",
       isBase64Encoded: true,
     });
@@ -200,7 +217,11 @@ describe("GET /brain/{tenant}/processes/{processId}/requests/{requestId}", () =>
     const h = await handlerHarness();
     await h.putSkill("alpha");
     const process = await h.spawn();
-    await h.call("steer", { method: "POST", path: `/brain/acme/processes/${process.processId}/skill`, body: { command: "ACTIVATE", skillName: "alpha", requestId: "r-1" } });
+    await h.call("steer", {
+      method: "POST",
+      path: `/brain/acme/processes/${process.processId}/skill`,
+      body: { command: "ACTIVATE", skillName: "alpha", requestId: "r-1" },
+    });
     const path = `/brain/acme/processes/${process.processId}/requests/r-1`;
 
     // Act
@@ -211,21 +232,33 @@ describe("GET /brain/{tenant}/processes/{processId}/requests/{requestId}", () =>
     // Assess
     expect(queued.json).toEqual({ requestId: "r-1", status: "QUEUED" });
     expect(done.status).toBe(200);
-    expect(done.json).toMatchObject({ requestId: "r-1", status: "DONE", result: { activeSkills: [expect.objectContaining({ name: "alpha" })], turnScheduled: false } });
+    expect(done.json).toMatchObject({
+      requestId: "r-1",
+      status: "DONE",
+      result: { activeSkills: [expect.objectContaining({ name: "alpha" })], turnScheduled: false },
+    });
   });
 
   it("answers FAILED with the error of a request the lane refused", async () => {
     // Prepare
     const h = await handlerHarness();
     const process = await h.spawn();
-    await h.call("steer", { method: "POST", path: `/brain/acme/processes/${process.processId}/skill`, body: { command: "ACTIVATE", skillName: "ghost", requestId: "r-2" } });
+    await h.call("steer", {
+      method: "POST",
+      path: `/brain/acme/processes/${process.processId}/skill`,
+      body: { command: "ACTIVATE", skillName: "ghost", requestId: "r-2" },
+    });
     await h.drain();
 
     // Act
     const reply = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}/requests/r-2` });
 
     // Assess
-    expect(reply.json).toEqual({ requestId: "r-2", status: "FAILED", error: { code: "SKILL_NOT_FOUND", message: "Skill 'ghost' not found" } });
+    expect(reply.json).toEqual({
+      requestId: "r-2",
+      status: "FAILED",
+      error: { code: "SKILL_NOT_FOUND", message: "Skill 'ghost' not found" },
+    });
   });
 
   it("answers 404 REQUEST_NOT_FOUND for an unknown requestId and for one of another process", async () => {
@@ -234,7 +267,11 @@ describe("GET /brain/{tenant}/processes/{processId}/requests/{requestId}", () =>
     await h.putSkill("alpha");
     const first = await h.spawn();
     const second = await h.spawn();
-    await h.call("steer", { method: "POST", path: `/brain/acme/processes/${first.processId}/skill`, body: { command: "ACTIVATE", skillName: "alpha", requestId: "r-3" } });
+    await h.call("steer", {
+      method: "POST",
+      path: `/brain/acme/processes/${first.processId}/skill`,
+      body: { command: "ACTIVATE", skillName: "alpha", requestId: "r-3" },
+    });
 
     // Act
     const unknown = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${first.processId}/requests/nope` });
@@ -251,10 +288,18 @@ describe("GET /brain/{tenant}/processes/{processId}/requests/{requestId}", () =>
     // Prepare
     const h = await handlerHarness();
     const process = await h.spawn();
-    await h.call("steer", { method: "POST", path: `/brain/acme/processes/${process.processId}/skill`, body: { command: "CLEAR_ALL", requestId: "r-4" } });
+    await h.call("steer", {
+      method: "POST",
+      path: `/brain/acme/processes/${process.processId}/skill`,
+      body: { command: "CLEAR_ALL", requestId: "r-4" },
+    });
 
     // Act
-    const reply = await h.call("processes", { method: "GET", path: `/brain/globex/processes/${process.processId}/requests/r-4`, as: IDENTITIES.eve });
+    const reply = await h.call("processes", {
+      method: "GET",
+      path: `/brain/globex/processes/${process.processId}/requests/r-4`,
+      as: IDENTITIES.eve,
+    });
 
     // Assess
     expect(reply.status).toBe(404);
@@ -270,7 +315,10 @@ describe("GET /brain/{tenant}/processes/{processId}/composition", () => {
     const process = await h.spawn("locked");
 
     // Act
-    const reply = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}/composition?message=hello%20there&tier=large` });
+    const reply = await h.call("processes", {
+      method: "GET",
+      path: `/brain/acme/processes/${process.processId}/composition?message=hello%20there&tier=large`,
+    });
 
     // Assess
     expect(reply.status).toBe(200);
@@ -293,7 +341,10 @@ describe("GET /brain/{tenant}/processes/{processId}/composition", () => {
     const process = await h.spawn();
 
     // Act
-    const reply = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}/composition?tier=${"x".repeat(200)}` });
+    const reply = await h.call("processes", {
+      method: "GET",
+      path: `/brain/acme/processes/${process.processId}/composition?tier=${"x".repeat(200)}`,
+    });
 
     // Assess
     expect(reply.status).toBe(400);
@@ -305,7 +356,11 @@ describe("GET /brain/{tenant}/processes/{processId}/composition", () => {
     const process = await h.spawn();
 
     // Act
-    const reply = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}/composition`, as: IDENTITIES.mallory });
+    const reply = await h.call("processes", {
+      method: "GET",
+      path: `/brain/acme/processes/${process.processId}/composition`,
+      as: IDENTITIES.mallory,
+    });
 
     // Assess
     expect(reply.status).toBe(403);
@@ -422,7 +477,11 @@ describe("concurrent spawns are capped per identity (hardening)", () => {
   it("gives the slot back when a spawn ends, failed or not", async () => {
     // Prepare: more spawns one after another than the cap, one of them refused
     const h = await handlerHarness();
-    const refused = await h.call("processes", { method: "POST", path: "/brain/acme/sessions/s1/processes", body: { recipe: "no-such-recipe", projectId: PROJECT } });
+    const refused = await h.call("processes", {
+      method: "POST",
+      path: "/brain/acme/sessions/s1/processes",
+      body: { recipe: "no-such-recipe", projectId: PROJECT },
+    });
 
     // Act
     const replies = [];
@@ -450,13 +509,19 @@ describe("GET /brain/{tenant}/processes/{processId}/turns/{turnId}", () => {
     const turnId = await composeWaited(h, process.processId, { message: "deploy it", requestId: "compose 1" });
 
     // Act
-    const reply = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}/turns/${encodeURIComponent(turnId)}` });
+    const reply = await h.call("processes", {
+      method: "GET",
+      path: `/brain/acme/processes/${process.processId}/turns/${encodeURIComponent(turnId)}`,
+    });
     const record = await h.call("processes", { method: "GET", path: `/brain/acme/processes/${process.processId}/requests/compose%201` });
 
     // Assess
     expect(reply.status).toBe(200);
     expect(reply.json).toEqual(record.json.result);
-    expect(reply.json).toMatchObject({ turnId, activation: [{ name: "deploy", outcome: "activated", activatedBy: "trigger", trigger: { type: "KEYWORDS", index: 0 } }] });
+    expect(reply.json).toMatchObject({
+      turnId,
+      activation: [{ name: "deploy", outcome: "activated", activatedBy: "trigger", trigger: { type: "KEYWORDS", index: 0 } }],
+    });
   });
 
   it("answers 404 REQUEST_NOT_FOUND for an unknown turn, one not composed yet, and a request that is not a compose", async () => {
@@ -464,8 +529,16 @@ describe("GET /brain/{tenant}/processes/{processId}/turns/{turnId}", () => {
     const h = await handlerHarness();
     await h.putSkill("alpha");
     const process = await h.spawn();
-    await h.call("steer", { method: "POST", path: `/brain/acme/processes/${process.processId}/skill`, body: { command: "ACTIVATE", skillName: "alpha", requestId: "r-1" } });
-    const queued = await h.call("steer", { method: "POST", path: `/brain/acme/processes/${process.processId}/turns`, body: { message: "hi" } });
+    await h.call("steer", {
+      method: "POST",
+      path: `/brain/acme/processes/${process.processId}/skill`,
+      body: { command: "ACTIVATE", skillName: "alpha", requestId: "r-1" },
+    });
+    const queued = await h.call("steer", {
+      method: "POST",
+      path: `/brain/acme/processes/${process.processId}/turns`,
+      body: { message: "hi" },
+    });
     const base = `/brain/acme/processes/${process.processId}/turns`;
 
     // Act
@@ -491,7 +564,11 @@ describe("GET /brain/{tenant}/processes/{processId}/turns/{turnId}", () => {
 
     // Act
     const bob = await h.call("processes", { method: "GET", path, as: IDENTITIES.bob });
-    const eve = await h.call("processes", { method: "GET", path: `/brain/globex/processes/${process.processId}/turns/${turnId}`, as: IDENTITIES.eve });
+    const eve = await h.call("processes", {
+      method: "GET",
+      path: `/brain/globex/processes/${process.processId}/turns/${turnId}`,
+      as: IDENTITIES.eve,
+    });
 
     // Assess
     expect(bob.status).toBe(403);

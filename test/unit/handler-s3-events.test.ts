@@ -59,7 +59,9 @@ describe("s3-events handler", () => {
     // Assess
     expect(outcome).toEqual({ bumped: [{ tenant: "acme", project: "web" }], ignored: [] });
     expect((await versions.read("acme", ["web"])).get("web")?.version).toBe(1);
-    expect(log.lines).toEqual([{ level: "info", message: "Catalogue levels bumped", extra: { levels: [{ tenant: "acme", project: "web" }] } }]);
+    expect(log.lines).toEqual([
+      { level: "info", message: "Catalogue levels bumped", extra: { levels: [{ tenant: "acme", project: "web" }] } },
+    ]);
   });
 
   it.each([
@@ -148,7 +150,9 @@ describe("s3-events handler", () => {
 
     // Assess
     await expect(result).rejects.toBe(outage);
-    expect(log.lines).toEqual([{ level: "error", message: "Catalogue version bump failed; the event will be retried", extra: { error: outage } }]);
+    expect(log.lines).toEqual([
+      { level: "error", message: "Catalogue version bump failed; the event will be retried", extra: { error: outage } },
+    ]);
   });
 
   it("logs a bounded excerpt of a long ignored key", async () => {

@@ -60,14 +60,21 @@ describe("POST …/tools/skill_activate", () => {
     expect(reply.status).toBe(503);
     expect(reply.json.error.code).toBe("SERVICE_UNAVAILABLE");
     expect(reply.json.error.message).toContain("will be applied in lane order");
-    expect((await h.app.getProcess("acme", processId)).activeSkills).toEqual([expect.objectContaining({ name: "alpha", activatedBy: "model" })]);
+    expect((await h.app.getProcess("acme", processId)).activeSkills).toEqual([
+      expect.objectContaining({ name: "alpha", activatedBy: "model" }),
+    ]);
   });
 
   it("is not the process's tool when the catalog is empty", async () => {
     // Prepare
     const { h, processId, tool } = await withCatalog();
     for (const name of ["alpha", "beta"]) {
-      await h.call("steer", { method: "POST", path: `/brain/acme/processes/${processId}/skill`, headers: { prefer: "wait=5" }, body: { command: "ACTIVATE", skillName: name } });
+      await h.call("steer", {
+        method: "POST",
+        path: `/brain/acme/processes/${processId}/skill`,
+        headers: { prefer: "wait=5" },
+        body: { command: "ACTIVATE", skillName: name },
+      });
     }
 
     // Act

@@ -2,7 +2,20 @@ import { describe, expect, it } from "vitest";
 import { IDENTITIES } from "../fixtures/events/http-handler-event.js";
 import { handlerHarness, PROJECT, TENANT } from "../support/handler-harness.js";
 
-const SUMMARY_FIELDS = ["arguments", "description", "disableModelInvocation", "lifecycle", "name", "run", "source", "tags", "title", "triggers", "userInvocable", "version"];
+const SUMMARY_FIELDS = [
+  "arguments",
+  "description",
+  "disableModelInvocation",
+  "lifecycle",
+  "name",
+  "run",
+  "source",
+  "tags",
+  "title",
+  "triggers",
+  "userInvocable",
+  "version",
+];
 
 describe("GET /health", () => {
   it("answers 200 {status: ok} without a token", async () => {
@@ -34,7 +47,13 @@ describe("GET /brain/{tenant}/skills/effective", () => {
     // Assess
     expect(reply.status).toBe(200);
     expect(reply.json.skills.map((s: { name: string }) => s.name)).toEqual(["alpha", "mine", "zeta"]);
-    expect(reply.json.skills[0]).toMatchObject({ name: "alpha", title: "Project alpha", source: "PROJECT", version: "1.0.0", lifecycle: "sticky" });
+    expect(reply.json.skills[0]).toMatchObject({
+      name: "alpha",
+      title: "Project alpha",
+      source: "PROJECT",
+      version: "1.0.0",
+      lifecycle: "sticky",
+    });
     expect(Object.keys(reply.json.skills[0]).sort()).toEqual(SUMMARY_FIELDS);
     expect(reply.json.skills[1]).toMatchObject({ name: "mine", source: "USER" });
   });
@@ -88,7 +107,11 @@ describe("GET /brain/{tenant}/skills/effective", () => {
     await h.putSkill("acme-project-skill", {}, PROJECT);
 
     // Act
-    const reply = await h.call("skills", { method: "GET", path: `/brain/globex/skills/effective?projectId=${PROJECT}`, as: IDENTITIES.eve });
+    const reply = await h.call("skills", {
+      method: "GET",
+      path: `/brain/globex/skills/effective?projectId=${PROJECT}`,
+      as: IDENTITIES.eve,
+    });
 
     // Assess
     expect(reply.status).toBe(200);
@@ -195,7 +218,14 @@ describe("GET /brain/{tenant}/skills/problems", () => {
     // Assess
     expect(reply.status).toBe(200);
     expect(reply.json.problems).toEqual([
-      { name: "broken", source: "VANCE", path: "_vance/skills/broken/SKILL.md", line: 1, message: expect.stringMatching(/frontmatter/), severity: "error" },
+      {
+        name: "broken",
+        source: "VANCE",
+        path: "_vance/skills/broken/SKILL.md",
+        line: 1,
+        message: expect.stringMatching(/frontmatter/),
+        severity: "error",
+      },
     ]);
   });
 });
@@ -222,7 +252,10 @@ describe("GET /brain/{tenant}/skills/effective?includeShadowed", () => {
     ]);
   });
 
-  it.each([["absent", ""], ["false", "&includeShadowed=false"]])("answers exactly the plain listing when includeShadowed is %s", async (_label, query) => {
+  it.each([
+    ["absent", ""],
+    ["false", "&includeShadowed=false"],
+  ])("answers exactly the plain listing when includeShadowed is %s", async (_label, query) => {
     // Prepare
     const h = await handlerHarness();
     await h.putSkill("alpha");
@@ -288,7 +321,15 @@ describe("GET /brain/{tenant}/skills/active", () => {
     // Assess
     expect(reply.status).toBe(200);
     expect(reply.json.activeSkills).toEqual([
-      { name: "alpha", resolvedFromScope: "VANCE", oneShot: false, fromRecipe: true, activatedAt: expect.any(String), args: null, activatedBy: "recipe" },
+      {
+        name: "alpha",
+        resolvedFromScope: "VANCE",
+        oneShot: false,
+        fromRecipe: true,
+        activatedAt: expect.any(String),
+        args: null,
+        activatedBy: "recipe",
+      },
     ]);
   });
 

@@ -25,7 +25,9 @@ describe("POST …/skill", () => {
     // Assess
     expect(reply.status).toBe(202);
     expect(reply.json).toEqual({ requestId: expect.any(String), status: "QUEUED" });
-    expect((await h.call("skills", { method: "GET", path: `/brain/acme/skills/active?processId=${base.split("/").pop()}` })).json.activeSkills).toEqual([]);
+    expect(
+      (await h.call("skills", { method: "GET", path: `/brain/acme/skills/active?processId=${base.split("/").pop()}` })).json.activeSkills,
+    ).toEqual([]);
     expect(h.lane.size).toBe(1);
   });
 
@@ -34,7 +36,12 @@ describe("POST …/skill", () => {
     const { h, skillPath } = await withProcess();
 
     // Act
-    const reply = await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body: { command: "ACTIVATE", skillName: "alpha", requestId: "r-1" } });
+    const reply = await h.call("steer", {
+      method: "POST",
+      path: skillPath,
+      headers: WAIT,
+      body: { command: "ACTIVATE", skillName: "alpha", requestId: "r-1" },
+    });
 
     // Assess
     expect(reply.status).toBe(200);
@@ -49,7 +56,14 @@ describe("POST …/skill", () => {
 
   it.each([
     ["an unknown skill", "open", { command: "ACTIVATE", skillName: "ghost" }, 404, "SKILL_NOT_FOUND", "Skill 'ghost' not found"],
-    ["a skill outside the whitelist", "narrow", { command: "ACTIVATE", skillName: "beta" }, 403, "SKILL_NOT_ALLOWED", "Skill 'beta' is not allowed by recipe 'narrow'"],
+    [
+      "a skill outside the whitelist",
+      "narrow",
+      { command: "ACTIVATE", skillName: "beta" },
+      403,
+      "SKILL_NOT_ALLOWED",
+      "Skill 'beta' is not allowed by recipe 'narrow'",
+    ],
     ["clearing a locked recipe's skill", "locked", { command: "CLEAR", skillName: "alpha" }, 409, "SKILL_LOCKED", undefined],
   ])("with Prefer: wait answers the lane's error for %s", async (_label, recipe, body, status, code, message) => {
     // Prepare
@@ -71,7 +85,12 @@ describe("POST …/skill", () => {
     await h.putSkill("scoped", { extra: "arguments:\n  - name: scope\n    required: true" });
 
     // Act
-    const reply = await h.call("steer", { method: "POST", path: skillPath, headers: WAIT, body: { command: "ACTIVATE", skillName: "scoped" } });
+    const reply = await h.call("steer", {
+      method: "POST",
+      path: skillPath,
+      headers: WAIT,
+      body: { command: "ACTIVATE", skillName: "scoped" },
+    });
 
     // Assess
     expect(reply.status).toBe(422);
@@ -84,7 +103,12 @@ describe("POST …/skill", () => {
     h.control.laneRunsWhileWaiting = false;
 
     // Act
-    const reply = await h.call("steer", { method: "POST", path: skillPath, headers: { prefer: "wait=3" }, body: { command: "ACTIVATE", skillName: "alpha", requestId: "r-slow" } });
+    const reply = await h.call("steer", {
+      method: "POST",
+      path: skillPath,
+      headers: { prefer: "wait=3" },
+      body: { command: "ACTIVATE", skillName: "alpha", requestId: "r-slow" },
+    });
 
     // Assess
     expect(reply.status).toBe(202);
@@ -99,8 +123,17 @@ describe("POST …/skill", () => {
     h.control.laneRunsWhileWaiting = false;
 
     // Act
-    const capped = await h.call("steer", { method: "POST", path: skillPath, headers: { prefer: "wait=600" }, body: { command: "CLEAR_ALL" } });
-    const nearDeadline = await h.call("steer", { method: "POST", path: skillPath, headers: { prefer: "wait=20" }, body: { command: "CLEAR_ALL" } }, { remainingMs: 1000 });
+    const capped = await h.call("steer", {
+      method: "POST",
+      path: skillPath,
+      headers: { prefer: "wait=600" },
+      body: { command: "CLEAR_ALL" },
+    });
+    const nearDeadline = await h.call(
+      "steer",
+      { method: "POST", path: skillPath, headers: { prefer: "wait=20" }, body: { command: "CLEAR_ALL" } },
+      { remainingMs: 1000 },
+    );
 
     // Assess
     expect(capped.status).toBe(202);
@@ -134,7 +167,7 @@ describe("POST …/skill", () => {
     ["ACTIVATE without a skillName", { command: "ACTIVATE" }],
     ["a field of the wrong type", { command: "ACTIVATE", skillName: "alpha", oneShot: "yes" }],
     ["a body that is not JSON", "{"],
-    ["a JSON string", "\"ACTIVATE\""],
+    ["a JSON string", '"ACTIVATE"'],
     ["a control character in the requestId", { command: "CLEAR_ALL", requestId: "a\u0000b" }],
   ])("answers 400 INVALID_REQUEST for %s and enqueues nothing", async (_label, body) => {
     // Prepare
@@ -158,7 +191,12 @@ describe("POST …/skill", () => {
     const { h, skillPath } = await withProcess();
 
     // Act
-    const reply = await h.call("steer", { method: "POST", path: skillPath.replace("/brain/acme/", `/brain/${tenant}/`), as, body: { command: "CLEAR_ALL" } });
+    const reply = await h.call("steer", {
+      method: "POST",
+      path: skillPath.replace("/brain/acme/", `/brain/${tenant}/`),
+      as,
+      body: { command: "CLEAR_ALL" },
+    });
 
     // Assess
     expect(reply.status).toBe(status);
@@ -188,14 +226,24 @@ describe("POST …/turns and …/turns/{turnId}/complete", () => {
     // Act
     const queued = await h.call("steer", { method: "POST", path: `${base}/turns`, body: { message: "hi" } });
     h.control.laneRunsWhileWaiting = true;
-    const waited = await h.call("steer", { method: "POST", path: `${base}/turns`, headers: WAIT, body: { message: "again", context: { tier: "large" } } });
+    const waited = await h.call("steer", {
+      method: "POST",
+      path: `${base}/turns`,
+      headers: WAIT,
+      body: { message: "again", context: { tier: "large" } },
+    });
 
     // Assess
     expect(queued.status).toBe(202);
     expect(queued.json).toEqual({ requestId: expect.any(String), status: "QUEUED", turnId: expect.any(String) });
     expect(waited.status).toBe(200);
     expect(waited.json).toMatchObject({ status: "DONE", turnId: expect.any(String) });
-    expect(waited.json.result).toMatchObject({ turnId: waited.json.turnId, systemPrompt: expect.any(Array), tools: expect.any(Array), toolSpecs: expect.any(Array) });
+    expect(waited.json.result).toMatchObject({
+      turnId: waited.json.turnId,
+      systemPrompt: expect.any(Array),
+      tools: expect.any(Array),
+      toolSpecs: expect.any(Array),
+    });
     expect(waited.json.result.messages.map((m: { text: string }) => m.text)).toEqual(["again"]);
   });
 
@@ -206,7 +254,12 @@ describe("POST …/turns and …/turns/{turnId}/complete", () => {
     const process = await h.spawn();
 
     // Act
-    const reply = await h.call("steer", { method: "POST", path: `/brain/acme/processes/${process.processId}/turns`, headers: WAIT, body: { message: "please review this" } });
+    const reply = await h.call("steer", {
+      method: "POST",
+      path: `/brain/acme/processes/${process.processId}/turns`,
+      headers: WAIT,
+      body: { message: "please review this" },
+    });
 
     // Assess
     expect(reply.json.result.activeSkills).toEqual([expect.objectContaining({ name: "reviewer", oneShot: true })]);
@@ -219,7 +272,12 @@ describe("POST …/turns and …/turns/{turnId}/complete", () => {
     const composed = await h.call("steer", { method: "POST", path: `${base}/turns`, headers: WAIT, body: {} });
 
     // Act
-    const reply = await h.call("steer", { method: "POST", path: `${base}/turns/${composed.json.turnId}/complete`, headers: WAIT, body: { output: "done", final: false } });
+    const reply = await h.call("steer", {
+      method: "POST",
+      path: `${base}/turns/${composed.json.turnId}/complete`,
+      headers: WAIT,
+      body: { output: "done", final: false },
+    });
 
     // Assess
     expect(reply.status).toBe(200);
@@ -264,7 +322,12 @@ describe("spawn activations", () => {
     const process = await h.spawn();
 
     // Act
-    const reply = await h.call("steer", { method: "POST", path: `/brain/acme/processes/${process.processId}/skill`, headers: WAIT, body: { command: "ACTIVATE", skillName: "review" } });
+    const reply = await h.call("steer", {
+      method: "POST",
+      path: `/brain/acme/processes/${process.processId}/skill`,
+      headers: WAIT,
+      body: { command: "ACTIVATE", skillName: "review" },
+    });
     await h.drain();
 
     // Assess
@@ -300,7 +363,13 @@ describe("Prefer: wait is limited per identity", () => {
     // Prepare: the lane does not run, so every wait lasts until its deadline
     const { h, skillPath } = await withProcess();
     h.control.laneRunsWhileWaiting = false;
-    const steer = (i: number) => h.call("steer", { method: "POST", path: skillPath, headers: { prefer: "wait=2" }, body: { command: "ACTIVATE", skillName: "alpha", requestId: `w-${i}` } });
+    const steer = (i: number) =>
+      h.call("steer", {
+        method: "POST",
+        path: skillPath,
+        headers: { prefer: "wait=2" },
+        body: { command: "ACTIVATE", skillName: "alpha", requestId: `w-${i}` },
+      });
 
     // Act
     const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => steer(i)));
@@ -319,7 +388,13 @@ describe("Prefer: wait is limited per identity", () => {
     // Prepare
     const { h, skillPath } = await withProcess();
     h.control.laneRunsWhileWaiting = false;
-    const steer = (i: number) => h.call("steer", { method: "POST", path: skillPath, headers: { prefer: "wait=1" }, body: { command: "ACTIVATE", skillName: "alpha", requestId: `g-${i}` } });
+    const steer = (i: number) =>
+      h.call("steer", {
+        method: "POST",
+        path: skillPath,
+        headers: { prefer: "wait=1" },
+        body: { command: "ACTIVATE", skillName: "alpha", requestId: `g-${i}` },
+      });
     await Promise.all(Array.from({ length: 8 }, (_, i) => steer(i)));
 
     // Act

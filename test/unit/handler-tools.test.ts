@@ -19,7 +19,12 @@ async function withGuide(): Promise<{ h: HandlerHarness; tool: (name: string) =>
   await h.documents.put(TENANT, "_tenant", "manuals/recipe/intro.md", "intro");
   await h.documents.put(TENANT, "_tenant", "secrets/keys.md", "not a manual");
   const process = await h.spawn("reader");
-  await h.call("steer", { method: "POST", path: `/brain/acme/processes/${process.processId}/skill`, headers: { prefer: "wait=5" }, body: { command: "ACTIVATE", skillName: "guide" } });
+  await h.call("steer", {
+    method: "POST",
+    path: `/brain/acme/processes/${process.processId}/skill`,
+    headers: { prefer: "wait=5" },
+    body: { command: "ACTIVATE", skillName: "guide" },
+  });
   return { h, tool: (name) => `/brain/acme/processes/${process.processId}/tools/${name}` };
 }
 
@@ -48,7 +53,11 @@ describe("POST …/tools/{toolName}", () => {
     const { h, tool } = await withGuide();
 
     // Act
-    const manual = await h.call("tools", { method: "POST", path: tool("manual_read"), body: { args: { path: "manuals/review/style.md" } } });
+    const manual = await h.call("tools", {
+      method: "POST",
+      path: tool("manual_read"),
+      body: { args: { path: "manuals/review/style.md" } },
+    });
     const byTitle = await h.call("tools", { method: "POST", path: tool("manual_read"), body: { args: { path: "Checklist" } } });
 
     // Assess
@@ -77,8 +86,16 @@ describe("POST …/tools/{toolName}", () => {
     const { h, tool } = await withGuide();
 
     // Act
-    const reply = await h.call("tools", { method: "POST", path: tool("skill_reference_doc"), body: { args: { skill: "guide", title: "Checklist" } } });
-    const unknown = await h.call("tools", { method: "POST", path: tool("skill_reference_doc"), body: { args: { skill: "guide", title: "Nope" } } });
+    const reply = await h.call("tools", {
+      method: "POST",
+      path: tool("skill_reference_doc"),
+      body: { args: { skill: "guide", title: "Checklist" } },
+    });
+    const unknown = await h.call("tools", {
+      method: "POST",
+      path: tool("skill_reference_doc"),
+      body: { args: { skill: "guide", title: "Nope" } },
+    });
 
     // Assess
     expect(reply.json).toEqual({ result: { skill: "guide", title: "Checklist", content: "1. Read the diff." } });
@@ -95,7 +112,11 @@ describe("POST …/tools/{toolName}", () => {
     const process = await h.spawn("reader");
 
     // Act
-    const reply = await h.call("tools", { method: "POST", path: `/brain/acme/processes/${process.processId}/tools/${name}`, body: { args: {} } });
+    const reply = await h.call("tools", {
+      method: "POST",
+      path: `/brain/acme/processes/${process.processId}/tools/${name}`,
+      body: { args: {} },
+    });
 
     // Assess
     expect(reply.status).toBe(404);
@@ -127,7 +148,12 @@ describe("POST …/tools/{toolName}", () => {
     const { h, tool } = await withGuide();
 
     // Act
-    const reply = await h.call("tools", { method: "POST", path: tool("manual_read").replace("/brain/acme/", `/brain/${tenant}/`), as, body: { args: { path: "Checklist" } } });
+    const reply = await h.call("tools", {
+      method: "POST",
+      path: tool("manual_read").replace("/brain/acme/", `/brain/${tenant}/`),
+      as,
+      body: { args: { path: "Checklist" } },
+    });
 
     // Assess
     expect(reply.status).toBe(status);

@@ -120,7 +120,11 @@ describe("tracer loaded only where it traces", () => {
   it.each([
     ["outside Lambda (tests, tools, the local stack)", {}, false],
     ["inside Lambda", { AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x" }, true],
-    ["inside Lambda with POWERTOOLS_TRACE_ENABLED=false", { AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", POWERTOOLS_TRACE_ENABLED: "FALSE" }, false],
+    [
+      "inside Lambda with POWERTOOLS_TRACE_ENABLED=false",
+      { AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", POWERTOOLS_TRACE_ENABLED: "FALSE" },
+      false,
+    ],
     ["under SAM local", { AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", AWS_SAM_LOCAL: "true" }, false],
     ["under Amplify's mock", { AWS_EXECUTION_ENV: "AWS_Lambda_amplify-mock" }, false],
   ])("wants tracing %s: %s", (_case, env, wanted) => {

@@ -90,7 +90,12 @@ describe("httpHandler: routing and identity", () => {
     // Prepare
     const { handler } = setup();
     const event = httpEvent({ method: "GET", path: "/brain/acme/things/x" });
-    (event.requestContext.authorizer as { lambda: Record<string, string> }).lambda = { login: "alice", tenant: "acme", projects: "not json", roles: "[]" };
+    (event.requestContext.authorizer as { lambda: Record<string, string> }).lambda = {
+      login: "alice",
+      tenant: "acme",
+      projects: "not json",
+      roles: "[]",
+    };
 
     // Act
     const result = await handler(event, lambdaContextFixture());
@@ -237,7 +242,9 @@ describe("httpHandler: malformed events", () => {
 
     // Assess
     expect(result.statusCode).toBe(400);
-    expect(JSON.parse(result.body ?? "")).toMatchObject({ error: { code: "INVALID_REQUEST", message: expect.stringMatching(/Malformed request event/) } });
+    expect(JSON.parse(result.body ?? "")).toMatchObject({
+      error: { code: "INVALID_REQUEST", message: expect.stringMatching(/Malformed request event/) },
+    });
   });
 });
 
@@ -277,33 +284,46 @@ describe("reservedKeySafe: attributes the Powertools Logger would drop", () => {
       return true;
     });
     return {
-      lines: () => written.join("").split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>),
+      lines: () =>
+        written
+          .join("")
+          .split("\n")
+          .filter((line) => line.startsWith("{"))
+          .map((line) => JSON.parse(line) as Record<string, unknown>),
       restore: () => spy.mockRestore(),
     };
   };
 
-  it.each(["message", "level", "service", "timestamp", "sampling_rate"])("keeps a custom `%s` attribute as `field_%s` in the real Powertools output", (key) => {
-    // Prepare
-    const out = captured();
-    const logger = reservedKeySafe(new PowertoolsLogger({ serviceName: "unit", logLevel: "INFO" }));
+  it.each(["message", "level", "service", "timestamp", "sampling_rate"])(
+    "keeps a custom `%s` attribute as `field_%s` in the real Powertools output",
+    (key) => {
+      // Prepare
+      const out = captured();
+      const logger = reservedKeySafe(new PowertoolsLogger({ serviceName: "unit", logLevel: "INFO" }));
 
-    // Act
-    try {
-      logger.info("Request refused", { code: "FORBIDDEN", [key]: "the reason that must survive" });
-    } finally {
-      out.restore();
-    }
+      // Act
+      try {
+        logger.info("Request refused", { code: "FORBIDDEN", [key]: "the reason that must survive" });
+      } finally {
+        out.restore();
+      }
 
-    // Assess
-    const lines = out.lines();
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ message: "Request refused", code: "FORBIDDEN", [`field_${key}`]: "the reason that must survive" });
-  });
+      // Assess
+      const lines = out.lines();
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ message: "Request refused", code: "FORBIDDEN", [`field_${key}`]: "the reason that must survive" });
+    },
+  );
 
   it("passes attributes without reserved keys through unchanged", () => {
     // Prepare
     const seen: Record<string, unknown>[] = [];
-    const logger = reservedKeySafe({ debug: () => undefined, info: (_m, ...extra) => void seen.push(...extra), warn: () => undefined, error: () => undefined });
+    const logger = reservedKeySafe({
+      debug: () => undefined,
+      info: (_m, ...extra) => void seen.push(...extra),
+      warn: () => undefined,
+      error: () => undefined,
+    });
     const attributes = { reason: "r", code: "FORBIDDEN" };
 
     // Act

@@ -35,11 +35,19 @@ describe("HistoryKeepingDocumentStore", () => {
     // Act
     for (const body of ["a", "b", "c", "d", "e"]) await store.put(TENANT, "p1", "x.md", body);
     const listed = await store.versions(TENANT, "p1", "x.md");
-    const bodies = await Promise.all(listed.map(async (v) => new TextDecoder().decode((await store.getVersion(TENANT, "p1", "x.md", v.versionId))!.body)));
+    const bodies = await Promise.all(
+      listed.map(async (v) => new TextDecoder().decode((await store.getVersion(TENANT, "p1", "x.md", v.versionId))!.body)),
+    );
 
     // Assess
     expect(bodies).toEqual(["e", "d", "c", "b", "a"]);
-    expect(listed.map((v) => v.versionId.slice(0, 18))).toEqual(["0000000006000-0000", "0000000005000-0003", "0000000005000-0002", "0000000005000-0001", "0000000005000-0000"]);
+    expect(listed.map((v) => v.versionId.slice(0, 18))).toEqual([
+      "0000000006000-0000",
+      "0000000005000-0003",
+      "0000000005000-0002",
+      "0000000005000-0001",
+      "0000000005000-0000",
+    ]);
     expect(listed.map((v) => v.lastModified)).toContain(new Date(5000).toISOString());
   });
 

@@ -3,7 +3,15 @@ import { MethodNotAllowed, RouteNotFound } from "../../shared/http/http-errors.j
 import { TooManyRequests } from "../../shared/errors.js";
 import { describe, expect, it } from "vitest";
 import { Forbidden, Unauthenticated } from "../../shared/auth/auth-errors.js";
-import { InvalidDocument, InvalidRequest, SkillArgumentMissing, SkillLocked, SkillNotAllowedByRecipe, SkillNotFound, SkillsError } from "../../shared/errors.js";
+import {
+  InvalidDocument,
+  InvalidRequest,
+  SkillArgumentMissing,
+  SkillLocked,
+  SkillNotAllowedByRecipe,
+  SkillNotFound,
+  SkillsError,
+} from "../../shared/errors.js";
 import type { ErrorCode } from "../../shared/errors.js";
 import { errorResponse, INTERNAL_ERROR_MESSAGE, SERVICE_UNAVAILABLE_MESSAGE } from "../../shared/http/error-response.js";
 import { STATUS_BY_CODE, statusForCode } from "../../shared/http/error-table.js";
@@ -78,7 +86,11 @@ describe("errorResponse: headers a refusal carries", () => {
     const answer = errorResponse(new TooManyRequests("At most 4 concurrent spawns per user", seconds));
 
     // Assess
-    expect(answer).toEqual({ statusCode: 429, body: { error: { code: "TOO_MANY_REQUESTS", message: "At most 4 concurrent spawns per user" } }, headers: { "retry-after": header } });
+    expect(answer).toEqual({
+      statusCode: 429,
+      body: { error: { code: "TOO_MANY_REQUESTS", message: "At most 4 concurrent spawns per user" } },
+      headers: { "retry-after": header },
+    });
   });
 
   it("MethodNotAllowed → 405 with Allow; RouteNotFound → 404 NOT_FOUND without extra headers", () => {
@@ -184,7 +196,12 @@ describe("errorResponse", () => {
   });
 
   it.each([
-    ["DynamoDB throttling", Object.assign(new Error("Rate of requests exceeds the allowed throughput (table skills-prod)"), { name: "ProvisionedThroughputExceededException" })],
+    [
+      "DynamoDB throttling",
+      Object.assign(new Error("Rate of requests exceeds the allowed throughput (table skills-prod)"), {
+        name: "ProvisionedThroughputExceededException",
+      }),
+    ],
     ["an S3 503", Object.assign(new Error("Please reduce your request rate."), { name: "SlowDown", $metadata: { httpStatusCode: 503 } })],
     ["a refused connection", Object.assign(new Error("connect ECONNREFUSED 10.0.0.12:443"), { code: "ECONNREFUSED" })],
   ])("answers %s with 503 SERVICE_UNAVAILABLE that leaks nothing", (_label, error) => {

@@ -52,7 +52,11 @@ describe("parseJsonBody", () => {
     ["a missing required field", { body: "{}" }, /^Invalid request body: command: /],
     ["a JSON array", { body: "[]" }, /^Invalid request body: /],
     ["invalid base64", { body: "***", isBase64Encoded: true }, "Request body is not valid base64"],
-    ["invalid UTF-8", { body: Buffer.from([0x7b, 0xff, 0x7d]).toString("base64"), isBase64Encoded: true }, "Request body is not valid UTF-8"],
+    [
+      "invalid UTF-8",
+      { body: Buffer.from([0x7b, 0xff, 0x7d]).toString("base64"), isBase64Encoded: true },
+      "Request body is not valid UTF-8",
+    ],
     ["an oversized body", { body: JSON.stringify({ command: "ACTIVATE", skillName: "x".repeat(70_000) }) }, /larger than 65536 bytes/],
   ])("answers 400 INVALID_REQUEST for %s", (_label, overrides, message) => {
     // Prepare
@@ -153,7 +157,12 @@ describe("responses", () => {
     // Assess
     expect(response).toEqual({
       statusCode: 201,
-      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", etag: '"abc"' },
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        "cache-control": "no-store",
+        "x-content-type-options": "nosniff",
+        etag: '"abc"',
+      },
       body: '{"processId":"p-1"}',
     });
     expect(empty).toEqual({ statusCode: 204, headers: { "cache-control": "no-store" } });

@@ -13,7 +13,15 @@ import type { LaneTurnRead, TurnState } from "../../shared/turns/turn-state.js";
  */
 
 const T = "acme";
-const message: LaneMessage = { requestId: "r1", processId: "p1", tenant: T, user: { login: "ada" }, kind: "turn.compose", payload: { turnId: "t1", message: "hi" }, enqueuedAt: "2026-01-01T00:00:00.000Z" };
+const message: LaneMessage = {
+  requestId: "r1",
+  processId: "p1",
+  tenant: T,
+  user: { login: "ada" },
+  kind: "turn.compose",
+  payload: { turnId: "t1", message: "hi" },
+  enqueuedAt: "2026-01-01T00:00:00.000Z",
+};
 const delivery = { messageId: "m1", groupId: undefined, receiveCount: 1 };
 const state = { process: { processId: "p1", projectId: "proj" }, lookups: (run: () => Promise<unknown>) => run() } as unknown as TurnState;
 

@@ -40,7 +40,13 @@ const SCENARIOS: Record<LaneMessageKind, Scenario> = {
       return {
         processId: p.processId,
         isTarget: (id) => id === "target",
-        enqueue: async () => void (await h.app.steerSkill(TENANT, p.processId, ALICE, { command: "ACTIVATE", skillName: "alpha", args: "go", requestId: "target" })),
+        enqueue: async () =>
+          void (await h.app.steerSkill(TENANT, p.processId, ALICE, {
+            command: "ACTIVATE",
+            skillName: "alpha",
+            args: "go",
+            requestId: "target",
+          })),
       };
     },
   },
@@ -51,7 +57,8 @@ const SCENARIOS: Record<LaneMessageKind, Scenario> = {
       return {
         processId: p.processId,
         isTarget: (id) => id === "target",
-        enqueue: async () => void (await h.app.steerSkill(TENANT, p.processId, ALICE, { command: "CLEAR", skillName: "alpha", requestId: "target" })),
+        enqueue: async () =>
+          void (await h.app.steerSkill(TENANT, p.processId, ALICE, { command: "CLEAR", skillName: "alpha", requestId: "target" })),
       };
     },
   },
@@ -213,8 +220,16 @@ describe("lane applier: at most once per requestId", () => {
 
     // Assess
     expect(reuse.status).toBe("QUEUED");
-    expect(await h.app.getRequest(TENANT, a.processId, "shared")).toMatchObject({ processId: a.processId, kind: "skill.activate", status: "DONE" });
-    expect(await h.app.getRequest(TENANT, b.processId, "shared")).toMatchObject({ processId: b.processId, kind: "skill.clearAll", status: "DONE" });
+    expect(await h.app.getRequest(TENANT, a.processId, "shared")).toMatchObject({
+      processId: a.processId,
+      kind: "skill.activate",
+      status: "DONE",
+    });
+    expect(await h.app.getRequest(TENANT, b.processId, "shared")).toMatchObject({
+      processId: b.processId,
+      kind: "skill.clearAll",
+      status: "DONE",
+    });
   });
 });
 
@@ -307,7 +322,10 @@ describe("lane applier: failures", () => {
     await h.app.applyLaneMessage(message, { messageId: "m", groupId: undefined, receiveCount: 1 });
 
     // Assess
-    expect(await h.requests.get(TENANT, "no-such-process", "orphan")).toMatchObject({ status: "FAILED", error: { code: "PROCESS_NOT_FOUND" } });
+    expect(await h.requests.get(TENANT, "no-such-process", "orphan")).toMatchObject({
+      status: "FAILED",
+      error: { code: "PROCESS_NOT_FOUND" },
+    });
   });
 
   it("answers an unknown process at enqueue instead of queueing", async () => {

@@ -50,11 +50,15 @@ const labelOf = (m: LaneMessage): string => (m.payload as { label: string }).lab
 const failedIds = (response: { batchItemFailures: { itemIdentifier: string }[] }): string[] =>
   response.batchItemFailures.map((f) => f.itemIdentifier);
 
-function recordingLogger(): Pick<Logger, "debug" | "warn" | "error"> & { entries: { level: string; message: string; extra: Record<string, unknown> }[] } {
+function recordingLogger(): Pick<Logger, "debug" | "warn" | "error"> & {
+  entries: { level: string; message: string; extra: Record<string, unknown> }[];
+} {
   const entries: { level: string; message: string; extra: Record<string, unknown> }[] = [];
-  const log = (level: string) => (message: string, ...extra: Record<string, unknown>[]) => {
-    entries.push({ level, message, extra: Object.assign({}, ...extra) });
-  };
+  const log =
+    (level: string) =>
+    (message: string, ...extra: Record<string, unknown>[]) => {
+      entries.push({ level, message, extra: Object.assign({}, ...extra) });
+    };
   return { entries, debug: log("debug"), warn: log("warn"), error: log("error") };
 }
 
@@ -69,14 +73,7 @@ describe("lane worker handler", () => {
       },
       { logger: recordingLogger() },
     );
-    const batch = event(
-      record("A", "A1"),
-      record("B", "B1"),
-      record("A", "A2"),
-      record("B", "B2"),
-      record("A", "A3"),
-      record("B", "B3"),
-    );
+    const batch = event(record("A", "A1"), record("B", "B1"), record("A", "A2"), record("B", "B2"), record("A", "A3"), record("B", "B3"));
 
     // Act
     const response = await handler(batch);
@@ -114,7 +111,12 @@ describe("lane worker handler", () => {
 
     // Act
     const response = await handler(
-      event(record("A", "A1", { body: "{not json" }), record("A", "A2"), record("B", "B1", { body: '{"kind":"skill.activate"}' }), record("C", "C1")),
+      event(
+        record("A", "A1", { body: "{not json" }),
+        record("A", "A2"),
+        record("B", "B1", { body: '{"kind":"skill.activate"}' }),
+        record("C", "C1"),
+      ),
     );
 
     // Assess

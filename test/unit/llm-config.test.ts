@@ -25,7 +25,12 @@ describe("llmConfigFromEnv", () => {
     const defaults = llmConfigFromEnv({ SKILLS_LLM_URL: "http://localhost:8080", SKILLS_LLM_MODEL: "m", SKILLS_LLM_API_KEY: "sk" });
 
     // Assess
-    expect(config).toEqual({ url: "https://llm.example.com/v1", model: "judge", apiKeySecretArn: "arn:aws:secretsmanager:eu-central-1:1:secret:k", timeoutMs: 5000 });
+    expect(config).toEqual({
+      url: "https://llm.example.com/v1",
+      model: "judge",
+      apiKeySecretArn: "arn:aws:secretsmanager:eu-central-1:1:secret:k",
+      timeoutMs: 5000,
+    });
     expect(defaults).toEqual({ url: "http://localhost:8080", model: "m", apiKey: "sk", timeoutMs: DEFAULT_LLM_TIMEOUT_MS });
   });
 
@@ -33,7 +38,11 @@ describe("llmConfigFromEnv", () => {
     ["a URL without model", { SKILLS_LLM_URL: "https://llm.example.com" }, /^SKILLS_LLM_MODEL is required with SKILLS_LLM_URL$/],
     ["a URL that is not one", { SKILLS_LLM_URL: "not a url", SKILLS_LLM_MODEL: "m" }, /^SKILLS_LLM_URL is not a URL/],
     ["a non-http URL", { SKILLS_LLM_URL: "file:///etc/passwd", SKILLS_LLM_MODEL: "m" }, /^SKILLS_LLM_URL must be http\(s\)/],
-    ["a bad timeout", { SKILLS_LLM_URL: "https://llm.example.com", SKILLS_LLM_MODEL: "m", SKILLS_LLM_TIMEOUT_MS: "soon" }, /^SKILLS_LLM_TIMEOUT_MS must be a positive integer/],
+    [
+      "a bad timeout",
+      { SKILLS_LLM_URL: "https://llm.example.com", SKILLS_LLM_MODEL: "m", SKILLS_LLM_TIMEOUT_MS: "soon" },
+      /^SKILLS_LLM_TIMEOUT_MS must be a positive integer/,
+    ],
   ])("rejects %s, naming the variable", (_, env, message) => {
     // Act + Assess
     expect(() => llmConfigFromEnv(env)).toThrow(LlmConfigurationError);
@@ -47,6 +56,8 @@ describe("llmConfigFromEnv", () => {
 
   it("needs a secret resolver when the key lives in Secrets Manager", () => {
     // Act + Assess
-    expect(() => createLlmPort({ SKILLS_LLM_URL: "https://llm.example.com", SKILLS_LLM_MODEL: "m", SKILLS_LLM_API_KEY_SECRET_ARN: "arn:x" })).toThrow(TypeError);
+    expect(() =>
+      createLlmPort({ SKILLS_LLM_URL: "https://llm.example.com", SKILLS_LLM_MODEL: "m", SKILLS_LLM_API_KEY_SECRET_ARN: "arn:x" }),
+    ).toThrow(TypeError);
   });
 });

@@ -22,10 +22,18 @@ let baseUrl: string;
 const received: Received[] = [];
 let reply: Reply = () => undefined;
 
-const completion = (content: string): Reply => (response) => {
-  response.writeHead(200, { "content-type": "application/json" });
-  response.end(JSON.stringify({ id: "cmpl-1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] }));
-};
+const completion =
+  (content: string): Reply =>
+  (response) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(
+      JSON.stringify({
+        id: "cmpl-1",
+        object: "chat.completion",
+        choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+      }),
+    );
+  };
 
 const readBody = async (request: IncomingMessage): Promise<string> => {
   const chunks: Buffer[] = [];
@@ -65,7 +73,8 @@ const recorder = (): Pick<Logger, "warn"> & { warnings: Array<{ message: string;
   return { warnings, warn: (message, ...extra) => warnings.push({ message, extra }) };
 };
 
-const llmWith = (logger: Pick<Logger, "warn">, timeoutMs = 2_000): OpenAiChatLlm => new OpenAiChatLlm({ url: baseUrl, model: "judge-1", apiKey: "sk-test-key", timeoutMs, logger });
+const llmWith = (logger: Pick<Logger, "warn">, timeoutMs = 2_000): OpenAiChatLlm =>
+  new OpenAiChatLlm({ url: baseUrl, model: "judge-1", apiKey: "sk-test-key", timeoutMs, logger });
 
 const INPUT = { judge: "Has a development task of the user been completed?", task: "add login", output: "Done. Tests pass." };
 
@@ -82,7 +91,12 @@ describe("OpenAiChatLlm", () => {
     expect(answer).toEqual({ fire: true, reason: "code changed" });
     expect(received).toHaveLength(1);
     const [request] = received;
-    expect(request).toMatchObject({ method: "POST", url: "/v1/chat/completions", authorization: "Bearer sk-test-key", contentType: "application/json" });
+    expect(request).toMatchObject({
+      method: "POST",
+      url: "/v1/chat/completions",
+      authorization: "Bearer sk-test-key",
+      contentType: "application/json",
+    });
     const body = request?.body as { model: string; messages: Array<{ role: string; content: string }>; response_format: unknown };
     expect(body.model).toBe("judge-1");
     expect(body.response_format).toEqual({ type: "json_object" });
@@ -120,22 +134,38 @@ describe("OpenAiChatLlm", () => {
   });
 
   it.each([
-    ["a 500", ((response) => {
-      response.writeHead(500, { "content-type": "application/json" });
-      response.end('{"error": {"message": "upstream exploded"}}');
-    }) as Reply, "http status"],
-    ["a 401", ((response) => {
-      response.writeHead(401);
-      response.end();
-    }) as Reply, "http status"],
-    ["a body that is not JSON", ((response) => {
-      response.writeHead(200, { "content-type": "text/html" });
-      response.end("<html>gateway</html>");
-    }) as Reply, "response is not JSON"],
-    ["a completion without choices", ((response) => {
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end('{"choices": []}');
-    }) as Reply, "response has no message content"],
+    [
+      "a 500",
+      ((response) => {
+        response.writeHead(500, { "content-type": "application/json" });
+        response.end('{"error": {"message": "upstream exploded"}}');
+      }) as Reply,
+      "http status",
+    ],
+    [
+      "a 401",
+      ((response) => {
+        response.writeHead(401);
+        response.end();
+      }) as Reply,
+      "http status",
+    ],
+    [
+      "a body that is not JSON",
+      ((response) => {
+        response.writeHead(200, { "content-type": "text/html" });
+        response.end("<html>gateway</html>");
+      }) as Reply,
+      "response is not JSON",
+    ],
+    [
+      "a completion without choices",
+      ((response) => {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end('{"choices": []}');
+      }) as Reply,
+      "response has no message content",
+    ],
   ])("answers null with a warning for %s, never logging the key or the input", async (_, failing, reason) => {
     // Prepare
     reply = failing;
@@ -226,7 +256,10 @@ describe("createLlmPort", () => {
   it("uses URL, model and key from the environment", async () => {
     // Prepare
     reply = completion('{"ok": 1}');
-    const llm = createLlmPort({ SKILLS_LLM_URL: `${baseUrl}/`, SKILLS_LLM_MODEL: "gpt-test", SKILLS_LLM_API_KEY: "sk-env" }, { logger: recorder() });
+    const llm = createLlmPort(
+      { SKILLS_LLM_URL: `${baseUrl}/`, SKILLS_LLM_MODEL: "gpt-test", SKILLS_LLM_API_KEY: "sk-env" },
+      { logger: recorder() },
+    );
 
     // Act
     const answer = await llm.callForJson("g", "Judge.", {});
@@ -252,7 +285,10 @@ describe("createLlmPort", () => {
     };
     const logger = recorder();
     const arn = "arn:aws:secretsmanager:eu-central-1:123456789012:secret:llm-key";
-    const llm = createLlmPort({ SKILLS_LLM_URL: baseUrl, SKILLS_LLM_MODEL: "m", SKILLS_LLM_API_KEY_SECRET_ARN: arn }, { resolveSecret, logger });
+    const llm = createLlmPort(
+      { SKILLS_LLM_URL: baseUrl, SKILLS_LLM_MODEL: "m", SKILLS_LLM_API_KEY_SECRET_ARN: arn },
+      { resolveSecret, logger },
+    );
 
     // Act
     const failed = await llm.callForJson("g", "Judge.", {});

@@ -83,7 +83,8 @@ describe("vance.llm.callForJson in a guard script (spec §2a code-guard)", () =>
 
     // Act
     const outcome = await runScript({
-      source: "[ [1, 'x'], ['', 'x'], ['n', ' '] ].map(([n, i]) => { try { vance.llm.callForJson(n, i, {}); return 'called'; } catch (e) { return e.code; } })",
+      source:
+        "[ [1, 'x'], ['', 'x'], ['n', ' '] ].map(([n, i]) => { try { vance.llm.callForJson(n, i, {}); return 'called'; } catch (e) { return e.code; } })",
       pool,
       bindings: { llm: llmScriptBindings(llm) },
     });

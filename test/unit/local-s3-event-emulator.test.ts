@@ -43,7 +43,10 @@ function emulatorOf(bucket: FakeBucket, deliver: (event: S3ObjectEvent) => Promi
       await deliver(event);
     },
     intervalMs: 60_000,
-    logger: { warn: (message) => void log.push({ level: "warn", message }), error: (message) => void log.push({ level: "error", message }) },
+    logger: {
+      warn: (message) => void log.push({ level: "warn", message }),
+      error: (message) => void log.push({ level: "error", message }),
+    },
   });
   return { emulator, delivered, log };
 }
@@ -132,7 +135,12 @@ describe("S3EventEmulator (local stand-in for the bucket's EventBridge notificat
     await emulator.start();
 
     // Act
-    for (const key of [SKILL, "tenants/acme/projects/web/notes/today.md", "tenants/acme/projects/web/workspace/out.json", "uploads/tenants/acme/projects/web/_vance/x.md"]) {
+    for (const key of [
+      SKILL,
+      "tenants/acme/projects/web/notes/today.md",
+      "tenants/acme/projects/web/workspace/out.json",
+      "uploads/tenants/acme/projects/web/_vance/x.md",
+    ]) {
       bucket.objects.set(key, "x");
     }
     await emulator.settled();
@@ -250,9 +258,14 @@ describe("the catalogue key wildcard", () => {
     const pattern = wildcardRegExp(CATALOGUE_KEY_WILDCARD);
 
     // Act
-    const matches = [SKILL, RECIPE, "tenants/a/projects/b/_vance/x", "tenants/a/projects/b/notes/x.md", "tenants/a/projects/b/_vancex/y", "x/tenants/a/projects/b/_vance/y"].map((key) =>
-      pattern.test(key),
-    );
+    const matches = [
+      SKILL,
+      RECIPE,
+      "tenants/a/projects/b/_vance/x",
+      "tenants/a/projects/b/notes/x.md",
+      "tenants/a/projects/b/_vancex/y",
+      "x/tenants/a/projects/b/_vance/y",
+    ].map((key) => pattern.test(key));
 
     // Assess
     expect(matches).toEqual([true, true, true, false, false, false]);

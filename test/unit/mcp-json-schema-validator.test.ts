@@ -5,7 +5,10 @@ import { NO_ELICITATION, refusingJsonSchemaValidator } from "../../shared/app/mc
 describe("the MCP server's JSON-schema validator (no ajv)", () => {
   it("refuses every elicitation answer, even one that fits the schema, with the reason", () => {
     // Prepare
-    const validate = refusingJsonSchemaValidator.getValidator<{ name: string }>({ type: "object", properties: { name: { type: "string" } } });
+    const validate = refusingJsonSchemaValidator.getValidator<{ name: string }>({
+      type: "object",
+      properties: { name: { type: "string" } },
+    });
 
     // Act
     const result = validate({ name: "fits" });

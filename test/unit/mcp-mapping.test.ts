@@ -7,7 +7,8 @@ import type { ResolvedSkill } from "../../shared/skills/resolved-skill.js";
 import { checkScriptArgs, scriptParamsSchema } from "../../shared/scripts/script-tool-schema.js";
 
 /** Only the fields the MCP mapping reads. */
-const skill = (fields: Partial<ResolvedSkill>): ResolvedSkill => ({ name: "review", title: "Review", description: "Reviews.", arguments: false, files: [], ...fields }) as ResolvedSkill;
+const skill = (fields: Partial<ResolvedSkill>): ResolvedSkill =>
+  ({ name: "review", title: "Review", description: "Reviews.", arguments: false, files: [], ...fields }) as ResolvedSkill;
 
 const REVIEW = skill({
   arguments: [
@@ -34,7 +35,16 @@ describe("MCP mapping", () => {
     // Act
     const raw = rawArguments(REVIEW, { focus: "error paths", lang: "ts" });
     const gap = () => rawArguments(REVIEW, { focus: "x" });
-    const spaced = () => rawArguments(skill({ arguments: [{ name: "a", type: "string", required: false }, { name: "b", type: "string", required: false }] }), { a: "two words", b: "x" });
+    const spaced = () =>
+      rawArguments(
+        skill({
+          arguments: [
+            { name: "a", type: "string", required: false },
+            { name: "b", type: "string", required: false },
+          ],
+        }),
+        { a: "two words", b: "x" },
+      );
 
     // Assess
     expect(raw).toBe("ts error paths");
@@ -46,7 +56,9 @@ describe("MCP mapping", () => {
 
   it("completes from the enum by prefix, at most 100 values with hasMore", () => {
     // Prepare
-    const many = skill({ arguments: [{ name: "n", type: "string", required: false, enum: Array.from({ length: 100 }, (_, i) => `v${i}`) }] });
+    const many = skill({
+      arguments: [{ name: "n", type: "string", required: false, enum: Array.from({ length: 100 }, (_, i) => `v${i}`) }],
+    });
 
     // Act
     const ts = completeArgument(REVIEW, "lang", "T");

@@ -10,19 +10,27 @@ import { skillMdRendition } from "../../shared/skills/skill-md-rendition.js";
 const bytes = (text: string): Buffer => Buffer.from(text, "utf8");
 const text = (data: Uint8Array): string => Buffer.from(data).toString("utf8");
 const frontmatterOf = (data: Uint8Array): unknown => parseYaml(/^\uFEFF?---\r?\n([\s\S]*?)\r?\n---/.exec(text(data))?.[1] ?? "");
-const skill = (fields: Partial<ResolvedSkill>): ResolvedSkill => ({ name: "pdf", title: "Pdf", description: "d", arguments: false, files: [], ...fields }) as ResolvedSkill;
+const skill = (fields: Partial<ResolvedSkill>): ResolvedSkill =>
+  ({ name: "pdf", title: "Pdf", description: "d", arguments: false, files: [], ...fields }) as ResolvedSkill;
 
 describe("SKILL.md rendition for the MCP Skills extension", () => {
   it("adds name: as the first frontmatter key and leaves every other byte as written", () => {
     // Prepare
-    const stored = bytes("---\ndescription: Fills forms.\nlicense: MIT\nmetadata:\n  version: \"2\"\n---\n\n# Body {{ x }}\n");
+    const stored = bytes('---\ndescription: Fills forms.\nlicense: MIT\nmetadata:\n  version: "2"\n---\n\n# Body {{ x }}\n');
 
     // Act
     const rendition = skillMdRendition("pdf", stored);
 
     // Assess
-    expect("bytes" in rendition && text(rendition.bytes)).toBe("---\nname: pdf\ndescription: Fills forms.\nlicense: MIT\nmetadata:\n  version: \"2\"\n---\n\n# Body {{ x }}\n");
-    expect("frontmatter" in rendition && rendition.frontmatter).toEqual({ name: "pdf", description: "Fills forms.", license: "MIT", metadata: { version: "2" } });
+    expect("bytes" in rendition && text(rendition.bytes)).toBe(
+      '---\nname: pdf\ndescription: Fills forms.\nlicense: MIT\nmetadata:\n  version: "2"\n---\n\n# Body {{ x }}\n',
+    );
+    expect("frontmatter" in rendition && rendition.frontmatter).toEqual({
+      name: "pdf",
+      description: "Fills forms.",
+      license: "MIT",
+      metadata: { version: "2" },
+    });
     expect("frontmatter" in rendition && Object.keys(rendition.frontmatter)[0]).toBe("name");
     expect("bytes" in rendition && frontmatterOf(rendition.bytes)).toEqual("frontmatter" in rendition && rendition.frontmatter);
   });
@@ -69,7 +77,11 @@ describe("SKILL.md rendition for the MCP Skills extension", () => {
     const file = documentDigest("_vance/skills/pdf/refs/a.md", "e2", bytes("a"));
 
     // Assess
-    expect(skillMd).toEqual({ etag: "e1", sha256: sha256Hex(stored), rendition: { sha256: sha256Hex(rendition), size: rendition.byteLength, frontmatter: '{"name":"pdf","description":"d"}' } });
+    expect(skillMd).toEqual({
+      etag: "e1",
+      sha256: sha256Hex(stored),
+      rendition: { sha256: sha256Hex(rendition), size: rendition.byteLength, frontmatter: '{"name":"pdf","description":"d"}' },
+    });
     expect(file).toEqual({ etag: "e2", sha256: sha256Hex(bytes("a")) });
   });
 });
@@ -96,16 +108,31 @@ describe("Skills extension paging and URIs", () => {
   it("names a skill only by skill://{name}/SKILL.md; anything else is -32602", () => {
     // Act
     const name = skillNameOfUri("skill://pdf/SKILL.md");
-    const refused = ["skill://pdf/refs/SKILL.md", "skill://pdf", "file://pdf/SKILL.md", "skill:///SKILL.md", "skill://%E0%A4%A/SKILL.md"].map((uri) => () => skillNameOfUri(uri));
+    const refused = [
+      "skill://pdf/refs/SKILL.md",
+      "skill://pdf",
+      "file://pdf/SKILL.md",
+      "skill:///SKILL.md",
+      "skill://%E0%A4%A/SKILL.md",
+    ].map((uri) => () => skillNameOfUri(uri));
 
     // Assess
     expect(name).toBe("pdf");
-    for (const refusal of refused) expect(refusal).toThrow(expect.objectContaining({ code: ErrorCode.InvalidParams, message: expect.stringContaining("No skill is served at") }));
+    for (const refusal of refused)
+      expect(refusal).toThrow(
+        expect.objectContaining({ code: ErrorCode.InvalidParams, message: expect.stringContaining("No skill is served at") }),
+      );
   });
 
   it("lists a directory's direct children, subdirectories as inode/directory; a file or a missing directory is none", () => {
     // Prepare
-    const pdf = skill({ files: [{ path: "templates/invoice.md", size: 4 }, { path: "templates/regional/eu.md", size: 2 }, { path: "run.sh", size: 1 }] });
+    const pdf = skill({
+      files: [
+        { path: "templates/invoice.md", size: 4 },
+        { path: "templates/regional/eu.md", size: 2 },
+        { path: "run.sh", size: 1 },
+      ],
+    });
 
     // Act
     const root = directoryChildren(pdf, parseDirectoryUri("skill://pdf").directory);

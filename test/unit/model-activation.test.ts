@@ -39,7 +39,11 @@ function drainingApp(h: SteeringHarness): SkillsApp {
 }
 
 const modelActivate = (h: SteeringHarness, processId: string, skillName: string, args?: string): Promise<ModelActivationResult> =>
-  h.process(processId).then((process) => laneModelActivation(drainingApp(h)).activate(process, ALICE, { skillName, ...(args !== undefined ? { args } : {}) }));
+  h
+    .process(processId)
+    .then((process) =>
+      laneModelActivation(drainingApp(h)).activate(process, ALICE, { skillName, ...(args !== undefined ? { args } : {}) }),
+    );
 
 async function withSkills(): Promise<SteeringHarness> {
   const h = await steeringHarness();
@@ -47,7 +51,11 @@ async function withSkills(): Promise<SteeringHarness> {
   await h.putSkill("beta", { description: "Beta skill", body: "Beta body.", extra: "when_to_use: when beta things come up" });
   await h.putSkill("model-only", { description: "Only for the model", body: "Hidden body.", extra: "user-invocable: false" });
   await h.putSkill("user-only", { description: "Only for users", body: "User body.", extra: "disable-model-invocation: true" });
-  await h.putSkill("needs-arg", { description: "Takes a target", body: "Target: {{ args.target }}", extra: "arguments:\n  - name: target\n    required: true" });
+  await h.putSkill("needs-arg", {
+    description: "Takes a target",
+    body: "Target: {{ args.target }}",
+    extra: "arguments:\n  - name: target\n    required: true",
+  });
   return h;
 }
 
@@ -63,16 +71,29 @@ describe("Turn catalog", () => {
 
     // Assess
     expect(turn.catalog.entries.map((e) => e.name)).toEqual(["beta", "model-only", "needs-arg"]);
-    expect(turn.catalog.entries[0]).toEqual({ name: "beta", description: "Beta skill when beta things come up", source: "VANCE", approxTokens: expect.any(Number) });
+    expect(turn.catalog.entries[0]).toEqual({
+      name: "beta",
+      description: "Beta skill when beta things come up",
+      source: "VANCE",
+      approxTokens: expect.any(Number),
+    });
     expect(turn.catalog.omitted).toEqual([]);
     expect(turn.catalog.budgetChars).toBe(8_000);
     expect(turn.tools).toContain(SKILL_ACTIVATE_TOOL);
     const spec = turn.toolSpecs.find((s) => s.name === SKILL_ACTIVATE_TOOL)!;
-    expect(spec.inputSchema).toMatchObject({ properties: { name: { enum: ["beta", "model-only", "needs-arg"] }, args: { type: "string" } }, required: ["name"] });
+    expect(spec.inputSchema).toMatchObject({
+      properties: { name: { enum: ["beta", "model-only", "needs-arg"] }, args: { type: "string" } },
+      required: ["name"],
+    });
     expect(turn.systemPrompt).toHaveLength(3);
     expect(turn.systemPrompt[1]!.content).toBe(turn.skillSection);
     expect(turn.systemPrompt[2]!.content).toBe(
-      [CATALOG_HEADER, "- beta: Beta skill when beta things come up", "- model-only: Only for the model", "- needs-arg: Takes a target"].join("\n"),
+      [
+        CATALOG_HEADER,
+        "- beta: Beta skill when beta things come up",
+        "- model-only: Only for the model",
+        "- needs-arg: Takes a target",
+      ].join("\n"),
     );
     expect(turn.catalog.usedChars).toBe(turn.systemPrompt[2]!.content.length);
     expect(turn.skillTokens).toEqual([{ name: "alpha", approxTokens: Math.ceil(turn.skillSection.length / 4) }]);
@@ -93,7 +114,12 @@ describe("Turn catalog", () => {
     // Assess
     expect(small.catalog.entries[0]!.name).toBe("needs-arg");
     expect(small.catalog.omitted.length).toBeGreaterThan(0);
-    expect([...small.catalog.entries.map((e) => e.name), ...small.catalog.omitted].sort()).toEqual(["alpha", "beta", "model-only", "needs-arg"]);
+    expect([...small.catalog.entries.map((e) => e.name), ...small.catalog.omitted].sort()).toEqual([
+      "alpha",
+      "beta",
+      "model-only",
+      "needs-arg",
+    ]);
     expect(small.catalog.usedChars).toBeLessThanOrEqual(120);
     expect(none.catalog).toEqual({ entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 });
     expect(none.tools).not.toContain(SKILL_ACTIVATE_TOOL);
@@ -106,7 +132,8 @@ describe("Turn catalog", () => {
     await h.putSkill("granter", {
       description: "Grants itself the service's tools",
       body: "Granter body.",
-      extra: "tools: [skill_activate, skill_search, skill_read_file, skill_reference_doc, manual_read, manual_list, own_tool]\nallowed-tools: skill_activate Read",
+      extra:
+        "tools: [skill_activate, skill_search, skill_read_file, skill_reference_doc, manual_read, manual_list, own_tool]\nallowed-tools: skill_activate Read",
     });
     const off = await h.spawn("bare");
     await h.activate(off.processId, "granter");
@@ -145,7 +172,9 @@ describe("skill_activate", () => {
     const next = turnOf((await h.compose(p.processId, "go on")).result);
 
     // Assess
-    expect(answer.activeSkills).toEqual([expect.objectContaining({ name: "beta", activatedBy: "model", oneShot: false, fromRecipe: false })]);
+    expect(answer.activeSkills).toEqual([
+      expect.objectContaining({ name: "beta", activatedBy: "model", oneShot: false, fromRecipe: false }),
+    ]);
     expect(answer.turnScheduled).toBe(false);
     expect(answer.skill).toEqual({ name: "beta", content: "--- Skill: beta ---\nBeta skill\n\nBeta body." });
     expect(h.applied.map((a) => a.message.kind)).toContain("skill.activate");
@@ -226,12 +255,15 @@ describe("skill_activate under load", () => {
 
     // Assess
     outcomes.forEach((outcome, i) => {
-      if (calls[i]!.startsWith("missing-")) expect(outcome.status === "rejected" && (outcome.reason as { code?: string }).code).toBe("SKILL_NOT_FOUND");
+      if (calls[i]!.startsWith("missing-"))
+        expect(outcome.status === "rejected" && (outcome.reason as { code?: string }).code).toBe("SKILL_NOT_FOUND");
       else expect(outcome.status === "fulfilled" && outcome.value.skill.content).toContain(`Body ${calls[i]}.`);
     });
     const activates = h.applied.filter((a) => a.message.kind === "skill.activate");
     expect(new Set(activates.map((a) => a.message.requestId)).size).toBe(50);
-    const firstApplied = [...new Set(activates.filter((a) => a.record.status === "DONE").map((a) => (a.message.payload as { skillName: string }).skillName))];
+    const firstApplied = [
+      ...new Set(activates.filter((a) => a.record.status === "DONE").map((a) => (a.message.payload as { skillName: string }).skillName)),
+    ];
     const stored = (await h.process(p.processId)).activeSkills;
     expect(stored.map((s) => s.name)).toEqual(firstApplied);
     expect([...stored.map((s) => s.name)].sort()).toEqual([...good].sort());
@@ -244,7 +276,10 @@ describe("activatedBy per path", () => {
     // Prepare
     const h = await withSkills();
     await h.putSkill("gamma", { description: "Gamma", extra: "triggers:\n  - type: KEYWORDS\n    keywords: [gamma]" });
-    await h.putSkill("review", { description: "Review", extra: "arguments: true\nrun:\n  target: spawn\n  recipe: plain\naction: Review now." });
+    await h.putSkill("review", {
+      description: "Review",
+      extra: "arguments: true\nrun:\n  target: spawn\n  recipe: plain\naction: Review now.",
+    });
     const p = await h.spawn("whitelist");
     const other = await h.spawn("open");
 

@@ -12,8 +12,15 @@ import { STATUS_BY_CODE } from "../../shared/http/error-table.js";
  * names the route; the fix is one entry in infra/openapi/route-docs.ts and `npm run openapi`.
  */
 
-type Operation = { security?: unknown[]; requestBody?: unknown; responses: Record<string, { description: string; content?: Record<string, { schema: { $ref?: string } }> }> };
-type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } }> } };
+type Operation = {
+  security?: unknown[];
+  requestBody?: unknown;
+  responses: Record<string, { description: string; content?: Record<string, { schema: { $ref?: string } }> }>;
+};
+type Document = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } }> };
+};
 
 const document = buildOpenApiDocument() as unknown as Document;
 const METHODS = ["get", "put", "post", "delete", "patch"];
@@ -97,7 +104,11 @@ describe("the OpenAPI document", () => {
         .flatMap(([status, response]) => {
           const codes = codesOf(response);
           if (codes.length === 0) return [`${key} ${status}: no codes`];
-          return codes.filter((code) => STATUS_BY_CODE[code as keyof typeof STATUS_BY_CODE] !== Number(status) || !response.description.includes(code)).map((code) => `${key} ${status}: ${code}`);
+          return codes
+            .filter(
+              (code) => STATUS_BY_CODE[code as keyof typeof STATUS_BY_CODE] !== Number(status) || !response.description.includes(code),
+            )
+            .map((code) => `${key} ${status}: ${code}`);
         }),
     );
 
@@ -118,9 +129,14 @@ describe("the OpenAPI document", () => {
 
   it("takes the lane calls' bodies from the handlers' schemas (strict: an unknown field is refused)", () => {
     // Act
-    const compose = document.paths["/brain/{tenant}/processes/{processId}/turns"]?.post?.requestBody as { content: Record<string, { schema: { additionalProperties?: unknown; properties?: object } }> };
+    const compose = document.paths["/brain/{tenant}/processes/{processId}/turns"]?.post?.requestBody as {
+      content: Record<string, { schema: { additionalProperties?: unknown; properties?: object } }>;
+    };
 
     // Assess
-    expect(compose.content["application/json"]?.schema).toMatchObject({ additionalProperties: false, properties: { message: {}, context: {}, requestId: {} } });
+    expect(compose.content["application/json"]?.schema).toMatchObject({
+      additionalProperties: false,
+      properties: { message: {}, context: {}, requestId: {} },
+    });
   });
 });

@@ -32,7 +32,9 @@ class CountingRenderer implements TemplateRenderer {
   renders: { template: string; context: RenderContext }[] = [];
   async render(template: string, context: RenderContext): Promise<string> {
     this.renders.push({ template, context });
-    return template.replace(/\{\{\s*args\.(\w+)\s*\}\}/g, (_m, name: string) => String((context.args as Record<string, unknown> | undefined)?.[name] ?? ""));
+    return template.replace(/\{\{\s*args\.(\w+)\s*\}\}/g, (_m, name: string) =>
+      String((context.args as Record<string, unknown> | undefined)?.[name] ?? ""),
+    );
   }
 }
 
@@ -43,7 +45,11 @@ describe("Claude Code placeholders only in a skill that uses them on purpose", (
 
     // Act
     const definition = definitionOf("name: xlsx\ndescription: Spreadsheets.", body);
-    const text = plainBody(definition.name, definition, bindArguments(definition.name, definition.arguments, "convert sales.csv to a pivot table"));
+    const text = plainBody(
+      definition.name,
+      definition,
+      bindArguments(definition.name, definition.arguments, "convert sales.csv to a pivot table"),
+    );
 
     // Assess
     expect(definition.arguments).toBe(false);
@@ -89,7 +95,9 @@ describe("Claude Code placeholders only in a skill that uses them on purpose", (
     const price = warningsOf("name: xlsx\ndescription: d", "Costs $5.00 or $0.");
 
     // Assess
-    expect(deliberate).toEqual([expect.objectContaining({ line: 8, message: expect.stringMatching(/^body: \$0, \$1 will be replaced by words of the \/skill line/) })]);
+    expect(deliberate).toEqual([
+      expect.objectContaining({ line: 8, message: expect.stringMatching(/^body: \$0, \$1 will be replaced by words of the \/skill line/) }),
+    ]);
     expect(price).toEqual([]);
   });
 });
@@ -114,7 +122,11 @@ describe("the substituted body is capped while it is built", () => {
 
     // Assess
     expect(refused).toBeInstanceOf(SkillRenderTooLarge);
-    expect(refused).toMatchObject({ code: "PAYLOAD_TOO_LARGE", limitBytes: MAX_RENDERED_BODY_BYTES, message: expect.stringContaining("Skill 'amp'") });
+    expect(refused).toMatchObject({
+      code: "PAYLOAD_TOO_LARGE",
+      limitBytes: MAX_RENDERED_BODY_BYTES,
+      message: expect.stringContaining("Skill 'amp'"),
+    });
     // 7 000 × 64 KB would be 450 MB; the refusal keeps at most the cap's worth of pieces.
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
   });
@@ -150,7 +162,9 @@ describe("the substituted body is capped while it is built", () => {
 
     // Assess
     expect(section.included).toEqual(["other"]);
-    expect(section.warnings).toEqual([expect.objectContaining({ skill: "amp", message: expect.stringContaining("more than 262144 bytes") })]);
+    expect(section.warnings).toEqual([
+      expect.objectContaining({ skill: "amp", message: expect.stringContaining("more than 262144 bytes") }),
+    ]);
   });
 
   it("refuses an amplifying shot skill's turn prompt the same way", async () => {
@@ -158,7 +172,12 @@ describe("the substituted body is capped while it is built", () => {
     const shot = resolvedSkill({ ...definitionOf("name: amp\ndescription: d\nlifecycle: shot\narguments: true", AMPLIFIER, "amp") });
 
     // Act
-    const refused = await skillTurnPrompt(shot, bindArguments("amp", true, "z".repeat(64 * 1024)), new CountingRenderer(), async () => ({})).catch((error: unknown) => error);
+    const refused = await skillTurnPrompt(
+      shot,
+      bindArguments("amp", true, "z".repeat(64 * 1024)),
+      new CountingRenderer(),
+      async () => ({}),
+    ).catch((error: unknown) => error);
 
     // Assess
     expect(refused).toBeInstanceOf(SkillRenderTooLarge);
@@ -168,7 +187,11 @@ describe("the substituted body is capped while it is built", () => {
 describe("templates of documents written for this service", () => {
   it("renders an Agent Skills form body that reads {{ args.env }} and declares arguments:", async () => {
     // Prepare
-    const definition = definitionOf("name: deploy\ndescription: Deploys.\narguments:\n  - name: env\n    required: true", "Deploy to {{ args.env }} carefully.", "deploy");
+    const definition = definitionOf(
+      "name: deploy\ndescription: Deploys.\narguments:\n  - name: env\n    required: true",
+      "Deploy to {{ args.env }} carefully.",
+      "deploy",
+    );
     const renderer = new CountingRenderer();
 
     // Act
@@ -181,7 +204,11 @@ describe("templates of documents written for this service", () => {
 
   it("keeps {{ }} as text in a plain Agent Skills document, with a warning that says how to render it", () => {
     // Act
-    const definition = definitionOf("name: deploy\ndescription: Deploys.", "Deploy to {{ args.env }} carefully.\n\nUse ${{ secrets.TOKEN }}.", "deploy");
+    const definition = definitionOf(
+      "name: deploy\ndescription: Deploys.",
+      "Deploy to {{ args.env }} carefully.\n\nUse ${{ secrets.TOKEN }}.",
+      "deploy",
+    );
     const warnings = warningsOf("name: deploy\ndescription: Deploys.", "Deploy to {{ args.env }} carefully.");
     const optedOut = warningsOf("name: deploy\ndescription: Deploys.\ntemplate: false", "Deploy to {{ args.env }} carefully.");
 
@@ -209,7 +236,9 @@ describe("skills validate reports the body warnings", () => {
 
     // Act
     const lines = async (name: string, bytes: Uint8Array) =>
-      (await checkSkillDocument(`/nowhere/${name}/SKILL.md`, `${name}/SKILL.md`, bytes)).filter((l) => l.message.startsWith("body:")).map((l) => `${l.line}: ${l.message.slice(0, 40)}`);
+      (await checkSkillDocument(`/nowhere/${name}/SKILL.md`, `${name}/SKILL.md`, bytes))
+        .filter((l) => l.message.startsWith("body:"))
+        .map((l) => `${l.line}: ${l.message.slice(0, 40)}`);
 
     // Assess
     expect(await lines("fix", fix)).toEqual(["6: body: $0 will be replaced by words of th"]);

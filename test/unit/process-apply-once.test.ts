@@ -113,7 +113,11 @@ describe("applyOnce", () => {
     }));
 
     // Act
-    const answer = await applyOnce(store, REQ, { snapshot, alreadyApplied: () => "already", prepare: async () => ({ mutate, fromSnapshot: true }) });
+    const answer = await applyOnce(store, REQ, {
+      snapshot,
+      alreadyApplied: () => "already",
+      prepare: async () => ({ mutate, fromSnapshot: true }),
+    });
 
     // Assess
     expect(mutate).toHaveBeenCalledTimes(2);
@@ -125,7 +129,9 @@ describe("applyOnce", () => {
     // Prepare
     const { store, snapshot } = await storeWithProcess();
     // The other delivery wrote at another time: not our own write whose reply was lost.
-    store.injectConcurrentUpdate(T, "p-1", (p) => markApplied({ ...p, pending: [message("m-1")], updatedAt: "2025-03-01T10:00:01.000Z" }, "r-1"));
+    store.injectConcurrentUpdate(T, "p-1", (p) =>
+      markApplied({ ...p, pending: [message("m-1")], updatedAt: "2025-03-01T10:00:01.000Z" }, "r-1"),
+    );
 
     // Act
     const answer = await applyOnce(store, REQ, {
@@ -146,7 +152,11 @@ describe("applyOnce", () => {
     store.injectConcurrentUpdate(T, "p-1", (p) => markApplied({ ...p, pending: [message("m-1")] }, "r-1"));
 
     // Act
-    const answer = await applyOnce(store, REQ, { snapshot, alreadyApplied: () => "already", prepare: async () => ({ ...appendWrite("m-1"), fromSnapshot: true }) });
+    const answer = await applyOnce(store, REQ, {
+      snapshot,
+      alreadyApplied: () => "already",
+      prepare: async () => ({ ...appendWrite("m-1"), fromSnapshot: true }),
+    });
 
     // Assess
     expect(answer).toBe("applied v2");
@@ -158,7 +168,11 @@ describe("applyOnce", () => {
     store.injectConcurrentUpdate(T, "p-1", (p) => markApplied(p, "r-1"));
 
     // Act
-    const answer = await applyOnce(store, REQ, { snapshot, alreadyApplied: (p) => `already v${p.version}`, prepare: async () => appendWrite("m-1") });
+    const answer = await applyOnce(store, REQ, {
+      snapshot,
+      alreadyApplied: (p) => `already v${p.version}`,
+      prepare: async () => appendWrite("m-1"),
+    });
 
     // Assess
     expect(answer).toBe("already v2");
@@ -172,8 +186,16 @@ describe("applyOnce", () => {
     other.store.processReads = 0;
 
     // Act
-    await applyOnce(store, REQ, { snapshot, alreadyApplied: () => "already", prepare: async () => ({ ...appendWrite("m-1"), fromSnapshot: true }) });
-    await applyOnce(other.store, REQ, { snapshot: other.snapshot, alreadyApplied: () => "already", prepare: async () => appendWrite("m-1") });
+    await applyOnce(store, REQ, {
+      snapshot,
+      alreadyApplied: () => "already",
+      prepare: async () => ({ ...appendWrite("m-1"), fromSnapshot: true }),
+    });
+    await applyOnce(other.store, REQ, {
+      snapshot: other.snapshot,
+      alreadyApplied: () => "already",
+      prepare: async () => appendWrite("m-1"),
+    });
 
     // Assess
     expect(store.processReads).toBe(0);

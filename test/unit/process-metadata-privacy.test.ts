@@ -18,8 +18,11 @@ type Seed = (process: Process) => Partial<Process>;
 const FIELDS: { field: string; seed: Seed; adminSees: (json: Record<string, unknown>) => void }[] = [
   {
     field: "pending[].text (a private skill's rendered action:)",
-    seed: () => ({ pending: [{ id: "m1", sender: "_skill", kind: "action", skill: "diary", text: `${SECRET} action`, at: new Date().toISOString() }] }),
-    adminSees: (json) => expect(json.pending).toEqual([{ id: "m1", sender: "_skill", kind: "action", skill: "diary", at: expect.any(String) }]),
+    seed: () => ({
+      pending: [{ id: "m1", sender: "_skill", kind: "action", skill: "diary", text: `${SECRET} action`, at: new Date().toISOString() }],
+    }),
+    adminSees: (json) =>
+      expect(json.pending).toEqual([{ id: "m1", sender: "_skill", kind: "action", skill: "diary", at: expect.any(String) }]),
   },
   {
     field: "guard.source (installed by a private skill's activate:)",
@@ -28,7 +31,9 @@ const FIELDS: { field: string; seed: Seed; adminSees: (json: Record<string, unkn
   },
   {
     field: "guard.path and guard.layer (a script guard of a private skill)",
-    seed: () => ({ guard: { type: "script", path: `_vance/skills/diary/${SECRET}.js`, layer: { source: "USER", project: "_user_alice" } } }),
+    seed: () => ({
+      guard: { type: "script", path: `_vance/skills/diary/${SECRET}.js`, layer: { source: "USER", project: "_user_alice" } },
+    }),
     adminSees: (json) => expect(json.guard).toEqual({ type: "script" }),
   },
   {
@@ -36,10 +41,19 @@ const FIELDS: { field: string; seed: Seed; adminSees: (json: Record<string, unkn
     seed: (p) => ({
       activeSkills: [
         ...p.activeSkills,
-        { name: "diary", resolvedFromScope: "USER", oneShot: false, fromRecipe: false, activatedAt: new Date().toISOString(), args: `${SECRET} args`, activatedBy: "explicit" },
+        {
+          name: "diary",
+          resolvedFromScope: "USER",
+          oneShot: false,
+          fromRecipe: false,
+          activatedAt: new Date().toISOString(),
+          args: `${SECRET} args`,
+          activatedBy: "explicit",
+        },
       ],
     }),
-    adminSees: (json) => expect(json.activeSkills).toEqual([expect.objectContaining({ name: "diary", resolvedFromScope: "USER", activatedBy: "explicit" })]),
+    adminSees: (json) =>
+      expect(json.activeSkills).toEqual([expect.objectContaining({ name: "diary", resolvedFromScope: "USER", activatedBy: "explicit" })]),
   },
   {
     field: "allowedSkillsOverride (a private recipe's list)",
@@ -92,7 +106,9 @@ describe("process metadata: a field derived from _user_ content is the owner's a
     // Act
     const owner = await h.call("skills", { method: "GET", path: `/brain/acme/skills/active?processId=${processId}` });
     const replies = await Promise.all(
-      [IDENTITIES.padmin, IDENTITIES.admin].map((as) => h.call("skills", { method: "GET", path: `/brain/acme/skills/active?processId=${processId}`, as })),
+      [IDENTITIES.padmin, IDENTITIES.admin].map((as) =>
+        h.call("skills", { method: "GET", path: `/brain/acme/skills/active?processId=${processId}`, as }),
+      ),
     );
 
     // Assess
@@ -135,7 +151,11 @@ describe("process names", () => {
     const h = await handlerHarness();
 
     // Act
-    const reply = await h.call("processes", { method: "POST", path: "/brain/acme/sessions/s1/processes", body: { recipe: "open", projectId: "proj1", name: "main\u001b]2;owned\u0007" } });
+    const reply = await h.call("processes", {
+      method: "POST",
+      path: "/brain/acme/sessions/s1/processes",
+      body: { recipe: "open", projectId: "proj1", name: "main\u001b]2;owned\u0007" },
+    });
 
     // Assess
     expect(reply.status).toBe(400);

@@ -75,10 +75,34 @@ describe("spawnProcess: recipe defaulting (spec §7a)", () => {
     // Assess
     const at = NOW.toISOString();
     expect(process.activeSkills).toEqual([
-      { name: "typescript-style", resolvedFromScope: "PROJECT", oneShot: false, fromRecipe: true, activatedAt: at, args: null, activatedBy: "recipe" },
-      { name: "code-review", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: true, activatedAt: at, args: null, activatedBy: "recipe" },
+      {
+        name: "typescript-style",
+        resolvedFromScope: "PROJECT",
+        oneShot: false,
+        fromRecipe: true,
+        activatedAt: at,
+        args: null,
+        activatedBy: "recipe",
+      },
+      {
+        name: "code-review",
+        resolvedFromScope: "RESOURCE",
+        oneShot: false,
+        fromRecipe: true,
+        activatedAt: at,
+        args: null,
+        activatedBy: "recipe",
+      },
       // Not visible anywhere: kept with the default scope; engines re-resolve per turn.
-      { name: "vanished", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: true, activatedAt: at, args: null, activatedBy: "recipe" },
+      {
+        name: "vanished",
+        resolvedFromScope: "RESOURCE",
+        oneShot: false,
+        fromRecipe: true,
+        activatedAt: at,
+        args: null,
+        activatedBy: "recipe",
+      },
     ]);
   });
 

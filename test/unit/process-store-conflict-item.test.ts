@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { storedItemOf } from "../../shared/processes/dynamodb-process-store.js";
 
 const conditionalCheckFailed = (item?: unknown): Error =>
-  Object.assign(new Error("The conditional request failed"), { name: "ConditionalCheckFailedException", ...(item !== undefined ? { Item: item } : {}) });
+  Object.assign(new Error("The conditional request failed"), {
+    name: "ConditionalCheckFailedException",
+    ...(item !== undefined ? { Item: item } : {}),
+  });
 
 describe("storedItemOf", () => {
   it("turns the marshalled item of a failed condition into plain data", () => {

@@ -62,7 +62,13 @@ describe("InMemoryRequestStore", () => {
     const failed = await store.complete(T, "p-1", "r-1", { status: "FAILED", error: { code: "SKILL_LOCKED", message: "locked" } });
 
     // Assess
-    expect(failed).toEqual({ requestId: "r-1", processId: "p-1", kind: "skill.clear", status: "FAILED", error: { code: "SKILL_LOCKED", message: "locked" } });
+    expect(failed).toEqual({
+      requestId: "r-1",
+      processId: "p-1",
+      kind: "skill.clear",
+      status: "FAILED",
+      error: { code: "SKILL_LOCKED", message: "locked" },
+    });
     expect(toApiRequest(failed)).toEqual({ requestId: "r-1", status: "FAILED", error: { code: "SKILL_LOCKED", message: "locked" } });
   });
 
@@ -171,7 +177,10 @@ describe("InMemoryRequestStore.waitFor", () => {
     const other = await store.putQueued(T, "p-2", "r-1", "turn.compose", "fp-b");
 
     // Assess
-    expect(other).toEqual({ created: true, record: { requestId: "r-1", processId: "p-2", kind: "turn.compose", fingerprint: "fp-b", status: "QUEUED" } });
+    expect(other).toEqual({
+      created: true,
+      record: { requestId: "r-1", processId: "p-2", kind: "turn.compose", fingerprint: "fp-b", status: "QUEUED" },
+    });
     expect(await store.get(T, "p-1", "r-1")).toMatchObject({ status: "DONE", result: "first", fingerprint: "fp-a" });
     expect(await store.get(T, "p-3", "r-1")).toBeUndefined();
   });

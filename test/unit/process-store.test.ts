@@ -31,9 +31,17 @@ const aProcess = (overrides: Partial<Process> = {}): Process =>
     new Date(NOW),
   );
 
-const message = (id: string, text = "hello"): PendingMessage => ({ id, sender: "_skill", text, kind: "action", at: new Date(NOW).toISOString() });
+const message = (id: string, text = "hello"): PendingMessage => ({
+  id,
+  sender: "_skill",
+  text,
+  kind: "action",
+  at: new Date(NOW).toISOString(),
+});
 
-const appendPending = (id: string) => (p: Process): Process => ({ ...p, pending: [...p.pending, message(id)] });
+const appendPending =
+  (id: string) =>
+  (p: Process): Process => ({ ...p, pending: [...p.pending, message(id)] });
 
 describe("InMemoryProcessStore create / get", () => {
   it("stores a new process with version 1 and reads it back", async () => {
@@ -318,7 +326,14 @@ describe("InMemoryProcessStore update", () => {
     }));
 
     // Assess
-    expect(result.process).toMatchObject({ tenant: T, processId: "p-1", sessionId: "s-1", name: "chat", version: 2, statusText: "working" });
+    expect(result.process).toMatchObject({
+      tenant: T,
+      processId: "p-1",
+      sessionId: "s-1",
+      name: "chat",
+      version: 2,
+      statusText: "working",
+    });
     expect(result.process.createdAt).toBe(new Date(NOW).toISOString());
     expect(await store.get("globex", "p-2")).toBeUndefined();
   });
@@ -375,10 +390,15 @@ describe("InMemoryProcessStore update from an expected snapshot", () => {
     const snapshot = (await store.get(T, "p-1"))!;
 
     // Act
-    await store.update(T, "p-1", (p) => {
-      p.pending.push(message("m-1"));
-      return p;
-    }, { expected: snapshot });
+    await store.update(
+      T,
+      "p-1",
+      (p) => {
+        p.pending.push(message("m-1"));
+        return p;
+      },
+      { expected: snapshot },
+    );
 
     // Assess
     expect(snapshot.pending).toEqual([]);
@@ -491,7 +511,15 @@ describe("toApiProcess", () => {
       children: [{ processId: "c-1", name: "code-review-1" }],
       allowedSkillsOverride: [],
       activeSkills: [
-        { name: "typescript-style", resolvedFromScope: "RESOURCE", oneShot: false, fromRecipe: true, activatedAt: new Date(NOW).toISOString(), args: null, activatedBy: "recipe" },
+        {
+          name: "typescript-style",
+          resolvedFromScope: "RESOURCE",
+          oneShot: false,
+          fromRecipe: true,
+          activatedAt: new Date(NOW).toISOString(),
+          args: null,
+          activatedBy: "recipe",
+        },
       ],
     });
 
@@ -517,7 +545,13 @@ describe("toApiProcess", () => {
         "version",
       ].sort(),
     );
-    expect(api).toMatchObject({ processId: "p-1", allowedSkillsOverride: [], guard: { type: "inline" }, children: [{ processId: "c-1" }], version: 1 });
+    expect(api).toMatchObject({
+      processId: "p-1",
+      allowedSkillsOverride: [],
+      guard: { type: "inline" },
+      children: [{ processId: "c-1" }],
+      version: 1,
+    });
     expect(api.activeSkills[0]).toEqual(p.activeSkills[0]);
   });
 });
@@ -560,7 +594,10 @@ describe("InMemoryProcessStore: sessions per user", () => {
     expect(bobs.map((p) => p.processId)).toEqual(["p-b"]);
     expect(nobodys).toEqual([]);
     expect(foreign).toEqual([]);
-    await expect(store.create(aProcess({ processId: "p-b2", userId: "bob" }))).rejects.toMatchObject({ code: "NAME_TAKEN", existingProcessId: "p-b" });
+    await expect(store.create(aProcess({ processId: "p-b2", userId: "bob" }))).rejects.toMatchObject({
+      code: "NAME_TAKEN",
+      existingProcessId: "p-b",
+    });
   });
 
   it("does not treat another user's process with the same id, session and name as its own earlier create", async () => {

@@ -13,9 +13,16 @@ import { ProcessUnavailable } from "../../shared/processes/process-errors.js";
 import { newProcess } from "../../shared/processes/process.js";
 
 const TABLE = "skills";
-const PROCESS = newProcess({ tenant: "acme", processId: "p-1", sessionId: "s-1", name: "chat", recipe: "default", engine: "ford", projectId: "web" }, new Date("2030-01-01T00:00:00Z"));
+const PROCESS = newProcess(
+  { tenant: "acme", processId: "p-1", sessionId: "s-1", name: "chat", recipe: "default", engine: "ford", projectId: "web" },
+  new Date("2030-01-01T00:00:00Z"),
+);
 const PROCESS_ITEM = { ...PROCESS, ...processItemKey("acme", "p-1"), entity: "process" };
-const versionItem = (project: string, version: number) => ({ ...levelVersionKey("acme", project), version, changedAt: "2030-01-02T00:00:00.000Z" });
+const versionItem = (project: string, version: number) => ({
+  ...levelVersionKey("acme", project),
+  version,
+  changedAt: "2030-01-02T00:00:00.000Z",
+});
 
 type Key = { pk: string; sk: string };
 const same = (a: Key, b: Key): boolean => a.pk === b.pk && a.sk === b.sk;
@@ -25,7 +32,9 @@ const same = (a: Key, b: Key): boolean => a.pk === b.pk && a.sk === b.sk;
  * picks unprocessed (DynamoDB does so under throttling). Records the keys of every call.
  */
 function fakeTable(items: Record<string, unknown>[], unprocessed: (key: Key, call: number) => boolean) {
-  const documents = DynamoDBDocumentClient.from(new DynamoDBClient({ region: "us-east-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } }));
+  const documents = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ region: "us-east-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } }),
+  );
   const calls: Key[][] = [];
   const consistentReads: unknown[] = [];
   const send = async (command: BatchGetCommand) => {
@@ -54,22 +63,39 @@ describe("DynamoDBProcessVersionsReader", () => {
     const read = await reader.read("acme", "p-1", ["_user_bob", "web", "_tenant"]);
 
     // Assess
-    expect(calls).toEqual([[processItemKey("acme", "p-1"), levelVersionKey("acme", "_user_bob"), levelVersionKey("acme", "web"), levelVersionKey("acme", "_tenant")]]);
+    expect(calls).toEqual([
+      [
+        processItemKey("acme", "p-1"),
+        levelVersionKey("acme", "_user_bob"),
+        levelVersionKey("acme", "web"),
+        levelVersionKey("acme", "_tenant"),
+      ],
+    ]);
     expect(consistentReads).toEqual([true]);
     expect(read.process).toEqual(PROCESS);
-    expect(Object.fromEntries(read.versions)).toEqual({ _user_bob: UNVERSIONED, web: { version: 3, changedAt: "2030-01-02T00:00:00.000Z" }, _tenant: UNVERSIONED });
+    expect(Object.fromEntries(read.versions)).toEqual({
+      _user_bob: UNVERSIONED,
+      web: { version: 3, changedAt: "2030-01-02T00:00:00.000Z" },
+      _tenant: UNVERSIONED,
+    });
   });
 
   it("asks again for the keys left unprocessed, and only for those", async () => {
     // Prepare
     const tenantKey = levelVersionKey("acme", "_tenant");
-    const { reader, calls } = fakeTable([PROCESS_ITEM, versionItem("_tenant", 2)], (key, call) => call === 1 && (same(key, tenantKey) || key.sk === "PROCESS"));
+    const { reader, calls } = fakeTable(
+      [PROCESS_ITEM, versionItem("_tenant", 2)],
+      (key, call) => call === 1 && (same(key, tenantKey) || key.sk === "PROCESS"),
+    );
 
     // Act
     const read = await reader.read("acme", "p-1", ["web", "_tenant"]);
 
     // Assess
-    expect(calls).toEqual([[processItemKey("acme", "p-1"), levelVersionKey("acme", "web"), tenantKey], [processItemKey("acme", "p-1"), tenantKey]]);
+    expect(calls).toEqual([
+      [processItemKey("acme", "p-1"), levelVersionKey("acme", "web"), tenantKey],
+      [processItemKey("acme", "p-1"), tenantKey],
+    ]);
     expect(read.process).toEqual(PROCESS);
     expect(read.versions.get("_tenant")?.version).toBe(2);
   });
@@ -133,7 +159,10 @@ describe("SeparateProcessVersionsReader", () => {
     // Prepare
     const processes = new InMemoryProcessStore();
     await processes.create(PROCESS);
-    const failing = { bump: () => Promise.reject(new Error("down")), read: () => Promise.reject(new Error("ProvisionedThroughputExceeded")) };
+    const failing = {
+      bump: () => Promise.reject(new Error("down")),
+      read: () => Promise.reject(new Error("ProvisionedThroughputExceeded")),
+    };
 
     // Act
     const read = await new SeparateProcessVersionsReader(processes, failing).read("acme", "p-1", ["web"]);

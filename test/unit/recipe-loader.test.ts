@@ -89,8 +89,19 @@ describe("RecipeLoader cascade", () => {
     expect(recipe?.description).toBe("bundled");
     expect(recipe?.source).toBe("RESOURCE");
     expect(problems).toEqual([
-      { name: "analyze", source: "USER", path: recipePath("analyze"), line: 1, message: "engine: unknown engine 'marvin' (known: ford, arthur, frankie)" },
-      { name: "analyze", source: "PROJECT", path: recipePath("analyze"), message: "is not UTF-8 text (invalid byte sequence or binary content)" },
+      {
+        name: "analyze",
+        source: "USER",
+        path: recipePath("analyze"),
+        line: 1,
+        message: "engine: unknown engine 'marvin' (known: ford, arthur, frankie)",
+      },
+      {
+        name: "analyze",
+        source: "PROJECT",
+        path: recipePath("analyze"),
+        message: "is not UTF-8 text (invalid byte sequence or binary content)",
+      },
       {
         name: "analyze",
         source: "VANCE",
@@ -122,7 +133,11 @@ describe("RecipeLoader cascade", () => {
       user: { [recipePath("beta")]: described("user beta") },
       project: { [recipePath("alpha")]: described("project alpha"), [recipePath("Bad_Name")]: described("x") },
       tenant: { [recipePath("beta")]: described("tenant beta"), [recipePath("gamma")]: "engine: nope\n" },
-      bundled: { [recipePath("alpha")]: described("bundled alpha"), [recipePath("delta")]: described("bundled delta"), "_vance/recipes/readme.txt": "x" },
+      bundled: {
+        [recipePath("alpha")]: described("bundled alpha"),
+        [recipePath("delta")]: described("bundled delta"),
+        "_vance/recipes/readme.txt": "x",
+      },
     });
 
     // Act
@@ -195,7 +210,11 @@ describe("bundled recipes", () => {
     const fallback = await recipes.load(scope, "default");
 
     // Assess
-    expect(analyze).toMatchObject({ defaultActiveSkills: ["typescript-style"], allowedSkills: ["code-review", "typescript-style", "code-guard"], locked: false });
+    expect(analyze).toMatchObject({
+      defaultActiveSkills: ["typescript-style"],
+      allowedSkills: ["code-review", "typescript-style", "code-guard"],
+      locked: false,
+    });
     expect(codeRead).toMatchObject({ allowedSkills: null, params: { inheritContext: "none" } });
     expect(fallback).toMatchObject({ engine: "ford", defaultActiveSkills: [], allowedSkills: null, locked: false });
   });

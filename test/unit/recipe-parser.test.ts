@@ -132,10 +132,25 @@ describe("parseRecipeDocument: invalid recipes", () => {
     ["an unknown field", "engine: ford\nskills: [a]\n", "unknown field 'skills'", 2],
     ["a bad promptMode", "engine: ford\npromptMode: PREPEND\n", "promptMode: expected one of APPEND, OVERWRITE", 2],
     ["a non-boolean locked", "engine: ford\nlocked: 'yes'\n", "locked: expected true or false, got a string", 2],
-    ["a bad skill name", "engine: ford\nallowedSkills: [Code Review]\n", "allowedSkills[0]: must be a skill name (letters, digits, '_' and '-'; a letter or digit at both ends; at most 64)", 2],
+    [
+      "a bad skill name",
+      "engine: ford\nallowedSkills: [Code Review]\n",
+      "allowedSkills[0]: must be a skill name (letters, digits, '_' and '-'; a letter or digit at both ends; at most 64)",
+      2,
+    ],
     ["a tool list that is a string", "engine: ford\nallowedToolsAdd: shell_exec\n", "allowedToolsAdd: expected a list, got a string", 2],
-    ["an escaping manual path", "engine: ford\nparams:\n  manualPaths: ['../secrets']\n", "params.manualPaths[0]: must not contain '..' (it would leave the document root)", 3],
-    ["a nested object in params", "engine: ford\nparams:\n  x: {a: 1}\n", "params.x: expected a string or a number or true or false or null or a list, got a mapping", 3],
+    [
+      "an escaping manual path",
+      "engine: ford\nparams:\n  manualPaths: ['../secrets']\n",
+      "params.manualPaths[0]: must not contain '..' (it would leave the document root)",
+      3,
+    ],
+    [
+      "a nested object in params",
+      "engine: ford\nparams:\n  x: {a: 1}\n",
+      "params.x: expected a string or a number or true or false or null or a list, got a mapping",
+      3,
+    ],
   ])("refuses %s with a field message at its line", (_case, text, message, line) => {
     // Act
     const result = parse(text);
@@ -158,7 +173,11 @@ describe("parseRecipeDocument: invalid recipes", () => {
 
     // Assess
     expect(result.recipe).toBeUndefined();
-    expect(errors(result).map((p) => p.message).join("\n")).toMatch(message);
+    expect(
+      errors(result)
+        .map((p) => p.message)
+        .join("\n"),
+    ).toMatch(message);
   });
 
   it("refuses a recipe name that is not a skill-style name", () => {

@@ -112,7 +112,9 @@ describe("recipe version pins (skillVersions)", () => {
 
     // Assess
     expect(error).toBeInstanceOf(InvalidDocument);
-    expect(error.problems.map((p) => p.message)).toEqual(["skillVersions.alpha: this deployment keeps no document versions (a versioned bucket or a history bucket is needed)"]);
+    expect(error.problems.map((p) => p.message)).toEqual([
+      "skillVersions.alpha: this deployment keeps no document versions (a versioned bucket or a history bucket is needed)",
+    ]);
   });
 
   it("refuses a pin to a version of another level: the project level's skill does not have the tenant level's version", async () => {
@@ -146,7 +148,9 @@ describe("recipe version pins (skillVersions)", () => {
     expect(error).toBeInstanceOf(InvalidDocument);
     const messages = error.problems.map((p) => p.message);
     expect(messages).toHaveLength(2);
-    expect(messages[0]).toMatch(/^skillVersions\.alpha: version '.+' of _vance\/skills\/alpha\/SKILL\.md at the VANCE level \('_tenant'\) that 'alpha' resolves from no longer validates: /);
+    expect(messages[0]).toMatch(
+      /^skillVersions\.alpha: version '.+' of _vance\/skills\/alpha\/SKILL\.md at the VANCE level \('_tenant'\) that 'alpha' resolves from no longer validates: /,
+    );
     expect(messages[1]).toBe("skillVersions.nobody: skill 'nobody' does not resolve in this scope");
   });
 
@@ -172,7 +176,11 @@ describe("recipe version pins (skillVersions)", () => {
     // Prepare
     const h = await steeringHarness();
     await h.putSkill("alpha", { body: "Pinned body." });
-    await putRecipe(h, "pinning", `engine: ford\ndefaultActiveSkills: [alpha]\nskillVersions:\n  alpha: ${await newestVersion(h, "alpha")}\n`);
+    await putRecipe(
+      h,
+      "pinning",
+      `engine: ford\ndefaultActiveSkills: [alpha]\nskillVersions:\n  alpha: ${await newestVersion(h, "alpha")}\n`,
+    );
     const p = await h.spawn("pinning");
     // The level now resolves alpha from the project, whose document never had that version.
     await h.putSkill("alpha", { body: "Project body." }, PROJECT);
@@ -194,7 +202,11 @@ describe("recipe documents: skillVersions", () => {
 
   it("accepts pins of allowed skills and refuses a pin the whitelist forbids", () => {
     // Act
-    const allowed = parseRecipeDocument("r", "engine: ford\nallowedSkills: [alpha]\nskillVersions:\n  alpha: abc\n", "_vance/recipes/r.yaml");
+    const allowed = parseRecipeDocument(
+      "r",
+      "engine: ford\nallowedSkills: [alpha]\nskillVersions:\n  alpha: abc\n",
+      "_vance/recipes/r.yaml",
+    );
     const forbidden = problemsOf("engine: ford\nallowedSkills: [alpha]\nskillVersions:\n  beta: abc\n");
 
     // Assess
@@ -237,7 +249,8 @@ describe("recipe save: pins the recipe's own level cannot serve", () => {
     expect(warned.warnings).toEqual([
       {
         path: "_vance/recipes/stale.yaml",
-        message: "skillVersions.alpha: 'gone' is not a version of _vance/skills/alpha/SKILL.md at this level: a spawn where 'alpha' resolves from here is refused",
+        message:
+          "skillVersions.alpha: 'gone' is not a version of _vance/skills/alpha/SKILL.md at this level: a spawn where 'alpha' resolves from here is refused",
       },
     ]);
   });
@@ -251,7 +264,13 @@ describe("recipe save: pins the recipe's own level cannot serve", () => {
     await store.put(TENANT, "_tenant", SKILL("alpha"), skillMd({ body: "Alpha." }));
 
     // Act
-    const saved = await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/recipes/huge.yaml", new TextEncoder().encode(`engine: ford\nskillVersions:\n  alpha: ${huge}\n`));
+    const saved = await service.put(
+      IDENTITIES.admin,
+      TENANT,
+      "_tenant",
+      "_vance/recipes/huge.yaml",
+      new TextEncoder().encode(`engine: ford\nskillVersions:\n  alpha: ${huge}\n`),
+    );
 
     // Assess
     expect(saved.warnings).toEqual([

@@ -17,7 +17,11 @@ afterAll(() => pool.close());
 interface TestJob extends FairJob {
   name: string;
 }
-const job = (name: string, fairnessKey?: string, depth = 0): TestJob => ({ name, depth, ...(fairnessKey === undefined ? {} : { fairnessKey }) });
+const job = (name: string, fairnessKey?: string, depth = 0): TestJob => ({
+  name,
+  depth,
+  ...(fairnessKey === undefined ? {} : { fairnessKey }),
+});
 
 const drainNames = (queue: FairQueue<TestJob>): string[] => {
   const names: string[] = [];
@@ -110,7 +114,9 @@ describe("sandbox scheduler fairness (FairQueue)", () => {
 
     // Act
     const runs = [
-      ...Array.from({ length: 6 }, (_, i) => withSandboxTenant("tenant-a", () => pool.evaluate({ code: busy }).then(() => finished.push(`a${i}`)))),
+      ...Array.from({ length: 6 }, (_, i) =>
+        withSandboxTenant("tenant-a", () => pool.evaluate({ code: busy }).then(() => finished.push(`a${i}`))),
+      ),
       withSandboxTenant("tenant-b", () => pool.evaluate({ code: "1" }).then(() => finished.push("b"))),
     ];
     await Promise.all(runs);

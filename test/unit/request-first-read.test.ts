@@ -68,7 +68,10 @@ describe("waitFor with a first read after the expected time", () => {
     await store.putQueued(T, "p", "r", "turn.compose");
 
     // Act
-    const waited = store.waitFor(T, "p", "r", 5_000, { firstReadAfterMs: 40, beforeLongWait: async () => Promise.reject(new Error("no slot")) });
+    const waited = store.waitFor(T, "p", "r", 5_000, {
+      firstReadAfterMs: 40,
+      beforeLongWait: async () => Promise.reject(new Error("no slot")),
+    });
 
     // Assess
     await expect(waited).rejects.toThrow("no slot");
@@ -81,7 +84,10 @@ describe("waitFor with a first read after the expected time", () => {
     await store.putQueued(T, "p", "r", "turn.compose");
 
     // Act
-    const record = await store.waitFor(T, "p", "r", 25, { firstReadAfterMs: 40, beforeLongWait: async () => Promise.reject(new Error("no slot")) });
+    const record = await store.waitFor(T, "p", "r", 25, {
+      firstReadAfterMs: 40,
+      beforeLongWait: async () => Promise.reject(new Error("no slot")),
+    });
 
     // Assess
     expect(record?.status).toBe("QUEUED");

@@ -8,7 +8,13 @@ import { InMemoryRequestStore } from "../../shared/processes/in-memory-request-s
 const T = "acme";
 
 const queued = (requestId: string): RequestRecord => ({ requestId, processId: "p", kind: "turn.compose", status: "QUEUED" });
-const done = (requestId: string): RequestRecord => ({ requestId, processId: "p", kind: "turn.compose", status: "DONE", result: { id: requestId } });
+const done = (requestId: string): RequestRecord => ({
+  requestId,
+  processId: "p",
+  kind: "turn.compose",
+  status: "DONE",
+  result: { id: requestId },
+});
 
 /** A store of records the test changes, and every batch the watcher read. */
 function fakeStore() {

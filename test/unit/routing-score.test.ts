@@ -4,7 +4,12 @@ import type { RoutingRequest } from "../e2e/support/routing-score.js";
 
 /** The yardstick's arithmetic (issue 26): what counts as listed and reachable, and the rates. */
 
-const request = (message: string, expect: string[], kind: RoutingRequest["kind"] = "named", namesProduct = true): RoutingRequest => ({ message, kind, expect, namesProduct });
+const request = (message: string, expect: string[], kind: RoutingRequest["kind"] = "named", namesProduct = true): RoutingRequest => ({
+  message,
+  kind,
+  expect,
+  namesProduct,
+});
 
 describe("routing score", () => {
   it("counts a request listed when an expected skill is in the catalog or active, reachable when also in the search's top results", () => {
@@ -39,7 +44,10 @@ describe("routing score", () => {
     // Assess
     expect([report.requests, report.listed, report.reachable, report.negatives, report.searchFailures]).toEqual([4, 1, 2, 1, 1]);
     expect([report.listedPct, report.reachablePct]).toEqual([25, 50]);
-    expect(report.byKind).toEqual({ named: { requests: 2, listed: 1, reachable: 1 }, paraphrase: { requests: 2, listed: 0, reachable: 1 } });
+    expect(report.byKind).toEqual({
+      named: { requests: 2, listed: 1, reachable: 1 },
+      paraphrase: { requests: 2, listed: 0, reachable: 1 },
+    });
     expect(report.unreachableNamed.map((s) => s.request.message)).toEqual(["lost named"]);
     expect(report.unlisted.map((s) => s.request.message)).toEqual(["searched", "lost named", "lost paraphrase"]);
     expect(formatReport(report)).toContain('UNREACHABLE "lost named"');

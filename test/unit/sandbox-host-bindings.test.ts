@@ -119,7 +119,7 @@ describe("host bindings: JSON-only marshalling", () => {
 
     // Act
     await pool.evaluate({
-      code: "vance.take({ fn: () => 1, none: undefined, when: new Date(0), nested: [1, undefined, () => 2] }, JSON.parse('{\"__proto__\": {\"admin\": true}, \"ok\": 1}'))",
+      code: 'vance.take({ fn: () => 1, none: undefined, when: new Date(0), nested: [1, undefined, () => 2] }, JSON.parse(\'{"__proto__": {"admin": true}, "ok": 1}\'))',
       hostFunctions: {
         "vance.take": (args) => {
           received = args;
@@ -175,7 +175,11 @@ describe("host bindings: JSON-only marshalling", () => {
     const seen = await guestCatch("vance.get()", { "vance.get": () => ({ big: 1n }) });
 
     // Assess
-    expect(seen).toMatchObject({ name: "HostError", code: "HOST_CALL_FAILED", message: "host call 'vance.get' returned a value that is not JSON data" });
+    expect(seen).toMatchObject({
+      name: "HostError",
+      code: "HOST_CALL_FAILED",
+      message: "host call 'vance.get' returned a value that is not JSON data",
+    });
   });
 });
 
@@ -202,7 +206,11 @@ describe("host bindings: size caps", () => {
   it("caps host results before they reach the guest", async () => {
     // Act
     const tooLarge = await guestCatch("vance.get()", { "vance.get": () => "€".repeat(2000) }, { maxHostResultBytes: 4096 });
-    const fits = await pool.evaluate({ code: "vance.get().length", hostFunctions: { "vance.get": () => "x".repeat(4000) }, maxHostResultBytes: 4096 });
+    const fits = await pool.evaluate({
+      code: "vance.get().length",
+      hostFunctions: { "vance.get": () => "x".repeat(4000) },
+      maxHostResultBytes: 4096,
+    });
 
     // Assess
     expect(tooLarge).toMatchObject({ name: "HostError", code: "HOST_RESULT_TOO_LARGE" });

@@ -107,7 +107,10 @@ describe("prototype pollution stays in the guest", () => {
     const { tool, calls } = recordingTool();
 
     // Act
-    await resultOf("vance.tool('run', JSON.parse('{\"__proto__\": {\"isAdmin\": true}, \"constructor\": {\"prototype\": {\"x\": 1}}}'))", bindingsWith(tool));
+    await resultOf(
+      'vance.tool(\'run\', JSON.parse(\'{"__proto__": {"isAdmin": true}, "constructor": {"prototype": {"x": 1}}}\'))',
+      bindingsWith(tool),
+    );
 
     // Assess
     const merged = Object.assign({}, calls[0]?.[1]) as { isAdmin?: unknown };

@@ -20,7 +20,11 @@ const failureOf = async (promise: Promise<unknown>): Promise<{ error: unknown; e
 };
 
 const assertStillServing = async (target: SandboxPool = pool): Promise<void> => {
-  const results = await Promise.all([1, 2, 3].map((n) => target.evaluate({ code: "vance.twice(n)", globals: { n }, hostFunctions: { "vance.twice": ([x]) => (x as number) * 2 } })));
+  const results = await Promise.all(
+    [1, 2, 3].map((n) =>
+      target.evaluate({ code: "vance.twice(n)", globals: { n }, hostFunctions: { "vance.twice": ([x]) => (x as number) * 2 } }),
+    ),
+  );
   expect(results).toEqual([2, 4, 6]);
 };
 
@@ -36,7 +40,9 @@ describe("host calls: deadlines", () => {
     };
 
     // Act
-    const { error, elapsedMs } = await failureOf(pool.evaluate({ code: "vance.hang()", hostFunctions: { "vance.hang": hang }, timeoutMs: 300 }));
+    const { error, elapsedMs } = await failureOf(
+      pool.evaluate({ code: "vance.hang()", hostFunctions: { "vance.hang": hang }, timeoutMs: 300 }),
+    );
 
     // Assess
     expect(error).toBeInstanceOf(SandboxTimeout);
@@ -71,8 +77,12 @@ describe("host calls: deadlines", () => {
 
   it("does not let a guest swallow the deadline: catching the HostError still ends in SandboxTimeout", async () => {
     // Act
-    const caughtAndReturned = await failureOf(pool.evaluate({ code: "try { vance.hang() } catch (e) {} 'escaped'", hostFunctions: { "vance.hang": never }, timeoutMs: 300 }));
-    const caughtAndLooped = await failureOf(pool.evaluate({ code: "for (;;) { try { vance.hang() } catch (e) {} }", hostFunctions: { "vance.hang": never }, timeoutMs: 300 }));
+    const caughtAndReturned = await failureOf(
+      pool.evaluate({ code: "try { vance.hang() } catch (e) {} 'escaped'", hostFunctions: { "vance.hang": never }, timeoutMs: 300 }),
+    );
+    const caughtAndLooped = await failureOf(
+      pool.evaluate({ code: "for (;;) { try { vance.hang() } catch (e) {} }", hostFunctions: { "vance.hang": never }, timeoutMs: 300 }),
+    );
 
     // Assess
     expect(caughtAndReturned.error).toBeInstanceOf(SandboxTimeout);
@@ -86,7 +96,9 @@ describe("host calls: deadlines", () => {
     const slowish: HostFunction = () => new Promise((resolve) => setTimeout(() => resolve(1), 20));
 
     // Act
-    const { error } = await failureOf(pool.evaluate({ code: "for (;;) vance.wait()", hostFunctions: { "vance.wait": slowish }, timeoutMs: 300 }));
+    const { error } = await failureOf(
+      pool.evaluate({ code: "for (;;) vance.wait()", hostFunctions: { "vance.wait": slowish }, timeoutMs: 300 }),
+    );
 
     // Assess
     expect(error).toBeInstanceOf(SandboxTimeout);
@@ -101,7 +113,9 @@ describe("host calls: deadlines", () => {
     const code = "let ok = true; for (let i = 0; i < 50; i++) { if (vance.echo(tag + ':' + i) !== tag + ':' + i) ok = false; } ok";
 
     // Act
-    const results = await Promise.all(["a", "b", "c", "d"].map((tag) => pool.evaluate({ code, globals: { tag }, hostFunctions: { "vance.echo": echo } })));
+    const results = await Promise.all(
+      ["a", "b", "c", "d"].map((tag) => pool.evaluate({ code, globals: { tag }, hostFunctions: { "vance.echo": echo } })),
+    );
 
     // Assess
     expect(results).toEqual([true, true, true, true]);
@@ -109,7 +123,8 @@ describe("host calls: deadlines", () => {
 });
 
 describe("host calls: no leaks", () => {
-  const loop = (calls: number): string => `let total = 0; for (let i = 0; i < ${calls}; i++) { const r = vance.echo({ i, text: 'row ' + i }); total += r.i; } total`;
+  const loop = (calls: number): string =>
+    `let total = 0; for (let i = 0; i < ${calls}; i++) { const r = vance.echo({ i, text: 'row ' + i }); total += r.i; } total`;
   const echo: HostFunction = ([value]) => value;
   const counters = ["malloc_count", "memory_used_count", "obj_count", "str_count", "array_count", "js_func_count"];
 
@@ -123,7 +138,10 @@ describe("host calls: no leaks", () => {
     expect(many.stats.hostCalls).toBe(3_000);
     for (const counter of counters) {
       // Each leaked handle would add one per call; allow for nothing but noise.
-      expect(Math.abs((many.stats.quickjs?.[counter] ?? Number.NaN) - (few.stats.quickjs?.[counter] ?? Number.NaN)), counter).toBeLessThanOrEqual(5);
+      expect(
+        Math.abs((many.stats.quickjs?.[counter] ?? Number.NaN) - (few.stats.quickjs?.[counter] ?? Number.NaN)),
+        counter,
+      ).toBeLessThanOrEqual(5);
     }
   });
 
@@ -178,7 +196,9 @@ describe("host calls: re-entrancy", () => {
     const nested: HostFunction = (_args, call) => tight.evaluate({ code: "'inner'", depth: call.depth + 1, signal: call.signal });
 
     // Act
-    const { error, elapsedMs } = await failureOf(tight.evaluate({ code: "vance.nested()", hostFunctions: { "vance.nested": nested }, timeoutMs: 400 }));
+    const { error, elapsedMs } = await failureOf(
+      tight.evaluate({ code: "vance.nested()", hostFunctions: { "vance.nested": nested }, timeoutMs: 400 }),
+    );
     const after = await tight.evaluate({ code: "'served'" });
     await tight.close();
 

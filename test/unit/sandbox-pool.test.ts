@@ -38,7 +38,10 @@ const assertStillServing = async (): Promise<void> => {
 describe("SandboxPool: evaluation", () => {
   it("returns the completion value as JSON data and sees injected globals", async () => {
     // Prepare
-    const request = { code: "({ sum: input.a + input.b, names: input.names.map((n) => n.toUpperCase()) })", globals: { input: { a: 2, b: 3, names: ["x", "y"] } } };
+    const request = {
+      code: "({ sum: input.a + input.b, names: input.names.map((n) => n.toUpperCase()) })",
+      globals: { input: { a: 2, b: 3, names: ["x", "y"] } },
+    };
 
     // Act
     const result = await pool.evaluate(request);
@@ -75,7 +78,8 @@ describe("SandboxPool: evaluation", () => {
 
   it("runs every evaluation in a fresh context: guest state never carries over", async () => {
     // Prepare
-    const code = "Object.prototype.seen = (Object.prototype.seen || 0) + 1; globalThis.counter = (globalThis.counter || 0) + 1; [counter, ({}).seen]";
+    const code =
+      "Object.prototype.seen = (Object.prototype.seen || 0) + 1; globalThis.counter = (globalThis.counter || 0) + 1; [counter, ({}).seen]";
 
     // Act
     const first = await pool.evaluate({ code });
@@ -182,7 +186,9 @@ describe("SandboxPool: limits (SECURITY.md regressions)", () => {
 
   it("terminates a worker stuck in a built-in that never polls the interrupt handler, and replaces it", async () => {
     // Act
-    const { error, elapsedMs } = await failureOf(pool.evaluate({ code: "Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 0)", ...BUDGET }));
+    const { error, elapsedMs } = await failureOf(
+      pool.evaluate({ code: "Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 0)", ...BUDGET }),
+    );
 
     // Assess
     expect(error).toBeInstanceOf(SandboxTimeout);
@@ -192,7 +198,10 @@ describe("SandboxPool: limits (SECURITY.md regressions)", () => {
   });
 
   it.each([
-    ["many small objects (QuickJS memory limit)", "const items = []; for (;;) items.push({ n: items.length, s: 'abcdefgh' + items.length });"],
+    [
+      "many small objects (QuickJS memory limit)",
+      "const items = []; for (;;) items.push({ n: items.length, s: 'abcdefgh' + items.length });",
+    ],
     ["large buffers (worker memory cap)", "const buffers = []; for (;;) buffers.push(new ArrayBuffer(1 << 20));"],
     ["one huge allocation", "new ArrayBuffer(1 << 30)"],
   ])("stops a memory bomb of %s and keeps serving", async (_, code) => {
@@ -235,7 +244,9 @@ describe("SandboxPool: limits (SECURITY.md regressions)", () => {
 
   it("caps the output even when the guest replaces JSON.stringify or hides the size in toJSON", async () => {
     // Act
-    const replaced = await failureOf(pool.evaluate({ code: "JSON.stringify = () => '1'; 'x'.repeat(1e5)", ...BUDGET, maxOutputBytes: 1024 }));
+    const replaced = await failureOf(
+      pool.evaluate({ code: "JSON.stringify = () => '1'; 'x'.repeat(1e5)", ...BUDGET, maxOutputBytes: 1024 }),
+    );
     const hidden = await failureOf(pool.evaluate({ code: "({ toJSON() { return 'y'.repeat(1e5); } })", ...BUDGET, maxOutputBytes: 1024 }));
 
     // Assess

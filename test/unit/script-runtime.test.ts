@@ -33,7 +33,11 @@ const failureOf = async (promise: Promise<unknown>): Promise<{ error: unknown; e
 };
 
 const assertStillServing = async (): Promise<void> => {
-  const outcome = await run({ source: "vance.add(args.a, args.b)", args: { a: 2, b: 3 }, bindings: { add: ([a, b]) => (a as number) + (b as number) } });
+  const outcome = await run({
+    source: "vance.add(args.a, args.b)",
+    args: { a: 2, b: 3 },
+    bindings: { add: ([a, b]) => (a as number) + (b as number) },
+  });
   expect(outcome.result).toBe(5);
 };
 
@@ -78,7 +82,8 @@ describe("runScript: the spec §13.4 surface", () => {
 
     // Act
     const outcome = await run({
-      source: "if (vance.guard.output.includes('done')) vance.guard.continueWith('Was the build run for ' + vance.guard.task + '?'); args.n * 2",
+      source:
+        "if (vance.guard.output.includes('done')) vance.guard.continueWith('Was the build run for ' + vance.guard.task + '?'); args.n * 2",
       args: { n: 21 },
       bindings,
     });
@@ -121,7 +126,8 @@ describe("runScript: vance.log", () => {
 
     // Act
     const outcome = await run({
-      source: "vance.log('info', 'start'); vance.log('WARN', 'careful'); vance.log('shout', 'odd level'); vance.log('debug', { n: 1 }); vance.log('just a message'); 'ok'",
+      source:
+        "vance.log('info', 'start'); vance.log('WARN', 'careful'); vance.log('shout', 'odd level'); vance.log('debug', { n: 1 }); vance.log('just a message'); 'ok'",
       onLog: (entry) => streamed.push(entry),
     });
 
@@ -182,7 +188,12 @@ describe("runScript: typed errors and limits", () => {
 
   it("stops a memory bomb with ScriptMemoryExceeded and keeps serving", async () => {
     // Act
-    const { error } = await failureOf(run({ source: "const parts = []; for (;;) parts.push('x'.repeat(1 << 16) + parts.length);", limits: { ...BUDGET, timeoutMs: 5_000 } }));
+    const { error } = await failureOf(
+      run({
+        source: "const parts = []; for (;;) parts.push('x'.repeat(1 << 16) + parts.length);",
+        limits: { ...BUDGET, timeoutMs: 5_000 },
+      }),
+    );
 
     // Assess
     expect(error).toBeInstanceOf(ScriptMemoryExceeded);
@@ -211,7 +222,9 @@ describe("runScript: typed errors and limits", () => {
 
   it("times out a script whose host call never returns, and keeps serving", async () => {
     // Act
-    const { error, elapsedMs } = await failureOf(run({ source: "vance.tool('hang')", bindings: { tool: () => new Promise(() => undefined) }, limits: BUDGET }));
+    const { error, elapsedMs } = await failureOf(
+      run({ source: "vance.tool('hang')", bindings: { tool: () => new Promise(() => undefined) }, limits: BUDGET }),
+    );
 
     // Assess
     expect(error).toBeInstanceOf(ScriptTimeout);
@@ -262,7 +275,9 @@ describe("runScript: re-entrancy through vance.tool", () => {
     const depthsSeen: number[] = [];
 
     // Act
-    const { error } = await failureOf(run({ source: "vance.tool('again') + 1", bindings: { tool: recursiveTool(depthsSeen) }, maxDepth: 3 }));
+    const { error } = await failureOf(
+      run({ source: "vance.tool('again') + 1", bindings: { tool: recursiveTool(depthsSeen) }, maxDepth: 3 }),
+    );
 
     // Assess
     expect(depthsSeen).toEqual([0, 1, 2, 3]);

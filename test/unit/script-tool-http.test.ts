@@ -19,7 +19,12 @@ const SCRIPTS = [
 async function withKit() {
   const h = await handlerHarness();
   await h.putSkill("kit", { extra: SCRIPTS });
-  await h.documents.put(TENANT, "_tenant", "_vance/skills/kit/scripts/greet.js", "vance.log('debug', 'about to greet'); ({ text: 'Hello, ' + args.name })");
+  await h.documents.put(
+    TENANT,
+    "_tenant",
+    "_vance/skills/kit/scripts/greet.js",
+    "vance.log('debug', 'about to greet'); ({ text: 'Hello, ' + args.name })",
+  );
   await h.documents.put(TENANT, "_tenant", "_vance/skills/kit/scripts/broken.js", "const a = 1;\nthrow new RangeError('bad input ' + a);");
   await h.documents.put(TENANT, "_tenant", "_vance/skills/kit/scripts/local.js", "vance.fs.list('')");
   const process = await h.spawn("open");
@@ -28,7 +33,12 @@ async function withKit() {
 }
 
 const activate = (h: Awaited<ReturnType<typeof handlerHarness>>, processId: string) =>
-  h.call("steer", { method: "POST", path: `/brain/acme/processes/${processId}/skill`, headers: { prefer: "wait=5" }, body: { command: "ACTIVATE", skillName: "kit" } });
+  h.call("steer", {
+    method: "POST",
+    path: `/brain/acme/processes/${processId}/skill`,
+    headers: { prefer: "wait=5" },
+    body: { command: "ACTIVATE", skillName: "kit" },
+  });
 
 describe("POST …/tools/{toolName} for skill scripts", () => {
   it("answers 200 {result, logs} for a script of an active skill", async () => {

@@ -69,7 +69,9 @@ describe("script tools: invocation", () => {
   it("runs a BRAIN script with its args; the result is the last expression, the trace its vance.log entries", async () => {
     // Prepare
     const t = await scriptHarness();
-    await t.putKit({ greet: { source: "vance.log('info', 'greeting ' + args.name); vance.log('warn', 'second'); ({ text: 'Hello, ' + args.name })" } });
+    await t.putKit({
+      greet: { source: "vance.log('info', 'greeting ' + args.name); vance.log('warn', 'second'); ({ text: 'Hello, ' + args.name })" },
+    });
     const process = await t.activeProcess();
 
     // Act
@@ -224,7 +226,9 @@ describe("script tools: host bindings", () => {
   it("vance.context() gives read-only process, skill, script and recipe metadata", async () => {
     // Prepare
     const t = await scriptHarness();
-    await t.putKit({ ctx: { source: "const c = vance.context(); c.process.processId = 'forged'; ({ first: c, second: vance.context() })" } });
+    await t.putKit({
+      ctx: { source: "const c = vance.context(); c.process.processId = 'forged'; ({ first: c, second: vance.context() })" },
+    });
     const process = await t.activeProcess();
 
     // Act
@@ -296,7 +300,10 @@ describe("script tools: host bindings", () => {
   it("refuses a nested call that starts below the depth limit before reading anything", async () => {
     // Prepare
     const t = await scriptHarness({ maxDepth: 0 });
-    await t.putKit({ outer: { source: "try { vance.tool('skill_kit__inner', {}) } catch (e) { e.code + ' ' + e.message }" }, inner: { source: "1" } });
+    await t.putKit({
+      outer: { source: "try { vance.tool('skill_kit__inner', {}) } catch (e) { e.code + ' ' + e.message }" },
+      inner: { source: "1" },
+    });
     const process = await t.activeProcess();
 
     // Act
@@ -342,7 +349,14 @@ describe("script tools: FOOT target", () => {
     // Assess
     expect(outcome).toEqual({ result: { ok: true }, logs: [{ level: "info", message: "ran on foot" }] });
     expect(requests).toEqual([
-      expect.objectContaining({ tenant: TENANT, processId: process.processId, skillName: "kit", scriptName: "local", args: { dir: "src" }, source: "vance.fs.list('')" }),
+      expect.objectContaining({
+        tenant: TENANT,
+        processId: process.processId,
+        skillName: "kit",
+        scriptName: "local",
+        args: { dir: "src" },
+        source: "vance.fs.list('')",
+      }),
     ]);
   });
 });

@@ -56,8 +56,18 @@ const assertStillServing = async (call: (tool?: string) => Promise<unknown>): Pr
 describe("script tools: limits through the tool path", () => {
   it.each([
     ["an infinite loop", "for (;;) {}", ScriptTimeout, LIMITS],
-    ["a built-in that never polls the interrupt handler", "Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 0)", ScriptTimeout, LIMITS],
-    ["a memory bomb", "const parts = []; for (;;) parts.push('x'.repeat(1 << 16) + parts.length);", ScriptMemoryExceeded, { ...LIMITS, timeoutMs: 8_000 }],
+    [
+      "a built-in that never polls the interrupt handler",
+      "Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 0)",
+      ScriptTimeout,
+      LIMITS,
+    ],
+    [
+      "a memory bomb",
+      "const parts = []; for (;;) parts.push('x'.repeat(1 << 16) + parts.length);",
+      ScriptMemoryExceeded,
+      { ...LIMITS, timeoutMs: 8_000 },
+    ],
     ["unbounded recursion", "function down(n) { return down(n + 1) + 1; } down(0)", ScriptMemoryExceeded, LIMITS],
     ["a huge result", "'x'.repeat(2e6)", ScriptResultTooLarge, LIMITS],
   ])("contains %s with a typed error and keeps serving", async (_label, source, type, limits) => {
@@ -124,7 +134,7 @@ describe("script tools: escapes through the tool path", () => {
         "[vance.tool('x'), vance.workspace.read('none.txt')]",
       ].join("\n"),
     );
-    const smuggle = await withScript("vance.tool('skill_kit__probe', JSON.parse('{\"__proto__\": {\"polluted\": \"yes\"}, \"k\": 1}'))");
+    const smuggle = await withScript('vance.tool(\'skill_kit__probe\', JSON.parse(\'{"__proto__": {"polluted": "yes"}, "k": 1}\'))');
 
     // Act
     const polluted = await t.call();

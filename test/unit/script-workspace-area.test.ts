@@ -26,7 +26,8 @@ const fresh = async () => {
 /** The guest-facing functions of one invocation, called as the bridge would (args only matter here). */
 const invocation = (store: InMemoryDocumentStore, limits: Parameters<typeof WorkspaceBudget.with>[0] = {}, project = PROJECT) => {
   const bindings = new ScriptWorkspace(store, TENANT, project, WorkspaceBudget.with(limits)).bindings();
-  const call = (name: keyof typeof bindings) => (args: unknown[]) => bindings[name](args, { path: `vance.workspace.${name}`, depth: 0 } as HostCallContext);
+  const call = (name: keyof typeof bindings) => (args: unknown[]) =>
+    bindings[name](args, { path: `vance.workspace.${name}`, depth: 0 } as HostCallContext);
   return { read: call("read"), write: call("write"), list: call("list"), delete: call("delete") };
 };
 
@@ -82,8 +83,12 @@ describe("the workspace is its own area: a script never reaches other project do
 
     // Act
     const outcomes = await Promise.all([
-      Promise.resolve().then(() => ws.write([path, "x"])).catch((e: unknown) => e),
-      Promise.resolve().then(() => ws.delete([path])).catch((e: unknown) => e),
+      Promise.resolve()
+        .then(() => ws.write([path, "x"]))
+        .catch((e: unknown) => e),
+      Promise.resolve()
+        .then(() => ws.delete([path]))
+        .catch((e: unknown) => e),
     ]);
 
     // Assess
@@ -151,7 +156,9 @@ describe("per-project workspace quota across invocations", () => {
     for (let i = 0; i < 16; i++) await new ScriptWorkspace(store, TENANT, PROJECT, new WorkspaceBudget()).write(`part-${i}.txt`, chunk);
 
     // Act
-    const more = await new ScriptWorkspace(store, TENANT, PROJECT, new WorkspaceBudget()).write("one-more.txt", "x").catch((e: unknown) => e);
+    const more = await new ScriptWorkspace(store, TENANT, PROJECT, new WorkspaceBudget())
+      .write("one-more.txt", "x")
+      .catch((e: unknown) => e);
 
     // Assess
     expect(more).toBeInstanceOf(WorkspaceQuotaExceeded);

@@ -9,7 +9,7 @@ describe("sibling files a body links", () => {
     // Act
     const links = linkedSiblingPaths(
       [
-        "Read [forms](forms.md) and [the API](./references/api.md#auth), ![logo](assets/logo%2Dbig.png \"Logo\").",
+        'Read [forms](forms.md) and [the API](./references/api.md#auth), ![logo](assets/logo%2Dbig.png "Logo").',
         "Not these: [site](https://example.com/x.md), [mail](mailto:a@b.c), [top](#top), [root](/etc/passwd), [up](../other/SKILL.md).",
         "Twice: [forms](forms.md).",
       ].join("\n"),
@@ -26,11 +26,20 @@ describe("sibling files a body links", () => {
     await store.put("acme", "_tenant", "_vance/skills/pdf/forms.md", "# Forms\n");
 
     // Act
-    const saved = await service.put(IDENTITIES.admin, "acme", "_tenant", "_vance/skills/pdf/SKILL.md", new TextEncoder().encode("---\nname: pdf\ndescription: d\n---\nSee [forms](FORMS.md) and [ref](reference.md).\n"));
+    const saved = await service.put(
+      IDENTITIES.admin,
+      "acme",
+      "_tenant",
+      "_vance/skills/pdf/SKILL.md",
+      new TextEncoder().encode("---\nname: pdf\ndescription: d\n---\nSee [forms](FORMS.md) and [ref](reference.md).\n"),
+    );
 
     // Assess
     expect(saved.warnings.filter((w) => w.message.includes("the body links"))).toEqual([
-      { path: "_vance/skills/pdf/SKILL.md", message: "the body links 'reference.md', which is not present yet in this project (expected at _vance/skills/pdf/reference.md)" },
+      {
+        path: "_vance/skills/pdf/SKILL.md",
+        message: "the body links 'reference.md', which is not present yet in this project (expected at _vance/skills/pdf/reference.md)",
+      },
     ]);
   });
 });

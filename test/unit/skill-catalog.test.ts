@@ -12,7 +12,12 @@ import type { CatalogOptions } from "../../shared/skills/skill-catalog.js";
 import type { ResolvedSkill } from "../../shared/skills/resolved-skill.js";
 import { MAX_TURN_BYTES } from "../../shared/turns/turn-errors.js";
 
-const open = (overrides: Partial<CatalogOptions> = {}): CatalogOptions => ({ budgetChars: 8_000, activeNames: [], allowedSkills: null, ...overrides });
+const open = (overrides: Partial<CatalogOptions> = {}): CatalogOptions => ({
+  budgetChars: 8_000,
+  activeNames: [],
+  allowedSkills: null,
+  ...overrides,
+});
 
 const skills = (n: number, description = (i: number) => `Does task number ${i}`): ResolvedSkill[] =>
   Array.from({ length: n }, (_, i) => resolvedSkill({ name: `skill-${String(i).padStart(2, "0")}`, description: description(i) }));
@@ -30,7 +35,10 @@ describe("skill catalog: candidates", () => {
     ];
 
     // Act
-    const { catalog } = buildCatalog(listing, open({ activeNames: ["busy"], allowedSkills: ["plain", "hidden-from-users", "user-only", "off", "busy"] }));
+    const { catalog } = buildCatalog(
+      listing,
+      open({ activeNames: ["busy"], allowedSkills: ["plain", "hidden-from-users", "user-only", "off", "busy"] }),
+    );
 
     // Assess
     expect(catalog.entries.map((e) => e.name)).toEqual(["hidden-from-users", "plain"]);
@@ -39,14 +47,26 @@ describe("skill catalog: candidates", () => {
 
   it("appends when_to_use to the description on one line and keeps the skill's source", () => {
     // Prepare
-    const listing = [resolvedSkill({ name: "pdf", description: "Fill PDF forms.\n  Extract text.", whenToUse: "When the user\nmentions a PDF", source: "VANCE" })];
+    const listing = [
+      resolvedSkill({
+        name: "pdf",
+        description: "Fill PDF forms.\n  Extract text.",
+        whenToUse: "When the user\nmentions a PDF",
+        source: "VANCE",
+      }),
+    ];
 
     // Act
     const { catalog, text } = buildCatalog(listing, open());
 
     // Assess
     expect(catalog.entries).toEqual([
-      { name: "pdf", description: "Fill PDF forms. Extract text. When the user mentions a PDF", source: "VANCE", approxTokens: expect.any(Number) },
+      {
+        name: "pdf",
+        description: "Fill PDF forms. Extract text. When the user mentions a PDF",
+        source: "VANCE",
+        approxTokens: expect.any(Number),
+      },
     ]);
     expect(text).toBe(`${CATALOG_HEADER}\n- pdf: Fill PDF forms. Extract text. When the user mentions a PDF`);
     expect(catalog.usedChars).toBe(text.length);
@@ -58,7 +78,10 @@ describe("skill catalog: candidates", () => {
     const built = buildCatalog(skills(5), open({ budgetChars: 0 }));
 
     // Assess
-    expect(built).toEqual({ catalog: { entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 }, text: "" });
+    expect(built).toEqual({
+      catalog: { entries: [], omitted: [], omittedCount: 0, budgetChars: 0, usedChars: 0, approxTokens: 0 },
+      text: "",
+    });
   });
 });
 
@@ -76,7 +99,10 @@ describe("skill catalog: order and budget", () => {
 
   it("shortens the longest descriptions first, down to a common length, each cut one ending in …", () => {
     // Prepare
-    const listing = [resolvedSkill({ name: "short", description: "Short one" }), resolvedSkill({ name: "long", description: "x".repeat(900) })];
+    const listing = [
+      resolvedSkill({ name: "short", description: "Short one" }),
+      resolvedSkill({ name: "long", description: "x".repeat(900) }),
+    ];
     const budget = CATALOG_HEADER.length + 300;
 
     // Act
@@ -110,7 +136,12 @@ describe("skill catalog: order and budget", () => {
     expect(catalog.usedChars).toBe(text.length);
     const named = [...catalog.entries.map((e) => e.name), ...catalog.omitted];
     expect([...named].sort()).toEqual(listing.map((s) => s.name).sort());
-    expect(catalog.omitted).toEqual(listing.map((s) => s.name).filter((n) => n !== "skill-29").slice(catalog.entries.length - 1));
+    expect(catalog.omitted).toEqual(
+      listing
+        .map((s) => s.name)
+        .filter((n) => n !== "skill-29")
+        .slice(catalog.entries.length - 1),
+    );
     for (const entry of catalog.entries) expect(entry.description.length).toBeLessThanOrEqual(MIN_CATALOG_DESCRIPTION_CHARS + 20);
   });
 
@@ -167,7 +198,9 @@ describe("skill catalog: bad input and scale", () => {
 
   it("builds a catalog of 10 000 skills within the default budget, naming the rest as omitted", () => {
     // Prepare
-    const listing = Array.from({ length: 10_000 }, (_, i) => resolvedSkill({ name: `s-${String(i).padStart(5, "0")}`, description: `Skill ${i} does one thing` }));
+    const listing = Array.from({ length: 10_000 }, (_, i) =>
+      resolvedSkill({ name: `s-${String(i).padStart(5, "0")}`, description: `Skill ${i} does one thing` }),
+    );
 
     // Act
     const { catalog } = buildCatalog(listing, open());
@@ -182,7 +215,9 @@ describe("skill catalog: bad input and scale", () => {
 
   it("stays far below the turn cap with 10 000 skills of 64-character names", () => {
     // Prepare
-    const listing = Array.from({ length: 10_000 }, (_, i) => resolvedSkill({ name: `${"n".repeat(59)}${String(i).padStart(5, "0")}`, description: `Skill ${i}` }));
+    const listing = Array.from({ length: 10_000 }, (_, i) =>
+      resolvedSkill({ name: `${"n".repeat(59)}${String(i).padStart(5, "0")}`, description: `Skill ${i}` }),
+    );
 
     // Act
     const { catalog } = buildCatalog(listing, open());

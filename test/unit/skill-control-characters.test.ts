@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { SERVICE_TOOLS } from "../../shared/tools/service-tools.js";
 import { SERVICE_TOOL_NAMES } from "../../shared/skills/service-tool-names.js";
-import { SERVICE_TOOL_SPECS, SKILL_ACTIVATE_TOOL, SKILL_READ_FILE_TOOL, SKILL_REFERENCE_DOC_TOOL } from "../../shared/turns/service-tool-specs.js";
+import {
+  SERVICE_TOOL_SPECS,
+  SKILL_ACTIVATE_TOOL,
+  SKILL_READ_FILE_TOOL,
+  SKILL_REFERENCE_DOC_TOOL,
+} from "../../shared/turns/service-tool-specs.js";
 import { handlerHarness, PROJECT } from "../support/handler-harness.js";
 
 /**
@@ -43,7 +48,12 @@ describe("control characters in SKILL.md frontmatter", () => {
     const h = await handlerHarness();
 
     // Act
-    const reply = await h.call("documents", { method: "PUT", path: docs, as: { login: "pat", tenant: "acme", projects: [], roles: [`project-admin:${PROJECT}`] }, body: withLine(line, replacing) });
+    const reply = await h.call("documents", {
+      method: "PUT",
+      path: docs,
+      as: { login: "pat", tenant: "acme", projects: [], roles: [`project-admin:${PROJECT}`] },
+      body: withLine(line, replacing),
+    });
 
     // Assess
     expect(reply.status).toBe(422);
@@ -61,7 +71,12 @@ describe("control characters in SKILL.md frontmatter", () => {
     const body = `---\ntitle: Fine\ndescription: |\n  First line\n  \tindented second\naction: "Do\\tthis\\nthen that"\nversion: 1.0.0\n---\nBody.\n`;
 
     // Act
-    const reply = await h.call("documents", { method: "PUT", path: docs, as: { login: "pat", tenant: "acme", projects: [], roles: [`project-admin:${PROJECT}`] }, body });
+    const reply = await h.call("documents", {
+      method: "PUT",
+      path: docs,
+      as: { login: "pat", tenant: "acme", projects: [], roles: [`project-admin:${PROJECT}`] },
+      body,
+    });
 
     // Assess
     expect(reply.status).toBe(200);
@@ -94,7 +109,13 @@ describe("service tools are not a skill's to grant", () => {
 
   it("names every tool the service itself serves or adds", () => {
     // Assess: a service tool added later without being named here would be grantable again
-    const served = [...SERVICE_TOOLS.map((tool) => tool.name), ...Object.keys(SERVICE_TOOL_SPECS), SKILL_ACTIVATE_TOOL, SKILL_READ_FILE_TOOL, SKILL_REFERENCE_DOC_TOOL];
+    const served = [
+      ...SERVICE_TOOLS.map((tool) => tool.name),
+      ...Object.keys(SERVICE_TOOL_SPECS),
+      SKILL_ACTIVATE_TOOL,
+      SKILL_READ_FILE_TOOL,
+      SKILL_REFERENCE_DOC_TOOL,
+    ];
     for (const name of served) expect(SERVICE_TOOL_NAMES.has(name), name).toBe(true);
   });
 });

@@ -34,7 +34,8 @@ class CountingStore extends DelegatingDocumentStore {
 /** `forms` in project `web` with siblings, a shadowed `forms` in `_tenant` with a file of its own. */
 async function store(): Promise<InMemoryDocumentStore> {
   const documents = new InMemoryDocumentStore();
-  const put = (project: string, path: string, body: string | Uint8Array): Promise<DocumentRef> => documents.put(TENANT, project, path, body);
+  const put = (project: string, path: string, body: string | Uint8Array): Promise<DocumentRef> =>
+    documents.put(TENANT, project, path, body);
   await put("web", "_vance/skills/forms/SKILL.md", skillMd({ body: "see references/forms.md" }));
   await put("web", "_vance/skills/forms/references/forms.md", "# Forms");
   await put("web", "_vance/skills/forms/assets/logo.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
@@ -114,7 +115,8 @@ describe("skill files: the listing", () => {
     // Prepare
     const documents = new InMemoryDocumentStore();
     await documents.put(TENANT, "web", "_vance/skills/huge/SKILL.md", skillMd());
-    for (let i = 0; i < MAX_SKILL_FILES + 5; i++) await documents.put(TENANT, "web", `_vance/skills/huge/f/${String(i).padStart(5, "0")}.md`, "x");
+    for (let i = 0; i < MAX_SKILL_FILES + 5; i++)
+      await documents.put(TENANT, "web", `_vance/skills/huge/f/${String(i).padStart(5, "0")}.md`, "x");
     const loader = catalogued(documents);
 
     // Act
@@ -191,7 +193,10 @@ describe("skill files: the skill section", () => {
 
     // Act
     const first = filesBlock("big", files);
-    const again = filesBlock("big", files.map((f) => ({ ...f })));
+    const again = filesBlock(
+      "big",
+      files.map((f) => ({ ...f })),
+    );
 
     // Assess
     const lines = first.split("\n");

@@ -104,8 +104,27 @@ describe("SkillLoader cascade", () => {
       },
     });
     const common = [
-      "name", "title", "description", "version", "whenToUse", "argumentHint", "compatibility", "disableModelInvocation", "userInvocable",
-      "triggers", "tools", "allowedToolPatterns", "template", "manualPaths", "tags", "enabled", "lifecycle", "run", "arguments", "activate", "deactivate",
+      "name",
+      "title",
+      "description",
+      "version",
+      "whenToUse",
+      "argumentHint",
+      "compatibility",
+      "disableModelInvocation",
+      "userInvocable",
+      "triggers",
+      "tools",
+      "allowedToolPatterns",
+      "template",
+      "manualPaths",
+      "tags",
+      "enabled",
+      "lifecycle",
+      "run",
+      "arguments",
+      "activate",
+      "deactivate",
     ];
     const placed = ["body", "referenceDocs", "source", "location", "warnings", "files"];
 
@@ -191,18 +210,21 @@ describe("enabled: false", () => {
     return files;
   };
 
-  it.each(["user", "project", "tenant", "bundled"] as const)("at the %s layer hides the skill from that layer outward", async (disabledAt) => {
-    // Prepare
-    const { loader } = await setup(layerFiles(disabledAt));
+  it.each(["user", "project", "tenant", "bundled"] as const)(
+    "at the %s layer hides the skill from that layer outward",
+    async (disabledAt) => {
+      // Prepare
+      const { loader } = await setup(layerFiles(disabledAt));
 
-    // Act
-    const loaded = await loader.load(FULL, "alpha");
-    const listed = await loader.listAvailable(FULL);
+      // Act
+      const loaded = await loader.load(FULL, "alpha");
+      const listed = await loader.listAvailable(FULL);
 
-    // Assess
-    expect(loaded).toBeUndefined();
-    expect(listed).toEqual([]);
-  });
+      // Assess
+      expect(loaded).toBeUndefined();
+      expect(listed).toEqual([]);
+    },
+  );
 
   it("in an outer layer does not hide an enabled inner override", async () => {
     // Prepare
@@ -318,7 +340,9 @@ describe("reference file layer pinning", () => {
 
   it("reports a binary sibling as an invalid document", async () => {
     // Prepare
-    const { loader } = await setup({ user: { [skillPath("alpha")]: titled("user"), "_vance/skills/alpha/x.bin": new Uint8Array([0xff, 0]) } });
+    const { loader } = await setup({
+      user: { [skillPath("alpha")]: titled("user"), "_vance/skills/alpha/x.bin": new Uint8Array([0xff, 0]) },
+    });
     const skill = (await loader.load(FULL, "alpha"))!;
 
     // Act + Assess
@@ -328,7 +352,9 @@ describe("reference file layer pinning", () => {
   it("never reads a reference path that leaves the skill directory; such a skill is reported", async () => {
     // Prepare
     const frontmatter = ["referenceDocs:", "  - file: ../beta/SKILL.md", "    title: Sneaky"].join("\n");
-    const { loader, store } = await setup({ tenant: { [skillPath("alpha")]: titled("t", frontmatter), [skillPath("beta")]: titled("beta") } });
+    const { loader, store } = await setup({
+      tenant: { [skillPath("alpha")]: titled("t", frontmatter), [skillPath("beta")]: titled("beta") },
+    });
 
     // Act
     const skill = await loader.load(FULL, "alpha");
@@ -385,7 +411,9 @@ describe("defective skills", () => {
     // Assess
     expect(loaded).toBeUndefined();
     expect(listed.map((s) => s.name)).toEqual(["good"]);
-    expect(problems).toEqual([{ name: "bad", source: "PROJECT", path: skillPath("bad"), message: expect.stringMatching(/UTF-8/), severity: "error" }]);
+    expect(problems).toEqual([
+      { name: "bad", source: "PROJECT", path: skillPath("bad"), message: expect.stringMatching(/UTF-8/), severity: "error" },
+    ]);
   });
 
   it("fall through to the next outer layer when the innermost hit is defective", async () => {
@@ -426,7 +454,15 @@ describe("defective skills", () => {
 
     // Assess
     expect(loaded?.source).toBe("VANCE");
-    expect(problems).toEqual([{ name: "alpha", source: "PROJECT", path: skillPath("alpha"), message: expect.stringMatching(/could not be read: AccessDenied/), severity: "error" }]);
+    expect(problems).toEqual([
+      {
+        name: "alpha",
+        source: "PROJECT",
+        path: skillPath("alpha"),
+        message: expect.stringMatching(/could not be read: AccessDenied/),
+        severity: "error",
+      },
+    ]);
   });
 
   it("that are too large are skipped without being parsed", async () => {
@@ -454,7 +490,13 @@ describe("defective skills", () => {
     // Assess
     expect(listed.map((s) => s.name)).toEqual(["ok"]);
     expect(problems).toEqual([
-      { name: "-code-review", source: "VANCE", path: "_vance/skills/-code-review/SKILL.md", message: "skill name '-code-review': a name may not start with '-'; rename the folder", severity: "error" },
+      {
+        name: "-code-review",
+        source: "VANCE",
+        path: "_vance/skills/-code-review/SKILL.md",
+        message: "skill name '-code-review': a name may not start with '-'; rename the folder",
+        severity: "error",
+      },
     ]);
   });
 
@@ -470,7 +512,9 @@ describe("defective skills", () => {
     // Assess
     expect(listed.map((s) => s.name)).toEqual(["alpha"]);
     expect(listed[0]?.warnings.map((w) => w.message).join()).toMatch(/references\/missing\.md/);
-    expect(problems).toEqual([expect.objectContaining({ name: "alpha", severity: "warning", message: expect.stringMatching(/references\/missing\.md/) })]);
+    expect(problems).toEqual([
+      expect.objectContaining({ name: "alpha", severity: "warning", message: expect.stringMatching(/references\/missing\.md/) }),
+    ]);
   });
 });
 
@@ -533,17 +577,20 @@ describe("listing", () => {
 });
 
 describe("names and scopes", () => {
-  it.each(["../alpha", "al pha", "a__b", "alpha/SKILL.md", "", "-a", "a".repeat(65)])("loads nothing for the impossible name %j", async (name) => {
-    // Prepare
-    const { loader, store } = await setup({ tenant: { [skillPath("alpha")]: titled("t") } });
+  it.each(["../alpha", "al pha", "a__b", "alpha/SKILL.md", "", "-a", "a".repeat(65)])(
+    "loads nothing for the impossible name %j",
+    async (name) => {
+      // Prepare
+      const { loader, store } = await setup({ tenant: { [skillPath("alpha")]: titled("t") } });
 
-    // Act
-    const skill = await loader.load(FULL, name);
+      // Act
+      const skill = await loader.load(FULL, name);
 
-    // Assess
-    expect(skill).toBeUndefined();
-    expect(store.reads).toEqual([]);
-  });
+      // Assess
+      expect(skill).toBeUndefined();
+      expect(store.reads).toEqual([]);
+    },
+  );
 
   it.each([
     { tenantId: "../acme" },
@@ -586,7 +633,12 @@ describe("a minimal disabling override", () => {
   it("hides the outer skill with nothing but `enabled: false`", async () => {
     // Prepare
     const store = new InMemoryDocumentStore();
-    await store.put("acme", "_tenant", "_vance/skills/shared-skill/SKILL.md", "---\ntitle: Shared\nversion: 1.0.0\ndescription: d\n---\nbody\n");
+    await store.put(
+      "acme",
+      "_tenant",
+      "_vance/skills/shared-skill/SKILL.md",
+      "---\ntitle: Shared\nversion: 1.0.0\ndescription: d\n---\nbody\n",
+    );
     await store.put("acme", "_user_ada", "_vance/skills/shared-skill/SKILL.md", "---\nenabled: false\n---\n");
     const loader = new SkillLoader({ store, bundled: await bundledFixture({}) });
 
@@ -613,8 +665,18 @@ describe("a store that is briefly unavailable", () => {
   it("makes a lookup fail retryably instead of falling through to an outer layer", async () => {
     // Prepare
     const store = new InMemoryDocumentStore();
-    await store.put("acme", "_tenant", "_vance/skills/shared-skill/SKILL.md", "---\ntitle: Shared\nversion: 1.0.0\ndescription: d\n---\nbody\n");
-    await store.put("acme", "_user_ada", "_vance/skills/shared-skill/SKILL.md", "---\ntitle: Mine\nversion: 1.0.0\ndescription: d\n---\nbody\n");
+    await store.put(
+      "acme",
+      "_tenant",
+      "_vance/skills/shared-skill/SKILL.md",
+      "---\ntitle: Shared\nversion: 1.0.0\ndescription: d\n---\nbody\n",
+    );
+    await store.put(
+      "acme",
+      "_user_ada",
+      "_vance/skills/shared-skill/SKILL.md",
+      "---\ntitle: Mine\nversion: 1.0.0\ndescription: d\n---\nbody\n",
+    );
     const throttled = Object.assign(new Error("Rate exceeded"), { name: "SlowDown", $metadata: { httpStatusCode: 503 } });
     const flaky = Object.assign(Object.create(store) as InMemoryDocumentStore, {
       get: async (tenant: string, project: string, path: string) => {

@@ -19,7 +19,9 @@ function folder(files: Record<string, Buffer>): { reads: string[]; loader: Const
       readSkillFileDocument: async (_scope, skill, path) => {
         reads.push(path);
         const body = files[path];
-        return body === undefined ? undefined : { path: `${skill.location.directory}/${path}`, etag: `etag-${sha256Hex(body).slice(0, 8)}`, size: body.byteLength, body };
+        return body === undefined
+          ? undefined
+          : { path: `${skill.location.directory}/${path}`, etag: `etag-${sha256Hex(body).slice(0, 8)}`, size: body.byteLength, body };
       },
     },
   };
@@ -28,7 +30,12 @@ function folder(files: Record<string, Buffer>): { reads: string[]; loader: Const
 const etagOf = (body: Buffer): string => `etag-${sha256Hex(body).slice(0, 8)}`;
 
 const listed = (files: readonly SkillFile[], source: ListedSkill["source"] = "PROJECT"): ListedSkill =>
-  ({ name: "pdf", source, location: { source, project: PROJECT, directory: "_vance/skills/pdf", etag: etagOf(SKILL_MD) }, files }) as unknown as ListedSkill;
+  ({
+    name: "pdf",
+    source,
+    location: { source, project: PROJECT, directory: "_vance/skills/pdf", etag: etagOf(SKILL_MD) },
+    files,
+  }) as unknown as ListedSkill;
 
 describe("skill manifests", () => {
   it("uses a stored digest while its ETag is the listing's, and hashes (then stores) one whose file changed", async () => {
@@ -36,9 +43,19 @@ describe("skill manifests", () => {
     const fresh = Buffer.from("fresh");
     const changed = Buffer.from("changed around the API");
     const digests = new InMemoryDocumentDigests();
-    await digests.remember(TENANT, PROJECT, "_vance/skills/pdf/SKILL.md", documentDigest("_vance/skills/pdf/SKILL.md", etagOf(SKILL_MD), SKILL_MD));
+    await digests.remember(
+      TENANT,
+      PROJECT,
+      "_vance/skills/pdf/SKILL.md",
+      documentDigest("_vance/skills/pdf/SKILL.md", etagOf(SKILL_MD), SKILL_MD),
+    );
     await digests.remember(TENANT, PROJECT, "_vance/skills/pdf/a.md", documentDigest("_vance/skills/pdf/a.md", etagOf(fresh), fresh));
-    await digests.remember(TENANT, PROJECT, "_vance/skills/pdf/b.md", documentDigest("_vance/skills/pdf/b.md", "etag-before", Buffer.from("before")));
+    await digests.remember(
+      TENANT,
+      PROJECT,
+      "_vance/skills/pdf/b.md",
+      documentDigest("_vance/skills/pdf/b.md", "etag-before", Buffer.from("before")),
+    );
     const { reads, loader } = folder({ "SKILL.md": SKILL_MD, "a.md": fresh, "b.md": changed });
     const skill = listed([
       { path: "a.md", size: fresh.byteLength, etag: etagOf(fresh) },
@@ -81,7 +98,13 @@ describe("skill manifests", () => {
 
     // Act
     const tooMany = await manifests.manifest(SCOPE, listed(many));
-    const tooBig = await manifests.manifest(SCOPE, listed([{ path: "a.bin", size: MAX_SKILL_TOTAL_BYTES / 2 }, { path: "b.bin", size: MAX_SKILL_TOTAL_BYTES / 2 + 1 }]));
+    const tooBig = await manifests.manifest(
+      SCOPE,
+      listed([
+        { path: "a.bin", size: MAX_SKILL_TOTAL_BYTES / 2 },
+        { path: "b.bin", size: MAX_SKILL_TOTAL_BYTES / 2 + 1 },
+      ]),
+    );
 
     // Assess
     expect(tooMany).toEqual({ refusal: expect.stringContaining(`at most ${MAX_SKILL_RESOURCES}`) });

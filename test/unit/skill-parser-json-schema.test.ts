@@ -1,6 +1,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { SKILL_FRONTMATTER_SCHEMA_FILE, renderSkillFrontmatterJsonSchema, skillFrontmatterJsonSchema } from "../../shared/skills/write-json-schema.js";
+import {
+  SKILL_FRONTMATTER_SCHEMA_FILE,
+  renderSkillFrontmatterJsonSchema,
+  skillFrontmatterJsonSchema,
+} from "../../shared/skills/write-json-schema.js";
 import { KNOWN_FRONTMATTER_FIELDS } from "../../shared/skills/skill-frontmatter.js";
 
 describe("published JSON Schema of SKILL.md frontmatter", () => {

@@ -228,7 +228,12 @@ describe("parseSkillDocument: valid documents", () => {
     expect(result.problems).toEqual([]);
     expect(result.definition?.lifecycle).toBe("shot");
     expect(result.definition?.arguments).toEqual([
-      { name: "scope", type: "string", description: "What to review — a path, a git range, or empty for the working tree.", required: false },
+      {
+        name: "scope",
+        type: "string",
+        description: "What to review — a path, a git range, or empty for the working tree.",
+        required: false,
+      },
     ]);
     expect(result.definition?.body).toContain("{% if args.scope %}Scope: {{ args.scope }}.");
   });
@@ -261,7 +266,8 @@ describe("parseSkillDocument: valid documents", () => {
       version: "2.0.0",
       arguments: true,
       run: { target: "spawn", recipe: "code-read", inherit: "none" },
-      action: "Review the current code changes now. Gather the diff first, then report.\n{% if args.text %}Scope: {{ args.text }}.{% endif %}\n",
+      action:
+        "Review the current code changes now. Gather the diff first, then report.\n{% if args.text %}Scope: {{ args.text }}.{% endif %}\n",
     });
   });
 
@@ -330,7 +336,8 @@ describe("parseSkillDocument: valid documents", () => {
 
   it("reads a CRLF document with a BOM and reports lines of the original file", () => {
     // Prepare
-    const text = "\uFEFF---\r\ntitle: Code Review\r\ndescription: Review\r\nversion: 1.0.0\r\nextra: 1\r\n---\r\n\r\n# Body\r\nline two\r\n";
+    const text =
+      "\uFEFF---\r\ntitle: Code Review\r\ndescription: Review\r\nversion: 1.0.0\r\nextra: 1\r\n---\r\n\r\n# Body\r\nline two\r\n";
 
     // Act
     const result = parse(text);
@@ -349,9 +356,20 @@ describe("parseSkillDocument: Agent Skills form", () => {
     // Assess
     expect(result.problems).toEqual([
       { path: PATH, line: 2, message: "title: is absent; the title is 'code-review'", severity: "info" },
-      { path: PATH, line: 2, message: "version: is absent (Agent Skills documents have none); the skill reports no version", severity: "info" },
+      {
+        path: PATH,
+        line: 2,
+        message: "version: is absent (Agent Skills documents have none); the skill reports no version",
+        severity: "info",
+      },
     ]);
-    expect(result.definition).toMatchObject({ name: "code-review", title: "code-review", description: "Reviews code", body: "Do the review.", template: false });
+    expect(result.definition).toMatchObject({
+      name: "code-review",
+      title: "code-review",
+      description: "Reviews code",
+      body: "Do the review.",
+      template: false,
+    });
     expect(result.definition?.version).toBeUndefined();
   });
 
@@ -393,7 +411,9 @@ describe("parseSkillDocument: Agent Skills form", () => {
 
   it("merges an allowed-tools list into tools without duplicates", () => {
     // Act
-    const result = parse("---\nname: code-review\ndescription: Reviews code\ntools: [file_read, shell_exec]\nallowed-tools: [shell_exec, web_search]\n---\n");
+    const result = parse(
+      "---\nname: code-review\ndescription: Reviews code\ntools: [file_read, shell_exec]\nallowed-tools: [shell_exec, web_search]\n---\n",
+    );
 
     // Assess
     expect(result.definition?.tools).toEqual(["file_read", "shell_exec", "web_search"]);
@@ -435,7 +455,11 @@ describe("parseSkillDocument: required fields and field messages", () => {
 
   it.each([
     ["title", "---\ndescription: D\nversion: 1.0.0\n---\n", "title: is absent; the title is 'code-review'"],
-    ["version", "---\ntitle: T\ndescription: D\n---\n", "version: is absent (Agent Skills documents have none); the skill reports no version"],
+    [
+      "version",
+      "---\ntitle: T\ndescription: D\n---\n",
+      "version: is absent (Agent Skills documents have none); the skill reports no version",
+    ],
   ])("loads a document without %s, with an info (nothing behaves differently)", (_field, text, message) => {
     // Act
     const result = parse(text);
@@ -453,22 +477,35 @@ describe("parseSkillDocument: required fields and field messages", () => {
     expect(messages(result)).toEqual(["description: must not be blank"]);
   });
 
-  it.each(["1.0", "v1.0.0", "1.0.0.0", "01.0.0", "latest"])("refuses the non-semver version %s in this service's own form (with a title)", (version) => {
-    // Act
-    const result = parse(`---\ntitle: T\ndescription: D\nversion: "${version}"\n---\n`);
+  it.each(["1.0", "v1.0.0", "1.0.0.0", "01.0.0", "latest"])(
+    "refuses the non-semver version %s in this service's own form (with a title)",
+    (version) => {
+      // Act
+      const result = parse(`---\ntitle: T\ndescription: D\nversion: "${version}"\n---\n`);
 
-    // Assess
-    expect(result.problems).toEqual([{ path: PATH, line: 4, message: "version: must be a semantic version such as 1.0.0", severity: "error" }]);
-  });
+      // Assess
+      expect(result.problems).toEqual([
+        { path: PATH, line: 4, message: "version: must be a semantic version such as 1.0.0", severity: "error" },
+      ]);
+    },
+  );
 
-  it.each(["1.0", "v1.0.0", "latest"])("keeps the non-semver version %s of an Agent Skills document with an info at its line", (version) => {
-    // Act
-    const result = parse(`---\nname: code-review\ndescription: D\nversion: "${version}"\n---\n`);
+  it.each(["1.0", "v1.0.0", "latest"])(
+    "keeps the non-semver version %s of an Agent Skills document with an info at its line",
+    (version) => {
+      // Act
+      const result = parse(`---\nname: code-review\ndescription: D\nversion: "${version}"\n---\n`);
 
-    // Assess
-    expect(result.definition?.version).toBe(version);
-    expect(result.problems).toContainEqual({ path: PATH, line: 4, message: `version: '${version}' is not a semantic version such as 1.0.0; kept as written`, severity: "info" });
-  });
+      // Assess
+      expect(result.definition?.version).toBe(version);
+      expect(result.problems).toContainEqual({
+        path: PATH,
+        line: 4,
+        message: `version: '${version}' is not a semantic version such as 1.0.0; kept as written`,
+        severity: "info",
+      });
+    },
+  );
 
   it("accepts prerelease and build metadata in the version", () => {
     // Act
@@ -532,7 +569,9 @@ describe("parseSkillDocument: required fields and field messages", () => {
     const result = parse("---\ntitle: T\ndescription: D\nversion: 1.0.0\ntriggers:\n  - type: REGEX\n    pattern: x\n---\n");
 
     // Assess
-    expect(result.problems).toEqual([{ path: PATH, line: 6, message: "triggers[0].type: expected one of PATTERN, KEYWORDS", severity: "error" }]);
+    expect(result.problems).toEqual([
+      { path: PATH, line: 6, message: "triggers[0].type: expected one of PATTERN, KEYWORDS", severity: "error" },
+    ]);
   });
 
   it("describes the alternatives of arguments", () => {
@@ -609,16 +648,23 @@ describe("parseSkillDocument: required fields and field messages", () => {
     expect(messages(result)).toEqual([message]);
   });
 
-  it.each(["zoho_mail-automation", "3d-printing", "PDF-Tools"])("loads the directory name %s with a warning that other hosts may refuse it", (name) => {
-    // Act
-    const result = parse(MINIMAL, name);
+  it.each(["zoho_mail-automation", "3d-printing", "PDF-Tools"])(
+    "loads the directory name %s with a warning that other hosts may refuse it",
+    (name) => {
+      // Act
+      const result = parse(MINIMAL, name);
 
-    // Assess
-    expect(result.definition?.name).toBe(name);
-    expect(messages(result)).toEqual(
-      name === "3d-printing" ? [] : [`skill name '${name}' is not an Agent Skills name (lowercase letters, digits and hyphens); it loads here as it is, other hosts may refuse it`],
-    );
-  });
+      // Assess
+      expect(result.definition?.name).toBe(name);
+      expect(messages(result)).toEqual(
+        name === "3d-printing"
+          ? []
+          : [
+              `skill name '${name}' is not an Agent Skills name (lowercase letters, digits and hyphens); it loads here as it is, other hosts may refuse it`,
+            ],
+      );
+    },
+  );
 });
 
 describe("parseSkillDocument: hostile input", () => {
@@ -653,7 +699,9 @@ describe("parseSkillDocument: hostile input", () => {
 
     // Assess
     expect(result.definition).toBeUndefined();
-    expect(result.problems).toEqual([{ path: PATH, line, message: "document contains a NUL character: it is not a text file", severity: "error" }]);
+    expect(result.problems).toEqual([
+      { path: PATH, line, message: "document contains a NUL character: it is not a text file", severity: "error" },
+    ]);
   });
 
   it("refuses a PNG uploaded as SKILL.md", () => {

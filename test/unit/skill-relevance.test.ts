@@ -44,17 +44,31 @@ const PRODUCTS = [
 
 const automation = ([slug, product, tool, task]: (typeof PRODUCTS)[number]): ResolvedSkill => {
   const body = `# ${product} Automation via Rube MCP\n\n## Core Workflows\n\n### 1. ${task}\n\nCall \`${tool}\` with the ids.\n\n## Pitfalls\n\n- Always search tools first.\n`;
-  return resolvedSkill({ name: `${slug}-automation`, description: `Automate ${product} tasks via Rube MCP (Composio). Always search tools first for current schemas.`, body, searchText: searchTextOf(body, []) });
+  return resolvedSkill({
+    name: `${slug}-automation`,
+    description: `Automate ${product} tasks via Rube MCP (Composio). Always search tools first for current schemas.`,
+    body,
+    searchText: searchTextOf(body, []),
+  });
 };
 
 const DOCUMENT_SKILLS: ResolvedSkill[] = [
   resolvedSkill({
     name: "pdf",
-    description: "Comprehensive PDF manipulation toolkit for extracting text and tables, creating new PDFs, merging and splitting documents, and handling forms.",
+    description:
+      "Comprehensive PDF manipulation toolkit for extracting text and tables, creating new PDFs, merging and splitting documents, and handling forms.",
     searchText: searchTextOf("# PDF Processing Guide\n## Merge PDFs\n## Fill forms\n"),
   }),
-  resolvedSkill({ name: "docx", description: "Document creation and editing with tracked changes and comments.", searchText: searchTextOf("# Word documents\n## Tracked changes\n") }),
-  resolvedSkill({ name: "xlsx", description: "Spreadsheet creation, formulas and charts.", searchText: searchTextOf("# Excel spreadsheets\n## Pivot tables\n") }),
+  resolvedSkill({
+    name: "docx",
+    description: "Document creation and editing with tracked changes and comments.",
+    searchText: searchTextOf("# Word documents\n## Tracked changes\n"),
+  }),
+  resolvedSkill({
+    name: "xlsx",
+    description: "Spreadsheet creation, formulas and charts.",
+    searchText: searchTextOf("# Excel spreadsheets\n## Pivot tables\n"),
+  }),
 ];
 
 const LISTING: readonly ResolvedSkill[] = Object.freeze([...PRODUCTS.map(automation), ...DOCUMENT_SKILLS]);
@@ -68,7 +82,8 @@ const options = (query: string | undefined, overrides: Partial<CatalogOptions> =
   ...overrides,
 });
 
-const listedNames = (query: string | undefined, overrides: Partial<CatalogOptions> = {}): string[] => buildCatalog(LISTING, options(query, overrides)).catalog.entries.map((e) => e.name);
+const listedNames = (query: string | undefined, overrides: Partial<CatalogOptions> = {}): string[] =>
+  buildCatalog(LISTING, options(query, overrides)).catalog.entries.map((e) => e.name);
 const topSearch = (query: string): string | undefined => searchSkills(LISTING, query, { limit: 5 }).results[0]?.name;
 
 describe("relevance: requests as users write them reach the right skill", () => {
@@ -156,11 +171,21 @@ describe("relevance: the ranked catalog", () => {
 
   it("breaks ties of relevance by recent usage, then by name", () => {
     // Prepare: identical texts under three names
-    const twins = Object.freeze(["b-notes", "a-notes", "c-notes"].map((name) => resolvedSkill({ name, description: "Keep meeting notes" })));
+    const twins = Object.freeze(
+      ["b-notes", "a-notes", "c-notes"].map((name) => resolvedSkill({ name, description: "Keep meeting notes" })),
+    );
 
     // Act
     const byName = buildCatalog(twins, options("meeting notes")).catalog.entries.map((e) => e.name);
-    const byUsage = buildCatalog(twins, options("meeting notes", { usage: new Map([["c-notes", 3], ["b-notes", 1]]) })).catalog.entries.map((e) => e.name);
+    const byUsage = buildCatalog(
+      twins,
+      options("meeting notes", {
+        usage: new Map([
+          ["c-notes", 3],
+          ["b-notes", 1],
+        ]),
+      }),
+    ).catalog.entries.map((e) => e.name);
 
     // Assess
     expect(byName).toEqual(["a-notes", "b-notes", "c-notes"]);
@@ -191,7 +216,10 @@ describe("relevance: the ranked catalog", () => {
     ]);
 
     // Act
-    const { catalog } = buildCatalog(listing, options("post to slack", { activeNames: ["slack-d"], allowedSkills: ["slack-a", "slack-b", "slack-c", "slack-d"] }));
+    const { catalog } = buildCatalog(
+      listing,
+      options("post to slack", { activeNames: ["slack-d"], allowedSkills: ["slack-a", "slack-b", "slack-c", "slack-d"] }),
+    );
 
     // Assess
     expect(catalog.entries.map((e) => e.name)).toEqual(["slack-a"]);
@@ -278,6 +306,8 @@ describe("relevance terms and search text", () => {
     expect(prose!.startsWith("Post messages.")).toBe(true);
     expect(parsed.searchText).not.toContain("secretCodeOnly");
     expect(parsed.searchText!.length).toBeLessThanOrEqual(1_024);
-    expect(parseSkillDocument("empty", "---\nname: empty\ndescription: Nothing\n---\n", "empty/SKILL.md").definition!.searchText).toBeUndefined();
+    expect(
+      parseSkillDocument("empty", "---\nname: empty\ndescription: Nothing\n---\n", "empty/SKILL.md").definition!.searchText,
+    ).toBeUndefined();
   });
 });

@@ -74,7 +74,11 @@ describe("shadowed skill documents", () => {
       user: { [skillPath("alpha")]: titled("user") },
       project: { [skillPath("alpha")]: titled("project"), [skillPath("beta")]: titled("project") },
       tenant: { [skillPath("alpha")]: titled("tenant"), [skillPath("beta")]: titled("tenant"), [skillPath("gamma")]: titled("tenant") },
-      bundled: { [skillPath("alpha")]: titled("bundled"), [skillPath("gamma")]: titled("bundled"), [skillPath("delta")]: titled("bundled") },
+      bundled: {
+        [skillPath("alpha")]: titled("bundled"),
+        [skillPath("gamma")]: titled("bundled"),
+        [skillPath("delta")]: titled("bundled"),
+      },
     });
 
     // Act

@@ -18,7 +18,9 @@ describe("template variables the render context never has", () => {
 
   it("warns at the line where a template body reads an unknown variable, suggesting template: false", async () => {
     // Act
-    const warnings = await lint("---\ntitle: T\nversion: 1.0.0\ndescription: d\n---\nHello\n{% if tier %}x{% endif %}\nWHERE id = {{user_id}}\n");
+    const warnings = await lint(
+      "---\ntitle: T\nversion: 1.0.0\ndescription: d\n---\nHello\n{% if tier %}x{% endif %}\nWHERE id = {{user_id}}\n",
+    );
 
     // Assess
     expect(warnings).toEqual([
@@ -40,7 +42,9 @@ describe("template variables the render context never has", () => {
 
   it("checks action: too, and survives a template that does not compile", async () => {
     // Act / Assess
-    expect((await lint("---\ntitle: T\nversion: 1.0.0\ndescription: d\naction: 'Go {{ target }}'\n---\n")).map((w) => w.message)).toEqual([expect.stringMatching(/^action: the template reads 'target'/)]);
+    expect((await lint("---\ntitle: T\nversion: 1.0.0\ndescription: d\naction: 'Go {{ target }}'\n---\n")).map((w) => w.message)).toEqual([
+      expect.stringMatching(/^action: the template reads 'target'/),
+    ]);
     expect(await lint("---\ntitle: T\nversion: 1.0.0\ndescription: d\n---\n{% if %}\n")).toEqual([]);
   });
 });

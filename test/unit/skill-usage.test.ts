@@ -48,7 +48,18 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
     expect(rows).toEqual([
       { name: "alpha", source: "VANCE", day, explicit: 0, trigger: 0, model: 0, recipe: 1, spawn: 0, refused: 0, refusedCodes: {} },
       { name: "beta", source: "PROJECT", day, explicit: 1, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 0, refusedCodes: {} },
-      { name: "delta", source: null, day, explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 1, refusedCodes: { SKILL_NOT_ALLOWED: 1 } },
+      {
+        name: "delta",
+        source: null,
+        day,
+        explicit: 0,
+        trigger: 0,
+        model: 0,
+        recipe: 0,
+        spawn: 0,
+        refused: 1,
+        refusedCodes: { SKILL_NOT_ALLOWED: 1 },
+      },
       { name: "gamma", source: "VANCE", day, explicit: 0, trigger: 1, model: 0, recipe: 0, spawn: 0, refused: 0, refusedCodes: {} },
     ]);
     expect(usage.events).toHaveLength(4);
@@ -75,18 +86,38 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
     // Assess
     expect(spawned.status).toBe("DONE");
     expect(missing.error?.code).toBe("SKILL_NOT_FOUND");
-    const pick = (name: string) => rows.filter((r) => r.name === name).map(({ explicit, trigger, model, recipe, spawn, refused, refusedCodes }) => ({ explicit, trigger, model, recipe, spawn, refused, refusedCodes }));
+    const pick = (name: string) =>
+      rows
+        .filter((r) => r.name === name)
+        .map(({ explicit, trigger, model, recipe, spawn, refused, refusedCodes }) => ({
+          explicit,
+          trigger,
+          model,
+          recipe,
+          spawn,
+          refused,
+          refusedCodes,
+        }));
     expect(pick("beta")).toEqual([{ explicit: 0, trigger: 0, model: 1, recipe: 0, spawn: 0, refused: 0, refusedCodes: {} }]);
     expect(pick("spawner")).toEqual([{ explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 1, refused: 0, refusedCodes: {} }]);
-    expect(pick("user-only")).toEqual([{ explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 1, refusedCodes: { SKILL_NOT_ALLOWED: 1 } }]);
-    expect(pick("no-such-skill")).toEqual([{ explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 1, refusedCodes: { SKILL_NOT_FOUND: 1 } }]);
+    expect(pick("user-only")).toEqual([
+      { explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 1, refusedCodes: { SKILL_NOT_ALLOWED: 1 } },
+    ]);
+    expect(pick("no-such-skill")).toEqual([
+      { explicit: 0, trigger: 0, model: 0, recipe: 0, spawn: 0, refused: 1, refusedCodes: { SKILL_NOT_FOUND: 1 } },
+    ]);
   });
 
   it("counts a refusal for the project the lane message names without reading the process; an older message without it reads the process once", async () => {
     // Prepare
     const usage = new CountingUsageStore();
     const reads: string[] = [];
-    const processes = { get: async (_tenant: string, processId: string) => (reads.push(processId), { projectId: "from-store", userId: "owner-from-store" } as Process) };
+    const processes = {
+      get: async (_tenant: string, processId: string) => (
+        reads.push(processId),
+        { projectId: "from-store", userId: "owner-from-store" } as Process
+      ),
+    };
     const deps = { usage, activations: undefined, processes, clock: () => new Date("2026-12-04T10:00:00Z"), logger: { warn: () => {} } };
     const message = (extra: Partial<LaneMessage>): LaneMessage => ({
       requestId: "r1",
@@ -127,7 +158,13 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
 
     // Assess
     const kinds = h.applied.map((a) => [a.message.kind, a.message.projectId]);
-    expect(kinds).toEqual(expect.arrayContaining([["skill.activate", PROJECT], ["process.spawnActivate", PROJECT], ["turn.compose", PROJECT]]));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        ["skill.activate", PROJECT],
+        ["process.spawnActivate", PROJECT],
+        ["turn.compose", PROJECT],
+      ]),
+    );
     expect(h.applied.every((a) => a.message.projectId === PROJECT || a.message.kind === "process.report")).toBe(true);
   });
 
@@ -236,11 +273,39 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
     const store = new InMemorySkillUsageStore();
     const now = new Date("2025-03-10T12:00:00Z");
     const at = (iso: string): Date => new Date(iso);
-    await store.count({ tenant: TENANT, projectId: PROJECT, name: "a", source: "VANCE", counter: "explicit", at: at("2025-03-10T01:00:00Z") });
-    await store.count({ tenant: TENANT, projectId: PROJECT, name: "a", source: "VANCE", counter: "explicit", at: at("2025-03-10T02:00:00Z") });
+    await store.count({
+      tenant: TENANT,
+      projectId: PROJECT,
+      name: "a",
+      source: "VANCE",
+      counter: "explicit",
+      at: at("2025-03-10T01:00:00Z"),
+    });
+    await store.count({
+      tenant: TENANT,
+      projectId: PROJECT,
+      name: "a",
+      source: "VANCE",
+      counter: "explicit",
+      at: at("2025-03-10T02:00:00Z"),
+    });
     await store.count({ tenant: TENANT, projectId: PROJECT, name: "a", source: "VANCE", counter: "model", at: at("2025-03-08T23:59:59Z") });
-    await store.count({ tenant: TENANT, projectId: PROJECT, name: "b", source: "VANCE", counter: "trigger", at: at("2025-03-10T03:00:00Z") });
-    await store.count({ tenant: TENANT, projectId: "other", name: "a", source: "VANCE", counter: "explicit", at: at("2025-03-10T03:00:00Z") });
+    await store.count({
+      tenant: TENANT,
+      projectId: PROJECT,
+      name: "b",
+      source: "VANCE",
+      counter: "trigger",
+      at: at("2025-03-10T03:00:00Z"),
+    });
+    await store.count({
+      tenant: TENANT,
+      projectId: "other",
+      name: "a",
+      source: "VANCE",
+      counter: "explicit",
+      at: at("2025-03-10T03:00:00Z"),
+    });
 
     // Act
     const twoDays = (await store.read({ tenant: TENANT, projectId: PROJECT, days: 2, name: "a", viewer: "alice", now })).usage;
@@ -257,7 +322,14 @@ describe("usage counters: one ADD per activation, by path, level and day", () =>
   it("cuts a long answer between days: a day that does not fit whole is left out, and only a single overlong day is cut inside", () => {
     // Prepare: read newest day first, names of a day in the order a descending page holds them
     const row = (day: string, name: string) => emptyRow(name, "PROJECT", day);
-    const read = [row("2025-03-10", "y"), row("2025-03-10", "x"), row("2025-03-09", "d"), row("2025-03-09", "c"), row("2025-03-09", "b"), row("2025-03-09", "a")];
+    const read = [
+      row("2025-03-10", "y"),
+      row("2025-03-10", "x"),
+      row("2025-03-09", "d"),
+      row("2025-03-09", "c"),
+      row("2025-03-09", "b"),
+      row("2025-03-09", "a"),
+    ];
 
     // Act
     const cutInsideSecondDay = capUsageRows(read.slice(0, 4), 3);

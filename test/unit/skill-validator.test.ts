@@ -10,7 +10,10 @@ const HEADER = ["---", "title: Reviewer", "description: Reviews code", "version:
 /** A document from frontmatter lines after the header; line numbers start at 5. */
 const parse = (...lines: string[]) => parseSkillDocument("reviewer", [...HEADER, ...lines, "---", "body"].join("\n"), PATH);
 const validate = (input: Partial<SkillFrontmatterInput>) =>
-  validateSkillFrontmatter(SkillFrontmatter.parse({ title: "Reviewer", description: "Reviews code", version: "1.0.0", ...input }), "reviewer");
+  validateSkillFrontmatter(
+    SkillFrontmatter.parse({ title: "Reviewer", description: "Reviews code", version: "1.0.0", ...input }),
+    "reviewer",
+  );
 
 describe("validateSkillFrontmatter: run.target spawn (spec §2c)", () => {
   it("accepts a spawn skill with recipe and action", () => {
@@ -36,7 +39,9 @@ describe("validateSkillFrontmatter: run.target spawn (spec §2c)", () => {
 
     // Assess
     expect(result.definition).toBeUndefined();
-    expect(result.problems.map((p) => p.message)).toEqual(["action: is required for run.target: spawn (without it the worker would start and idle)"]);
+    expect(result.problems.map((p) => p.message)).toEqual([
+      "action: is required for run.target: spawn (without it the worker would start and idle)",
+    ]);
   });
 
   it("refuses lifecycle: shot together with spawn, at the line of lifecycle", () => {
@@ -44,7 +49,9 @@ describe("validateSkillFrontmatter: run.target spawn (spec §2c)", () => {
     const result = parse("run: {target: spawn, recipe: code-read}", "action: go", "lifecycle: shot");
 
     // Assess
-    expect(result.problems).toEqual([{ path: PATH, line: 7, message: "lifecycle: shot cannot be combined with run.target: spawn", severity: "error" }]);
+    expect(result.problems).toEqual([
+      { path: PATH, line: 7, message: "lifecycle: shot cannot be combined with run.target: spawn", severity: "error" },
+    ]);
   });
 
   it("warns, without refusing, about triggers on a spawn skill", () => {
@@ -54,7 +61,12 @@ describe("validateSkillFrontmatter: run.target spawn (spec §2c)", () => {
     // Assess
     expect(result.definition).toBeDefined();
     expect(result.problems).toEqual([
-      { path: PATH, line: 7, message: "triggers: are ignored for run.target: spawn (only an explicit /skill starts a worker)", severity: "warning" },
+      {
+        path: PATH,
+        line: 7,
+        message: "triggers: are ignored for run.target: spawn (only an explicit /skill starts a worker)",
+        severity: "warning",
+      },
     ]);
   });
 
@@ -101,10 +113,22 @@ describe("validateSkillFrontmatter: paths", () => {
   });
 
   it.each([
-    ["referenceDocs", "referenceDocs:\n  - {title: A, file: '../other-skill/SKILL.md'}", "referenceDocs[0].file: must not contain '..' (it would leave the skill directory)"],
-    ["referenceDocs", "referenceDocs:\n  - {title: A, file: /etc/passwd}", "referenceDocs[0].file: must be relative to the skill directory (no leading '/' or drive)"],
+    [
+      "referenceDocs",
+      "referenceDocs:\n  - {title: A, file: '../other-skill/SKILL.md'}",
+      "referenceDocs[0].file: must not contain '..' (it would leave the skill directory)",
+    ],
+    [
+      "referenceDocs",
+      "referenceDocs:\n  - {title: A, file: /etc/passwd}",
+      "referenceDocs[0].file: must be relative to the skill directory (no leading '/' or drive)",
+    ],
     ["scripts", "scripts:\n  - {name: a, file: 'scripts\\..\\..\\x.js'}", "scripts[0].file: must use '/' as separator (no backslashes)"],
-    ["scripts", "scripts:\n  - {name: a, file: 'C:/x.js'}", "scripts[0].file: must be relative to the skill directory (no leading '/' or drive)"],
+    [
+      "scripts",
+      "scripts:\n  - {name: a, file: 'C:/x.js'}",
+      "scripts[0].file: must be relative to the skill directory (no leading '/' or drive)",
+    ],
   ])("refuses a %s file outside the skill directory", (_field, yaml, message) => {
     // Act
     const result = parse(yaml);
@@ -128,14 +152,26 @@ describe("validateSkillFrontmatter: duplicates", () => {
 
   it("refuses duplicate script names", () => {
     // Assess
-    expect(validate({ scripts: [{ name: "lint", file: "scripts/a.js" }, { name: "lint", file: "scripts/b.js" }] })).toEqual([
-      { field: ["scripts", 1, "name"], message: "duplicate script name 'lint' (first at index 0)", severity: "error" },
-    ]);
+    expect(
+      validate({
+        scripts: [
+          { name: "lint", file: "scripts/a.js" },
+          { name: "lint", file: "scripts/b.js" },
+        ],
+      }),
+    ).toEqual([{ field: ["scripts", 1, "name"], message: "duplicate script name 'lint' (first at index 0)", severity: "error" }]);
   });
 
   it("refuses duplicate reference doc titles", () => {
     // Assess
-    expect(validate({ referenceDocs: [{ title: "Checklist", file: "references/a.md" }, { title: "Checklist", file: "references/b.md" }] })).toEqual([
+    expect(
+      validate({
+        referenceDocs: [
+          { title: "Checklist", file: "references/a.md" },
+          { title: "Checklist", file: "references/b.md" },
+        ],
+      }),
+    ).toEqual([
       { field: ["referenceDocs", 1, "title"], message: "duplicate reference doc title 'Checklist' (first at index 0)", severity: "error" },
     ]);
   });
@@ -221,11 +257,20 @@ describe("checkSkillFilePath", () => {
     expect(checkSkillFilePath("references/checklist.md")).toEqual({ ok: true, path: "references/checklist.md" });
   });
 
-  it.each(["../x.md", "references/../../x.md", "/x.md", "\\x.md", "a\\b.md", "c:x.md", "references//x.md", "./x.md", "x.md/", "%2e%2e/x.md", "x\u0007.md"])(
-    "refuses %j",
-    (raw) => {
-      // Assess
-      expect(checkSkillFilePath(raw).ok).toBe(false);
-    },
-  );
+  it.each([
+    "../x.md",
+    "references/../../x.md",
+    "/x.md",
+    "\\x.md",
+    "a\\b.md",
+    "c:x.md",
+    "references//x.md",
+    "./x.md",
+    "x.md/",
+    "%2e%2e/x.md",
+    "x\u0007.md",
+  ])("refuses %j", (raw) => {
+    // Assess
+    expect(checkSkillFilePath(raw).ok).toBe(false);
+  });
 });

@@ -14,7 +14,15 @@ describe("SkillSteerProcessor: ACTIVATE", () => {
     // Assess
     const after = await h.process(p.processId);
     expect(after.activeSkills).toEqual([
-      { name: "alpha", resolvedFromScope: "VANCE", oneShot: false, fromRecipe: false, activatedAt: expect.any(String), args: null, activatedBy: "explicit" },
+      {
+        name: "alpha",
+        resolvedFromScope: "VANCE",
+        oneShot: false,
+        fromRecipe: false,
+        activatedAt: expect.any(String),
+        args: null,
+        activatedBy: "explicit",
+      },
     ]);
     expect(record).toMatchObject({ status: "DONE", result: { activeSkills: after.activeSkills, turnScheduled: false } });
     expect(after.pending).toEqual([]);
@@ -143,7 +151,13 @@ describe("SkillSteerProcessor: ACTIVATE", () => {
     const after = await h.process(p.processId);
     expect(after).toMatchObject({ mode: "review", statusText: "reviewing" });
     expect(after.pending).toEqual([
-      expect.objectContaining({ id: `${record.requestId}#action`, sender: "_skill", kind: "action", text: "Mode is review.", skill: "alpha" }),
+      expect.objectContaining({
+        id: `${record.requestId}#action`,
+        sender: "_skill",
+        kind: "action",
+        text: "Mode is review.",
+        skill: "alpha",
+      }),
     ]);
     expect(record.result).toMatchObject({ turnScheduled: true });
     expect(h.events.ofType("turnScheduled")[0]?.reason).toBe("action");
@@ -153,7 +167,9 @@ describe("SkillSteerProcessor: ACTIVATE", () => {
     // Prepare
     const renderer = new FakeRenderer();
     const h = await steeringHarness({ renderer });
-    await h.putSkill("alpha", { extra: "arguments:\n  - name: scope\naction: 'Review {{ args.scope }} as {{ recipe }} ({{ params.manualPaths }})'" });
+    await h.putSkill("alpha", {
+      extra: "arguments:\n  - name: scope\naction: 'Review {{ args.scope }} as {{ recipe }} ({{ params.manualPaths }})'",
+    });
     const p = await h.spawn("reader");
 
     // Act
@@ -294,9 +310,7 @@ describe("SkillSteerProcessor: ACTIVATE", () => {
 
     // Assess
     const after = await h.process(p.processId);
-    expect(after.activeSkills).toEqual([
-      { ...p.activeSkills[0], oneShot: false, fromRecipe: true, args: "x", resolvedFromScope: "VANCE" },
-    ]);
+    expect(after.activeSkills).toEqual([{ ...p.activeSkills[0], oneShot: false, fromRecipe: true, args: "x", resolvedFromScope: "VANCE" }]);
     expect(record.status).toBe("DONE");
   });
 
@@ -307,7 +321,11 @@ describe("SkillSteerProcessor: ACTIVATE", () => {
     const p = await h.spawn();
 
     // Act
-    const tooLongArgs = h.app.steerSkill(TENANT, p.processId, ALICE, { command: "ACTIVATE", skillName: "alpha", args: "x".repeat(64 * 1024 + 1) });
+    const tooLongArgs = h.app.steerSkill(TENANT, p.processId, ALICE, {
+      command: "ACTIVATE",
+      skillName: "alpha",
+      args: "x".repeat(64 * 1024 + 1),
+    });
     const tooLongRest = await h.activate(p.processId, "alpha", { args: "y".repeat(33 * 1024) });
 
     // Assess
@@ -321,7 +339,8 @@ describe("SkillSteerProcessor: ACTIVATE", () => {
     const h = await steeringHarness();
     await h.putSkill("alpha");
     const p = await h.spawn();
-    for (let i = 0; i < 100; i++) await h.app.steerSkill(TENANT, p.processId, ALICE, { command: "ACTIVATE", skillName: "alpha", args: `m${i}` });
+    for (let i = 0; i < 100; i++)
+      await h.app.steerSkill(TENANT, p.processId, ALICE, { command: "ACTIVATE", skillName: "alpha", args: `m${i}` });
     await h.drain();
 
     // Act
@@ -365,7 +384,9 @@ describe("SkillSteerProcessor: lifecycle shot", () => {
     const after = await h.process(p.processId);
     expect(after.activeSkills).toEqual([]);
     expect(after.statusText).toBe("macro ran");
-    expect(after.pending).toEqual([expect.objectContaining({ sender: "_skill", kind: "shot", text: "Review src/api now.", skill: "macro" })]);
+    expect(after.pending).toEqual([
+      expect.objectContaining({ sender: "_skill", kind: "shot", text: "Review src/api now.", skill: "macro" }),
+    ]);
     expect(record.result).toEqual({ activeSkills: [], turnScheduled: true });
     expect(h.events.ofType("turnScheduled")[0]?.reason).toBe("shot");
   });

@@ -64,7 +64,11 @@ describe("SkillSpawnRunner: run.target spawn (§2c)", () => {
     const spawned = spawnedOf((await h.activate(parent.processId, "review", { args: "x" })).result);
 
     // Act
-    const childTurn = (await h.compose(spawned.processId)).result as { tools: string[]; skillSection: string; messages: { text: string }[] };
+    const childTurn = (await h.compose(spawned.processId)).result as {
+      tools: string[];
+      skillSection: string;
+      messages: { text: string }[];
+    };
     const callerTurn = (await h.compose(parent.processId)).result as { tools: string[]; skillSection: string };
 
     // Assess
@@ -116,7 +120,10 @@ describe("SkillSpawnRunner: run.target spawn (§2c)", () => {
     const record = await h.activate(parent.processId, "review");
 
     // Assess
-    expect(record).toMatchObject({ status: "FAILED", error: { code: "SKILL_NOT_ALLOWED", message: "Skill 'review' is not allowed by recipe 'narrow'" } });
+    expect(record).toMatchObject({
+      status: "FAILED",
+      error: { code: "SKILL_NOT_ALLOWED", message: "Skill 'review' is not allowed by recipe 'narrow'" },
+    });
     expect((await h.process(parent.processId)).children).toEqual([]);
   });
 
@@ -135,7 +142,10 @@ describe("SkillSpawnRunner: run.target spawn (§2c)", () => {
   it("fails a missing required argument before a worker exists", async () => {
     // Prepare
     const h = await steeringHarness();
-    await h.putSkill("review", { ...REVIEW, extra: REVIEW.extra.replace("arguments: true", "arguments:\n  - name: scope\n    required: true") });
+    await h.putSkill("review", {
+      ...REVIEW,
+      extra: REVIEW.extra.replace("arguments: true", "arguments:\n  - name: scope\n    required: true"),
+    });
     const parent = await h.spawn("open");
 
     // Act
@@ -196,7 +206,9 @@ describe("SkillSpawnRunner: run.target spawn (§2c)", () => {
     const caller = await h.process(parent.processId);
     expect(caller.children).toEqual([expect.objectContaining({ name: "review-1" })]);
     expect(h.applied.filter((a) => a.message.kind === "process.spawnActivate")).toHaveLength(1);
-    expect(await h.processes.get(TENANT, caller.children[0]!.processId)).toMatchObject({ activeSkills: [expect.objectContaining({ name: "review" })] });
+    expect(await h.processes.get(TENANT, caller.children[0]!.processId)).toMatchObject({
+      activeSkills: [expect.objectContaining({ name: "review" })],
+    });
   });
 
   it("answers a redelivery whose write happened but whose result was not stored from the process state", async () => {
@@ -214,7 +226,10 @@ describe("SkillSpawnRunner: run.target spawn (§2c)", () => {
     expect(firstDrain.failures).toHaveLength(1);
     const caller = await h.process(parent.processId);
     expect(caller.children).toHaveLength(1);
-    expect(await h.requests.get(TENANT, parent.processId, requestId)).toMatchObject({ status: "DONE", result: { spawned: caller.children[0] } });
+    expect(await h.requests.get(TENANT, parent.processId, requestId)).toMatchObject({
+      status: "DONE",
+      result: { spawned: caller.children[0] },
+    });
   });
 
   it("reports the worker's last output to the parent when it completes its final turn", async () => {
@@ -233,7 +248,12 @@ describe("SkillSpawnRunner: run.target spawn (§2c)", () => {
     expect(child).toMatchObject({ status: "DONE", lastOutput: "Two blockers found.", activeSkills: [], statusText: "review closed" });
     const caller = await h.process(parent.processId);
     expect(caller.pending).toEqual([
-      expect.objectContaining({ sender: "_process", kind: "report", childProcessId: spawned.processId, text: expect.stringContaining("Two blockers found.") }),
+      expect.objectContaining({
+        sender: "_process",
+        kind: "report",
+        childProcessId: spawned.processId,
+        text: expect.stringContaining("Two blockers found."),
+      }),
     ]);
     expect(caller.pending[0]?.text).toContain("review-1");
     expect(h.events.ofType("turnScheduled").at(-1)).toMatchObject({ processId: parent.processId, reason: "report" });
@@ -256,7 +276,9 @@ describe("SkillSpawnRunner: run.target spawn (§2c)", () => {
     const worker = h.applied.find((a) => a.message.kind === "process.spawnActivate");
     expect(worker?.record).toMatchObject({ status: "FAILED", error: { code: "SKILL_NOT_FOUND" } });
     const caller = await h.process(parent.processId);
-    expect(caller.pending).toEqual([expect.objectContaining({ sender: "_process", kind: "report", text: expect.stringContaining("FAILED") })]);
+    expect(caller.pending).toEqual([
+      expect.objectContaining({ sender: "_process", kind: "report", text: expect.stringContaining("FAILED") }),
+    ]);
     expect(names(caller)).toEqual([]);
   });
 });

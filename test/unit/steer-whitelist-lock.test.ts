@@ -86,7 +86,10 @@ describe("§7b whitelist filter, cell by cell", () => {
 
     // Assess
     expect(listed.status).toBe("DONE");
-    expect(unlisted).toMatchObject({ status: "FAILED", error: { code: "SKILL_NOT_ALLOWED", message: "Skill 'outsider' is not allowed by recipe 'whitelist'" } });
+    expect(unlisted).toMatchObject({
+      status: "FAILED",
+      error: { code: "SKILL_NOT_ALLOWED", message: "Skill 'outsider' is not allowed by recipe 'whitelist'" },
+    });
     expect(names(await h.process(p.processId))).toEqual(["alpha", "beta"]);
   });
 
@@ -248,7 +251,9 @@ describe("SkillSteerProcessor: CLEAR / CLEAR_ALL", () => {
     // Prepare
     const h = await steeringHarness();
     await h.putSkill("first", { extra: "deactivate:\n  - mode.clear" });
-    await h.putSkill("second", { extra: "activate:\n  - guard inline x\ndeactivate:\n  - explode now\n  - guard clear\n  - status.set second gone" });
+    await h.putSkill("second", {
+      extra: "activate:\n  - guard inline x\ndeactivate:\n  - explode now\n  - guard clear\n  - status.set second gone",
+    });
     const p = await h.spawn("open");
     await h.activate(p.processId, "first");
     await h.activate(p.processId, "second");
@@ -274,6 +279,9 @@ describe("SkillSteerProcessor: CLEAR / CLEAR_ALL", () => {
     const record = await h.clear(p.processId, "alpha");
 
     // Assess
-    expect(record).toMatchObject({ status: "DONE", result: { activeSkills: [], warnings: [expect.stringContaining("no longer resolves")] } });
+    expect(record).toMatchObject({
+      status: "DONE",
+      result: { activeSkills: [], warnings: [expect.stringContaining("no longer resolves")] },
+    });
   });
 });

@@ -27,7 +27,7 @@ const outcomeOf = async (template: string, using = renderer): Promise<{ output?:
   }
 };
 
-const PAYLOAD = '("return \'PWNED\'")()';
+const PAYLOAD = "(\"return 'PWNED'\")()";
 
 describe("template attacks: escapes through constructors (SECURITY.md)", () => {
   it.each([
@@ -98,7 +98,10 @@ describe("template attacks: resource bombs", () => {
   it.each([
     ["a huge range loop", "{% for i in range(0, 100000000) %}{% endfor %}"],
     ["a center-filter blow-up", '{{ "x" | center(100000000) }}'],
-    ["nested loops", "{% for a in range(0, 1000) %}{% for b in range(0, 1000) %}{% for c in range(0, 1000) %}{% endfor %}{% endfor %}{% endfor %}"],
+    [
+      "nested loops",
+      "{% for a in range(0, 1000) %}{% for b in range(0, 1000) %}{% for c in range(0, 1000) %}{% endfor %}{% endfor %}{% endfor %}",
+    ],
     ["a catastrophic regex", '{{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!" | replace(r/(a+)+$/, "x") }}'],
     ["unbounded macro recursion", "{% macro m(n) %}{{ m(n + 1) }}{% endmacro %}{{ m(0) }}"],
     ["macro output doubling", "{% macro m(n) %}{% if n < 40 %}{{ m(n + 1) }}{{ m(n + 1) }}{% else %}x{% endif %}{% endmacro %}{{ m(0) }}"],

@@ -3,7 +3,8 @@ import { resolvedSkill } from "../../bench/compose-bench-helpers.js";
 import type { SkillTrigger } from "../../shared/skills/skill-frontmatter.js";
 import { MAX_PATTERN_TRIGGERS_PER_LEVEL, capPatternTriggers } from "../../shared/skills/triggers/trigger-caps.js";
 
-const patterns = (n: number, seed: string): SkillTrigger[] => Array.from({ length: n }, (_, i) => ({ type: "PATTERN", pattern: `${seed}-${i}` }));
+const patterns = (n: number, seed: string): SkillTrigger[] =>
+  Array.from({ length: n }, (_, i) => ({ type: "PATTERN", pattern: `${seed}-${i}` }));
 const words: SkillTrigger = { type: "KEYWORDS", keywords: ["deploy"] };
 
 describe("capPatternTriggers: levels written past the API", () => {

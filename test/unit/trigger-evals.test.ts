@@ -194,7 +194,12 @@ describe("trigger evals under a time budget", () => {
     const deploy = skill("deploy", KEYWORDS("deploy"));
 
     // Act
-    const report = await runTriggerEvals(deploy, [deploy], { should: ["deploy now"], shouldNot: ["hello"] }, new EvalTimeBudget(1_000, () => 0));
+    const report = await runTriggerEvals(
+      deploy,
+      [deploy],
+      { should: ["deploy now"], shouldNot: ["hello"] },
+      new EvalTimeBudget(1_000, () => 0),
+    );
 
     // Assess
     expect(report).toMatchObject({ incomplete: false, totalCases: 2, precision: 1, recall: 1 });
@@ -203,13 +208,20 @@ describe("trigger evals under a time budget", () => {
   it("says in the save-time warnings that the evals were cut short", async () => {
     // Prepare
     const deploy = skill("deploy", KEYWORDS("deploy"));
-    const report = await runTriggerEvals(deploy, [deploy], { should: ["deploy 1", "deploy 2", "deploy 3"], shouldNot: [] }, new EvalTimeBudget(1_000, clockExpiringAfter(4)));
+    const report = await runTriggerEvals(
+      deploy,
+      [deploy],
+      { should: ["deploy 1", "deploy 2", "deploy 3"], shouldNot: [] },
+      new EvalTimeBudget(1_000, clockExpiringAfter(4)),
+    );
 
     // Act
     const warnings = evalWarnings(report, EVALS);
 
     // Assess
-    expect(warnings.map((w) => w.message)).toEqual([`trigger evals of 'deploy' were cut short by their time budget: ${report.cases.length} of 3 cases ran (skills eval runs the whole suite offline)`]);
+    expect(warnings.map((w) => w.message)).toEqual([
+      `trigger evals of 'deploy' were cut short by their time budget: ${report.cases.length} of 3 cases ran (skills eval runs the whole suite offline)`,
+    ]);
   });
 });
 
@@ -221,7 +233,13 @@ describe("trigger evals on save: warnings, never a refusal on evals alone", () =
     await store.put(TENANT, "_tenant", EVALS, "should: [please deploy, ship it]\nshould-not: [hello]\n");
 
     // Act
-    const saved = await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/deploy/SKILL.md", bytes(skillMd({ extra: KEYWORDS("deploy") })));
+    const saved = await service.put(
+      IDENTITIES.admin,
+      TENANT,
+      "_tenant",
+      "_vance/skills/deploy/SKILL.md",
+      bytes(skillMd({ extra: KEYWORDS("deploy") })),
+    );
 
     // Assess
     expect(await store.get(TENANT, "_tenant", "_vance/skills/deploy/SKILL.md")).toBeDefined();
@@ -238,7 +256,13 @@ describe("trigger evals on save: warnings, never a refusal on evals alone", () =
     await store.put(TENANT, "_tenant", EVALS, "should: [please deploy]\n");
 
     // Act
-    const saved = await service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/deploy/SKILL.md", bytes(skillMd({ extra: `${KEYWORDS("deploy")}\n${SPAWN}` })));
+    const saved = await service.put(
+      IDENTITIES.admin,
+      TENANT,
+      "_tenant",
+      "_vance/skills/deploy/SKILL.md",
+      bytes(skillMd({ extra: `${KEYWORDS("deploy")}\n${SPAWN}` })),
+    );
 
     // Assess
     expect(saved.warnings.map((w) => w.message)).toEqual(
@@ -256,13 +280,23 @@ describe("trigger evals on save: warnings, never a refusal on evals alone", () =
     await store.put(TENANT, "_tenant", "_vance/skills/deploy/SKILL.md", skillMd({ extra: KEYWORDS("deploy") }));
 
     // Act
-    const saved = await service.put(IDENTITIES.admin, TENANT, "_tenant", EVALS, bytes("should: [deploy now]\nshould-not: [deploy nothing]\n"));
-    const refused = await failure(service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/deploy/evals/triggers.yaml", bytes("should: 12\n")));
+    const saved = await service.put(
+      IDENTITIES.admin,
+      TENANT,
+      "_tenant",
+      EVALS,
+      bytes("should: [deploy now]\nshould-not: [deploy nothing]\n"),
+    );
+    const refused = await failure(
+      service.put(IDENTITIES.admin, TENANT, "_tenant", "_vance/skills/deploy/evals/triggers.yaml", bytes("should: 12\n")),
+    );
 
     // Assess
     expect(saved.warnings.map((w) => w.message)).toContain("should not fire but did: 'deploy nothing'");
     expect(refused).toBeInstanceOf(InvalidDocument);
-    expect(new TextDecoder().decode((await store.get(TENANT, "_tenant", EVALS))!.body)).toBe("should: [deploy now]\nshould-not: [deploy nothing]\n");
+    expect(new TextDecoder().decode((await store.get(TENANT, "_tenant", EVALS))!.body)).toBe(
+      "should: [deploy now]\nshould-not: [deploy nothing]\n",
+    );
   });
 });
 
@@ -292,7 +326,17 @@ describe("GET …/skills/effective/{name}/evals (SkillsApp.skillEvals)", () => {
       incomplete: false,
     });
     // Listed (three skills fit any budget) but not found by search: "deploy" is only its trigger keyword.
-    expect(spawner.cases).toEqual([{ message: "deploy it", expected: true, fired: false, blocked: "spawn-only", alsoFired: ["deploy", "ops"], listed: true, searchRank: null }]);
+    expect(spawner.cases).toEqual([
+      {
+        message: "deploy it",
+        expected: true,
+        fired: false,
+        blocked: "spawn-only",
+        alsoFired: ["deploy", "ops"],
+        listed: true,
+        searchRank: null,
+      },
+    ]);
     expect(missing).toBeInstanceOf(DocumentNotFound);
   });
 
@@ -320,7 +364,9 @@ describe("GET …/skills/effective/{name}/evals (SkillsApp.skillEvals)", () => {
 
     // Assess
     expect(error).toBeInstanceOf(InvalidDocument);
-    expect((error as InvalidDocument).problems).toEqual([{ path: EVALS, message: "is not UTF-8 text (invalid byte sequence or binary content)", severity: "error" }]);
+    expect((error as InvalidDocument).problems).toEqual([
+      { path: EVALS, message: "is not UTF-8 text (invalid byte sequence or binary content)", severity: "error" },
+    ]);
   });
 });
 
@@ -355,7 +401,11 @@ describe("evals share the event loop (issue 28)", () => {
     const h = await steeringHarness();
     // Heavy enough to run past one slice, so the first run is still matching when the second asks.
     await h.putSkill("deploy", { extra: patterns(20) }, PROJECT);
-    await h.putFile("_vance/skills/deploy/evals/triggers.yaml", `should:\n${Array.from({ length: 200 }, (_, i) => `  - ${"zz9 qq 42 lorem ".repeat(60)}${i}`).join("\n")}\n`, PROJECT);
+    await h.putFile(
+      "_vance/skills/deploy/evals/triggers.yaml",
+      `should:\n${Array.from({ length: 200 }, (_, i) => `  - ${"zz9 qq 42 lorem ".repeat(60)}${i}`).join("\n")}\n`,
+      PROJECT,
+    );
     const other = { ...ALICE, login: "carol" };
 
     // Act

@@ -125,9 +125,7 @@ describe("LiteralAutomaton", () => {
     // Prepare
     const random = prng(7);
     const cases = Array.from({ length: 200 }, () => {
-      const literals = Array.from({ length: 1 + Math.floor(random() * 12) }, () =>
-        randomText(random, "abc", 1 + Math.floor(random() * 5)),
-      );
+      const literals = Array.from({ length: 1 + Math.floor(random() * 12) }, () => randomText(random, "abc", 1 + Math.floor(random() * 5)));
       return { literals, text: randomText(random, "abcd", Math.floor(random() * 40)) };
     });
 

@@ -1,9 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { syntheticMessage, syntheticSkills } from "../../bench/compose-bench-helpers.js";
 import type { SkillTrigger } from "../../shared/skills/skill-frontmatter.js";
-import { MAX_TRIGGER_INPUT_LENGTH, SkillTriggerIndex, capTriggerInput, type TriggerCandidate } from "../../shared/skills/triggers/skill-trigger-index.js";
+import {
+  MAX_TRIGGER_INPUT_LENGTH,
+  SkillTriggerIndex,
+  capTriggerInput,
+  type TriggerCandidate,
+} from "../../shared/skills/triggers/skill-trigger-index.js";
 import { MAX_INDEXES_BY_MEMBERS, SkillTriggerMatcher } from "../../shared/skills/triggers/skill-trigger-matcher.js";
-import { TriggerPatternCache, compileTriggerPattern, prepareTriggerInput, type TriggerInput } from "../../shared/skills/triggers/skill-trigger-pattern.js";
+import {
+  TriggerPatternCache,
+  compileTriggerPattern,
+  prepareTriggerInput,
+  type TriggerInput,
+} from "../../shared/skills/triggers/skill-trigger-pattern.js";
 import { TriggerRegexSet } from "../../shared/skills/triggers/trigger-regex-set.js";
 
 /**
@@ -84,10 +94,60 @@ const EDGE_SKILLS: TriggerCandidate[] = [
 ];
 
 const EDGE_WORDS = [
-  "pull", "request", "merge", "review", "diff", "pr", "PR", "Pull-Request", "c", "ä", "go", "deploy", "alpha", "beta",
-  "gamma", "a1", "b2", "c3", "über", "ſtatus", "status", "42", "c3po", "k8s", "release", "to", "prod", "staging", "foo",
-  "bar", "baz", "schau", "änderung", "Kelvin", "\u212Aelvin", "teſt", "TEST", "hello", "bye", "12345", "7ab9", "a@b",
-  "αβγ", "öü", "\n3", "\n", "twice", "thrice", "fallback", "never1", "😀", "İ", "x", "supercalifragilisticexpialidocious-7",
+  "pull",
+  "request",
+  "merge",
+  "review",
+  "diff",
+  "pr",
+  "PR",
+  "Pull-Request",
+  "c",
+  "ä",
+  "go",
+  "deploy",
+  "alpha",
+  "beta",
+  "gamma",
+  "a1",
+  "b2",
+  "c3",
+  "über",
+  "ſtatus",
+  "status",
+  "42",
+  "c3po",
+  "k8s",
+  "release",
+  "to",
+  "prod",
+  "staging",
+  "foo",
+  "bar",
+  "baz",
+  "schau",
+  "änderung",
+  "Kelvin",
+  "\u212Aelvin",
+  "teſt",
+  "TEST",
+  "hello",
+  "bye",
+  "12345",
+  "7ab9",
+  "a@b",
+  "αβγ",
+  "öü",
+  "\n3",
+  "\n",
+  "twice",
+  "thrice",
+  "fallback",
+  "never1",
+  "😀",
+  "İ",
+  "x",
+  "supercalifragilisticexpialidocious-7",
   "abcdefghabcdefghabcdefgh1",
 ];
 

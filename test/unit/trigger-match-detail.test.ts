@@ -46,7 +46,16 @@ describe("TriggerMatchExplainer", () => {
   it("gives no match text past MAX_MATCH_SPANS regex spans or once the time budget is spent", () => {
     // Prepare
     const explainer = new TriggerMatchExplainer("deploy");
-    const spent = new TriggerMatchExplainer("deploy", new TriggerTimeBudget(0, (() => { let t = 0; return () => (t += 1); })()));
+    const spent = new TriggerMatchExplainer(
+      "deploy",
+      new TriggerTimeBudget(
+        0,
+        (() => {
+          let t = 0;
+          return () => (t += 1);
+        })(),
+      ),
+    );
     const skill = { name: "p", triggers: [keywords("other"), pattern("dep(l)oy")] };
 
     // Act

@@ -167,15 +167,9 @@ describe("triggerCandidates", () => {
 
   it("applies the recipe whitelist: null means no restriction, [] means lockdown", () => {
     // Assess
-    expect(triggerCandidates(skills, { activeNames: [], allowedSkills: null }).map((s) => s.name)).toEqual([
-      "on",
-      "active",
-      "other",
-    ]);
+    expect(triggerCandidates(skills, { activeNames: [], allowedSkills: null }).map((s) => s.name)).toEqual(["on", "active", "other"]);
     expect(triggerCandidates(skills, { activeNames: [], allowedSkills: [] })).toEqual([]);
-    expect(triggerCandidates(skills, { activeNames: [], allowedSkills: ["other", "off"] }).map((s) => s.name)).toEqual([
-      "other",
-    ]);
+    expect(triggerCandidates(skills, { activeNames: [], allowedSkills: ["other", "off"] }).map((s) => s.name)).toEqual(["other"]);
   });
 });
 
@@ -198,7 +192,11 @@ describe("SkillTriggerMatcher.triggered", () => {
     // Act
     const open = matcher.triggered(listing, "a1 now", { activeNames: ["active"], allowedSkills: null, eligible: spawnOnly }).fired;
     const noEligible = matcher.triggered(listing, "a1 now", { activeNames: [] }).fired;
-    const whitelisted = matcher.triggered(listing, "a1 now", { activeNames: [], allowedSkills: ["other", "off", "spawner"], eligible: spawnOnly }).fired;
+    const whitelisted = matcher.triggered(listing, "a1 now", {
+      activeNames: [],
+      allowedSkills: ["other", "off", "spawner"],
+      eligible: spawnOnly,
+    }).fired;
     const lockdown = matcher.triggered(listing, "a1 now", { activeNames: [], allowedSkills: [], eligible: spawnOnly }).fired;
 
     // Assess
@@ -212,18 +210,22 @@ describe("SkillTriggerMatcher.triggered", () => {
   it("answers what filtering and matching one by one answer, over 1 000 synthetic skills", () => {
     // Prepare
     const skills = Object.freeze(
-      syntheticSkills(1000).map((s, i) => (i % 7 === 0 ? { ...s, enabled: false } : i % 11 === 0 ? { ...s, run: { target: "spawn" as const } } : s)),
+      syntheticSkills(1000).map((s, i) =>
+        i % 7 === 0 ? { ...s, enabled: false } : i % 11 === 0 ? { ...s, run: { target: "spawn" as const } } : s,
+      ),
     );
     const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
     const oracle = new SkillTriggerMatcher(new TriggerPatternCache());
-    const messages = Array.from({ length: 20 }, (_, i) => `${syntheticMessage(600, i + 1)} kw${i * 37} alt${i * 37} 12ab34 ${skills[i * 41]?.name}`);
+    const messages = Array.from(
+      { length: 20 },
+      (_, i) => `${syntheticMessage(600, i + 1)} kw${i * 37} alt${i * 37} 12ab34 ${skills[i * 41]?.name}`,
+    );
 
     // Act
     const outcomes = messages.map((message, i) => {
       const activeNames = skills.filter((_, k) => k % (13 + i) === 0).map((s) => s.name);
       const allowedSkills = i % 3 === 0 ? skills.filter((_, k) => k % 2 === 0).map((s) => s.name) : null;
-      const expected = oracle
-        .match(triggerCandidates(skills, { activeNames, allowedSkills }).filter(spawnOnly), message);
+      const expected = oracle.match(triggerCandidates(skills, { activeNames, allowedSkills }).filter(spawnOnly), message);
       const got = matcher.triggered(skills, message, { activeNames, allowedSkills, eligible: spawnOnly }).fired.map((s) => s.name);
       return { got, expected };
     });
@@ -256,7 +258,10 @@ describe("SkillTriggerMatcher.triggered under a time budget", () => {
   const hostile = Object.freeze([
     resolvedSkill({ name: "kw", triggers: [keywords("deploy")] }),
     ...Array.from({ length: 20 }, (_, s) =>
-      resolvedSkill({ name: `flood-${s}`, triggers: Array.from({ length: 50 }, (_, p) => pattern(`[a-z]{3}\\d{${1 + ((s * 50 + p) % 9)}}[xyz]{${1 + (p % 3)}}`)) }),
+      resolvedSkill({
+        name: `flood-${s}`,
+        triggers: Array.from({ length: 50 }, (_, p) => pattern(`[a-z]{3}\\d{${1 + ((s * 50 + p) % 9)}}[xyz]{${1 + (p % 3)}}`)),
+      }),
     ),
   ]);
   const message = `please deploy ${"lorem ipsum 12 dolor ".repeat(1600)}`.slice(0, 32 * 1024);

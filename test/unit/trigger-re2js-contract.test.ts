@@ -42,18 +42,30 @@ describe("re2js prefilter (read by pattern-prefilter.ts)", () => {
     // Assess
     expect(concatenation, `${CHANGED} "a.*b" is no longer { type: ${AND}, subs }`).toMatchObject({
       type: AND,
-      subs: [{ type: EXACT, str: "deploy" }, { type: EXACT, str: "ship" }],
+      subs: [
+        { type: EXACT, str: "deploy" },
+        { type: EXACT, str: "ship" },
+      ],
     });
     expect(alternation, `${CHANGED} "a|b" is no longer { type: ${OR}, subs }`).toMatchObject({
       type: OR,
-      subs: [{ type: EXACT, str: "deploy" }, { type: EXACT, str: "ship" }],
+      subs: [
+        { type: EXACT, str: "deploy" },
+        { type: EXACT, str: "ship" },
+      ],
     });
     expect(nested, `${CHANGED} a concatenation holding an alternation no longer nests an OR in the AND's subs`).toMatchObject({
       type: AND,
       subs: [
         { type: EXACT, str: "Deploy" },
         { type: EXACT, str: " to " },
-        { type: OR, subs: [{ type: EXACT, str: "PROD" }, { type: EXACT, str: "staging" }] },
+        {
+          type: OR,
+          subs: [
+            { type: EXACT, str: "PROD" },
+            { type: EXACT, str: "staging" },
+          ],
+        },
       ],
     });
   });

@@ -19,7 +19,20 @@ describe("SkillTurnSupport: compose", () => {
 
     // Assess
     expect(Object.keys(record.result as object).sort()).toEqual(
-      ["activation", "activeSkills", "catalog", "manualPaths", "messages", "skillSection", "skillTokens", "systemPrompt", "toolSpecs", "tools", "turnId", "warnings"].sort(),
+      [
+        "activation",
+        "activeSkills",
+        "catalog",
+        "manualPaths",
+        "messages",
+        "skillSection",
+        "skillTokens",
+        "systemPrompt",
+        "toolSpecs",
+        "tools",
+        "turnId",
+        "warnings",
+      ].sort(),
     );
     const turn = turnOf(record.result);
     expect(turn.systemPrompt).toEqual([{ role: "system", content: `${FORD.systemPrompt}\n\nOpen prefix.` }]);
@@ -371,7 +384,10 @@ describe("SkillTurnSupport: size", () => {
     const preview = h.app.previewTurn(TENANT, p.processId, ALICE, "go");
 
     // Assess
-    await expect(preview).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE", message: expect.stringMatching(/composition preview .*\(limit 307200\)/) });
+    await expect(preview).rejects.toMatchObject({
+      code: "PAYLOAD_TOO_LARGE",
+      message: expect.stringMatching(/composition preview .*\(limit 307200\)/),
+    });
     expect(await h.process(p.processId)).toEqual(before);
   });
 

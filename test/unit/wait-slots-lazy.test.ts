@@ -59,10 +59,12 @@ describe("Prefer: wait slots taken lazily", () => {
     const slots = countingSlots(false);
 
     // Act
-    const error = await appWith(slots, requests).waitForRequest("acme", "p1", "r1", 5_000, { waiter: "ada" }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await appWith(slots, requests)
+      .waitForRequest("acme", "p1", "r1", 5_000, { waiter: "ada" })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
 
     // Assess
     expect(error).toMatchObject({ code: "TOO_MANY_REQUESTS", retryAfterSeconds: 1 });

@@ -15,7 +15,8 @@ import { InMemoryRequestStore } from "../../shared/processes/in-memory-request-s
 import { skillMd } from "../support/skill-fixtures.js";
 import { EmptyLayer, FakeRenderer, RECIPES } from "../support/steering-harness.js";
 
-const identity = (login: string, tenant: string, projects: string[], roles: string[] = []): Identity => parseIdentity({ login, tenant, projects, roles });
+const identity = (login: string, tenant: string, projects: string[], roles: string[] = []): Identity =>
+  parseIdentity({ login, tenant, projects, roles });
 
 const ALICE = identity("alice", "acme", ["proj1"]);
 const BOB = identity("bob", "acme", ["proj1"]);
@@ -49,13 +50,20 @@ async function setup() {
   await documents.put("acme", "_tenant", "_vance/skills/beta/SKILL.md", skillMd({ title: "Beta", extra: "action: 'Start beta now'" }));
   await documents.put("acme", "_user_alice", "_vance/skills/mine/SKILL.md", skillMd({ title: "Alice only" }));
   const errors: unknown[] = [];
-  const route = createWsFrameRouter({ app, connections, push, newRequestId: () => `gen-${++ids}`, logger: { error: (_m, extra) => errors.push(extra) } });
+  const route = createWsFrameRouter({
+    app,
+    connections,
+    push,
+    newRequestId: () => `gen-${++ids}`,
+    logger: { error: (_m, extra) => errors.push(extra) },
+  });
 
   const connect = async (connectionId: string, who: Identity) => {
     await connections.put({ connectionId, identity: who });
     return (frame: unknown) => route({ identity: who, connectionId }, typeof frame === "string" ? frame : JSON.stringify(frame));
   };
-  const drain = () => lane.drain((message) => app.applyLaneMessage(message, { messageId: message.requestId, groupId: undefined, receiveCount: 1 }));
+  const drain = () =>
+    lane.drain((message) => app.applyLaneMessage(message, { messageId: message.requestId, groupId: undefined, receiveCount: 1 }));
   const spawn = (projectId = "proj1", tenant = "acme") =>
     app.spawn(tenant, { login: "alice" }, { sessionId: "s1", recipe: "open", projectId });
   return { app, connections, push, requests, connect, drain, spawn, errors, documents, processes };
@@ -109,7 +117,9 @@ describe("ws frame router: process-subscribe", () => {
     await send({ type: "process-subscribe", processId: p.processId });
 
     // Assess
-    expect(t.push.framesTo("m1")).toEqual([{ type: "error", error: { code: "PROCESS_NOT_FOUND", message: `Process '${p.processId}' not found` } }]);
+    expect(t.push.framesTo("m1")).toEqual([
+      { type: "error", error: { code: "PROCESS_NOT_FOUND", message: `Process '${p.processId}' not found` } },
+    ]);
     expect(await t.connections.subscriptionsOf("evil", "m1")).toEqual([]);
     expect(await t.connections.subscribers("acme", p.processId)).toEqual([]);
   });
@@ -130,7 +140,8 @@ describe("ws frame router: process-subscribe", () => {
     await owner({ type: "process-subscribe", processId: p.processId });
 
     // Assess
-    for (const id of ["o1", "b1", "a1"]) expect(t.push.framesTo(id)).toEqual([{ type: "error", error: { code: "FORBIDDEN", message: expect.any(String) } }]);
+    for (const id of ["o1", "b1", "a1"])
+      expect(t.push.framesTo(id)).toEqual([{ type: "error", error: { code: "FORBIDDEN", message: expect.any(String) } }]);
     expect(t.push.framesTo("c1")).toEqual([{ type: "process-subscribed", processId: p.processId }]);
     expect(await t.connections.subscribers("acme", p.processId)).toEqual(["c1"]);
   });
@@ -146,7 +157,9 @@ describe("ws frame router: process-subscribe", () => {
     await send({ type: "process-subscribe", processId: p.processId });
 
     // Assess
-    expect(t.push.framesTo("c1")).toEqual([{ type: "error", error: { code: "INVALID_REQUEST", message: expect.stringContaining("at most") } }]);
+    expect(t.push.framesTo("c1")).toEqual([
+      { type: "error", error: { code: "INVALID_REQUEST", message: expect.stringContaining("at most") } },
+    ]);
   });
 });
 
@@ -247,7 +260,9 @@ describe("ws frame router: process-skill", () => {
     const drained = await t.drain();
 
     // Assess
-    expect(t.push.framesTo("m1")).toEqual([{ type: "error", error: { code: "PROCESS_NOT_FOUND", message: expect.any(String) }, requestId: "rm" }]);
+    expect(t.push.framesTo("m1")).toEqual([
+      { type: "error", error: { code: "PROCESS_NOT_FOUND", message: expect.any(String) }, requestId: "rm" },
+    ]);
     expect(t.push.framesTo("o1")).toEqual([{ type: "error", error: { code: "FORBIDDEN", message: expect.any(String) }, requestId: "ro" }]);
     expect(drained.delivered).toBe(0);
     expect(await t.requests.get("acme", p.processId, "rm")).toBeUndefined();
@@ -264,7 +279,9 @@ describe("ws frame router: process-skill", () => {
     await send({ type: "process-skill", processId: p.processId, command: "ACTIVATE", requestId: "r1" });
 
     // Assess
-    expect(t.push.framesTo("c1")).toEqual([{ type: "error", error: { code: "INVALID_REQUEST", message: "ACTIVATE needs a skillName" }, requestId: "r1" }]);
+    expect(t.push.framesTo("c1")).toEqual([
+      { type: "error", error: { code: "INVALID_REQUEST", message: "ACTIVATE needs a skillName" }, requestId: "r1" },
+    ]);
     expect(await t.requests.get("acme", p.processId, "r1")).toBeUndefined();
   });
 
@@ -319,12 +336,21 @@ describe("ws frame router: process-skill", () => {
     });
 
     // Act
-    await broken({ identity: ALICE, connectionId: "c1" }, JSON.stringify({ type: "process-skill", processId: p.processId, command: "CLEAR_ALL", requestId: "r1" }));
+    await broken(
+      { identity: ALICE, connectionId: "c1" },
+      JSON.stringify({ type: "process-skill", processId: p.processId, command: "CLEAR_ALL", requestId: "r1" }),
+    );
 
     // Assess
     expect(t.push.framesTo("c1")).toEqual([
       { type: "process-skill-result", requestId: "r1", processId: p.processId, status: "QUEUED" },
-      { type: "process-skill-result", requestId: "r1", processId: p.processId, status: "FAILED", error: { code: "INTERNAL", message: "Internal error" } },
+      {
+        type: "process-skill-result",
+        requestId: "r1",
+        processId: p.processId,
+        status: "FAILED",
+        error: { code: "INTERNAL", message: "Internal error" },
+      },
     ]);
     expect(t.errors).toHaveLength(1);
   });
@@ -365,12 +391,27 @@ describe("ws frame router: skill-list", () => {
     await send({ type: "skill-list", projectId: "proj1", requestId: "l1" });
 
     // Assess
-    const [frame] = t.push.framesTo("c1") as unknown as [{ type: string; skills: Record<string, unknown>[]; active: unknown[]; requestId: string }];
+    const [frame] = t.push.framesTo("c1") as unknown as [
+      { type: string; skills: Record<string, unknown>[]; active: unknown[]; requestId: string },
+    ];
     expect(frame.type).toBe("skill-list-result");
     expect(frame.requestId).toBe("l1");
     expect(frame.active).toEqual([]);
     expect(frame.skills.map((s) => s.name)).toEqual(["alpha", "beta", "mine"]);
-    expect(Object.keys(frame.skills[0]!)).toEqual(["name", "title", "description", "version", "tags", "source", "lifecycle", "triggers", "arguments", "run", "disableModelInvocation", "userInvocable"]);
+    expect(Object.keys(frame.skills[0]!)).toEqual([
+      "name",
+      "title",
+      "description",
+      "version",
+      "tags",
+      "source",
+      "lifecycle",
+      "triggers",
+      "arguments",
+      "run",
+      "disableModelInvocation",
+      "userInvocable",
+    ]);
     expect(frame.skills[0]).toEqual({
       name: "alpha",
       title: "Alpha",
@@ -391,7 +432,12 @@ describe("ws frame router: skill-list", () => {
   it("leaves out user-invocable: false skills, which the effective list still shows with the flag", async () => {
     // Prepare
     const t = await setup();
-    await t.documents.put("acme", "_tenant", "_vance/skills/hidden/SKILL.md", "---\nname: hidden\ndescription: model only\nuser-invocable: false\n---\n");
+    await t.documents.put(
+      "acme",
+      "_tenant",
+      "_vance/skills/hidden/SKILL.md",
+      "---\nname: hidden\ndescription: model only\nuser-invocable: false\n---\n",
+    );
     const send = await t.connect("c1", ALICE);
 
     // Act
@@ -432,7 +478,10 @@ describe("ws frame router: skill-list", () => {
     await t.app.steerSkill("acme", p.processId, { login: "alice" }, { command: "ACTIVATE", skillName: "alpha" });
     await t.drain();
     // Args as a skill that takes them (or a private skill's `run:`) leaves them on the process.
-    await t.processes.update("acme", p.processId, (stored) => ({ ...stored, activeSkills: stored.activeSkills.map((s) => ({ ...s, args: "SECRET-OF-ALICE" })) }));
+    await t.processes.update("acme", p.processId, (stored) => ({
+      ...stored,
+      activeSkills: stored.activeSkills.map((s) => ({ ...s, args: "SECRET-OF-ALICE" })),
+    }));
 
     // Act
     await owner({ type: "skill-list", projectId: "proj1", processId: p.processId });
@@ -462,6 +511,8 @@ describe("ws frame router: skill-list", () => {
     // Assess
     expect(t.push.framesTo("o1")).toEqual([{ type: "error", error: { code: "FORBIDDEN", message: expect.any(String) } }]);
     expect(t.push.framesTo("m1")).toEqual([{ type: "error", error: { code: "PROCESS_NOT_FOUND", message: expect.any(String) } }]);
-    expect(t.push.framesTo("a1")).toEqual([{ type: "error", error: { code: "INVALID_REQUEST", message: expect.stringContaining("another project") } }]);
+    expect(t.push.framesTo("a1")).toEqual([
+      { type: "error", error: { code: "INVALID_REQUEST", message: expect.stringContaining("another project") } },
+    ]);
   });
 });

@@ -10,7 +10,15 @@ const refusal = (body: string | undefined, options: { isBase64Encoded?: boolean 
 describe("parseClientFrame: accepted frames", () => {
   it("accepts process-skill with every ProcessSkillRequest field plus processId", () => {
     // Prepare
-    const body = JSON.stringify({ type: "process-skill", processId: "p1", command: "ACTIVATE", skillName: "review", args: "a b", oneShot: true, requestId: "r-1" });
+    const body = JSON.stringify({
+      type: "process-skill",
+      processId: "p1",
+      command: "ACTIVATE",
+      skillName: "review",
+      args: "a b",
+      oneShot: true,
+      requestId: "r-1",
+    });
 
     // Act
     const parsed = parseClientFrame(body);
@@ -18,7 +26,15 @@ describe("parseClientFrame: accepted frames", () => {
     // Assess
     expect(parsed).toEqual({
       ok: true,
-      frame: { type: "process-skill", processId: "p1", command: "ACTIVATE", skillName: "review", args: "a b", oneShot: true, requestId: "r-1" },
+      frame: {
+        type: "process-skill",
+        processId: "p1",
+        command: "ACTIVATE",
+        skillName: "review",
+        args: "a b",
+        oneShot: true,
+        requestId: "r-1",
+      },
     });
   });
 

@@ -26,7 +26,13 @@ function recordingLogger() {
 }
 
 /** A WebSocket API event as API Gateway sends it after `$connect` was authorized. */
-function wsEvent(routeKey: string, connectionId: string, who: Identity | null, extra: Record<string, unknown> = {}, authorizer?: Record<string, unknown>) {
+function wsEvent(
+  routeKey: string,
+  connectionId: string,
+  who: Identity | null,
+  extra: Record<string, unknown> = {},
+  authorizer?: Record<string, unknown>,
+) {
   return {
     requestContext: {
       routeKey,
@@ -146,12 +152,19 @@ describe("ws-default handler", () => {
     const handler = createWsDefaultHandler(defaultDeps(push));
 
     // Act
-    const result = await handler(wsEvent("$default", "c1", ALICE, { body: JSON.stringify({ type: "skill-list", projectId: "proj1", requestId: "l1" }) }));
+    const result = await handler(
+      wsEvent("$default", "c1", ALICE, { body: JSON.stringify({ type: "skill-list", projectId: "proj1", requestId: "l1" }) }),
+    );
 
     // Assess
     expect(result).toEqual({ statusCode: 200 });
     expect(push.sent).toEqual([
-      { connectionId: "c1", tenant: "acme", bytes: expect.any(Number), frame: { type: "skill-list-result", projectId: "proj1", requestId: "l1", skills: [], active: [] } },
+      {
+        connectionId: "c1",
+        tenant: "acme",
+        bytes: expect.any(Number),
+        frame: { type: "skill-list-result", projectId: "proj1", requestId: "l1", skills: [], active: [] },
+      },
     ]);
   });
 
@@ -164,7 +177,9 @@ describe("ws-default handler", () => {
     await handler(wsEvent("$default", "c1", ALICE, { body: "AAEC", isBase64Encoded: true }));
 
     // Assess
-    expect(push.framesTo("c1")).toEqual([{ type: "error", error: { code: "INVALID_REQUEST", message: expect.stringContaining("Binary") } }]);
+    expect(push.framesTo("c1")).toEqual([
+      { type: "error", error: { code: "INVALID_REQUEST", message: expect.stringContaining("Binary") } },
+    ]);
   });
 
   it("answers UNAUTHENTICATED when the event carries no identity, without touching the app", async () => {

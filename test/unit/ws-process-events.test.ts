@@ -66,12 +66,24 @@ describe("createWebSocketProcessEvents", () => {
 
     // Act
     await t.events.requestCompleted({ tenant: "acme", processId: "p1", requestId: "r1", status: "DONE", result: { activeSkills: [] } });
-    await t.events.requestCompleted({ tenant: "acme", processId: "p1", requestId: "r2", status: "FAILED", error: { code: "SKILL_LOCKED", message: "locked" } });
+    await t.events.requestCompleted({
+      tenant: "acme",
+      processId: "p1",
+      requestId: "r2",
+      status: "FAILED",
+      error: { code: "SKILL_LOCKED", message: "locked" },
+    });
 
     // Assess
     expect(t.push.framesTo("c1")).toEqual([
       { type: "process-skill-result", requestId: "r1", processId: "p1", status: "DONE", result: { activeSkills: [] } },
-      { type: "process-skill-result", requestId: "r2", processId: "p1", status: "FAILED", error: { code: "SKILL_LOCKED", message: "locked" } },
+      {
+        type: "process-skill-result",
+        requestId: "r2",
+        processId: "p1",
+        status: "FAILED",
+        error: { code: "SKILL_LOCKED", message: "locked" },
+      },
     ]);
   });
 
@@ -81,14 +93,49 @@ describe("createWebSocketProcessEvents", () => {
     await t.subscribe("c1", "p1");
 
     // Act
-    await t.events.requestCompleted({ tenant: "acme", processId: "p1", requestId: "r1", kind: "turn.compose", status: "DONE", result: { turnId: turnIdFor("r1") } });
-    await t.events.requestCompleted({ tenant: "acme", processId: "p1", requestId: "r2", kind: "turn.compose", status: "FAILED", error: { code: "PROCESS_ENDED", message: "ended" } });
-    await t.events.requestCompleted({ tenant: "acme", processId: "p1", requestId: "r3", kind: "turn.complete", status: "DONE", result: {} });
+    await t.events.requestCompleted({
+      tenant: "acme",
+      processId: "p1",
+      requestId: "r1",
+      kind: "turn.compose",
+      status: "DONE",
+      result: { turnId: turnIdFor("r1") },
+    });
+    await t.events.requestCompleted({
+      tenant: "acme",
+      processId: "p1",
+      requestId: "r2",
+      kind: "turn.compose",
+      status: "FAILED",
+      error: { code: "PROCESS_ENDED", message: "ended" },
+    });
+    await t.events.requestCompleted({
+      tenant: "acme",
+      processId: "p1",
+      requestId: "r3",
+      kind: "turn.complete",
+      status: "DONE",
+      result: {},
+    });
 
     // Assess
     expect(t.push.framesTo("c1")).toEqual([
-      { type: "process-turn-result", processId: "p1", requestId: "r1", turnId: turnIdFor("r1"), status: "DONE", result: { turnId: turnIdFor("r1") } },
-      { type: "process-turn-result", processId: "p1", requestId: "r2", turnId: turnIdFor("r2"), status: "FAILED", error: { code: "PROCESS_ENDED", message: "ended" } },
+      {
+        type: "process-turn-result",
+        processId: "p1",
+        requestId: "r1",
+        turnId: turnIdFor("r1"),
+        status: "DONE",
+        result: { turnId: turnIdFor("r1") },
+      },
+      {
+        type: "process-turn-result",
+        processId: "p1",
+        requestId: "r2",
+        turnId: turnIdFor("r2"),
+        status: "FAILED",
+        error: { code: "PROCESS_ENDED", message: "ended" },
+      },
       { type: "process-skill-result", requestId: "r3", processId: "p1", status: "DONE", result: {} },
     ]);
   });

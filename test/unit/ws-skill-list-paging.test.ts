@@ -53,7 +53,12 @@ describe("skill-list paging", () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const sent = await send({ type: "skill-list", projectId: "proj1", requestId: `p${pages}`, ...(cursor === undefined ? {} : { cursor }) });
+      const sent = await send({
+        type: "skill-list",
+        projectId: "proj1",
+        requestId: `p${pages}`,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
       const frame = sent.frame as SkillListResultFrame;
       expect(sent.bytes).toBeLessThanOrEqual(MAX_FRAME_BYTES);
       expect(frame.truncated).toBeUndefined();
@@ -91,7 +96,11 @@ describe("skill-list paging", () => {
     const { frame } = await send({ type: "skill-list", projectId: "proj1", requestId: "bad", cursor });
 
     // Assess
-    expect(frame).toEqual({ type: "error", requestId: "bad", error: { code: "INVALID_REQUEST", message: expect.stringContaining("cursor") } });
+    expect(frame).toEqual({
+      type: "error",
+      requestId: "bad",
+      error: { code: "INVALID_REQUEST", message: expect.stringContaining("cursor") },
+    });
   });
 
   it("continues after the cursor's skill even when skills were added before it meanwhile", async () => {

@@ -26,7 +26,12 @@ const logger = { debug: () => undefined, info: () => undefined, warn: () => unde
 
 /** A WebSocket API event after an authorized `$connect`; `exp` is the token's expiry (epoch seconds), `null` for none. */
 function wsEvent(routeKey: string, connectionId: string, who: Identity, exp: number | null | string, extra: Record<string, unknown> = {}) {
-  const context = exp === null ? toAuthorizerContext(who) : typeof exp === "string" ? { ...toAuthorizerContext(who), tokenExpiresAt: exp } : toAuthorizerContext(who, { tokenExpiresAt: exp });
+  const context =
+    exp === null
+      ? toAuthorizerContext(who)
+      : typeof exp === "string"
+        ? { ...toAuthorizerContext(who), tokenExpiresAt: exp }
+        : toAuthorizerContext(who, { tokenExpiresAt: exp });
   return {
     requestContext: { routeKey, connectionId, authorizer: { ...context, principalId: `${who.tenant}/${who.login}` } },
     isBase64Encoded: false,
@@ -102,7 +107,9 @@ describe("$default frames after the token's expiry", () => {
 
     // Assess
     expect(result).toEqual({ statusCode: 200 });
-    expect(push.framesTo("c1")).toEqual([{ type: "error", error: { code: "UNAUTHENTICATED", message: expect.stringContaining("expired") } }]);
+    expect(push.framesTo("c1")).toEqual([
+      { type: "error", error: { code: "UNAUTHENTICATED", message: expect.stringContaining("expired") } },
+    ]);
     expect(push.disconnected).toEqual(["c1"]);
     expect(await connections.get("acme", "c1")).toBeUndefined();
   });
@@ -113,7 +120,9 @@ describe("$default frames after the token's expiry", () => {
     const push = new RecordingConnectionPush({ connections });
 
     // Act
-    await createWsDefaultHandler(deps(push, connections))(wsEvent("$default", "c1", ALICE, NOW_S, { body: JSON.stringify({ type: "skill-list", projectId: "proj1" }) }));
+    await createWsDefaultHandler(deps(push, connections))(
+      wsEvent("$default", "c1", ALICE, NOW_S, { body: JSON.stringify({ type: "skill-list", projectId: "proj1" }) }),
+    );
 
     // Assess
     expect(push.disconnected).toEqual(["c1"]);
@@ -132,7 +141,9 @@ describe("$default frames after the token's expiry", () => {
     const handler = createWsDefaultHandler({ ...deps(push, connections), app });
 
     // Act
-    await handler(wsEvent("$default", "c1", ALICE, NOW_S + 90, { body: JSON.stringify({ type: "skill-list", projectId: "proj1", requestId: "l1" }) }));
+    await handler(
+      wsEvent("$default", "c1", ALICE, NOW_S + 90, { body: JSON.stringify({ type: "skill-list", projectId: "proj1", requestId: "l1" }) }),
+    );
 
     // Assess
     expect(push.framesTo("c1")).toMatchObject([{ type: "skill-list-result", requestId: "l1" }]);
@@ -164,7 +175,11 @@ describe("per-identity cap on open sockets at $connect", () => {
     for (const id of ["c1", "c2", "c3"]) await handler(wsEvent("$connect", id, ALICE, NOW_S + 600));
 
     // Act
-    const result = (await handler(wsEvent("$connect", "c4", ALICE, NOW_S + 600))) as { statusCode: number; headers: Record<string, string>; body: string };
+    const result = (await handler(wsEvent("$connect", "c4", ALICE, NOW_S + 600))) as {
+      statusCode: number;
+      headers: Record<string, string>;
+      body: string;
+    };
 
     // Assess
     expect(result.statusCode).toBe(429);
@@ -209,7 +224,12 @@ describe("per-identity cap on open sockets at $connect", () => {
     // Prepare
     let now = NOW;
     const connections = new InMemoryConnectionStore({ clock: () => now });
-    const handler = createWsConnectHandler({ connections, logger, clock: () => now, limits: { maxConnectionsPerIdentity: 1, retryAfterSeconds: 7 } });
+    const handler = createWsConnectHandler({
+      connections,
+      logger,
+      clock: () => now,
+      limits: { maxConnectionsPerIdentity: 1, retryAfterSeconds: 7 },
+    });
     await handler(wsEvent("$connect", "c1", ALICE, NOW_S + 60));
     now = new Date((NOW_S + 61) * 1000);
 

@@ -77,7 +77,10 @@ describe("parseSafeYaml: syntax errors say where they start and what to write", 
 
     // Assess
     expect(result.problems).toHaveLength(1);
-    expect(result.problems[0]).toMatchObject({ line: 6, message: expect.stringContaining("the '[' opened here is never closed; close it with ']'") });
+    expect(result.problems[0]).toMatchObject({
+      line: 6,
+      message: expect.stringContaining("the '[' opened here is never closed; close it with ']'"),
+    });
   });
 
   it("reports an unclosed '[' on the last line at that line, not past it", () => {
@@ -98,7 +101,7 @@ describe("parseSafeYaml: syntax errors say where they start and what to write", 
 
   it("says to quote a plain value that holds ': ', showing the quoted line", () => {
     // Act
-    const result = parse("name: x\ndescription: Use when: the user asks for \"notes\"\n", { firstLine: 2 });
+    const result = parse('name: x\ndescription: Use when: the user asks for "notes"\n', { firstLine: 2 });
 
     // Assess
     expect(result.problems).toEqual([
@@ -106,7 +109,8 @@ describe("parseSafeYaml: syntax errors say where they start and what to write", 
         path: "doc.yaml",
         line: 3,
         severity: "error",
-        message: 'invalid YAML: Nested mappings are not allowed in compact mappings (a plain value may not contain \': \'; quote it: description: "Use when: the user asks for \\"notes\\"")',
+        message:
+          'invalid YAML: Nested mappings are not allowed in compact mappings (a plain value may not contain \': \'; quote it: description: "Use when: the user asks for \\"notes\\"")',
       },
     ]);
   });
@@ -174,7 +178,9 @@ describe("parseSafeYaml: size and nesting are checked before parsing", () => {
     const result = parse("a: 1\nb: \0\n");
 
     // Assess
-    expect(result.problems).toEqual([{ path: "doc.yaml", line: 2, message: "YAML contains a NUL character (binary content)", severity: "error" }]);
+    expect(result.problems).toEqual([
+      { path: "doc.yaml", line: 2, message: "YAML contains a NUL character (binary content)", severity: "error" },
+    ]);
   });
 });
 
@@ -182,7 +188,12 @@ describe("parseSafeYaml: refused YAML features", () => {
   it("refuses aliases, so a billion-laughs document is never expanded", () => {
     // Prepare
     const levels = ["l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"];
-    for (let i = 1; i < 10; i++) levels.push(`l${i}: &l${i} [${Array(9).fill(`*l${i - 1}`).join(", ")}]`);
+    for (let i = 1; i < 10; i++)
+      levels.push(
+        `l${i}: &l${i} [${Array(9)
+          .fill(`*l${i - 1}`)
+          .join(", ")}]`,
+      );
 
     // Act
     const result = parse(`${levels.join("\n")}\n`);

@@ -18,9 +18,15 @@ export const MAX_COMPLETION_VALUES = 100;
 function promptArguments(skill: ListedSkill): PromptArgument[] {
   if (skill.arguments === false) return [];
   if (skill.arguments === true) {
-    return [{ name: TEXT_ARGUMENT, description: skill.argumentHint ?? "The text after the skill's name, as on a /skill line", required: false }];
+    return [
+      { name: TEXT_ARGUMENT, description: skill.argumentHint ?? "The text after the skill's name, as on a /skill line", required: false },
+    ];
   }
-  return skill.arguments.map((a) => ({ name: a.name, ...(a.description !== undefined ? { description: a.description } : {}), required: a.required }));
+  return skill.arguments.map((a) => ({
+    name: a.name,
+    ...(a.description !== undefined ? { description: a.description } : {}),
+    required: a.required,
+  }));
 }
 
 /** A user-invocable skill as an MCP prompt. */
@@ -43,7 +49,8 @@ export function rawArguments(skill: ListedSkill, given: Readonly<Record<string, 
     if (present.length > 0) throw invalid(`Skill '${skill.name}' takes no arguments`);
     return undefined;
   }
-  const declared: readonly Pick<SkillArgument, "name" | "type">[] = declaration === true ? [{ name: TEXT_ARGUMENT, type: "string" }] : declaration;
+  const declared: readonly Pick<SkillArgument, "name" | "type">[] =
+    declaration === true ? [{ name: TEXT_ARGUMENT, type: "string" }] : declaration;
   for (const [name] of present) {
     if (!declared.some((a) => a.name === name)) throw invalid(`Skill '${skill.name}' has no argument '${name.slice(0, 64)}'`);
   }
@@ -55,9 +62,13 @@ export function rawArguments(skill: ListedSkill, given: Readonly<Record<string, 
       gap ??= argument.name;
       return;
     }
-    if (gap !== undefined) throw invalid(`Argument '${argument.name}' of skill '${skill.name}' needs '${gap}' before it (arguments bind in order)`);
+    if (gap !== undefined)
+      throw invalid(`Argument '${argument.name}' of skill '${skill.name}' needs '${gap}' before it (arguments bind in order)`);
     const last = position === declared.length - 1 && argument.type === "string";
-    if (!last && /\s/u.test(value.trim())) throw invalid(`Argument '${argument.name}' of skill '${skill.name}' must be one word (only the last string argument may hold spaces)`);
+    if (!last && /\s/u.test(value.trim()))
+      throw invalid(
+        `Argument '${argument.name}' of skill '${skill.name}' must be one word (only the last string argument may hold spaces)`,
+      );
     tokens.push(value.trim());
   });
   return tokens.join(" ");
@@ -85,14 +96,19 @@ export async function renderPrompt(
     const left = section.warnings[0];
     const reason = section.errors[0];
     const code = reason instanceof SkillsError ? reason.code : undefined;
-    if (left === undefined || code === undefined || statusForCode(code) >= 500) throw new McpError(ErrorCode.InternalError, `Skill '${skill.name}' did not render`);
+    if (left === undefined || code === undefined || statusForCode(code) >= 500)
+      throw new McpError(ErrorCode.InternalError, `Skill '${skill.name}' did not render`);
     throw new McpError(ErrorCode.InvalidParams, `Skill '${skill.name}' did not render: ${left.message}`, { code });
   }
   return section.section;
 }
 
 /** Values an argument offers: its `enum`, else true/false for a boolean; prefix matches, case-insensitive. */
-export function completeArgument(skill: ListedSkill, argumentName: string, prefix: string): { values: string[]; total: number; hasMore: boolean } {
+export function completeArgument(
+  skill: ListedSkill,
+  argumentName: string,
+  prefix: string,
+): { values: string[]; total: number; hasMore: boolean } {
   const argument = Array.isArray(skill.arguments) ? skill.arguments.find((a) => a.name === argumentName) : undefined;
   const declared = argument?.enum?.map(String) ?? (argument?.type === "boolean" ? ["true", "false"] : []);
   return completeFrom(declared, prefix);

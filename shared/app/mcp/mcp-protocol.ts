@@ -55,7 +55,10 @@ export const MAX_MCP_ANSWER_BYTES = 6_000_000;
 
 export class McpAnswerTooLarge extends PayloadTooLarge {
   constructor(method: string, bytes: number) {
-    super(`The answer to ${method} would be ${bytes} bytes (limit ${MAX_MCP_ANSWER_BYTES}); ask for less (a page, one file)`, MAX_MCP_ANSWER_BYTES);
+    super(
+      `The answer to ${method} would be ${bytes} bytes (limit ${MAX_MCP_ANSWER_BYTES}); ask for less (a page, one file)`,
+      MAX_MCP_ANSWER_BYTES,
+    );
   }
 }
 
@@ -83,7 +86,11 @@ export function describeIssues(method: string, issues: readonly z.core.$ZodIssue
  * dump; a malformed request is the caller's mistake, so it is -32602 with what is wrong (a prompt
  * argument that is not a string, …). Every answer is measured against MAX_MCP_ANSWER_BYTES.
  */
-export function onRequest<S extends MethodSchema>(server: Server, schema: S, handler: (request: z.output<S>) => Promise<ServerResult>): void {
+export function onRequest<S extends MethodSchema>(
+  server: Server,
+  schema: S,
+  handler: (request: z.output<S>) => Promise<ServerResult>,
+): void {
   const method = schema.shape.method.value;
   server.setRequestHandler(z.looseObject({ method: z.literal(method) }), async (raw) => {
     const parsed = schema.safeParse(raw);

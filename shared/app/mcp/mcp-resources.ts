@@ -54,11 +54,13 @@ export function mimeTypeOf(path: string): string | undefined {
   return dot < 0 ? undefined : MIME_BY_EXTENSION[path.slice(dot + 1).toLowerCase()];
 }
 
-export const skillFileUri = (skill: string, path: string): string => `${SCHEME}${skill}/${path.split("/").map(encodeURIComponent).join("/")}`;
+export const skillFileUri = (skill: string, path: string): string =>
+  `${SCHEME}${skill}/${path.split("/").map(encodeURIComponent).join("/")}`;
 
 /** `skill://{name}/{path}` → its parts, each segment percent-decoded once; anything else is -32602. */
 export function parseSkillFileUri(uri: string): { skill: string; path: string } {
-  const bad = (): McpError => new McpError(ErrorCode.InvalidParams, `Resource URI must be skill://{name}/{path}, got '${uri.slice(0, 200)}'`);
+  const bad = (): McpError =>
+    new McpError(ErrorCode.InvalidParams, `Resource URI must be skill://{name}/{path}, got '${uri.slice(0, 200)}'`);
   if (!uri.startsWith(SCHEME)) throw bad();
   const [name, ...rest] = uri.slice(SCHEME.length).split("/");
   if (name === undefined || name === "" || rest.length === 0 || rest.some((s) => s === "")) throw bad();
@@ -93,16 +95,26 @@ export function listedPath(skill: ListedSkill, path: string): string {
   if (path.toLowerCase() === SKILL_DOCUMENT_NAME.toLowerCase()) return SKILL_DOCUMENT_NAME;
   const match = matchSkillFile(skill.files ?? [], path);
   if (match.kind === "ambiguous") {
-    throw new McpError(ErrorCode.InvalidParams, `Path '${path.slice(0, 200)}' of skill '${skill.name}' is ambiguous: it matches ${match.candidates.map((c) => `'${c}'`).join(" and ")} ignoring case; give the exact path`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Path '${path.slice(0, 200)}' of skill '${skill.name}' is ambiguous: it matches ${match.candidates.map((c) => `'${c}'`).join(" and ")} ignoring case; give the exact path`,
+    );
   }
   if (match.kind !== "found") throw new McpError(RESOURCE_NOT_FOUND, `Skill '${skill.name}' has no file '${path.slice(0, 200)}'`);
   return match.file.path;
 }
 
 /** Text when the bytes are UTF-8, else a base64 blob. */
-export function resourceContents(uri: string, path: string, body: Uint8Array): { uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string } {
+export function resourceContents(
+  uri: string,
+  path: string,
+  body: Uint8Array,
+): { uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string } {
   if (body.byteLength > MAX_MCP_RESOURCE_BYTES) {
-    throw new McpError(ErrorCode.InvalidParams, `Resource '${uri.slice(0, 200)}' is ${body.byteLength} bytes, more than the ${MAX_MCP_RESOURCE_BYTES} one read returns`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Resource '${uri.slice(0, 200)}' is ${body.byteLength} bytes, more than the ${MAX_MCP_RESOURCE_BYTES} one read returns`,
+    );
   }
   const text = strictUtf8(body);
   const known = mimeTypeOf(path);

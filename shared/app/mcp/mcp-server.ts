@@ -26,7 +26,15 @@ import type { SkillsApp } from "../skills-app.js";
 import { refusingJsonSchemaValidator } from "./mcp-json-schema-validator.js";
 import { mapped, onRequest, page, RESOURCE_NOT_FOUND } from "./mcp-protocol.js";
 import { completeArgument, completeFrom, renderPrompt, toPrompt } from "./mcp-prompts.js";
-import { listedPath, MAX_MCP_RESOURCE_BYTES, parseSkillFileUri, resourceContents, SKILL_FILE_TEMPLATE, skillFileUri, skillResources } from "./mcp-resources.js";
+import {
+  listedPath,
+  MAX_MCP_RESOURCE_BYTES,
+  parseSkillFileUri,
+  resourceContents,
+  SKILL_FILE_TEMPLATE,
+  skillFileUri,
+  skillResources,
+} from "./mcp-resources.js";
 import {
   CACHE_HINT,
   directoryChildren,
@@ -116,7 +124,11 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
   const promptNamed = async (name: string): Promise<ResolvedSkill> => {
     const listed = (await prompts()).find((s) => s.name === name);
     const skill = listed && (await loader.complete(pinnedScope ?? scope, listed));
-    if (skill === undefined) throw new McpError(ErrorCode.InvalidParams, `No prompt '${name.slice(0, 128)}': no visible, enabled, user-invocable skill of that name`);
+    if (skill === undefined)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `No prompt '${name.slice(0, 128)}': no visible, enabled, user-invocable skill of that name`,
+      );
     return skill;
   };
   const manifests = deps.manifests ?? new SkillManifests({ loader });
@@ -146,9 +158,16 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
     mapped(async () => {
       const { ref, argument } = request.params;
       if (ref.type === "ref/prompt") return { completion: completeArgument(await promptNamed(ref.name), argument.name, argument.value) };
-      if (ref.uri !== SKILL_FILE_TEMPLATE.uriTemplate) throw new McpError(ErrorCode.InvalidParams, `No resource template '${ref.uri.slice(0, 200)}'`);
+      if (ref.uri !== SKILL_FILE_TEMPLATE.uriTemplate)
+        throw new McpError(ErrorCode.InvalidParams, `No resource template '${ref.uri.slice(0, 200)}'`);
       const skills = await visible();
-      if (argument.name === "name") return { completion: completeFrom(skills.map((s) => s.name), argument.value) };
+      if (argument.name === "name")
+        return {
+          completion: completeFrom(
+            skills.map((s) => s.name),
+            argument.value,
+          ),
+        };
       const skill = skills.find((s) => s.name === request.params.context?.arguments?.name);
       const paths = skill === undefined ? [] : skillResources(skill).map((r) => r.name.slice(skill.name.length + 1));
       return { completion: completeFrom(paths, argument.value) };
@@ -173,7 +192,11 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
       const listed = listedPath(skill, path);
       // Refused from the listing's size before any byte is read (resourceContents checks the bytes too).
       const size = skill.files?.find((f) => f.path === listed)?.size ?? 0;
-      if (size > MAX_MCP_RESOURCE_BYTES) throw new McpError(ErrorCode.InvalidParams, `Resource '${uri.slice(0, 200)}' is ${size} bytes, more than the ${MAX_MCP_RESOURCE_BYTES} one read returns`);
+      if (size > MAX_MCP_RESOURCE_BYTES)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Resource '${uri.slice(0, 200)}' is ${size} bytes, more than the ${MAX_MCP_RESOURCE_BYTES} one read returns`,
+        );
       // Layer pinning: the file comes from the level that provided this skill's SKILL.md.
       const doc = await loader.readSkillFileDocument(scope, skill, listed);
       if (!doc) throw new McpError(RESOURCE_NOT_FOUND, `Skill '${skill.name}' has no file '${listed}'`);
@@ -212,7 +235,8 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
       const skill = await visibleNamed(skillNameOfUri(uri));
       if (skill === undefined) throw new McpError(ErrorCode.InvalidParams, `No skill is served at ${uri.slice(0, 200)}`);
       const outcome = await manifests.manifest(manifestScope, skill);
-      if (!("manifest" in outcome)) throw new McpError(ErrorCode.InvalidParams, `No skill is served at ${uri.slice(0, 200)}: ${outcome.refusal}`);
+      if (!("manifest" in outcome))
+        throw new McpError(ErrorCode.InvalidParams, `No skill is served at ${uri.slice(0, 200)}: ${outcome.refusal}`);
       return { resultType: "complete", skill: skillEntry(skill.name, outcome.manifest), ...CACHE_HINT } as ServerResult;
     }),
   );
@@ -223,7 +247,8 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
       const { skill: name, directory } = parseDirectoryUri(uri);
       const skill = await visibleNamed(name);
       const children = skill === undefined ? undefined : directoryChildren(skill, directory);
-      if (children === undefined) throw new McpError(ErrorCode.InvalidParams, `${uri.slice(0, 200)} is not a directory resource of a visible skill`);
+      if (children === undefined)
+        throw new McpError(ErrorCode.InvalidParams, `${uri.slice(0, 200)} is not a directory resource of a visible skill`);
       const { items, nextCursor } = page(children, cursor);
       return { resultType: "complete", resources: items, ...(nextCursor !== undefined ? { nextCursor } : {}) } as ServerResult;
     }),
@@ -234,14 +259,19 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
       if (process === undefined) return { tools: [] };
       const turn = await deps.app.turns.preview(process, undefined, undefined, user);
       // Only tools the service runs: an engine's own (web_search…) would answer TOOL_NOT_FOUND here.
-      const tools = turn.toolSpecs.filter((t) => deps.tools.serves(t.name)).map((t) => ({ name: t.name, description: t.description, inputSchema: { ...t.inputSchema, type: "object" as const } }));
+      const tools = turn.toolSpecs
+        .filter((t) => deps.tools.serves(t.name))
+        .map((t) => ({ name: t.name, description: t.description, inputSchema: { ...t.inputSchema, type: "object" as const } }));
       const { items, nextCursor } = page(tools, request.params?.cursor);
       return { tools: items, ...(nextCursor !== undefined ? { nextCursor } : {}) };
     }),
   );
 
   onRequest(server, CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const failed = (code: string, message: string): CallToolResult => ({ isError: true, content: [{ type: "text", text: `${code}: ${message}` }] });
+    const failed = (code: string, message: string): CallToolResult => ({
+      isError: true,
+      content: [{ type: "text", text: `${code}: ${message}` }],
+    });
     if (process === undefined) return failed("INVALID_REQUEST", "Tools need a process: connect with ?processId=");
     try {
       const outcome = await deps.tools.invoke(process, user, request.params.name, request.params.arguments ?? {});

@@ -28,7 +28,10 @@ const SCHEME = "skill://";
 const cursor = z.string().optional();
 export const ListSkillsRequestSchema = z.object({ method: z.literal("skills/list"), params: z.looseObject({ cursor }).optional() });
 export const GetSkillRequestSchema = z.object({ method: z.literal("skills/get"), params: z.looseObject({ uri: z.string() }) });
-export const ReadResourceDirectoryRequestSchema = z.object({ method: z.literal("resources/directory/read"), params: z.looseObject({ uri: z.string(), cursor }) });
+export const ReadResourceDirectoryRequestSchema = z.object({
+  method: z.literal("resources/directory/read"),
+  params: z.looseObject({ uri: z.string(), cursor }),
+});
 
 export interface SkillResourceEntry {
   uri: string;
@@ -64,7 +67,11 @@ export function skillNameOfUri(uri: string): string {
 
 /** `skill://{name}` (the skill's root) or `skill://{name}/{dir}` → its parts, each segment percent-decoded once. */
 export function parseDirectoryUri(uri: string): { skill: string; directory: string } {
-  const bad = (): McpError => new McpError(ErrorCode.InvalidParams, `${uri.slice(0, 200)} is not a directory resource (skill://{name} or skill://{name}/{directory})`);
+  const bad = (): McpError =>
+    new McpError(
+      ErrorCode.InvalidParams,
+      `${uri.slice(0, 200)} is not a directory resource (skill://{name} or skill://{name}/{directory})`,
+    );
   if (!uri.startsWith(SCHEME)) throw bad();
   const segments = uri.slice(SCHEME.length).split("/");
   if (segments.some((s) => s === "")) throw bad();
@@ -83,7 +90,10 @@ export function parseDirectoryUri(uri: string): { skill: string; directory: stri
  */
 export function directoryChildren(skill: ListedSkill, directory: string): Resource[] | undefined {
   const prefix = directory === "" ? "" : `${directory}/`;
-  const files = [{ path: SKILL_DOCUMENT_NAME, size: undefined as number | undefined }, ...(skill.files ?? []).map((f) => ({ path: f.path, size: f.size as number | undefined }))];
+  const files = [
+    { path: SKILL_DOCUMENT_NAME, size: undefined as number | undefined },
+    ...(skill.files ?? []).map((f) => ({ path: f.path, size: f.size as number | undefined })),
+  ];
   const children = new Map<string, Resource>();
   let found = directory === "";
   for (const file of files) {
@@ -93,11 +103,17 @@ export function directoryChildren(skill: ListedSkill, directory: string): Resour
     const slash = rest.indexOf("/");
     if (slash < 0) {
       const mimeType = mimeTypeOf(file.path);
-      children.set(rest, { uri: skillFileUri(skill.name, file.path), name: rest, ...(mimeType !== undefined ? { mimeType } : {}), ...(file.size !== undefined ? { size: file.size } : {}) });
+      children.set(rest, {
+        uri: skillFileUri(skill.name, file.path),
+        name: rest,
+        ...(mimeType !== undefined ? { mimeType } : {}),
+        ...(file.size !== undefined ? { size: file.size } : {}),
+      });
       continue;
     }
     const child = rest.slice(0, slash);
-    if (!children.has(child)) children.set(child, { uri: skillFileUri(skill.name, `${prefix}${child}`), name: child, mimeType: DIRECTORY_MIME_TYPE });
+    if (!children.has(child))
+      children.set(child, { uri: skillFileUri(skill.name, `${prefix}${child}`), name: child, mimeType: DIRECTORY_MIME_TYPE });
   }
   if (!found) return undefined;
   return [...children.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, resource]) => resource);

@@ -16,10 +16,19 @@
  * - Node parses this file as a strict module; the guest evaluates the text as a sloppy script.
  */
 export function guestBootstrap() {
-  var stringify = JSON.stringify, parse = JSON.parse, keys = Object.keys;
-  var defineProperty = Object.defineProperty, setPrototypeOf = Object.setPrototypeOf, toString = String, root = globalThis, GuestError = Error;
+  var stringify = JSON.stringify,
+    parse = JSON.parse,
+    keys = Object.keys;
+  var defineProperty = Object.defineProperty,
+    setPrototypeOf = Object.setPrototypeOf,
+    toString = String,
+    root = globalThis,
+    GuestError = Error;
   var substring = Function.prototype.call.bind(String.prototype.substring);
-  function text(value, max) { var s = toString(value); return s.length > max ? s.slice(0, max) + "…" : s; }
+  function text(value, max) {
+    var s = toString(value);
+    return s.length > max ? s.slice(0, max) + "…" : s;
+  }
   function hostError(code, message) {
     var error = new GuestError(message);
     defineProperty(error, "name", { value: "HostError", writable: true, configurable: true });
@@ -27,7 +36,8 @@ export function guestBootstrap() {
     return error;
   }
   function attach(path, fn) {
-    var names = path.split("."), target = root;
+    var names = path.split("."),
+      target = root;
     for (var i = 0; i < names.length - 1; i++) {
       var next = target[names[i]];
       if (next === null || typeof next !== "object") {
@@ -61,7 +71,8 @@ export function guestBootstrap() {
       for (var i = 0; i < paths.length; i++) attach(paths[i], bridge(host, i, maxArgsChars));
     },
     install: function (json) {
-      var values = parse(json), names = keys(values);
+      var values = parse(json),
+        names = keys(values);
       for (var i = 0; i < names.length; i++) {
         defineProperty(root, names[i], { value: values[names[i]], writable: true, configurable: true, enumerable: false });
       }
@@ -86,6 +97,6 @@ export function guestBootstrap() {
         out.message = "guest exception could not be described";
       }
       return stringify(out);
-    }
+    },
   };
 }

@@ -24,7 +24,9 @@ export function evalsSkillNameOf(path: string): string | undefined {
 const message = z.string().min(1).max(MAX_EVAL_MESSAGE_CHARS);
 const EvalsSchema = z
   .strictObject({ should: z.array(message).default([]), "should-not": z.array(message).default([]) })
-  .refine((e) => e.should.length + e["should-not"].length <= MAX_EVAL_MESSAGES, { message: `at most ${MAX_EVAL_MESSAGES} messages in all (should and should-not)` });
+  .refine((e) => e.should.length + e["should-not"].length <= MAX_EVAL_MESSAGES, {
+    message: `at most ${MAX_EVAL_MESSAGES} messages in all (should and should-not)`,
+  });
 
 export interface TriggerEvals {
   should: string[];
@@ -34,14 +36,22 @@ export interface TriggerEvals {
 /** Parses an evals file; INVALID_DOCUMENT (422) with its problems when it is too big, malformed or over the bounds. */
 export function parseTriggerEvals(text: string, path: string): TriggerEvals {
   const bytes = new TextEncoder().encode(text).byteLength;
-  if (bytes > MAX_EVALS_BYTES) throw new InvalidDocument(path, [{ path, message: `evals file is ${bytes} bytes; at most ${MAX_EVALS_BYTES} are allowed`, severity: "error" }]);
+  if (bytes > MAX_EVALS_BYTES)
+    throw new InvalidDocument(path, [
+      { path, message: `evals file is ${bytes} bytes; at most ${MAX_EVALS_BYTES} are allowed`, severity: "error" },
+    ]);
   const parsed = parseSafeYaml(text, path, { maxBytes: MAX_EVALS_BYTES, maxDepth: 4 });
   if (parsed.problems.some((p) => p.severity === "error")) throw new InvalidDocument(path, parsed.problems);
   const checked = EvalsSchema.safeParse(parsed.value ?? {});
   if (!checked.success) {
     const problems: DocumentProblem[] = checked.error.issues.slice(0, 20).map((issue) => {
       const line = parsed.lineOf(issue.path.filter((p): p is string | number => typeof p !== "symbol"));
-      return { path, ...(line !== undefined ? { line } : {}), message: `${issue.path.join(".") || "evals"}: ${issue.message}`, severity: "error" };
+      return {
+        path,
+        ...(line !== undefined ? { line } : {}),
+        message: `${issue.path.join(".") || "evals"}: ${issue.message}`,
+        severity: "error",
+      };
     });
     throw new InvalidDocument(path, problems);
   }
@@ -98,7 +108,12 @@ const NO_PROCESS: TriggerProcessFilter = Object.freeze({ activeNames: [], allowe
  * It yields the event loop every EVAL_SLICE_MS (issue 28: a 5 s run held the loop for 5 s, and
  * another tenant's request waited that long), so other requests interleave with it.
  */
-export async function runTriggerEvals<T extends TriggerActivatable>(skill: T, listing: readonly T[], evals: TriggerEvals, budget: EvalTimeBudget): Promise<EvalReport> {
+export async function runTriggerEvals<T extends TriggerActivatable>(
+  skill: T,
+  listing: readonly T[],
+  evals: TriggerEvals,
+  budget: EvalTimeBudget,
+): Promise<EvalReport> {
   const at = listing.findIndex((s) => s.name === skill.name);
   // The listing itself where it holds this very skill: its trigger index is cached already.
   const candidates = listing[at] === skill ? listing : at >= 0 ? listing.map((s, i) => (i === at ? skill : s)) : [...listing, skill];
@@ -118,7 +133,13 @@ export async function runTriggerEvals<T extends TriggerActivatable>(skill: T, li
     if (messageBudget.skipped.size > 0) break;
     const fired = matched.fired.some((s) => s.name === skill.name);
     const reason = blocked.find((b) => b.candidate.name === skill.name)?.reason;
-    cases.push({ message: text, expected, fired, ...(reason !== undefined ? { blocked: reason } : {}), alsoFired: matched.fired.filter((s) => s.name !== skill.name).map((s) => s.name) });
+    cases.push({
+      message: text,
+      expected,
+      fired,
+      ...(reason !== undefined ? { blocked: reason } : {}),
+      alsoFired: matched.fired.filter((s) => s.name !== skill.name).map((s) => s.name),
+    });
   }
   const truePositives = cases.filter((c) => c.expected && c.fired).length;
   const firedCount = cases.filter((c) => c.fired).length;
@@ -139,14 +160,26 @@ export function evalWarnings(report: EvalReport, path: string, maxMisses = 5): {
   const misses = report.cases.filter((c) => c.expected !== c.fired);
   const pct = (n: number): string => `${Math.round(n * 100)}%`;
   const cut = report.incomplete
-    ? [{ path, message: `trigger evals of '${report.name}' were cut short by their time budget: ${report.cases.length} of ${report.totalCases} cases ran (skills eval runs the whole suite offline)` }]
+    ? [
+        {
+          path,
+          message: `trigger evals of '${report.name}' were cut short by their time budget: ${report.cases.length} of ${report.totalCases} cases ran (skills eval runs the whole suite offline)`,
+        },
+      ]
     : [];
   if (misses.length === 0) return cut;
   return [
-    { path, message: `trigger evals of '${report.name}': precision ${pct(report.precision)}, recall ${pct(report.recall)} (${misses.length} of ${report.cases.length} cases wrong)` },
+    {
+      path,
+      message: `trigger evals of '${report.name}': precision ${pct(report.precision)}, recall ${pct(report.recall)} (${misses.length} of ${report.cases.length} cases wrong)`,
+    },
     ...cut,
-    ...misses.slice(0, maxMisses).map((c) => ({ path, message: `${c.expected ? "should fire but did not" : "should not fire but did"}: '${c.message.slice(0, 80)}'${blockedNote(c)}` })),
+    ...misses.slice(0, maxMisses).map((c) => ({
+      path,
+      message: `${c.expected ? "should fire but did not" : "should not fire but did"}: '${c.message.slice(0, 80)}'${blockedNote(c)}`,
+    })),
   ];
 }
 
-const blockedNote = (c: EvalCase): string => (c.blocked === undefined ? "" : ` (its trigger matches, but a turn would not activate it: ${c.blocked})`);
+const blockedNote = (c: EvalCase): string =>
+  c.blocked === undefined ? "" : ` (its trigger matches, but a turn would not activate it: ${c.blocked})`;

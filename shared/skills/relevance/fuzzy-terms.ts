@@ -66,7 +66,8 @@ export class FuzzyTerms {
     const candidates = new Set<number>();
     for (const [id, count] of shared) if (count >= needed) candidates.add(id);
     if (word.length <= MAX_HEAD_CHARS) {
-      for (let length = word.length - 1; length <= word.length + 1; length++) for (const id of this.byHead.get(`${word[0]}${length}`) ?? []) candidates.add(id);
+      for (let length = word.length - 1; length <= word.length + 1; length++)
+        for (const id of this.byHead.get(`${word[0]}${length}`) ?? []) candidates.add(id);
     }
     const found: { term: string; edits: number }[] = [];
     for (const id of candidates) {

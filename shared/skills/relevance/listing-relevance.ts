@@ -62,15 +62,24 @@ export function rankByRelevance(
   nameRank?: Int32Array,
 ): RankedPosition[] {
   const used = usage === undefined || usage.size === 0 ? undefined : (position: number): number => usage.get(names(position)) ?? 0;
-  const byName = nameRank !== undefined ? (a: number, b: number): number => nameRank[a]! - nameRank[b]! : (a: number, b: number): number => byCodePoints(names(a), names(b));
-  return [...scored].sort((a, b) => b.score - a.score || (used === undefined ? 0 : used(b.position) - used(a.position)) || byName(a.position, b.position));
+  const byName =
+    nameRank !== undefined
+      ? (a: number, b: number): number => nameRank[a]! - nameRank[b]!
+      : (a: number, b: number): number => byCodePoints(names(a), names(b));
+  return [...scored].sort(
+    (a, b) => b.score - a.score || (used === undefined ? 0 : used(b.position) - used(a.position)) || byName(a.position, b.position),
+  );
 }
 
 /**
  * The matched skills `accept` lets through, their scores rounded, those under MIN_RELATIVE_SCORE
  * of the best left out; undefined when none scores.
  */
-export function matchedPositions(relevance: ListingRelevance, query: string, accept: (position: number) => boolean): RankedPosition[] | undefined {
+export function matchedPositions(
+  relevance: ListingRelevance,
+  query: string,
+  accept: (position: number) => boolean,
+): RankedPosition[] | undefined {
   const all = relevance.index.scoreAll(query);
   if (all === undefined) return undefined;
   let best = 0;

@@ -161,7 +161,8 @@ export class RelevanceIndex {
     const all = this.scoreAll(query);
     if (all === undefined) return [];
     const out: ScoredSkill[] = [];
-    for (const doc of all.touched) if (all.scores[doc]! > 0 && (accept === undefined || accept(doc))) out.push({ index: doc, score: all.scores[doc]! });
+    for (const doc of all.touched)
+      if (all.scores[doc]! > 0 && (accept === undefined || accept(doc))) out.push({ index: doc, score: all.scores[doc]! });
     return out;
   }
 
@@ -242,7 +243,8 @@ function averageLengths(skills: readonly IndexableSkill[]): number[] {
   return sums.map((sum) => Math.max(1, sum / Math.max(1, sampled)));
 }
 
-const cap = (text: string | undefined): string => (text === undefined ? "" : text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text);
+const cap = (text: string | undefined): string =>
+  text === undefined ? "" : text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text;
 
 /** The texts of each field, in FIELDS order; `searchText`'s first two lines are keywords, the rest prose. */
 function fieldTexts(skill: IndexableSkill): string[] {

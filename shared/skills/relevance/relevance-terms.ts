@@ -51,7 +51,8 @@ export function termsOf(text: string, options: TermOptions = {}): string[] {
     else push(out, lower, stop);
     if (raw !== lower || DIGIT.test(raw)) {
       const parts = raw.match(CAMEL_PARTS);
-      if (parts !== null && parts.length > 1) for (const part of parts) if (part.length >= 2) push(out, part.toLowerCase(), STOP_WORDS.has(part.toLowerCase()));
+      if (parts !== null && parts.length > 1)
+        for (const part of parts) if (part.length >= 2) push(out, part.toLowerCase(), STOP_WORDS.has(part.toLowerCase()));
     }
     // Adjacent means separated by one separator character at most (`seat-geek`, `seat geek`); a
     // stop word joins only without a space (`to-do` → todo, but not `the slack` → theslack).

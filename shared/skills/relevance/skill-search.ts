@@ -46,7 +46,12 @@ export function searchSkills(listing: readonly ListedSkill[], query: string, opt
 }
 
 /** The 1-based rank of `name` for `query` among the skills `accept` lets through, or null past MAX_SEARCH_LIMIT (or unscored). */
-export function searchRankOf(listing: readonly ListedSkill[], query: string, name: string, accept?: (skill: ListedSkill) => boolean): number | null {
+export function searchRankOf(
+  listing: readonly ListedSkill[],
+  query: string,
+  name: string,
+  accept?: (skill: ListedSkill) => boolean,
+): number | null {
   const index = searchSkills(listing, query, { limit: MAX_SEARCH_LIMIT, accept }).results.findIndex((r) => r.name === name);
   return index === -1 ? null : index + 1;
 }

@@ -117,7 +117,15 @@ function isRequiredLiterals(value: unknown, depth: number): value is RequiredLit
   if (depth > 32 || typeof value !== "object" || value === null) return false;
   const node = value as { kind?: unknown; text?: unknown; of?: unknown };
   // A literal as requiredLiterals makes it (lowercase ASCII): anything else could rule out a message that matches.
-  // eslint-disable-next-line no-control-regex
-  if (node.kind === "literal") return typeof node.text === "string" && node.text.length > 0 && !/[^\x00-\x7f]/.test(node.text) && node.text === node.text.toLowerCase();
-  return (node.kind === "all" || node.kind === "any") && Array.isArray(node.of) && node.of.length > 0 && node.of.every((child) => isRequiredLiterals(child, depth + 1));
+  if (node.kind === "literal")
+    return (
+      // eslint-disable-next-line no-control-regex
+      typeof node.text === "string" && node.text.length > 0 && !/[^\x00-\x7f]/.test(node.text) && node.text === node.text.toLowerCase()
+    );
+  return (
+    (node.kind === "all" || node.kind === "any") &&
+    Array.isArray(node.of) &&
+    node.of.length > 0 &&
+    node.of.every((child) => isRequiredLiterals(child, depth + 1))
+  );
 }

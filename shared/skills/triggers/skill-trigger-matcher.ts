@@ -69,19 +69,28 @@ export class SkillTriggerMatcher {
    * `eligible` must depend on the skill alone and keep its identity (a module-level function):
    * its answers are cached per index by that identity.
    */
-  triggered<T extends TriggerFilterable>(listing: readonly T[], input: string, filter: TriggerFilter<T>, budget?: TriggerTimeBudget): TriggeredSkills<T> {
+  triggered<T extends TriggerFilterable>(
+    listing: readonly T[],
+    input: string,
+    filter: TriggerFilter<T>,
+    budget?: TriggerTimeBudget,
+  ): TriggeredSkills<T> {
     const index = this.indexFor(listing);
     const ineligible = index.exclusionMask(eligibilityOf(filter.eligible));
-    const fired = index.matchCandidates(input, (excluded) => {
-      if (filter.allowedSkills == null) {
-        excluded.set(ineligible);
-      } else {
-        // Whitelist: everything out, then the allowed back in as far as they are eligible.
-        excluded.fill(1);
-        for (const name of filter.allowedSkills) for (const at of index.positionsOf(name)) excluded[at] = ineligible[at] as number;
-      }
-      for (const name of filter.activeNames) for (const at of index.positionsOf(name)) excluded[at] = 1;
-    }, budget);
+    const fired = index.matchCandidates(
+      input,
+      (excluded) => {
+        if (filter.allowedSkills == null) {
+          excluded.set(ineligible);
+        } else {
+          // Whitelist: everything out, then the allowed back in as far as they are eligible.
+          excluded.fill(1);
+          for (const name of filter.allowedSkills) for (const at of index.positionsOf(name)) excluded[at] = ineligible[at] as number;
+        }
+        for (const name of filter.activeNames) for (const at of index.positionsOf(name)) excluded[at] = 1;
+      },
+      budget,
+    );
     const skippedAt = [...(budget?.skipped ?? [])].sort((a, b) => a - b);
     const skipped: T[] = [];
     for (const at of skippedAt) {
@@ -89,7 +98,11 @@ export class SkillTriggerMatcher {
       if (candidate !== undefined) skipped.push(candidate);
     }
     if (filter.explain === undefined) return { fired, skipped };
-    return { fired, skipped, ...this.explainExcluded(index, input, filter, { ineligible, fired: new Set(fired), skipped: new Set(skippedAt) }, budget) };
+    return {
+      fired,
+      skipped,
+      ...this.explainExcluded(index, input, filter, { ineligible, fired: new Set(fired), skipped: new Set(skippedAt) }, budget),
+    };
   }
 
   /**
@@ -111,17 +124,23 @@ export class SkillTriggerMatcher {
     const listing = listingCauses(index, ineligible);
     const causes = Uint8Array.from(listing);
     if (filter.allowedSkills != null) {
-      for (let at = 0; at < causes.length; at++) if (listing[at] !== CAUSE_NO_TRIGGERS && listing[at] !== CAUSE_DISABLED) causes[at] = CAUSE_NOT_ALLOWED;
+      for (let at = 0; at < causes.length; at++)
+        if (listing[at] !== CAUSE_NO_TRIGGERS && listing[at] !== CAUSE_DISABLED) causes[at] = CAUSE_NOT_ALLOWED;
       for (const name of filter.allowedSkills) for (const at of index.positionsOf(name)) causes[at] = listing[at] as number;
     }
-    for (const name of filter.activeNames) for (const at of index.positionsOf(name)) if (listing[at] !== CAUSE_NO_TRIGGERS) causes[at] = CAUSE_ACTIVE;
+    for (const name of filter.activeNames)
+      for (const at of index.positionsOf(name)) if (listing[at] !== CAUSE_NO_TRIGGERS) causes[at] = CAUSE_ACTIVE;
 
     const blocked: BlockedCandidate<T>[] = [];
     const hit = new Uint8Array(causes.length);
     if (causes.some((cause) => cause > CAUSE_NONE)) {
-      const secondFired = index.matchCandidates(input, (excluded) => {
-        for (let at = 0; at < excluded.length; at++) excluded[at] = (causes[at] as number) > CAUSE_NONE ? 0 : 1;
-      }, budget);
+      const secondFired = index.matchCandidates(
+        input,
+        (excluded) => {
+          for (let at = 0; at < excluded.length; at++) excluded[at] = (causes[at] as number) > CAUSE_NONE ? 0 : 1;
+        },
+        budget,
+      );
       // In candidate order, as matchCandidates answers; only the fired are looked at.
       for (const candidate of secondFired) {
         for (const at of index.positionsOf(candidate.name)) {
@@ -135,7 +154,8 @@ export class SkillTriggerMatcher {
     const notMatched: NotMatchedCandidate<T>[] = [];
     index.candidates.forEach((candidate, at) => {
       const cause = causes[at] as number;
-      if (cause === CAUSE_NO_TRIGGERS || cause === CAUSE_ACTIVE || hit[at] === 1 || first.skipped.has(at) || first.fired.has(candidate)) return;
+      if (cause === CAUSE_NO_TRIGGERS || cause === CAUSE_ACTIVE || hit[at] === 1 || first.skipped.has(at) || first.fired.has(candidate))
+        return;
       notMatched.push({ candidate, evaluated: !(budget?.skipped.has(at) ?? false) });
     });
     return { blocked, notMatched };
@@ -158,7 +178,13 @@ function listingCauses<T extends TriggerFilterable>(index: SkillTriggerIndex<T>,
     causes = new Uint8Array(index.candidates.length);
     index.candidates.forEach((candidate, at) => {
       (causes as Uint8Array)[at] =
-        candidate.triggers.length === 0 ? CAUSE_NO_TRIGGERS : !candidate.enabled ? CAUSE_DISABLED : ineligible[at] === 1 ? CAUSE_INELIGIBLE : CAUSE_NONE;
+        candidate.triggers.length === 0
+          ? CAUSE_NO_TRIGGERS
+          : !candidate.enabled
+            ? CAUSE_DISABLED
+            : ineligible[at] === 1
+              ? CAUSE_INELIGIBLE
+              : CAUSE_NONE;
     });
     listingCauseMemo.set(ineligible, causes);
   }
@@ -251,10 +277,6 @@ export function triggerCandidates<T extends TriggerFilterable>(
   const active = new Set(filter.activeNames);
   const allowed = filter.allowedSkills == null ? undefined : new Set(filter.allowedSkills);
   return skills.filter(
-    (skill) =>
-      skill.enabled &&
-      skill.triggers.length > 0 &&
-      !active.has(skill.name) &&
-      (allowed === undefined || allowed.has(skill.name)),
+    (skill) => skill.enabled && skill.triggers.length > 0 && !active.has(skill.name) && (allowed === undefined || allowed.has(skill.name)),
   );
 }

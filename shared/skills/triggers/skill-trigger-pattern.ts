@@ -72,10 +72,7 @@ export function checkTriggerPattern(pattern: string): string | undefined {
  * checkTriggerPattern would reject it; the failure is cached too, so a bad pattern that slipped
  * past validation costs one analysis, not one per message.
  */
-export function compileTriggerPattern(
-  pattern: string,
-  cache: TriggerPatternCache = sharedTriggerPatternCache,
-): CompiledTriggerPattern {
+export function compileTriggerPattern(pattern: string, cache: TriggerPatternCache = sharedTriggerPatternCache): CompiledTriggerPattern {
   let entry = cache.get(pattern);
   if (entry === undefined) {
     const analysis = analyze(pattern);
@@ -100,7 +97,9 @@ export class TriggerPatternCache extends LRUCache<string, CompiledTriggerPattern
 }
 
 const weightOf = (entry: CompiledTriggerPattern | InvalidTriggerPattern, pattern: string): number =>
-  entry instanceof InvalidTriggerPattern ? 2 * pattern.length + 256 : TRIGGER_PATTERN_DFA_BYTES + 64 * entry.programSize + 2 * pattern.length;
+  entry instanceof InvalidTriggerPattern
+    ? 2 * pattern.length + 256
+    : TRIGGER_PATTERN_DFA_BYTES + 64 * entry.programSize + 2 * pattern.length;
 
 /** Process-wide cache used when no cache is passed. */
 export const sharedTriggerPatternCache = new TriggerPatternCache();
@@ -124,7 +123,9 @@ function analyze(pattern: string): { error: string } | { regex: RE2JS } {
   }
   const size = regex.programSize();
   if (size > MAX_TRIGGER_PROGRAM_SIZE) {
-    return { error: `pattern too complex: it compiles to ${size} instructions, at most ${MAX_TRIGGER_PROGRAM_SIZE} are allowed (lower the repeat counts)` };
+    return {
+      error: `pattern too complex: it compiles to ${size} instructions, at most ${MAX_TRIGGER_PROGRAM_SIZE} are allowed (lower the repeat counts)`,
+    };
   }
   if (regex.test("")) return { error: "pattern matches the empty string, so it would fire on every message" };
   if (ANY_MESSAGE_PROBES.every((probe) => regex.test(probe))) {

@@ -1,6 +1,12 @@
 import type { SkillTrigger } from "../skill-frontmatter.js";
 import { capTriggerInput, type TriggerCandidate } from "./skill-trigger-index.js";
-import { compileTriggerPattern, prepareTriggerInput, sharedTriggerPatternCache, type TriggerInput, type TriggerPatternCache } from "./skill-trigger-pattern.js";
+import {
+  compileTriggerPattern,
+  prepareTriggerInput,
+  sharedTriggerPatternCache,
+  type TriggerInput,
+  type TriggerPatternCache,
+} from "./skill-trigger-pattern.js";
 import { tokenize } from "./trigger-keyword-index.js";
 import type { TriggerTimeBudget } from "./trigger-time-budget.js";
 

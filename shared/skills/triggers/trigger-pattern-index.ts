@@ -26,8 +26,7 @@ export interface PatternTriggerEntry {
 }
 
 type LiteralTree =
-  | { readonly kind: "literal"; readonly id: number }
-  | { readonly kind: "all" | "any"; readonly of: readonly LiteralTree[] };
+  { readonly kind: "literal"; readonly id: number } | { readonly kind: "all" | "any"; readonly of: readonly LiteralTree[] };
 
 interface PatternGroup {
   readonly set: TriggerRegexSet;

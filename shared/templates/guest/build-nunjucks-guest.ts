@@ -20,7 +20,11 @@ const virtualModules = (modules: Record<string, string>): Plugin => ({
   },
 });
 
-const bundle = async (entry: { path: string } | { contents: string }, modules: Record<string, string>, globalName?: string): Promise<string> => {
+const bundle = async (
+  entry: { path: string } | { contents: string },
+  modules: Record<string, string>,
+  globalName?: string,
+): Promise<string> => {
   const result = await build({
     ...("path" in entry ? { entryPoints: [entry.path] } : { stdin: { contents: entry.contents, resolveDir: here("."), loader: "js" } }),
     bundle: true,
@@ -52,10 +56,13 @@ const buildLazyBuiltins = async (): Promise<string> => {
 
 export const buildNunjucksGuestRuntime = async (): Promise<string> => {
   const lazyBuiltins = await buildLazyBuiltins();
-  return bundle({ path: here("nunjucks-guest-entry.js") }, {
-    // A string literal costs QuickJS a fraction of parsing the same code, and most bodies use no filter.
-    "nunjucks-lazy-builtins": `var src = ${JSON.stringify(lazyBuiltins)}; module.exports = function (lib, runtime) { return (0, eval)(src)(lib, runtime); };`,
-  });
+  return bundle(
+    { path: here("nunjucks-guest-entry.js") },
+    {
+      // A string literal costs QuickJS a fraction of parsing the same code, and most bodies use no filter.
+      "nunjucks-lazy-builtins": `var src = ${JSON.stringify(lazyBuiltins)}; module.exports = function (lib, runtime) { return (0, eval)(src)(lib, runtime); };`,
+    },
+  );
 };
 
 export const renderVendorFile = (runtime: string): string =>

@@ -94,7 +94,14 @@ export interface Turn {
   manualPaths: string[];
   messages: (PendingMessage & { role: "user" })[];
   activeSkills: ActiveSkillRef[];
-  catalog: { entries: { name: string; description: string; source: string; approxTokens: number }[]; omitted: string[]; omittedCount: number; budgetChars: number; usedChars: number; approxTokens: number };
+  catalog: {
+    entries: { name: string; description: string; source: string; approxTokens: number }[];
+    omitted: string[];
+    omittedCount: number;
+    budgetChars: number;
+    usedChars: number;
+    approxTokens: number;
+  };
   skillTokens: { name: string; approxTokens: number }[];
   activation: ActivationEntry[];
 }
@@ -165,14 +172,16 @@ function checkAnswer(method: string, path: string, status: number, json: unknown
   const record = (schema: z.core.$ZodType): void => {
     const parsed = z.safeParse(schema, json);
     contractLedger.checked.push(what);
-    if (!parsed.success) contractLedger.violations.push(`${what}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    if (!parsed.success)
+      contractLedger.violations.push(`${what}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   };
   if (status >= 400) {
     if (typeof json !== "object" || json === null) return;
     record(contract.ApiErrorBody);
     const code = (json as { error?: { code?: unknown } }).error?.code;
     if (!contract.isErrorCode(code)) contractLedger.violations.push(`${what}: unknown error code ${String(code)}`);
-    else if (contract.STATUS_BY_CODE[code] !== status) contractLedger.violations.push(`${what}: ${code} is ${contract.STATUS_BY_CODE[code]} in the contract`);
+    else if (contract.STATUS_BY_CODE[code] !== status)
+      contractLedger.violations.push(`${what}: ${code} is ${contract.STATUS_BY_CODE[code]} in the contract`);
     return;
   }
   if (!answer || status === 204 || status === 304) return;
@@ -271,46 +280,65 @@ export class ApiClient {
 
   listDocuments(tenant: string, project: string, prefix?: string) {
     const query = prefix === undefined ? "" : `?prefix=${enc(prefix)}`;
-    return this.send<{ documents: { path: string; etag: string; size: number }[] }>("GET", `/brain/${enc(tenant)}/projects/${enc(project)}/documents${query}`, {
-      answer: { schema: contract.DocumentList },
-    });
+    return this.send<{ documents: { path: string; etag: string; size: number }[] }>(
+      "GET",
+      `/brain/${enc(tenant)}/projects/${enc(project)}/documents${query}`,
+      {
+        answer: { schema: contract.DocumentList },
+      },
+    );
   }
 
   // Skills
 
   effective(tenant: string, projectId?: string) {
     const query = projectId === undefined ? "" : `?projectId=${enc(projectId)}`;
-    return this.send<{ skills: SkillSummary[] }>("GET", `/brain/${enc(tenant)}/skills/effective${query}`, { answer: { schema: contract.EffectiveSkills } });
+    return this.send<{ skills: SkillSummary[] }>("GET", `/brain/${enc(tenant)}/skills/effective${query}`, {
+      answer: { schema: contract.EffectiveSkills },
+    });
   }
 
   /** The effective list with `includeShadowed=true` (API.md "Explainable activation"). */
   effectiveWithShadowed(tenant: string, projectId?: string) {
     const query = projectId === undefined ? "" : `&projectId=${enc(projectId)}`;
-    return this.send<{ skills: SkillSummary[]; shadowed: ShadowedSkill[] }>("GET", `/brain/${enc(tenant)}/skills/effective?includeShadowed=true${query}`, {
-      answer: { schema: contract.EffectiveSkills },
-    });
+    return this.send<{ skills: SkillSummary[]; shadowed: ShadowedSkill[] }>(
+      "GET",
+      `/brain/${enc(tenant)}/skills/effective?includeShadowed=true${query}`,
+      {
+        answer: { schema: contract.EffectiveSkills },
+      },
+    );
   }
 
   effectiveSkill(tenant: string, name: string, projectId?: string) {
     const query = projectId === undefined ? "" : `?projectId=${enc(projectId)}`;
-    return this.send<SkillDetail>("GET", `/brain/${enc(tenant)}/skills/effective/${enc(name)}${query}`, { answer: { schema: contract.SkillDetail } });
+    return this.send<SkillDetail>("GET", `/brain/${enc(tenant)}/skills/effective/${enc(name)}${query}`, {
+      answer: { schema: contract.SkillDetail },
+    });
   }
 
   problems(tenant: string, projectId?: string) {
     const query = projectId === undefined ? "" : `?projectId=${enc(projectId)}`;
-    return this.send<{ problems: { name: string; source: string; path: string; line?: number; message: string; severity: "error" | "warning" | "info" }[] }>("GET", `/brain/${enc(tenant)}/skills/problems${query}`, {
+    return this.send<{
+      problems: { name: string; source: string; path: string; line?: number; message: string; severity: "error" | "warning" | "info" }[];
+    }>("GET", `/brain/${enc(tenant)}/skills/problems${query}`, {
       answer: { schema: contract.SkillProblems },
     });
   }
 
   active(tenant: string, processId: string) {
-    return this.send<{ activeSkills: ActiveSkillRef[] }>("GET", `/brain/${enc(tenant)}/skills/active?processId=${enc(processId)}`, { answer: { schema: contract.ActiveSkills } });
+    return this.send<{ activeSkills: ActiveSkillRef[] }>("GET", `/brain/${enc(tenant)}/skills/active?processId=${enc(processId)}`, {
+      answer: { schema: contract.ActiveSkills },
+    });
   }
 
   // Processes and steering
 
   spawn(tenant: string, sessionId: string, body: { recipe: string; projectId: string; name?: string }) {
-    return this.send<Process>("POST", `/brain/${enc(tenant)}/sessions/${enc(sessionId)}/processes`, { body, answer: { schema: contract.Process } });
+    return this.send<Process>("POST", `/brain/${enc(tenant)}/sessions/${enc(sessionId)}/processes`, {
+      body,
+      answer: { schema: contract.Process },
+    });
   }
 
   process(tenant: string, processId: string) {
@@ -326,7 +354,9 @@ export class ApiClient {
   }
 
   requestStatus(tenant: string, processId: string, requestId: string) {
-    return this.send<LaneAnswer>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/requests/${enc(requestId)}`, { answer: { schema: contract.RequestRecord } });
+    return this.send<LaneAnswer>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/requests/${enc(requestId)}`, {
+      answer: { schema: contract.RequestRecord },
+    });
   }
 
   compose(tenant: string, processId: string, body: { message?: string; requestId?: string } = {}, wait?: number) {
@@ -346,18 +376,28 @@ export class ApiClient {
   }
 
   composition(tenant: string, processId: string, message?: string, options: { explain?: "all" } = {}) {
-    const params = [...(message === undefined ? [] : [`message=${enc(message)}`]), ...(options.explain ? [`explain=${options.explain}`] : [])];
+    const params = [
+      ...(message === undefined ? [] : [`message=${enc(message)}`]),
+      ...(options.explain ? [`explain=${options.explain}`] : []),
+    ];
     const query = params.length === 0 ? "" : `?${params.join("&")}`;
-    return this.send<Turn>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/composition${query}`, { answer: { schema: contract.Turn } });
+    return this.send<Turn>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/composition${query}`, {
+      answer: { schema: contract.Turn },
+    });
   }
 
   /** A composed Turn, as stored with its compose request. */
   turn(tenant: string, processId: string, turnId: string) {
-    return this.send<Turn>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/turns/${enc(turnId)}`, { answer: { schema: contract.Turn } });
+    return this.send<Turn>("GET", `/brain/${enc(tenant)}/processes/${enc(processId)}/turns/${enc(turnId)}`, {
+      answer: { schema: contract.Turn },
+    });
   }
 
   tool(tenant: string, processId: string, toolName: string, args: Record<string, unknown> = {}) {
-    return this.send<{ result: unknown }>("POST", `/brain/${enc(tenant)}/processes/${enc(processId)}/tools/${enc(toolName)}`, { body: { args }, answer: { schema: contract.ToolResult } });
+    return this.send<{ result: unknown }>("POST", `/brain/${enc(tenant)}/processes/${enc(processId)}/tools/${enc(toolName)}`, {
+      body: { args },
+      answer: { schema: contract.ToolResult },
+    });
   }
 }
 
@@ -393,7 +433,8 @@ export class FrameInbox {
         this.taken.add(index);
         return this.frames[index] as T;
       }
-      if (Date.now() >= deadline) throw new Error(`No matching WebSocket frame within ${timeoutMs} ms; received: ${JSON.stringify(this.frames).slice(0, 2000)}`);
+      if (Date.now() >= deadline)
+        throw new Error(`No matching WebSocket frame within ${timeoutMs} ms; received: ${JSON.stringify(this.frames).slice(0, 2000)}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }

@@ -27,7 +27,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // one file's poller would hand its messages to another file's handlers.
   const suffix = randomUUID().slice(0, 8);
   const isolated = process.env.AWS_ENDPOINT_URL
-    ? { resourceNames: { tableName: `skills-e2e-${suffix}`, bucketName: `skills-e2e-${suffix}`, historyBucketName: `skills-e2e-${suffix}-history`, laneQueueBaseName: `skills-e2e-${suffix}` } }
+    ? {
+        resourceNames: {
+          tableName: `skills-e2e-${suffix}`,
+          bucketName: `skills-e2e-${suffix}`,
+          historyBucketName: `skills-e2e-${suffix}-history`,
+          laneQueueBaseName: `skills-e2e-${suffix}`,
+        },
+      }
     : {};
   // Short polling, so close() need not wait out a one-second long poll.
   const lane = { waitTimeSeconds: 0, ...options.lane };

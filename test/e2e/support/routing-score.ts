@@ -21,7 +21,10 @@ const RoutingRequestSchema = z.object({
 export type RoutingRequest = z.infer<typeof RoutingRequestSchema>;
 
 export function loadRoutingRequests(path: string): RoutingRequest[] {
-  return z.array(RoutingRequestSchema).min(1).parse(parse(readFileSync(path, "utf8")));
+  return z
+    .array(RoutingRequestSchema)
+    .min(1)
+    .parse(parse(readFileSync(path, "utf8")));
 }
 
 /** What one request got: the catalog's entry names, the Turn's active skills, the search's names (undefined: search failed). */
@@ -98,11 +101,13 @@ export function summarize(scored: readonly ScoredOutcome[]): RoutingReport {
   };
 }
 
-const shortList = (names: readonly string[], max: number): string => (names.length <= max ? names.join(", ") : `${names.slice(0, max).join(", ")}, … (${names.length})`);
+const shortList = (names: readonly string[], max: number): string =>
+  names.length <= max ? names.join(", ") : `${names.slice(0, max).join(", ")}, … (${names.length})`;
 
 /** The console report: rates, rates per kind, then every miss with what the model saw instead. */
 export function formatReport(report: RoutingReport): string {
-  const rate = (row: RateRow): string => `listed ${percent(row.listed, row.requests)} %, reachable ${percent(row.reachable, row.requests)} % of ${row.requests}`;
+  const rate = (row: RateRow): string =>
+    `listed ${percent(row.listed, row.requests)} %, reachable ${percent(row.reachable, row.requests)} % of ${row.requests}`;
   const lines = [
     `routing: ${rate(report)} (${report.negatives} small-talk requests not counted; ${report.searchFailures} searches failed)`,
     ...ROUTING_KINDS.flatMap((kind) => (report.byKind[kind] ? [`  ${kind.padEnd(10)} ${rate(report.byKind[kind])}`] : [])),

@@ -7,7 +7,10 @@ export interface CloseInfo {
 
 /** The handshake was refused with an HTTP status (401 without a token, 403, …). */
 export class WebSocketRejected extends Error {
-  constructor(readonly statusCode: number, readonly body: string) {
+  constructor(
+    readonly statusCode: number,
+    readonly body: string,
+  ) {
     super(`WebSocket handshake refused with ${statusCode}: ${body}`);
   }
 }
