@@ -11,8 +11,10 @@ export const CatalogEntry = z.looseObject({ name: z.string(), description: z.str
 export const Catalog = z.looseObject({
   entries: z.array(CatalogEntry),
   omitted: z.array(z.string()),
+  omittedCount: z.int(),
   budgetChars: z.int(),
   usedChars: z.int(),
+  approxTokens: z.int(),
 });
 
 export const ActivationEntry = z.looseObject({

@@ -145,7 +145,14 @@ describe("chat view", () => {
       manualPaths: [],
       messages: [{ id: "m1", sender: "carol", text: "hi", role: "user" }],
       activeSkills: [],
-      catalog: { entries: [{ name: "format", description: "d", source: "PROJECT" }], omitted: [], budgetChars: 8000, usedChars: 20 },
+      catalog: {
+        entries: [{ name: "format", description: "d", source: "PROJECT" }],
+        omitted: [],
+        omittedCount: 0,
+        budgetChars: 8000,
+        usedChars: 20,
+        approxTokens: 5,
+      },
       activation: [],
     } satisfies Turn;
 

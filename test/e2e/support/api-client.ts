@@ -10,131 +10,20 @@ import type { WsTestClient } from "./ws-client.js";
  * (contract/) into `contractLedger`; the types below are what the tests read of those answers.
  */
 
-export interface ApiError {
-  error: { code: string; message: string; problems?: { path: string; line?: number; message: string }[] };
-}
-
-export interface ActiveSkillRef {
-  name: string;
-  resolvedFromScope: "USER" | "PROJECT" | "VANCE" | "RESOURCE";
-  oneShot: boolean;
-  fromRecipe: boolean;
-  activatedAt: string;
-  args: string | null;
-  activatedBy: "explicit" | "trigger" | "model" | "recipe" | "spawn";
-}
-
-export interface SkillSummary {
-  name: string;
-  title: string;
-  description: string;
-  version: string;
-  tags: string[];
-  source: ActiveSkillRef["resolvedFromScope"];
-  lifecycle: "sticky" | "shot";
-  triggers: { type: "PATTERN" | "KEYWORDS"; pattern?: string; keywords?: string[] }[];
-  arguments: boolean | { name: string; type: string; description?: string; required: boolean }[];
-  run: { target: "inline" | "spawn"; recipe?: string; inherit?: string };
-}
-
+export type ApiError = { error: contract.ApiErrorBody };
+export type ActiveSkillRef = contract.ActiveSkillRef;
+export type SkillSummary = contract.SkillSummary;
 /** A skill document an inner level hides: `shadowedBy` is the level that answers for the name. */
-export interface ShadowedSkill {
-  name: string;
-  source: string;
-  path: string;
-  shadowedBy: string;
-  reason: "overridden" | "disabled";
-}
-
-export interface SkillDetail extends SkillSummary {
-  body: string;
-  tools: string[];
-  manualPaths: string[];
-  referenceDocs: { title: string; file: string; loadMode: "INLINE" | "ON_DEMAND"; summary?: string; content?: string }[];
-  activate: string[];
-  deactivate: string[];
-  action: string | null;
-  scripts: unknown[];
-  /** API.md "Skill files". */
-  files: { path: string; size: number; digest?: string }[];
-}
-
-export interface PendingMessage {
-  id: string;
-  sender: string;
-  text: string;
-  kind?: string;
-  skill?: string;
-  [field: string]: unknown;
-}
-
-export interface Process {
-  processId: string;
-  sessionId: string;
-  name: string;
-  recipe: string;
-  projectId: string;
-  activeSkills: ActiveSkillRef[];
-  allowedSkillsOverride: string[] | null;
-  locked: boolean;
-  pending: PendingMessage[];
-  guard: null | { type: "inline" | "script"; [field: string]: unknown };
-  parentProcessId: string | null;
-  children: { processId: string; name: string }[];
-  status: string;
-  version: number;
-}
-
-export interface Turn {
-  turnId: string;
-  systemPrompt: { role: "system"; content: string }[];
-  skillSection: string;
-  tools: string[];
-  toolSpecs: { name: string; description: string; inputSchema: Record<string, unknown> }[];
-  manualPaths: string[];
-  messages: (PendingMessage & { role: "user" })[];
-  activeSkills: ActiveSkillRef[];
-  catalog: {
-    entries: { name: string; description: string; source: string; approxTokens: number }[];
-    omitted: string[];
-    omittedCount: number;
-    budgetChars: number;
-    usedChars: number;
-    approxTokens: number;
-  };
-  skillTokens: { name: string; approxTokens: number }[];
-  activation: ActivationEntry[];
-}
-
+export type ShadowedSkill = contract.ShadowedSkill;
+export type SkillDetail = contract.SkillDetail;
+export type PendingMessage = contract.PendingMessage;
+export type Process = contract.Process;
+export type Turn = contract.Turn;
 /** API.md "Explainable activation". */
-export interface ActivationEntry {
-  name: string;
-  outcome: "active" | "activated" | "blocked" | "not-matched";
-  activatedBy?: string;
-  reason?: string;
-  trigger?: { type: "KEYWORDS" | "PATTERN"; index: number; keywords?: string[]; match?: string };
-}
-
-export interface ActivateResult {
-  activeSkills: ActiveSkillRef[];
-  turnScheduled: boolean;
-  spawned?: { processId: string; name: string };
-}
-
-export interface LaneAnswer<R = unknown> {
-  requestId: string;
-  status: "QUEUED" | "DONE" | "FAILED";
-  result?: R;
-  error?: ApiError["error"];
-}
-
-export interface ProcessSkillRequest {
-  command: "ACTIVATE" | "CLEAR" | "CLEAR_ALL";
-  skillName?: string;
-  args?: string;
-  oneShot?: boolean;
-  requestId?: string;
-}
+export type ActivationEntry = contract.ActivationEntry;
+export type ActivateResult = contract.ActivateResult;
+export type LaneAnswer<R = unknown> = contract.RequestRecord<R>;
+export type ProcessSkillRequest = contract.ProcessSkillRequest;
 
 export interface ApiResponse<T = unknown> {
   status: number;
