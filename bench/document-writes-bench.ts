@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { httpDocumentsApi } from "../cli/documents-client.js";
 import { runPush } from "../cli/push.js";
 import { startLocalStack } from "../infra/local/local-stack.js";
-import type { LocalStackLogger } from "../infra/local/local-logger.js";
+import { quiet } from "./quiet-stack-logger.js";
 import { localClients } from "../infra/local/local-resources.js";
 import { DocumentService } from "../shared/app/document-service.js";
 import { DynamoDBLevelUsage } from "../shared/catalogue/dynamodb-level-usage.js";
@@ -18,11 +18,6 @@ import { repeated, timeMany, type BenchRow } from "./bench-table.js";
 const SIZES = (process.env.PUT_LEVEL_SIZES ?? "10,1000,10000").split(",").map(Number);
 const PUSH_SKILLS = Number(process.env.PUSH_SKILLS ?? (QUICK ? 100 : 1000));
 const TENANT = "writes";
-const quiet: LocalStackLogger = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message, detail) => console.error(`[local stack] ${message}`, detail ?? ""),
-};
 const PUTS = Math.max(REPETITIONS * 4, 20);
 
 /**

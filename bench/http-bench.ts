@@ -1,6 +1,6 @@
 import { startLocalStack } from "../infra/local/local-stack.js";
 import type { LocalStack } from "../infra/local/local-stack.js";
-import type { LocalStackLogger } from "../infra/local/local-logger.js";
+import { quiet } from "./quiet-stack-logger.js";
 import { percentile, timeMany } from "./bench-table.js";
 import type { BenchRow } from "./bench-table.js";
 
@@ -15,12 +15,6 @@ const PROJECT = "demo";
 const WARMUP = 5;
 const LIST_SAMPLES = 200;
 const LANE_SAMPLES = 60;
-
-const quiet: LocalStackLogger = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message, detail) => console.error(`[local stack] ${message}`, detail ?? ""),
-};
 
 class BenchFailure extends Error {}
 

@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startLocalStack } from "../infra/local/local-stack.js";
-import type { LocalStackLogger } from "../infra/local/local-logger.js";
+import { quiet } from "./quiet-stack-logger.js";
 import { percentile, repeated, timeMany } from "./bench-table.js";
 import { REPETITIONS } from "./bench-mode.js";
 import type { BenchRow } from "./bench-table.js";
@@ -17,12 +17,6 @@ const PROJECT = "mcp";
 const SKILLS = 1000;
 const WARMUP = 3;
 const SAMPLES = 50;
-
-const quiet: LocalStackLogger = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message, detail) => console.error(`[local stack] ${message}`, detail ?? ""),
-};
 
 const skillMd = (i: number): string =>
   `---\nname: s${String(i).padStart(4, "0")}\ndescription: Bench skill ${i}.\narguments:\n  - name: lang\n    enum: [ts, py]\n---\nDo task ${i} carefully.\n`;

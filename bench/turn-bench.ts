@@ -1,6 +1,6 @@
 import { startLocalStack } from "../infra/local/local-stack.js";
 import type { LocalStack } from "../infra/local/local-stack.js";
-import type { LocalStackLogger } from "../infra/local/local-logger.js";
+import { quiet } from "./quiet-stack-logger.js";
 import { tallySdkRequests } from "../test/support/sdk-request-tally.js";
 import { percentile, repeated } from "./bench-table.js";
 import type { BenchRow } from "./bench-table.js";
@@ -21,12 +21,6 @@ const COUNTED_TURNS = 20;
 const LATENCY_TURNS = QUICK ? 40 : 100;
 const WINDOW_MS = QUICK ? 1000 : 2000;
 const CALLERS_PER_PROCESS = 4;
-
-const quiet: LocalStackLogger = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message, detail) => console.error(`[local stack] ${message}`, detail ?? ""),
-};
 
 class BenchFailure extends Error {}
 
