@@ -105,7 +105,8 @@ async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
       POWERTOOLS_LOG_LEVEL: process.env.COLD_TURN_LOG_LEVEL ?? "SILENT",
       NODE_OPTIONS: "--enable-source-maps",
     };
-    // COLD_TURN_CPU_PROF=<dir>: one V8 CPU profile per cold process (what the first turn spends its time on).
+    // COLD_TURN_CPU_PROF=<dir>: one V8 CPU profile per cold process (what the first turn spends its time on);
+    // with SKILLS_PROFILE_BUILD=1 the bundle is not minified, so the profile names our functions.
     const profiling = process.env.COLD_TURN_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.COLD_TURN_CPU_PROF}`] : [];
     const samples: number[] = [];
     const s3Requests: number[] = [];

@@ -101,7 +101,8 @@ export const lambdaBundleOptions = (
   platform: "node",
   format: "esm",
   target: NODE_TARGET,
-  minify: true,
+  // SKILLS_PROFILE_BUILD=1: readable function names in CPU profiles (bench/cold-turn-bench.ts); never set for a deploy.
+  minify: process.env.SKILLS_PROFILE_BUILD !== "1",
   sourcemap: true,
   sourcesContent: false,
   mainFields: ["module", "main"],

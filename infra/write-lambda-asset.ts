@@ -52,7 +52,7 @@ export function writeLambdaAsset(
         platform: "node",
         format: "cjs",
         target: NODE_TARGET,
-        minify: true,
+        minify: process.env.SKILLS_PROFILE_BUILD !== "1",
         logLevel: "warning",
         absWorkingDir: PROJECT_ROOT,
         outfile: join(outDir, lazyLibraryFile(library)),
