@@ -1,8 +1,11 @@
-import { cpSync, mkdirSync } from "node:fs";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { buildSync, type Metafile } from "esbuild";
+import { encodeBundledLevel } from "../shared/catalogue/bundled-level-outcomes.js";
+import { bundledPreparedFile, readBundledDocuments } from "../shared/documents/bundled-document-layer.js";
 import { LAZY_LIBRARY_NAMES, lazyLibraryFile } from "../shared/lazy/lazy-libraries.js";
+import { skillDocumentPreparer } from "../shared/skills/skill-loader.js";
 import type { FunctionName } from "./api-routes.js";
 import { ESM_REQUIRE_SHIM, externalFor, AWS_SDK_SOURCE, lambdaBundleOptions, NODE_TARGET, PROJECT_ROOT } from "./lambda-bundle.js";
 
@@ -17,7 +20,7 @@ export const SANDBOX_WORKER_FILE = "sandbox-worker.mjs";
 export const QUICKJS_WASM_FILE = "emscripten-module.wasm";
 
 export interface LambdaAssetContents {
-  /** Copies shared/bundled beside the code. */
+  /** Copies shared/bundled beside the code, with its parse outcomes (writeBundledPrepared). */
   loadsSkills?: boolean | undefined;
   /** Adds the QuickJS sandbox worker and its wasm. */
   runsSandbox?: boolean | undefined;
@@ -59,7 +62,10 @@ export function writeLambdaAsset(
       });
     }
   }
-  if (contents.loadsSkills) cpSync(join(PROJECT_ROOT, BUNDLED_SOURCE), join(outDir, BUNDLED_TARGET), { recursive: true });
+  if (contents.loadsSkills) {
+    cpSync(join(PROJECT_ROOT, BUNDLED_SOURCE), join(outDir, BUNDLED_TARGET), { recursive: true });
+    writeBundledPrepared(join(outDir, BUNDLED_TARGET));
+  }
   if (contents.runsSandbox) {
     buildSync({
       entryPoints: [join(PROJECT_ROOT, SANDBOX_WORKER_SOURCE)],
@@ -77,4 +83,15 @@ export function writeLambdaAsset(
     cpSync(quickjsWasmPath(), join(outDir, QUICKJS_WASM_FILE));
   }
   return metafile!;
+}
+
+/**
+ * The parse outcomes of the bundled skills as a cold instance would make them (issue 27), written
+ * beside the copied folder (bundledPreparedFile): its RESOURCE level takes each one whose ETag is
+ * the document's instead of parsing it (shared/catalogue/bundled-level-outcomes.ts).
+ */
+export function writeBundledPrepared(bundledDir: string): string {
+  const file = bundledPreparedFile(bundledDir);
+  writeFileSync(file, encodeBundledLevel(readBundledDocuments(bundledDir), skillDocumentPreparer));
+  return file;
 }

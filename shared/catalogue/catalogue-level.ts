@@ -1,12 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  mapWithConcurrency,
-  type CascadeLayer,
-  type CascadeLevel,
-  type DocumentPreparer,
-  type PreparedDocument,
-} from "../documents/cascade-layers.js";
-import { isTransientServiceError } from "../support/transient-errors.js";
+import type { CascadeLayer, CascadeLevel, DocumentPreparer, PreparedDocument } from "../documents/cascade-layers.js";
 import { validateDocumentPath, validateDocumentPrefix } from "../documents/document-path.js";
 import type { DocumentLayer, DocumentRef, StoredDocument } from "../documents/document-store.js";
 import { messageOf } from "../documents/cascade-resolver.js";
@@ -14,9 +7,7 @@ import { CATALOGUE_PREFIX, EMPTY_LEVEL_SNAPSHOT, type CatalogueVersions, type Le
 import { decodeLevelSnapshot, encodeLevelSnapshot, type LevelSnapshotContent } from "./level-snapshot-codec.js";
 import { levelSnapshotKey, type LevelSnapshotStore } from "./level-snapshot-store.js";
 import type { Logger } from "../support/logger.js";
-
-/** Documents read and parsed at once while a level's outcomes are prepared. */
-const PREPARE_CONCURRENCY = 16;
+import { prepareLevelOutcomes } from "./prepare-level-outcomes.js";
 
 /** What a store level needs to read and write its snapshot (issue 27); absent for the RESOURCE level. */
 export interface LevelSnapshotAccess {
@@ -61,6 +52,8 @@ export class CatalogueLevel {
     private readonly logger: Pick<Logger, "warn">,
     private readonly preparer?: DocumentPreparer,
     private readonly snapshots?: LevelSnapshotAccess,
+    /** Outcomes prepared elsewhere, kept by ETag like a stored snapshot's (the RESOURCE level: once per process). */
+    private readonly seed?: () => Promise<ReadonlyMap<string, PreparedDocument> | undefined>,
   ) {}
 
   /**
@@ -69,10 +62,11 @@ export class CatalogueLevel {
    * counts. The snapshot object is kept when the listing did not change (stable identities).
    *
    * With a preparer, every SKILL.md of the listing gets its parse outcome (kept ones by ETag, the
-   * rest read and parsed once). With snapshot access, a cold level whose stored snapshot is at
-   * `version` is installed from that one object (no listing, no document read); a missing, stale
-   * or unreadable one is listed, diffed by ETag against what the stored one still tells, and
-   * written anew (conditionally on the version item: a stale rebuild never wins).
+   * rest read and parsed once); a cold level without a stored snapshot keeps those of its `seed`
+   * by ETag too. With snapshot access, a cold level whose stored snapshot is at `version` is
+   * installed from that one object (no listing, no document read); a missing, stale or unreadable
+   * one is listed, diffed by ETag against what the stored one still tells, and written anew
+   * (conditionally on the version item: a stale rebuild never wins).
    */
   refresh(token: string | undefined, version?: LevelVersion): Promise<LevelSnapshot> {
     if (token !== undefined && this.refreshing?.token === token) return this.refreshing.promise;
@@ -102,7 +96,8 @@ export class CatalogueLevel {
       }
     }
     const refs = await this.raw.list(CATALOGUE_PREFIX);
-    const prepared = this.preparer ? await this.prepareAll(refs, stored?.prepared ?? this.snapshot?.prepared) : undefined;
+    const known = stored?.prepared ?? this.snapshot?.prepared ?? (this.preparer && (await this.seed?.()));
+    const prepared = this.preparer ? await this.prepareAll(refs, known) : undefined;
     const snapshot = this.install(refs, token, prepared);
     if (
       cold &&
@@ -173,33 +168,12 @@ export class CatalogueLevel {
   }
 
   /** Parse outcomes of the listing's prepared documents: kept ones by ETag, the others read (bodies kept) and parsed. */
-  private async prepareAll(
+  private prepareAll(
     refs: readonly DocumentRef[],
     known: ReadonlyMap<string, PreparedDocument> | undefined,
   ): Promise<Map<string, PreparedDocument>> {
-    const preparer = this.preparer!;
     const listing: ReadonlyMap<string, DocumentRef> = new Map(refs.map((ref) => [ref.path, ref]));
-    const wanted = refs.filter((ref) => preparer.handles(ref.path));
-    const outcomes = await mapWithConcurrency(wanted, PREPARE_CONCURRENCY, async (ref): Promise<PreparedDocument | undefined> => {
-      const kept = known?.get(ref.path);
-      if (kept !== undefined && kept.etag === ref.etag) return kept;
-      let doc: StoredDocument | undefined;
-      try {
-        doc = await this.read(ref.path, listing);
-      } catch (error) {
-        if (isTransientServiceError(error)) throw error;
-        return { etag: ref.etag, outcome: { ok: false, findings: [{ message: `could not be read: ${messageOf(error)}` }] } };
-      }
-      // Gone since the listing: left to the lookup, which finds it absent.
-      if (doc === undefined || doc.etag !== ref.etag) return undefined;
-      return { etag: doc.etag, outcome: preparer.prepare(ref.path, doc) };
-    });
-    const prepared = new Map<string, PreparedDocument>();
-    wanted.forEach((ref, i) => {
-      const outcome = outcomes[i];
-      if (outcome !== undefined) prepared.set(ref.path, outcome);
-    });
-    return prepared;
+    return prepareLevelOutcomes(refs, known, this.preparer!, (path) => this.read(path, listing));
   }
 
   private install(

@@ -4,10 +4,11 @@ import type { CascadeCatalogue, CascadeLevel, CascadeView, DocumentPreparer, Sta
 import type { LevelSnapshotStore } from "./level-snapshot-store.js";
 import { cascadeLevels } from "../documents/cascade-layers.js";
 import { messageOf } from "../documents/cascade-resolver.js";
-import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
+import type { DocumentStore } from "../documents/document-store.js";
 import { StoreDocumentLayer } from "../documents/store-document-layer.js";
 import type { SkillScopeContext } from "../documents/cascade-scope.js";
 import { CatalogueUnavailable } from "./catalogue-errors.js";
+import { bundledLevelOutcomes, type BundledLayer } from "./bundled-level-outcomes.js";
 import { CatalogueLevel, type LevelSnapshot } from "./catalogue-level.js";
 import { versionToken, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
 import { VersionReadBatch } from "./version-read-batch.js";
@@ -15,8 +16,11 @@ import type { Logger } from "../support/logger.js";
 
 export interface DocumentCatalogueOptions {
   store: DocumentStore;
-  /** The RESOURCE layer: listed once per tenant entry, never validated (a change needs a restart, spec §3). */
-  bundled: DocumentLayer;
+  /**
+   * The RESOURCE layer: listed once per tenant entry, never validated (a change needs a restart,
+   * spec §3); its parse outcomes are prepared once per process (bundledLevelOutcomes).
+   */
+  bundled: BundledLayer;
   versions: CatalogueVersions;
   logger?: Pick<Logger, "warn">;
   /** Levels (tenant × project) kept; the least recently used one is dropped beyond it. */
@@ -47,7 +51,8 @@ const DEFAULT_MAX_LEVELS = 1024;
  * next lookup (spec §3 "Hot Reload") without listing or reading S3 on every turn.
  *
  * Entries are keyed by tenant (SECURITY.md): nothing one tenant's lookups cached is ever handed
- * to another tenant, the bundled layer included.
+ * to another tenant, the bundled layer included. What every tenant's RESOURCE level shares is the
+ * parse outcomes of the bundled bytes themselves, which no lookup adds to (bundledLevelOutcomes).
  *
  * A turn reads the versions together with its process (ProcessVersionsReader) and runs its lookups
  * under `withVersions`, so they read no versions of their own: a steady turn costs that one read.
@@ -58,7 +63,7 @@ const DEFAULT_MAX_LEVELS = 1024;
  */
 export class DocumentCatalogue implements CascadeCatalogue {
   private readonly store: DocumentStore;
-  private readonly bundled: DocumentLayer;
+  private readonly bundled: BundledLayer;
   private readonly logger: Pick<Logger, "warn">;
   private readonly batch: VersionReadBatch;
   private readonly levels: LRUCache<string, CatalogueLevel>;
@@ -166,7 +171,9 @@ export class DocumentCatalogue implements CascadeCatalogue {
         level.source !== "RESOURCE" && this.snapshots
           ? { tenant, store: this.snapshots, versions: this.versions, writes: this.snapshotWrites }
           : undefined;
-      entry = new CatalogueLevel(level, raw, this.logger, this.preparer, snapshots);
+      const preparer = this.preparer;
+      const seed = level.source === "RESOURCE" && preparer ? () => bundledLevelOutcomes(this.bundled, preparer, this.logger) : undefined;
+      entry = new CatalogueLevel(level, raw, this.logger, preparer, snapshots, seed);
       this.levels.set(key, entry);
     }
     return entry;

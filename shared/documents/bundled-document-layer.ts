@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readConfig } from "../config/config.js";
@@ -21,17 +21,33 @@ export function resolveBundledRoot(root?: string): string {
   return root ?? readConfig(process.env, ["bundledDir"]).bundledDir ?? defaultRoot();
 }
 
-async function walk(root: string, relative: string, into: Map<string, StoredDocument>): Promise<void> {
-  const entries = await readdir(join(root, relative), { withFileTypes: true });
-  for (const entry of entries) {
+/**
+ * The asset build's parse outcomes of the bundled level (infra/write-lambda-asset.ts, issue 27):
+ * a file beside the folder, `<root>.prepared.json.gz`, so no walk of the folder ever sees it.
+ */
+export const bundledPreparedFile = (root: string): string => `${root.replace(/[\\/]+$/, "")}.prepared.json.gz`;
+
+function walk(root: string, relative: string, into: Map<string, StoredDocument>): void {
+  for (const entry of readdirSync(join(root, relative), { withFileTypes: true })) {
     const path = relative ? `${relative}/${entry.name}` : entry.name;
     // Only plain files and directories: a symlink could point anywhere on the host.
-    if (entry.isDirectory()) await walk(root, path, into);
+    if (entry.isDirectory()) walk(root, path, into);
     else if (entry.isFile() && isValidDocumentPath(path)) {
-      const body = new Uint8Array(await readFile(join(root, path)));
+      const body = new Uint8Array(readFileSync(join(root, path)));
       into.set(path, { path, etag: md5Etag(body), size: body.byteLength, body });
     }
   }
+}
+
+/**
+ * Every document under `root` by path, as the RESOURCE layer serves them. Synchronous because the
+ * asset build is (CDK's local bundling): both read the folder through this one walk, so the ETags
+ * the build writes are the ones the layer lists. A handful of small files, read once per process.
+ */
+export function readBundledDocuments(root: string): Map<string, StoredDocument> {
+  const documents = new Map<string, StoredDocument>();
+  walk(root, "", documents);
+  return documents;
 }
 
 /**
@@ -47,12 +63,18 @@ export class BundledDocumentLayer implements DocumentLayer {
   }
 
   private documents(): Promise<Map<string, StoredDocument>> {
-    this.snapshot ??= (async () => {
-      const documents = new Map<string, StoredDocument>();
-      await walk(this.root, "", documents);
-      return documents;
-    })();
+    this.snapshot ??= Promise.resolve().then(() => readBundledDocuments(this.root));
     return this.snapshot;
+  }
+
+  /** The bytes of the build's prepared outcomes (bundledPreparedFile); undefined without one (running from source). */
+  async readPrepared(): Promise<Uint8Array | undefined> {
+    try {
+      return new Uint8Array(await readFile(bundledPreparedFile(this.root)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
   }
 
   async read(path: string): Promise<StoredDocument | undefined> {
