@@ -122,6 +122,14 @@ module.exports = {
       to: { path: "^contract/", pathNot: "^contract/(error-codes|levels)\\.ts$", dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "no-classic-zod",
+      severity: "error",
+      comment:
+        "Schemas are zod/mini (functional, tree-shakable): classic zod (`zod`, `zod/v4`, `zod/v3`) is ~100 KB and ~20 ms of schema building at every cold start of every function that reaches it (docs/decisions.md, issue 31: bundles). Types come from zod/mini or zod/v4/core.",
+      from: { path: "^(shared|functions|contract|client)/" },
+      to: { path: "^node_modules/zod/", pathNot: "^node_modules/zod/(mini|v4-mini|v4/mini|v4/core|v4/locales)/" },
+    },
+    {
       name: "service-not-to-client",
       severity: "error",
       comment: "The service does not call itself through its client.",
@@ -131,7 +139,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "(^node_modules|^cdk\\.out|\\.d\\.ts$)" },
+    // zod stays in the graph (not followed) so no-classic-zod sees which of its entry points a file imports.
+    exclude: { path: "(^node_modules/(?!zod/)|^cdk\\.out|\\.d\\.ts$)" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { extensions: [".ts", ".mjs", ".js"] },

@@ -15,7 +15,7 @@ import * as z from "zod/mini";
  *
  * `zod/mini` rather than `zod`: the same schemas (and `import * as z`), but tree-shakable, so the
  * authorizer and the table-only functions stay small (docs/decisions.md, "Bundle size and cold
- * init"). Only the functional API is used: `from "zod"` (and ZodType for ZodMiniType) takes it unchanged.
+ * init"); all of shared/ does the same (the no-classic-zod rule of .dependency-cruiser.cjs).
  */
 
 /** What a function was started with: `process.env`, or a plain record in tests. */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { WebSocket } from "ws";
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../../contract/locale.js";
 import { SkillsError } from "../errors.js";
 import type { SandboxPool } from "../sandbox/sandbox-pool.js";
 import { ScriptFailure } from "../sandbox/script-errors.js";
@@ -38,8 +39,8 @@ interface FootClientOptions {
 
 const ExecuteFrame = z.object({
   type: z.literal("process-skill-script-execute"),
-  invocationId: z.string().min(1).max(256),
-  processId: z.string().optional(),
+  invocationId: z.string().check(z.minLength(1), z.maxLength(256)),
+  processId: z.optional(z.string()),
   skillName: z.string(),
   scriptName: z.string(),
   args: z.record(z.string(), z.unknown()),

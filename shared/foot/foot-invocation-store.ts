@@ -1,4 +1,5 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../../contract/locale.js";
 import type { ScriptLogEntry } from "../sandbox/script-errors.js";
 import { FootLogEntry, MAX_FOOT_LOG_ENTRIES } from "../scripts/foot-port.js";
 
@@ -9,7 +10,7 @@ import { FootLogEntry, MAX_FOOT_LOG_ENTRIES } from "../scripts/foot-port.js";
  * was pushed to, polled by the invoker, and expiring by TTL.
  * Adapters: in-memory-foot-invocation-store.ts, dynamodb-foot-invocation-store.ts.
  */
-export const FootError = z.strictObject({ code: z.string().max(64), message: z.string().max(4_000) });
+export const FootError = z.strictObject({ code: z.string().check(z.maxLength(64)), message: z.string().check(z.maxLength(4_000)) });
 
 /** What the client answered. */
 export type FootAnswer =
@@ -17,14 +18,14 @@ export type FootAnswer =
   | { status: "FAILED"; error: z.infer<typeof FootError>; logs?: ScriptLogEntry[] | undefined };
 
 export const FootInvocation = z.object({
-  invocationId: z.string().min(1),
-  processId: z.string().min(1),
+  invocationId: z.string().check(z.minLength(1)),
+  processId: z.string().check(z.minLength(1)),
   /** The one connection the frame was pushed to; only it may answer. */
-  connectionId: z.string().min(1),
+  connectionId: z.string().check(z.minLength(1)),
   status: z.enum(["PENDING", "DONE", "FAILED"]),
-  result: z.unknown().optional(),
-  error: FootError.optional(),
-  logs: z.array(FootLogEntry).max(MAX_FOOT_LOG_ENTRIES).optional(),
+  result: z.optional(z.unknown()),
+  error: z.optional(FootError),
+  logs: z.optional(z.array(FootLogEntry).check(z.maxLength(MAX_FOOT_LOG_ENTRIES))),
 });
 
 export type FootInvocation = z.infer<typeof FootInvocation>;

@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import type { $ZodError } from "zod/v4/core";
 
 const MAX_ISSUES = 10;
 const MAX_MESSAGE = 200;
@@ -7,7 +7,7 @@ const pathOf = (path: readonly PropertyKey[]): string =>
   path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`), "");
 
 /** `skillName: Invalid input: expected string, received number; …`, bounded for a response body. */
-export function describeZodIssues(error: z.core.$ZodError): string {
+export function describeZodIssues(error: $ZodError): string {
   const shown = error.issues.slice(0, MAX_ISSUES).map((issue) => {
     const where = pathOf(issue.path);
     const message = issue.message.length > MAX_MESSAGE ? `${issue.message.slice(0, MAX_MESSAGE)}…` : issue.message;

@@ -1,4 +1,6 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import type { $ZodError } from "zod/v4/core";
+import "../../contract/locale.js";
 import { LaneMessageMalformed, LaneMessageTooLarge } from "./lane-errors.js";
 
 /** Every mutation of a process, in the order the lane applies them. */
@@ -17,9 +19,9 @@ export type LaneMessageKind = z.infer<typeof laneMessageKindSchema>;
 
 /** The principal the request was authorized for, as taken from the verified token. */
 export const laneUserSchema = z.object({
-  login: z.string().min(1).max(256),
-  roles: z.array(z.string().max(256)).max(256).optional(),
-  projects: z.array(z.string().max(256)).max(1024).optional(),
+  login: z.string().check(z.minLength(1), z.maxLength(256)),
+  roles: z.optional(z.array(z.string().check(z.maxLength(256))).check(z.maxLength(256))),
+  projects: z.optional(z.array(z.string().check(z.maxLength(256))).check(z.maxLength(1024))),
 });
 export type LaneUser = z.infer<typeof laneUserSchema>;
 
@@ -29,14 +31,14 @@ export type LaneUser = z.infer<typeof laneUserSchema>;
  * `payload` is validated per kind by whoever applies the message.
  */
 export const laneMessageSchema = z.object({
-  requestId: z.string().min(1).max(512),
-  processId: z.string().min(1).max(256),
-  tenant: z.string().min(1).max(256),
+  requestId: z.string().check(z.minLength(1), z.maxLength(512)),
+  processId: z.string().check(z.minLength(1), z.maxLength(256)),
+  tenant: z.string().check(z.minLength(1), z.maxLength(256)),
   /** The process's project, as the producer read it: a refusal is counted for it without reading the process again. */
-  projectId: z.string().min(1).max(256).optional(),
-  user: laneUserSchema.nullable(),
+  projectId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  user: z.nullable(laneUserSchema),
   kind: laneMessageKindSchema,
-  payload: z.unknown().optional(),
+  payload: z.optional(z.unknown()),
   enqueuedAt: z.iso.datetime({ offset: true }),
 });
 export type LaneMessage = z.infer<typeof laneMessageSchema>;
@@ -88,6 +90,6 @@ export function decodeLaneMessage(body: unknown): LaneMessage {
   return parsed.data;
 }
 
-function describeIssues(error: z.ZodError): string[] {
+function describeIssues(error: $ZodError): string[] {
   return error.issues.map((issue) => `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`);
 }

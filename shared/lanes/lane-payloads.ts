@@ -1,4 +1,5 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../../contract/locale.js";
 import { TurnContext } from "../../contract/index.js";
 import { MAX_TURN_ID_LENGTH } from "../processes/turn-ids.js";
 import { ProcessStatus } from "../processes/process.js";
@@ -13,18 +14,18 @@ import type { LaneMessageKind } from "./lane-message.js";
  */
 const maxBytes = (limit: number) => (text: string) => utf8Bytes(text) <= limit;
 
-const skillName = z.string().min(1).max(128);
-const id = z.string().min(1).max(256);
+const skillName = z.string().check(z.minLength(1), z.maxLength(128));
+const id = z.string().check(z.minLength(1), z.maxLength(256));
 /** A turnId names its compose request (turn-ids.ts), so it is as long as an encoded requestId may be. */
-const turnId = z.string().min(1).max(MAX_TURN_ID_LENGTH);
-const args = z.string().refine(maxBytes(MAX_ARGS_BYTES), `must be at most ${MAX_ARGS_BYTES} bytes`);
+const turnId = z.string().check(z.minLength(1), z.maxLength(MAX_TURN_ID_LENGTH));
+const args = z.string().check(z.refine(maxBytes(MAX_ARGS_BYTES), `must be at most ${MAX_ARGS_BYTES} bytes`));
 
 export const SkillActivatePayload = z.strictObject({
   skillName,
-  args: args.nullable().optional(),
-  oneShot: z.boolean().optional(),
+  args: z.optional(z.nullable(args)),
+  oneShot: z.optional(z.boolean()),
   /** Who asks: absent = explicit (`/skill`, ACTIVATE); `model` = the skill_activate tool (API.md). */
-  activatedBy: z.enum(["explicit", "model"]).optional(),
+  activatedBy: z.optional(z.enum(["explicit", "model"])),
 });
 
 export const SkillClearPayload = z.strictObject({ skillName });
@@ -36,7 +37,7 @@ export { TurnContext };
 
 export const TurnComposePayload = z.strictObject({
   turnId,
-  message: z.string().refine(maxBytes(MAX_PENDING_TEXT_BYTES), `must be at most ${MAX_PENDING_TEXT_BYTES} bytes`).optional(),
+  message: z.optional(z.string().check(z.refine(maxBytes(MAX_PENDING_TEXT_BYTES), `must be at most ${MAX_PENDING_TEXT_BYTES} bytes`))),
   context: z.optional(TurnContext),
 });
 
@@ -44,19 +45,19 @@ export const TurnCompletePayload = z.strictObject({
   turnId,
   // Model output: kept in full up to the lane's message size, cut when stored (steering-limits.ts).
   output: z.string(),
-  final: z.boolean().optional(),
+  final: z.optional(z.boolean()),
 });
 
 export const ProcessSpawnActivatePayload = z.strictObject({
   skillName,
-  args: args.nullable(),
+  args: z.nullable(args),
   parentProcessId: id,
-  parentRequestId: z.string().min(1).max(512),
+  parentRequestId: z.string().check(z.minLength(1), z.maxLength(512)),
 });
 
 export const ProcessReportPayload = z.strictObject({
   childProcessId: id,
-  childName: z.string().min(1).max(256),
+  childName: z.string().check(z.minLength(1), z.maxLength(256)),
   output: z.string(),
   status: ProcessStatus,
 });
@@ -69,7 +70,7 @@ export const lanePayloadSchemas = {
   "turn.complete": TurnCompletePayload,
   "process.spawnActivate": ProcessSpawnActivatePayload,
   "process.report": ProcessReportPayload,
-} as const satisfies Record<LaneMessageKind, z.ZodType>;
+} as const satisfies Record<LaneMessageKind, z.ZodMiniType>;
 
 export type LanePayloads = { [K in LaneMessageKind]: z.infer<(typeof lanePayloadSchemas)[K]> };
 export type SkillActivatePayload = LanePayloads["skill.activate"];
@@ -81,7 +82,7 @@ export type ProcessReportPayload = LanePayloads["process.report"];
 
 /** `skill.clearAll` may travel without a payload; every other kind needs one. */
 export function parseLanePayload<K extends LaneMessageKind>(kind: K, payload: unknown): LanePayloads[K] {
-  const schema: z.ZodType = lanePayloadSchemas[kind];
+  const schema: z.ZodMiniType = lanePayloadSchemas[kind];
   const parsed = schema.safeParse(payload === undefined && kind === "skill.clearAll" ? {} : payload);
   if (!parsed.success) {
     throw new InvalidLanePayload(

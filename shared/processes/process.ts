@@ -1,4 +1,5 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../../contract/locale.js";
 import type { Process as ContractProcess } from "../../contract/index.js";
 import type { SkillScope } from "../documents/cascade-scope.js";
 
@@ -9,7 +10,7 @@ import type { SkillScope } from "../documents/cascade-scope.js";
  */
 const IsoInstant = z.iso.datetime({ offset: true });
 
-const SkillScopeName = z.enum(["USER", "PROJECT", "VANCE", "RESOURCE"]) satisfies z.ZodType<SkillScope>;
+const SkillScopeName = z.enum(["USER", "PROJECT", "VANCE", "RESOURCE"]) satisfies z.ZodMiniType<SkillScope>;
 
 /** API.md "Catalog and model activation": the path that made a skill active. */
 export const ActivatedBy = z.enum(["explicit", "trigger", "model", "recipe", "spawn"]);
@@ -27,16 +28,16 @@ const withActivatedBy = (value: unknown): unknown => {
 };
 
 /** Spec §5d `ActiveSkillRef`, field for field, plus `activatedBy` (API.md). */
-export const ActiveSkillRef = z.preprocess(
-  withActivatedBy,
+export const ActiveSkillRef = z.pipe(
+  z.transform(withActivatedBy),
   z.object({
-    name: z.string().min(1),
+    name: z.string().check(z.minLength(1)),
     resolvedFromScope: SkillScopeName,
     oneShot: z.boolean(),
     fromRecipe: z.boolean(),
     activatedAt: IsoInstant,
     /** Raw rest of the invocation line (spec §2b); null when none was given. */
-    args: z.string().nullable(),
+    args: z.nullable(z.string()),
     activatedBy: ActivatedBy,
   }),
 );
@@ -48,13 +49,13 @@ export const ActiveSkillRef = z.preprocess(
  * 400 KB (the stores reject an oversized process with `ProcessTooLarge` as a backstop).
  */
 export const PendingMessage = z.object({
-  id: z.string().min(1),
-  sender: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  sender: z.string().check(z.minLength(1)),
   text: z.string(),
-  kind: z.enum(["user", "action", "shot", "guard", "report", "args"]).optional(),
+  kind: z.optional(z.enum(["user", "action", "shot", "guard", "report", "args"])),
   at: IsoInstant,
-  skill: z.string().optional(),
-  childProcessId: z.string().optional(),
+  skill: z.optional(z.string()),
+  childProcessId: z.optional(z.string()),
 });
 
 /** Installed by the engine commands `guard inline …` / `guard script <path>`. */
@@ -62,55 +63,55 @@ export const GuardConfig = z.discriminatedUnion("type", [
   z.object({ type: z.literal("inline"), source: z.string() }),
   z.object({
     type: z.literal("script"),
-    path: z.string().min(1),
+    path: z.string().check(z.minLength(1)),
     /** The document layer the script is read from (pinned like a skill's siblings). */
-    layer: z.object({ source: SkillScopeName, project: z.string().min(1) }).optional(),
+    layer: z.optional(z.object({ source: SkillScopeName, project: z.string().check(z.minLength(1)) })),
   }),
 ]);
 
-export const ProcessChild = z.object({ processId: z.string().min(1), name: z.string().min(1) });
+export const ProcessChild = z.object({ processId: z.string().check(z.minLength(1)), name: z.string().check(z.minLength(1)) });
 
 /** The turn in flight: which oneShot skills it consumed and must auto-clear on completion. */
 const ProcessTurn = z.object({
-  turnId: z.string().min(1),
+  turnId: z.string().check(z.minLength(1)),
   oneShotSkills: z.array(z.string()),
   /** What the turn was asked to do (`vance.guard.task`): its user message, else its consumed pending texts; capped. */
-  task: z.string().optional(),
+  task: z.optional(z.string()),
 });
 
 export const ProcessStatus = z.enum(["ACTIVE", "DONE", "FAILED"]);
 
 export const Process = z.object({
-  tenant: z.string().min(1),
-  processId: z.string().min(1),
-  sessionId: z.string().min(1),
+  tenant: z.string().check(z.minLength(1)),
+  processId: z.string().check(z.minLength(1)),
+  sessionId: z.string().check(z.minLength(1)),
   /** Unique within the session (claimed by the store on create), never changed afterwards. */
-  name: z.string().min(1),
-  recipe: z.string().min(1),
+  name: z.string().check(z.minLength(1)),
+  recipe: z.string().check(z.minLength(1)),
   engine: z.string(),
-  projectId: z.string().min(1),
-  userId: z.string().optional(),
+  projectId: z.string().check(z.minLength(1)),
+  userId: z.optional(z.string()),
   activeSkills: z.array(ActiveSkillRef),
   /** Snapshot of the recipe's `allowedSkills` (spec §7a): null = no restriction, [] = lockdown. */
-  allowedSkillsOverride: z.array(z.string()).nullable(),
+  allowedSkillsOverride: z.nullable(z.array(z.string())),
   /** Snapshot of the recipe's `skillVersions` (issue 17): skill name → versionId of its SKILL.md. */
-  skillVersions: z.record(z.string(), z.string()).optional(),
+  skillVersions: z.optional(z.record(z.string(), z.string())),
   locked: z.boolean(),
   pending: z.array(PendingMessage),
-  guard: GuardConfig.nullable(),
-  parentProcessId: z.string().nullable(),
+  guard: z.nullable(GuardConfig),
+  parentProcessId: z.nullable(z.string()),
   children: z.array(ProcessChild),
   status: ProcessStatus,
-  mode: z.string().optional(),
-  statusText: z.string().optional(),
-  lastOutput: z.string().optional(),
-  turn: ProcessTurn.nullable().optional(),
+  mode: z.optional(z.string()),
+  statusText: z.optional(z.string()),
+  lastOutput: z.optional(z.string()),
+  turn: z.optional(z.nullable(ProcessTurn)),
   /** The last few requestIds applied to this process, for at-most-once application (applied-requests.ts). */
   appliedRequests: z.array(z.string()),
   createdAt: IsoInstant,
   updatedAt: IsoInstant,
   /** Optimistic-concurrency counter: 1 on create, +1 on every write. */
-  version: z.number().int().min(1),
+  version: z.number().check(z.int(), z.gte(1)),
 });
 
 export type ActiveSkillRef = z.infer<typeof ActiveSkillRef>;

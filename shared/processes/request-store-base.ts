@@ -1,6 +1,7 @@
 import { RequestWatcher } from "./request-watcher.js";
 import type { WatchedRequest } from "./request-watcher.js";
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../../contract/locale.js";
 import { RequestNotFound } from "./process-errors.js";
 import type { RequestOutcome, RequestRecord, RequestStore, WaitOptions } from "./request-store.js";
 import { LRUCache } from "lru-cache";
@@ -22,13 +23,13 @@ export interface RequestStoreOptions {
 }
 
 const StoredRecord = z.object({
-  requestId: z.string().min(1),
-  processId: z.string().min(1),
+  requestId: z.string().check(z.minLength(1)),
+  processId: z.string().check(z.minLength(1)),
   kind: z.string(),
   status: z.enum(["QUEUED", "DONE", "FAILED"]),
-  result: z.unknown().optional(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
-  fingerprint: z.string().optional(),
+  result: z.optional(z.unknown()),
+  error: z.optional(z.object({ code: z.string(), message: z.string() })),
+  fingerprint: z.optional(z.string()),
 });
 
 /**

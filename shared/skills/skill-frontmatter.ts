@@ -1,4 +1,5 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../../contract/locale.js";
 
 /**
  * The one schema of SKILL.md frontmatter (spec §2, §2a, §2b, §2c, §13.1, §13.7) plus the
@@ -21,15 +22,15 @@ const NO_CONTROL_BUT_LINES = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u
 const SINGLE_LINE_MESSAGE = "must not contain control characters (line breaks, tabs, escape sequences)";
 const TEXT_MESSAGE = "must not contain control characters other than tab and line breaks (no escape sequences)";
 /** One line of text, no control characters at all. */
-const line = (max: number) => z.string().max(max).regex(NO_CONTROL, SINGLE_LINE_MESSAGE);
+const line = (max: number) => z.string().check(z.maxLength(max), z.regex(NO_CONTROL, SINGLE_LINE_MESSAGE));
 /** Free text: tab and line breaks allowed, no other control character. */
-const text = (max: number) => z.string().max(max).regex(NO_CONTROL_BUT_LINES, TEXT_MESSAGE);
+const text = (max: number) => z.string().check(z.maxLength(max), z.regex(NO_CONTROL_BUT_LINES, TEXT_MESSAGE));
 const shortText = (max: number) => text(max);
 const NOT_BLANK = /\S/;
 const requiredText = (max: number) =>
-  z.string().min(1).max(max).regex(NOT_BLANK, "must not be blank").regex(NO_CONTROL_BUT_LINES, TEXT_MESSAGE);
+  z.string().check(z.minLength(1), z.maxLength(max), z.regex(NOT_BLANK, "must not be blank"), z.regex(NO_CONTROL_BUT_LINES, TEXT_MESSAGE));
 const requiredLine = (max: number) =>
-  z.string().min(1).max(max).regex(NOT_BLANK, "must not be blank").regex(NO_CONTROL, SINGLE_LINE_MESSAGE);
+  z.string().check(z.minLength(1), z.maxLength(max), z.regex(NOT_BLANK, "must not be blank"), z.regex(NO_CONTROL, SINGLE_LINE_MESSAGE));
 
 /** A tool name as a skill may list it (`tools`, `allowed-tools` entries): one line, no control characters. */
 export const hasControlCharacters = (value: string): boolean => !NO_CONTROL.test(value);
@@ -43,115 +44,120 @@ export const MAX_ARGUMENT_ENUM_VALUES = 100;
 export const SkillArgument = z.strictObject({
   name: z
     .string()
-    .regex(IDENTIFIER, "must be an identifier (letters, digits, _; not starting with a digit; at most 64)")
-    .describe("Variable name in the template ({{ args.<name> }}) or the script's args key"),
-  type: ArgumentType.default("string"),
-  description: shortText(1024).optional(),
-  required: z.boolean().default(false).describe("If the token is missing, activation fails"),
+    .check(
+      z.regex(IDENTIFIER, "must be an identifier (letters, digits, _; not starting with a digit; at most 64)"),
+      z.describe("Variable name in the template ({{ args.<name> }}) or the script's args key"),
+    ),
+  type: z._default(ArgumentType, "string"),
+  description: z.optional(shortText(1024)),
+  required: z._default(z.boolean(), false).check(z.describe("If the token is missing, activation fails")),
   enum: z
-    .array(z.union([line(256), z.number(), z.boolean()]))
-    .min(1)
-    .max(MAX_ARGUMENT_ENUM_VALUES)
-    .optional()
-    .describe("The values the argument (or script param) may take: offered by MCP completion, checked for script params"),
+    .optional(z.array(z.union([line(256), z.number(), z.boolean()])).check(z.minLength(1), z.maxLength(MAX_ARGUMENT_ENUM_VALUES)))
+    .check(z.describe("The values the argument (or script param) may take: offered by MCP completion, checked for script params")),
 });
 
 export const SkillTrigger = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("PATTERN"),
-    pattern: line(1000).min(1).describe("Java-style regex, matched case-insensitively with RE2 semantics"),
+    pattern: line(1000).check(z.minLength(1), z.describe("Java-style regex, matched case-insensitively with RE2 semantics")),
   }),
   z.strictObject({
     type: z.literal("KEYWORDS"),
-    keywords: z.array(line(200).min(1)).min(1).max(100),
+    keywords: z.array(line(200).check(z.minLength(1))).check(z.minLength(1), z.maxLength(100)),
   }),
 ]);
 
 export const SkillReferenceDoc = z.strictObject({
   title: requiredLine(200),
-  file: line(512).min(1).describe("Path relative to the skill directory, e.g. references/checklist.md"),
-  summary: shortText(500).optional(),
-  loadMode: z.enum(["INLINE", "ON_DEMAND"]).default("INLINE"),
+  file: line(512).check(z.minLength(1), z.describe("Path relative to the skill directory, e.g. references/checklist.md")),
+  summary: z.optional(shortText(500)),
+  loadMode: z._default(z.enum(["INLINE", "ON_DEMAND"]), "INLINE"),
 });
 
 export const SkillRun = z.strictObject({
-  target: z.enum(["inline", "spawn"]).default("inline"),
+  target: z._default(z.enum(["inline", "spawn"]), "inline"),
   recipe: z
-    .string()
-    .regex(SKILL_NAME_PATTERN, "must be a recipe name (lowercase letters, digits, hyphens)")
-    .optional()
-    .describe("Recipe of the spawned worker; required for target: spawn"),
-  inherit: line(64).optional().describe("Like the recipe param inheritContext; default none for spawn"),
+    .optional(z.string().check(z.regex(SKILL_NAME_PATTERN, "must be a recipe name (lowercase letters, digits, hyphens)")))
+    .check(z.describe("Recipe of the spawned worker; required for target: spawn")),
+  inherit: z.optional(line(64)).check(z.describe("Like the recipe param inheritContext; default none for spawn")),
 });
 
 export const SkillScript = z.strictObject({
-  name: z.string().regex(SKILL_NAME_PATTERN, "must be lowercase letters, digits and hyphens"),
-  target: z.enum(["BRAIN", "FOOT"]).default("BRAIN"),
-  file: line(512).min(1).describe("Path relative to the skill directory, e.g. scripts/fetch-diff.js"),
-  description: shortText(1024).optional(),
-  params: z.array(SkillArgument).max(64).optional(),
+  name: z.string().check(z.regex(SKILL_NAME_PATTERN, "must be lowercase letters, digits and hyphens")),
+  target: z._default(z.enum(["BRAIN", "FOOT"]), "BRAIN"),
+  file: line(512).check(z.minLength(1), z.describe("Path relative to the skill directory, e.g. scripts/fetch-diff.js")),
+  description: z.optional(shortText(1024)),
+  params: z.optional(z.array(SkillArgument).check(z.maxLength(64))),
 });
 
-const commandList = z.array(text(64 * 1024).min(1)).max(64);
+const commandList = z.array(text(64 * 1024).check(z.minLength(1))).check(z.maxLength(64));
 
 /** Agent Skills caps a description at 1 024 characters; longer ones load with a warning (skill-validator.ts). */
 export const AGENT_SKILLS_DESCRIPTION_CHARS = 1024;
 export const MAX_DESCRIPTION_CHARS = 16 * 1024;
 
 export const SkillFrontmatter = z.object({
-  title: requiredLine(200).optional().describe("Display name; default: the `name` field, else the directory name"),
-  description: requiredText(MAX_DESCRIPTION_CHARS).describe(
-    "What the skill does and when to use it (catalog, UI, skill selection); Agent Skills hosts expect at most 1 024 characters. Default: the body's first paragraph",
+  title: z.optional(requiredLine(200)).check(z.describe("Display name; default: the `name` field, else the directory name")),
+  description: requiredText(MAX_DESCRIPTION_CHARS).check(
+    z.describe(
+      "What the skill does and when to use it (catalog, UI, skill selection); Agent Skills hosts expect at most 1 024 characters. Default: the body's first paragraph",
+    ),
   ),
-  version: line(64).optional().describe("Semantic version such as 1.0.0; absent in Agent Skills documents (then reported as absent)"),
-  triggers: z.array(SkillTrigger).max(50).optional().describe("Auto-activation conditions; empty = explicit activation only"),
-  tools: z.array(line(128).min(1)).max(200).optional().describe("Tool names added to the whitelist while active"),
+  version: z
+    .optional(line(64))
+    .check(z.describe("Semantic version such as 1.0.0; absent in Agent Skills documents (then reported as absent)")),
+  triggers: z
+    .optional(z.array(SkillTrigger).check(z.maxLength(50)))
+    .check(z.describe("Auto-activation conditions; empty = explicit activation only")),
+  tools: z
+    .optional(z.array(line(128).check(z.minLength(1))).check(z.maxLength(200)))
+    .check(z.describe("Tool names added to the whitelist while active")),
   manualPaths: z
-    .array(line(512).min(1))
-    .max(50)
-    .optional()
-    .describe("Folders (relative to the document root) added to manual_read/manual_list while active"),
-  referenceDocs: z.array(SkillReferenceDoc).max(50).optional(),
-  tags: z.array(line(64).min(1)).max(50).optional(),
-  enabled: z.boolean().default(true),
-  lifecycle: z.enum(["sticky", "shot"]).default("sticky"),
-  run: SkillRun.optional().describe("Where the activation takes effect: inline (default) or a spawned worker"),
+    .optional(z.array(line(512).check(z.minLength(1))).check(z.maxLength(50)))
+    .check(z.describe("Folders (relative to the document root) added to manual_read/manual_list while active")),
+  referenceDocs: z.optional(z.array(SkillReferenceDoc).check(z.maxLength(50))),
+  tags: z.optional(z.array(line(64).check(z.minLength(1))).check(z.maxLength(50))),
+  enabled: z._default(z.boolean(), true),
+  lifecycle: z._default(z.enum(["sticky", "shot"]), "sticky"),
+  run: z.optional(SkillRun).check(z.describe("Where the activation takes effect: inline (default) or a spawned worker")),
   arguments: z
-    .union([z.boolean(), z.array(SkillArgument).max(32)])
-    .optional()
-    .describe("true: consume the rest of the /skill line as args.text; a list: bind named arguments"),
-  activate: commandList.optional().describe("Engine commands fired once on activation"),
-  deactivate: commandList.optional().describe("Engine commands fired once on clear (never for lifecycle: shot)"),
-  action: text(64 * 1024)
-    .optional()
-    .describe("Turn prompt fired once on fresh activation"),
-  scripts: z.array(SkillScript).max(32).optional(),
+    .optional(z.union([z.boolean(), z.array(SkillArgument).check(z.maxLength(32))]))
+    .check(z.describe("true: consume the rest of the /skill line as args.text; a list: bind named arguments")),
+  activate: z.optional(commandList).check(z.describe("Engine commands fired once on activation")),
+  deactivate: z.optional(commandList).check(z.describe("Engine commands fired once on clear (never for lifecycle: shot)")),
+  action: z.optional(text(64 * 1024)).check(z.describe("Turn prompt fired once on fresh activation")),
+  scripts: z.optional(z.array(SkillScript).check(z.maxLength(32))),
   template: z
-    .boolean()
-    .optional()
-    .describe(
-      "true: the body is a nunjucks template ({{ args.x }}, {% if %}); false: it reaches the model as written ($ARGUMENTS placeholders still apply when the skill asks for arguments). Default: true when title or version is given (this service's own form), or when arguments, lifecycle, activate, deactivate or action is declared and the body has template syntax; false otherwise (Agent Skills documents)",
+    .optional(z.boolean())
+    .check(
+      z.describe(
+        "true: the body is a nunjucks template ({{ args.x }}, {% if %}); false: it reaches the model as written ($ARGUMENTS placeholders still apply when the skill asks for arguments). Default: true when title or version is given (this service's own form), or when arguments, lifecycle, activate, deactivate or action is declared and the body has template syntax; false otherwise (Agent Skills documents)",
+      ),
     ),
   // Agent Skills (agentskills.io) and Claude Code fields (API.md "Agent Skills documents")
-  name: line(256).optional().describe("Agent Skills name (or a display name); the skill is always called by its directory name"),
+  name: z.optional(line(256)).check(z.describe("Agent Skills name (or a display name); the skill is always called by its directory name")),
   "allowed-tools": z
-    .union([text(8192), z.array(line(512).min(1)).max(200)])
-    .optional()
-    .describe(
-      "Tools while active: a list, or one string separated by commas and/or spaces; `Bash(git add:*)` permission patterns are kept whole",
+    .optional(z.union([text(8192), z.array(line(512).check(z.minLength(1))).check(z.maxLength(200))]))
+    .check(
+      z.describe(
+        "Tools while active: a list, or one string separated by commas and/or spaces; `Bash(git add:*)` permission patterns are kept whole",
+      ),
     ),
-  license: line(1024).optional(),
-  compatibility: text(1024).optional().describe("Agent Skills: environment requirements (informational)"),
-  metadata: z.record(line(128), text(4096)).optional(),
-  when_to_use: text(4096)
-    .optional()
-    .describe("Claude Code: when the model should use the skill; appended to the description in the catalog"),
-  "argument-hint": line(256).optional().describe("Claude Code: the arguments the skill expects, shown in pickers (e.g. [issue-number])"),
-  "disable-model-invocation": z.boolean().default(false).describe("true: never in the model's catalog; explicit activation only"),
+  license: z.optional(line(1024)),
+  compatibility: z.optional(text(1024)).check(z.describe("Agent Skills: environment requirements (informational)")),
+  metadata: z.optional(z.record(line(128), text(4096))),
+  when_to_use: z
+    .optional(text(4096))
+    .check(z.describe("Claude Code: when the model should use the skill; appended to the description in the catalog")),
+  "argument-hint": z
+    .optional(line(256))
+    .check(z.describe("Claude Code: the arguments the skill expects, shown in pickers (e.g. [issue-number])")),
+  "disable-model-invocation": z
+    ._default(z.boolean(), false)
+    .check(z.describe("true: never in the model's catalog; explicit activation only")),
   "user-invocable": z
-    .boolean()
-    .default(true)
-    .describe("false: hidden from explicit activation and from prompts; the model may still activate it"),
+    ._default(z.boolean(), true)
+    .check(z.describe("false: hidden from explicit activation and from prompts; the model may still activate it")),
 });
 
 export type SkillArgument = z.infer<typeof SkillArgument>;

@@ -1,4 +1,5 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../../contract/locale.js";
 import { DocumentNotFound, InvalidRequest } from "../errors.js";
 import { strictUtf8 } from "../documents/document-body.js";
 import { cascadeLayers } from "../documents/cascade-layers.js";
@@ -17,7 +18,7 @@ import type { ServiceTool, ToolCall } from "./tool-invoker.js";
 const MAX_MANUAL_BYTES = 1024 * 1024;
 const MAX_MANUAL_LISTING = 1000;
 
-const text = z.string().min(1).max(1024);
+const text = z.string().check(z.minLength(1), z.maxLength(1024));
 
 /** `path` as `manual_read` takes it (spec §2 `manualPaths`: no `..`, no leading `/`, `\` becomes `/`). */
 function manualPath(raw: string): string {
@@ -72,7 +73,7 @@ const manualReadTool = serviceTool({
 
 const manualListTool = serviceTool({
   name: "manual_list",
-  schema: z.strictObject({ path: text.optional() }),
+  schema: z.strictObject({ path: z.optional(text) }),
   async invoke(call) {
     const folders = call.turn.manualPaths;
     let roots = folders;

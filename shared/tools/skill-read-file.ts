@@ -1,4 +1,5 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../../contract/locale.js";
 import { DocumentNotFound, InvalidRequest } from "../errors.js";
 import { strictUtf8 } from "../documents/document-body.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
@@ -16,10 +17,10 @@ import { serviceTool, type ToolCall } from "./tool-invoker.js";
 export const MAX_SKILL_READABLE_FILE_BYTES = 8 * 1024 * 1024;
 
 const args = z.strictObject({
-  skill: z.string().min(1).max(128),
-  path: z.string().min(1).max(1024),
-  offset: z.number().int().min(0).optional(),
-  limit: z.number().int().min(1).max(MAX_SKILL_READ_BYTES).optional(),
+  skill: z.string().check(z.minLength(1), z.maxLength(128)),
+  path: z.string().check(z.minLength(1), z.maxLength(1024)),
+  offset: z.optional(z.number().check(z.int(), z.gte(0))),
+  limit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(MAX_SKILL_READ_BYTES))),
 });
 
 interface SkillFileContent {

@@ -1,4 +1,5 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../../contract/locale.js";
 import { isCatalogCandidate } from "../skills/skill-catalog.js";
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, searchSkills } from "../skills/relevance/skill-search.js";
 import { scopeOf } from "../steering/steer-context.js";
@@ -14,8 +15,8 @@ import { serviceTool } from "./tool-invoker.js";
 export const skillSearchTool = serviceTool({
   name: SKILL_SEARCH_TOOL,
   schema: z.strictObject({
-    query: z.string().refine((q) => q.trim() !== "", "must not be blank"),
-    limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional(),
+    query: z.string().check(z.refine((q) => q.trim() !== "", "must not be blank")),
+    limit: z.optional(z.number().check(z.int(), z.gte(1), z.lte(MAX_SEARCH_LIMIT))),
   }),
   async invoke(call) {
     const listing = await call.loader.listAvailable(scopeOf(call.process));

@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import type * as z from "zod/mini";
 import { InvalidRequest, ToolNotFound } from "../errors.js";
 import type { CascadeSources } from "../documents/cascade-layers.js";
 import type { LaneUser } from "../lanes/lane-message.js";
@@ -32,13 +32,13 @@ export interface ToolCall<A> {
 }
 
 /** A tool the Skills service serves itself; `args` are validated with `schema` before `invoke`. */
-export interface ServiceTool<S extends z.ZodType = z.ZodType> {
+export interface ServiceTool<S extends z.ZodMiniType = z.ZodMiniType> {
   name: string;
   schema: S;
   invoke(call: ToolCall<z.output<S>>): Promise<unknown>;
 }
 
-export const serviceTool = <S extends z.ZodType>(tool: ServiceTool<S>): ServiceTool<S> => tool;
+export const serviceTool = <S extends z.ZodMiniType>(tool: ServiceTool<S>): ServiceTool<S> => tool;
 
 /** API.md `{"result": …}`; script tools add their `vance.log` trace. */
 interface ToolResult {

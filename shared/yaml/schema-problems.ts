@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import type { $ZodIssue } from "zod/v4/core";
 import type { DocumentProblem } from "../errors.js";
 import type { YamlPath } from "./yaml-safety.js";
 
@@ -8,7 +8,7 @@ import type { YamlPath } from "./yaml-safety.js";
  * zod's own messages (`Invalid option: expected one of "INLINE"|"ON_DEMAND"`) name neither.
  */
 
-type Issue = z.core.$ZodIssue;
+type Issue = $ZodIssue;
 type LineOf = (path: YamlPath) => number | undefined;
 
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;

@@ -57,6 +57,19 @@ describe("composition-path bundles at init", () => {
     expect(kb).toBeLessThanOrEqual(budgetKb!);
   });
 
+  // Our schemas are zod/mini (the no-classic-zod rule of .dependency-cruiser.cjs); this catches a
+  // dependency that brings classic zod back. http-mcp has it from the MCP SDK (its types.js).
+  it.each(COMPOSITION_PATH_FUNCTIONS.filter((name) => name !== "http-mcp"))("%s evaluates no classic zod at init", (name) => {
+    // Prepare
+    const { metafile } = bundles.get(name)!;
+
+    // Act
+    const classic = [...initPathInputs(metafile, name)].filter((input) => /node_modules\/zod\/(v4\/classic|v3)\//.test(input));
+
+    // Assess
+    expect(classic).toEqual([]);
+  });
+
   it("the static walk stops at import(): a module only imported dynamically is not on the init path", () => {
     // Prepare
     const metafile = {

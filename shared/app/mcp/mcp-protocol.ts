@@ -1,7 +1,9 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerResult } from "@modelcontextprotocol/sdk/types.js";
-import * as z from "zod/v4";
+import { literal, looseObject, safeParse } from "zod/mini";
+import type { $ZodIssue, $ZodLiteral, $ZodObject, output } from "zod/v4/core";
+import "../../../contract/locale.js";
 import { PayloadTooLarge, SkillsError } from "../../errors.js";
 import { jsonBytes } from "../../turns/turn-errors.js";
 import { statusForCode } from "../../http/error-table.js";
@@ -69,10 +71,11 @@ export function withinAnswerCap<T>(method: string, result: T): T {
   return result;
 }
 
-type MethodSchema = z.ZodObject<{ method: z.ZodLiteral<string> }>;
+/** Any zod 4 object schema with a literal `method`: ours (zod/mini) and the SDK's own (classic zod) alike. */
+type MethodSchema = $ZodObject<{ method: $ZodLiteral<string> }>;
 
 /** Zod's findings as one readable sentence: where, and what was expected. */
-export function describeIssues(method: string, issues: readonly z.core.$ZodIssue[]): string {
+export function describeIssues(method: string, issues: readonly $ZodIssue[]): string {
   const shown = issues.slice(0, 3).map((issue) => {
     const where = issue.path.map(String).join(".");
     return `${where === "" ? "the request" : where}: ${issue.message.replace(/^Invalid input: /, "")}`;
@@ -86,14 +89,10 @@ export function describeIssues(method: string, issues: readonly z.core.$ZodIssue
  * dump; a malformed request is the caller's mistake, so it is -32602 with what is wrong (a prompt
  * argument that is not a string, …). Every answer is measured against MAX_MCP_ANSWER_BYTES.
  */
-export function onRequest<S extends MethodSchema>(
-  server: Server,
-  schema: S,
-  handler: (request: z.output<S>) => Promise<ServerResult>,
-): void {
-  const method = schema.shape.method.value;
-  server.setRequestHandler(z.looseObject({ method: z.literal(method) }), async (raw) => {
-    const parsed = schema.safeParse(raw);
+export function onRequest<S extends MethodSchema>(server: Server, schema: S, handler: (request: output<S>) => Promise<ServerResult>): void {
+  const method = schema._zod.def.shape.method._zod.def.values[0] as string;
+  server.setRequestHandler(looseObject({ method: literal(method) }), async (raw) => {
+    const parsed = safeParse(schema, raw);
     if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, describeIssues(method, parsed.error.issues));
     return mapped(async () => withinAnswerCap(method, await handler(parsed.data)));
   });

@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Resource } from "@modelcontextprotocol/sdk/types.js";
-import * as z from "zod/v4";
+import * as z from "zod/mini";
+import "../../../contract/locale.js";
 import { digestLabel } from "../../skills/document-digest.js";
 import type { ListedSkill } from "../../skills/resolved-skill.js";
 import type { SkillManifest } from "../../skills/skill-manifests.js";
@@ -25,8 +26,8 @@ export const CACHE_HINT = { ttlMs: 0, cacheScope: "private" as const };
 const DIRECTORY_MIME_TYPE = "inode/directory";
 const SCHEME = "skill://";
 
-const cursor = z.string().optional();
-export const ListSkillsRequestSchema = z.object({ method: z.literal("skills/list"), params: z.looseObject({ cursor }).optional() });
+const cursor = z.optional(z.string());
+export const ListSkillsRequestSchema = z.object({ method: z.literal("skills/list"), params: z.optional(z.looseObject({ cursor })) });
 export const GetSkillRequestSchema = z.object({ method: z.literal("skills/get"), params: z.looseObject({ uri: z.string() }) });
 export const ReadResourceDirectoryRequestSchema = z.object({
   method: z.literal("resources/directory/read"),

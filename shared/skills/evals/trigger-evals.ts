@@ -1,4 +1,5 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../../../contract/locale.js";
 import { InvalidDocument } from "../../errors.js";
 import type { DocumentProblem } from "../../errors.js";
 import { parseSafeYaml } from "../../yaml/yaml-safety.js";
@@ -21,12 +22,12 @@ export function evalsSkillNameOf(path: string): string | undefined {
   return match?.[1];
 }
 
-const message = z.string().min(1).max(MAX_EVAL_MESSAGE_CHARS);
-const EvalsSchema = z
-  .strictObject({ should: z.array(message).default([]), "should-not": z.array(message).default([]) })
-  .refine((e) => e.should.length + e["should-not"].length <= MAX_EVAL_MESSAGES, {
+const message = z.string().check(z.minLength(1), z.maxLength(MAX_EVAL_MESSAGE_CHARS));
+const EvalsSchema = z.strictObject({ should: z._default(z.array(message), []), "should-not": z._default(z.array(message), []) }).check(
+  z.refine((e) => e.should.length + e["should-not"].length <= MAX_EVAL_MESSAGES, {
     message: `at most ${MAX_EVAL_MESSAGES} messages in all (should and should-not)`,
-  });
+  }),
+);
 
 export interface TriggerEvals {
   should: string[];
