@@ -207,8 +207,9 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
     // Names every layer answers from its listing and prepared outcomes: resolved at once, no read.
     const pending: number[] = [];
     const collisions = indexes.map((index) => index.collisions);
+    const paths = sorted.map((name) => this.kind.documentPath(name));
     for (let n = 0; n < sorted.length; n++) {
-      const resolution = this.resolveListed(layers, sorted[n]!, listings, collisions, problems);
+      const resolution = this.resolveListed(layers, sorted[n]!, paths[n]!, listings, collisions, problems);
       if (resolution === undefined) pending.push(n);
       else resolved[n] = resolution;
     }
@@ -221,7 +222,7 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
     for (let n = 0; n < sorted.length; n++) {
       const resolution = resolved[n]!;
       if (resolution.item !== undefined) items.push(resolution.item);
-      if (resolution.winner !== undefined) this.collectShadowed(layers, listings, sorted[n]!, resolution, shadowed);
+      if (resolution.winner !== undefined) this.collectShadowed(layers, listings, sorted[n]!, paths[n]!, resolution, shadowed);
     }
     return { items, problems, shadowed };
   }
@@ -234,12 +235,12 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
   private resolveListed(
     layers: readonly CascadeLayer[],
     name: string,
+    path: string,
     listings: readonly LayerListing[],
     collisions: readonly ReadonlyMap<string, string[]>[],
     problems: CascadeProblem[],
   ): Resolution<TItem> | undefined {
     if (this.kind.materializeListed === undefined) return undefined;
-    const path = this.kind.documentPath(name);
     const added = problems.length;
     for (let i = 0; i < layers.length; i++) {
       const listing = listings[i]!;
@@ -287,10 +288,10 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
     layers: readonly CascadeLayer[],
     listings: readonly LayerListing[],
     name: string,
+    path: string,
     resolution: { winner: number; disabled?: true | undefined },
     into: CascadeShadowed[],
   ): void {
-    const path = this.kind.documentPath(name);
     const shadowedBy = layers[resolution.winner]!.source;
     const reason = resolution.disabled ? "disabled" : "overridden";
     for (let i = resolution.winner + 1; i < layers.length; i++) {
