@@ -92,7 +92,7 @@ export class CatalogueLevel {
       if (pointer.key !== EMPTY_LEVEL_SNAPSHOT) ({ stored, unreadable } = await this.readStored(pointer.key));
       if (stored?.extras !== undefined) this.preparer.levelExtras?.use(stored.extras);
       if (stored && version && stored.version === version.version && stored.changedAt === version.changedAt) {
-        return this.install(stored.refs, token, stored.prepared);
+        return this.install(stored.refs, token, stored.prepared, true);
       }
     }
     const refs = await this.raw.list(CATALOGUE_PREFIX);
@@ -176,14 +176,18 @@ export class CatalogueLevel {
     return prepareLevelOutcomes(refs, known, this.preparer!, (path) => this.read(path, listing));
   }
 
+  /** `decoded`: `refs` come from decodeLevelSnapshot, frozen copies already. */
   private install(
     refs: readonly DocumentRef[],
     token: string | undefined,
     prepared?: ReadonlyMap<string, PreparedDocument>,
+    decoded = false,
   ): LevelSnapshot {
     const current = this.snapshot;
     const snapshot =
-      current && sameRefs(current.refs, refs) && current.prepared?.size === prepared?.size ? current : this.snapshotOf(refs, prepared);
+      current && sameRefs(current.refs, refs) && current.prepared?.size === prepared?.size
+        ? current
+        : this.snapshotOf(refs, prepared, decoded);
     this.snapshot = snapshot;
     this.token = token;
     const listing = snapshot.cascadeLayer.listing!;
@@ -191,9 +195,14 @@ export class CatalogueLevel {
     return snapshot;
   }
 
-  private snapshotOf(refs: readonly DocumentRef[], prepared?: ReadonlyMap<string, PreparedDocument>): LevelSnapshot {
-    const frozen = Object.freeze(refs.map((ref) => Object.freeze({ path: ref.path, etag: ref.etag, size: ref.size })));
-    const listing: ReadonlyMap<string, DocumentRef> = new Map(frozen.map((ref) => [ref.path, ref]));
+  private snapshotOf(
+    refs: readonly DocumentRef[],
+    prepared: ReadonlyMap<string, PreparedDocument> | undefined,
+    decoded: boolean,
+  ): LevelSnapshot {
+    const frozen = decoded ? refs : Object.freeze(refs.map((ref) => Object.freeze({ path: ref.path, etag: ref.etag, size: ref.size })));
+    const listing = new Map<string, DocumentRef>();
+    for (let i = 0; i < frozen.length; i++) listing.set(frozen[i]!.path, frozen[i]!);
     const layer: DocumentLayer = {
       read: (path) => this.read(path, listing),
       list: async (prefix) => {

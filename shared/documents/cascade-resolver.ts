@@ -73,6 +73,13 @@ export interface CascadeDocumentKind<TDefinition, TItem> {
   isEnabled(definition: TDefinition): boolean;
   materialize(found: FoundDocument<TDefinition>): Promise<TItem>;
   /**
+   * Optional: what `materialize` makes of a document found from a layer's prepared outcome (no
+   * `doc`) with the layer's listing, when that needs no read. A scan then resolves such names in
+   * one synchronous pass, without a promise per name. `found.warnings` may be shared: copy it
+   * before adding to it.
+   */
+  materializeListed?(found: FoundDocument<TDefinition> & { listing: LayerListing }): TItem;
+  /**
    * Names that must not share a level: two names with the same key are both refused there
    * (skills: `Foo` and `foo` are one folder on case-insensitive file systems). Optional.
    */
@@ -83,6 +90,16 @@ export interface CascadeDocumentKind<TDefinition, TItem> {
 export type ParseOutcome<TDefinition> =
   | { ok: true; definition: TDefinition; warnings: DocumentProblem[] }
   | { ok: false; findings: { line?: number | undefined; message: string }[] };
+
+/** The names of one kind a listing holds, computed once per listing object. */
+interface ListingNames {
+  /** Valid names, in listing order. */
+  readonly names: readonly string[];
+  /** Documents whose folder is no valid name, in listing order. */
+  readonly invalid: readonly { name: string; path: string }[];
+  /** Name → the names it collides with (kind.foldName), sorted. */
+  readonly collisions: ReadonlyMap<string, string[]>;
+}
 
 /** Which layer answered for a name (an index into the layers), and how. */
 type Resolution<TItem> =
@@ -123,8 +140,8 @@ export const messageOf = (error: unknown): string => (error instanceof Error ? e
  */
 export class CascadeDocumentResolver<TDefinition, TItem> {
   private readonly parsed = new WeakMap<StoredDocument, ParseOutcome<TDefinition>>();
-  /** Per listing object (a catalogue hands out the same one until the level changes): name → the names it collides with. */
-  private readonly collisions = new WeakMap<LayerListing, ReadonlyMap<string, string[]>>();
+  /** Per listing object (a catalogue hands out the same one until the level changes). */
+  private readonly listingNames = new WeakMap<LayerListing, ListingNames>();
 
   constructor(private readonly kind: CascadeDocumentKind<TDefinition, TItem>) {}
 
@@ -176,28 +193,91 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
     const listings = await Promise.all(
       layers.map(async (l): Promise<LayerListing> => l.listing ?? new Map((await l.layer.list(prefix)).map((ref) => [ref.path, ref]))),
     );
+    const indexes = listings.map((listing) => this.namesOf(listing));
     const names = new Set<string>();
-    layers.forEach((l, i) => {
-      for (const path of listings[i]!.keys()) {
-        if (!path.startsWith(prefix)) continue;
-        const name = this.kind.nameOf(path);
-        if (name === undefined) continue;
-        if (this.kind.isName(name)) names.add(name);
-        else problems.push({ name, source: l.source, path, message: this.kind.invalidNameMessage(name) });
-      }
+    for (let i = 0; i < layers.length; i++) {
+      const { names: valid, invalid } = indexes[i]!;
+      for (let n = 0; n < valid.length; n++) names.add(valid[n]!);
+      for (const { name, path } of invalid)
+        problems.push({ name, source: layers[i]!.source, path, message: this.kind.invalidNameMessage(name) });
+    }
+    // The default order compares UTF-16 code units, as byCodePoint does, without a call per comparison.
+    const sorted = [...names].sort();
+    const resolved = new Array<Resolution<TItem>>(sorted.length);
+    // Names every layer answers from its listing and prepared outcomes: resolved at once, no read.
+    const pending: number[] = [];
+    const collisions = indexes.map((index) => index.collisions);
+    const paths = sorted.map((name) => this.kind.documentPath(name));
+    for (let n = 0; n < sorted.length; n++) {
+      const resolution = this.resolveListed(layers, sorted[n]!, paths[n]!, listings, collisions, problems);
+      if (resolution === undefined) pending.push(n);
+      else resolved[n] = resolution;
+    }
+    await mapWithConcurrency(pending, LISTING_CONCURRENCY, async (n) => {
+      resolved[n] = await this.resolveName(layers, sorted[n]!, listings, problems, true);
     });
-    const sorted = [...names].sort(byCodePoint);
-    const resolved = await mapWithConcurrency(sorted, LISTING_CONCURRENCY, (name) =>
-      this.resolveName(layers, name, listings, problems, true),
-    );
     problems.sort((a, b) => byCodePoint(a.name, b.name) || layerRank(a.source) - layerRank(b.source));
     const items: TItem[] = [];
     const shadowed: CascadeShadowed[] = [];
-    resolved.forEach((resolution, n) => {
+    for (let n = 0; n < sorted.length; n++) {
+      const resolution = resolved[n]!;
       if (resolution.item !== undefined) items.push(resolution.item);
-      if (resolution.winner !== undefined) this.collectShadowed(layers, listings, sorted[n]!, resolution, shadowed);
-    });
+      if (resolution.winner !== undefined) this.collectShadowed(layers, listings, sorted[n]!, paths[n]!, resolution, shadowed);
+    }
     return { items, problems, shadowed };
+  }
+
+  /**
+   * resolveName of a scan, synchronously, when it needs no read: every layer holding the name
+   * answers from its prepared outcome and the kind materializes listed documents without one.
+   * Undefined (and no problem added) as soon as a layer would need a read: resolveName then runs.
+   */
+  private resolveListed(
+    layers: readonly CascadeLayer[],
+    name: string,
+    path: string,
+    listings: readonly LayerListing[],
+    collisions: readonly ReadonlyMap<string, string[]>[],
+    problems: CascadeProblem[],
+  ): Resolution<TItem> | undefined {
+    if (this.kind.materializeListed === undefined) return undefined;
+    const added = problems.length;
+    for (let i = 0; i < layers.length; i++) {
+      const listing = listings[i]!;
+      const ref = listing.get(path);
+      if (ref === undefined) continue;
+      const at = layers[i]!;
+      const others = collisions[i]!.get(name);
+      if (others !== undefined) {
+        problems.push(collisionProblem(at, name, path, others));
+        continue;
+      }
+      // preparedOutcome, with the ref already at hand.
+      const prepared = at.prepared?.get(path);
+      if (prepared === undefined || prepared.etag !== ref.etag) {
+        problems.length = added;
+        return undefined;
+      }
+      const outcome = prepared.outcome;
+      if (!outcome.ok) {
+        for (const finding of outcome.findings) problems.push(problemOf(at, name, path, finding));
+        continue;
+      }
+      const definition = outcome.definition as TDefinition;
+      if (!this.kind.isEnabled(definition)) return { item: undefined, winner: i, disabled: true };
+      const item = this.kind.materializeListed({
+        at,
+        name,
+        definition,
+        warnings: outcome.warnings,
+        etag: prepared.etag,
+        doc: undefined,
+        listing,
+      });
+      if (typeof item === "object" && item !== null) origins.set(item, () => this.completeAt(at, name, listing));
+      return { item, winner: i };
+    }
+    return NOTHING;
   }
 
   /**
@@ -208,10 +288,10 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
     layers: readonly CascadeLayer[],
     listings: readonly LayerListing[],
     name: string,
+    path: string,
     resolution: { winner: number; disabled?: true | undefined },
     into: CascadeShadowed[],
   ): void {
-    const path = this.kind.documentPath(name);
     const shadowedBy = layers[resolution.winner]!.source;
     const reason = resolution.disabled ? "disabled" : "overridden";
     for (let i = resolution.winner + 1; i < layers.length; i++) {
@@ -228,17 +308,13 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
     listed: boolean,
   ): Promise<Resolution<TItem>> {
     const path = this.kind.documentPath(name);
-    for (const [i, at] of layers.entries()) {
+    for (let i = 0; i < layers.length; i++) {
+      const at = layers[i]!;
       const listing = listings[i];
       if (listing && !listing.has(path)) continue;
-      const others = listing ? this.collisionsOf(listing).get(name) : undefined;
+      const others = listing ? this.namesOf(listing).collisions.get(name) : undefined;
       if (others !== undefined) {
-        problems.push({
-          name,
-          source: at.source,
-          path,
-          message: `name '${name}' collides with ${others.map((other) => `'${other}'`).join(", ")} in the same level (names may not differ only in case: they are one folder on macOS and Windows); rename or remove one folder`,
-        });
+        problems.push(collisionProblem(at, name, path, others));
         continue;
       }
       const prepared = listed ? preparedOutcome(at, listing, path) : undefined;
@@ -266,27 +342,37 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
     return NOTHING;
   }
 
-  private collisionsOf(listing: LayerListing): ReadonlyMap<string, string[]> {
-    const fold = this.kind.foldName;
-    if (fold === undefined) return EMPTY_COLLISIONS;
-    const memo = this.collisions.get(listing);
+  /**
+   * One pass over the listing: its names of this kind, valid or not, and which valid ones collide.
+   * Only a name that folds to another string can collide (two names of one key cannot both be
+   * that key), so a listing without such a name (all lowercase skills) builds no map of keys.
+   */
+  private namesOf(listing: LayerListing): ListingNames {
+    const memo = this.listingNames.get(listing);
     if (memo) return memo;
-    const byKey = new Map<string, Set<string>>();
+    const { prefix } = this.kind;
+    const fold = this.kind.foldName;
+    const names: string[] = [];
+    const invalid: { name: string; path: string }[] = [];
+    const folding: string[] = [];
     for (const path of listing.keys()) {
-      const name = path.startsWith(this.kind.prefix) ? this.kind.nameOf(path) : undefined;
-      if (name === undefined || !this.kind.isName(name)) continue;
-      const key = fold(name);
-      const names = byKey.get(key) ?? new Set<string>();
-      names.add(name);
-      byKey.set(key, names);
+      if (!path.startsWith(prefix)) continue;
+      const name = this.kind.nameOf(path);
+      if (name === undefined) continue;
+      if (!this.kind.isName(name)) {
+        invalid.push({ name, path });
+        continue;
+      }
+      names.push(name);
+      if (fold !== undefined && fold(name) !== name) folding.push(name);
     }
-    const collisions = new Map<string, string[]>();
-    for (const names of byKey.values()) {
-      if (names.size < 2) continue;
-      for (const name of names) collisions.set(name, [...names].filter((other) => other !== name).sort(byCodePoint));
-    }
-    this.collisions.set(listing, collisions);
-    return collisions;
+    const index: ListingNames = {
+      names,
+      invalid,
+      collisions: fold === undefined ? EMPTY_COLLISIONS : collisionsAmong(names, folding, fold),
+    };
+    this.listingNames.set(listing, index);
+    return index;
   }
 
   private async lookup(at: CascadeLayer, name: string, path: string): Promise<Lookup<TDefinition>> {
@@ -320,6 +406,41 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
 }
 
 type Finding = { line?: number | undefined; message: string };
+
+/**
+ * Name → the other names of `names` with the same key, sorted. `folding`: the names whose key is
+ * not the name itself; every group of two or more holds one of them.
+ */
+function collisionsAmong(
+  names: readonly string[],
+  folding: readonly string[],
+  fold: (name: string) => string,
+): ReadonlyMap<string, string[]> {
+  if (folding.length === 0) return EMPTY_COLLISIONS;
+  const groups = new Map<string, Set<string>>();
+  for (const name of folding) {
+    const key = fold(name);
+    const group = groups.get(key) ?? new Set<string>();
+    group.add(name);
+    groups.set(key, group);
+  }
+  // A name that is its own key joins the group of that key.
+  const moved = new Set(folding);
+  for (const name of names) if (!moved.has(name)) groups.get(name)?.add(name);
+  const collisions = new Map<string, string[]>();
+  for (const group of groups.values()) {
+    if (group.size < 2) continue;
+    for (const name of group) collisions.set(name, [...group].filter((other) => other !== name).sort(byCodePoint));
+  }
+  return collisions;
+}
+
+const collisionProblem = (at: CascadeLayer, name: string, path: string, others: readonly string[]): CascadeProblem => ({
+  name,
+  source: at.source,
+  path,
+  message: `name '${name}' collides with ${others.map((other) => `'${other}'`).join(", ")} in the same level (names may not differ only in case: they are one folder on macOS and Windows); rename or remove one folder`,
+});
 
 const problemOf = (at: CascadeLayer, name: string, path: string, finding: Finding): CascadeProblem => ({
   name,

@@ -1,6 +1,6 @@
 import type { DocumentProblem } from "../errors.js";
 import type { DocumentLayer, DocumentRef } from "../documents/document-store.js";
-import { SKILLS_PREFIX, skillDirectory, skillDocumentPath } from "./skill-paths.js";
+import { SKILL_DOCUMENT_NAME, SKILLS_PREFIX, skillDirectory, skillDocumentPath } from "./skill-paths.js";
 
 /** One sibling file of a skill (API.md "Skill files"): path relative to the skill directory, size in bytes. */
 export interface SkillFile {
@@ -48,14 +48,16 @@ function indexOf(listing: ReadonlyMap<string, DocumentRef>): ReadonlyMap<string,
 function groupByDirectory(refs: Iterable<DocumentRef>): Map<string, SkillFileListing> {
   const grouped = new Map<string, SkillFile[]>();
   for (const ref of refs) {
-    if (!ref.path.startsWith(SKILLS_PREFIX)) continue;
-    const rest = ref.path.slice(SKILLS_PREFIX.length);
-    const slash = rest.indexOf("/");
-    if (slash <= 0) continue;
-    const name = rest.slice(0, slash);
-    const path = rest.slice(slash + 1);
+    const full = ref.path;
+    if (!full.startsWith(SKILLS_PREFIX)) continue;
+    const slash = full.indexOf("/", SKILLS_PREFIX.length);
+    if (slash <= SKILLS_PREFIX.length) continue;
     // Only the directory's own SKILL.md is the document; a nested one (`sub/SKILL.md`) is a file.
-    if (path === "SKILL.md" || path === "") continue;
+    // Told from the full path: most entries are SKILL.md, and they need no substring.
+    const rest = full.length - slash - 1;
+    if (rest === 0 || (rest === SKILL_DOCUMENT_NAME.length && full.endsWith(SKILL_DOCUMENT_NAME))) continue;
+    const name = full.slice(SKILLS_PREFIX.length, slash);
+    const path = full.slice(slash + 1);
     let files = grouped.get(name);
     if (!files) grouped.set(name, (files = []));
     files.push({ path, size: ref.size, etag: ref.etag });

@@ -48,6 +48,7 @@ const skillKind: CascadeDocumentKind<SkillDefinition, ResolvedSkill> = {
   },
   isEnabled: (definition) => definition.enabled,
   materialize,
+  materializeListed,
   foldName: foldedSkillName,
 };
 
@@ -226,6 +227,7 @@ function shadowedProblem(s: CascadeShadowed): SkillProblem {
  */
 async function materialize(found: FoundDocument<SkillDefinition>): Promise<ResolvedSkill> {
   const { at, name, listing } = found;
+  if (found.doc === undefined && listing) return materializeListed({ ...found, listing });
   const directory = skillDirectory(name);
   const warnings = [...found.warnings];
   const definition = found.definition;
@@ -243,6 +245,33 @@ async function materialize(found: FoundDocument<SkillDefinition>): Promise<Resol
       return { ...ref };
     }),
   );
+  return resolvedSkill(definition, resolvedDocs, {
+    source: at.source,
+    location: { source: at.source, project: at.project, directory, etag: found.etag },
+    warnings,
+    files: fileListing.files,
+  });
+}
+
+/**
+ * materialize of a listing entry from a level snapshot with its layer's listing: nothing to read,
+ * so no promise (a cold scan makes 10 000 of these at once). Same entry, same warnings in the same
+ * order as materialize gives for it.
+ */
+function materializeListed(found: FoundDocument<SkillDefinition> & { listing: LayerListing }): ResolvedSkill {
+  const { at, name, listing, definition } = found;
+  const directory = skillDirectory(name);
+  const warnings = [...found.warnings];
+  const fileListing = skillFilesFromListing(listing, name);
+  const filesWarning = skillFilesWarning(name, fileListing);
+  if (filesWarning) warnings.push(filesWarning);
+  const resolvedDocs = definition.referenceDocs.map((ref): ResolvedReferenceDoc => {
+    if (ref.loadMode === "INLINE") {
+      const problem = listedReference(at, directory, ref.file, listing);
+      if (problem) warnings.push(problem);
+    }
+    return { ...ref };
+  });
   return resolvedSkill(definition, resolvedDocs, {
     source: at.source,
     location: { source: at.source, project: at.project, directory, etag: found.etag },
@@ -291,7 +320,7 @@ function resolvedSkill(
   if ("metadata" in definition) skill.metadata = definition.metadata;
   // Fields the list above does not name (a field added to SkillDefinition later) are carried too.
   for (const key of Object.keys(definition)) {
-    if (!(key in skill) && !RESOLVED_OWN_FIELDS.has(key))
+    if (!NAMED_FIELDS.has(key) && !(key in skill))
       (skill as Record<string, unknown>)[key] = (definition as unknown as Record<string, unknown>)[key];
   }
   // A listing entry from a level snapshot has no body (ListedSkill).
@@ -304,8 +333,43 @@ function resolvedSkill(
   return skill as ResolvedSkill;
 }
 
-/** Fields resolvedSkill sets itself, never copied from the definition. */
-const RESOLVED_OWN_FIELDS: ReadonlySet<string> = new Set(["body", "referenceDocs", "source", "location", "warnings", "files"]);
+/**
+ * Fields resolvedSkill names (copied above, or set itself and never copied from the definition):
+ * the loop over the rest asks this set before the slower `in` on the skill being built.
+ */
+const NAMED_FIELDS: ReadonlySet<string> = new Set([
+  "name",
+  "title",
+  "description",
+  "version",
+  "whenToUse",
+  "argumentHint",
+  "compatibility",
+  "disableModelInvocation",
+  "userInvocable",
+  "triggers",
+  "tools",
+  "allowedToolPatterns",
+  "template",
+  "manualPaths",
+  "tags",
+  "enabled",
+  "lifecycle",
+  "run",
+  "arguments",
+  "activate",
+  "deactivate",
+  "action",
+  "scripts",
+  "license",
+  "metadata",
+  "body",
+  "referenceDocs",
+  "source",
+  "location",
+  "warnings",
+  "files",
+]);
 
 /** What a listing can tell of an INLINE reference without reading it: missing or too large (readReference says the rest). */
 function listedReference(

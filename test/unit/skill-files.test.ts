@@ -6,7 +6,7 @@ import type { DocumentRef, DocumentStore, StoredDocument } from "../../shared/do
 import { DelegatingDocumentStore } from "../support/delegating-document-store.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { toSkillDetail } from "../../shared/skills/skill-detail.js";
-import { matchSkillFile, MAX_SKILL_FILES, type SkillFile } from "../../shared/skills/skill-files.js";
+import { matchSkillFile, MAX_SKILL_FILES, skillFilesFromListing, type SkillFile } from "../../shared/skills/skill-files.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
 import { composeSection, filesBlock, MAX_PROMPT_FILES } from "../../shared/skills/skill-prompt-composer.js";
 import type { RenderContext, TemplateRenderer } from "../../shared/templates/template-renderer.js";
@@ -240,5 +240,43 @@ describe("skill files: the turn", () => {
     expect(turn.skillSection).toContain("- references/forms.md (7 bytes)");
     expect(plainTurn.tools).not.toContain("skill_read_file");
     expect(engineConfig("ford")?.allowedTools).not.toContain("skill_read_file");
+  });
+
+  it("groups a listing as it did with a substring per entry: only a directory's own SKILL.md is left out", () => {
+    // Prepare
+    const paths = [
+      "_vance/skills/a/SKILL.md",
+      "_vance/skills/a/sub/SKILL.md",
+      "_vance/skills/a/XSKILL.md",
+      "_vance/skills/a/SKILL.mdx",
+      "_vance/skills/a/SKILL.m",
+      "_vance/skills/a/skill.md",
+      "_vance/skills/a/",
+      "_vance/skills/a/b/",
+      "_vance/skills//orphan.md",
+      "_vance/skills/loose.md",
+      "_vance/skills/SKILL.md",
+      "_vance/skills/b/SKILL.md/inner",
+      "_vance/recipes/a/file.md",
+      "_vance/skills/b/r.md",
+    ];
+    const listing = new Map<string, DocumentRef>(paths.map((path, i) => [path, { path, etag: `e${i}`, size: i }]));
+    // What groupByDirectory computed before (one slice of the rest per entry).
+    const before = (name: string): string[] =>
+      paths.flatMap((full) => {
+        if (!full.startsWith("_vance/skills/")) return [];
+        const rest = full.slice("_vance/skills/".length);
+        const slash = rest.indexOf("/");
+        if (slash <= 0 || rest.slice(0, slash) !== name) return [];
+        const path = rest.slice(slash + 1);
+        return path === "SKILL.md" || path === "" ? [] : [path];
+      });
+
+    // Act
+    const files = (name: string): string[] => skillFilesFromListing(listing, name).files.map((f) => f.path);
+
+    // Assess
+    for (const name of ["a", "b", "", "loose.md"]) expect(files(name)).toEqual(before(name).sort());
+    expect(files("a")).toEqual(["SKILL.m", "SKILL.mdx", "XSKILL.md", "b/", "skill.md", "sub/SKILL.md"]);
   });
 });
