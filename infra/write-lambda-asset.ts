@@ -5,7 +5,7 @@ import { buildSync, type Metafile } from "esbuild";
 import { encodeBundledLevel } from "../shared/catalogue/bundled-level-outcomes.js";
 import { bundledPreparedFile, readBundledDocuments } from "../shared/documents/bundled-document-layer.js";
 import { LAZY_LIBRARY_NAMES, lazyLibraryFile } from "../shared/lazy/lazy-libraries.js";
-import { skillDocumentPreparer } from "../shared/skills/skill-loader.js";
+import { catalogueDocumentPreparer } from "../shared/recipes/catalogue-document-preparer.js";
 import type { FunctionName } from "./api-routes.js";
 import { ESM_REQUIRE_SHIM, externalFor, AWS_SDK_SOURCE, lambdaBundleOptions, NODE_TARGET, PROJECT_ROOT } from "./lambda-bundle.js";
 
@@ -92,6 +92,6 @@ export function writeLambdaAsset(
  */
 export function writeBundledPrepared(bundledDir: string): string {
   const file = bundledPreparedFile(bundledDir);
-  writeFileSync(file, encodeBundledLevel(readBundledDocuments(bundledDir), skillDocumentPreparer));
+  writeFileSync(file, encodeBundledLevel(readBundledDocuments(bundledDir), catalogueDocumentPreparer));
   return file;
 }

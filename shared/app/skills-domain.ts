@@ -29,7 +29,8 @@ import { engineConfig } from "../recipes/engines.js";
 import type { EngineConfig } from "../recipes/engines.js";
 import { RecipeLoader } from "../recipes/recipe-loader.js";
 import type { EvalTimeBudget } from "../skills/evals/eval-time-budget.js";
-import { SkillLoader, skillDocumentPreparer } from "../skills/skill-loader.js";
+import { SkillLoader } from "../skills/skill-loader.js";
+import { catalogueDocumentPreparer } from "../recipes/catalogue-document-preparer.js";
 import { SkillResolver } from "../skills/skill-resolver.js";
 import { SkillTriggerMatcher } from "../skills/triggers/skill-trigger-matcher.js";
 import type { TriggerTimeBudget } from "../skills/triggers/trigger-time-budget.js";
@@ -150,7 +151,7 @@ export function createSkillsDomain(deps: SkillsAppDeps): SkillsDomain {
         store: deps.documents,
         bundled,
         versions: deps.catalogueVersions,
-        preparer: skillDocumentPreparer,
+        preparer: catalogueDocumentPreparer,
         ...(deps.levelSnapshots ? { snapshots: deps.levelSnapshots, snapshotWrites: deps.levelSnapshotWrites !== false } : {}),
         ...(deps.logger ? { logger: deps.logger } : {}),
       })

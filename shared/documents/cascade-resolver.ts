@@ -84,6 +84,12 @@ export interface CascadeDocumentKind<TDefinition, TItem> {
    * (skills: `Foo` and `foo` are one folder on case-insensitive file systems). Optional.
    */
   foldName?(name: string): string;
+  /**
+   * True when a layer's prepared outcome of a document is the kind's whole definition (recipes:
+   * nothing is left out of a snapshot), so a lookup by name takes it instead of reading and
+   * parsing the document. Skills leave their body out: only listings use theirs.
+   */
+  readonly preparedIsWhole?: boolean;
 }
 
 /** A document parsed and validated: its definition and warnings, or why it is defective. JSON-safe. */
@@ -377,6 +383,10 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
 
   private async lookup(at: CascadeLayer, name: string, path: string): Promise<Lookup<TDefinition>> {
     const problem = (finding: Finding): CascadeProblem => problemOf(at, name, path, finding);
+    if (this.kind.preparedIsWhole) {
+      const prepared = preparedOutcome(at, undefined, path);
+      if (prepared) return lookupOf<TDefinition>(prepared, problem);
+    }
     let doc: StoredDocument | undefined;
     try {
       doc = await at.layer.read(path);

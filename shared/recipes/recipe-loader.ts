@@ -13,7 +13,7 @@ type RecipeLoaderOptions = CascadeSources;
 type RecipeProblem = CascadeProblem;
 
 /** `_vance/recipes/<name>.yaml` as a kind of cascade document. */
-const recipeKind: CascadeDocumentKind<RecipeDefinition, Recipe> = {
+export const recipeKind: CascadeDocumentKind<RecipeDefinition, Recipe> = {
   prefix: RECIPES_PREFIX,
   nameOf: recipeNameOf,
   isName: isRecipeName,
@@ -27,6 +27,8 @@ const recipeKind: CascadeDocumentKind<RecipeDefinition, Recipe> = {
     return { definition: parsed.recipe, problems: parsed.problems };
   },
   isEnabled: () => true,
+  // A level snapshot keeps the whole recipe (shared/recipes/catalogue-document-preparer.ts).
+  preparedIsWhole: true,
   // Object.assign, not `{ ...definition, source, … }`: on Node 20 that spread gives every recipe
   // (one per turn) a hidden class of its own, which the scavenger then promotes. Same keys, same order.
   materialize: async ({ at, definition, warnings, etag }) =>

@@ -4,7 +4,7 @@ import type { Logger } from "../support/logger.js";
 import type { S3EventFollowUpDeps } from "../catalogue/s3-event-follow-up.js";
 import { s3Client } from "../aws/aws-clients.js";
 import { S3DocumentStore } from "../documents/s3-document-store.js";
-import { skillDocumentPreparer } from "../skills/skill-loader.js";
+import { catalogueDocumentPreparer } from "../recipes/catalogue-document-preparer.js";
 import { catalogueVersionsFromEnv, type TableRuntime } from "./app-environment.js";
 
 /**
@@ -22,7 +22,7 @@ export function s3EventFollowUpFromEnv(resources: TableRuntime, logger: Pick<Log
     snapshots: new S3LevelSnapshotStore(s3, bucketName),
     versions: catalogueVersionsFromEnv(resources),
     usage: new DynamoDBLevelUsage(resources.clients.dynamodb, tableName),
-    preparer: skillDocumentPreparer,
+    preparer: catalogueDocumentPreparer,
     logger,
   };
 }

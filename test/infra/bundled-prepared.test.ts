@@ -10,7 +10,7 @@ import { decodeLevelSnapshot } from "../../shared/catalogue/level-snapshot-codec
 import { BundledDocumentLayer, bundledPreparedFile } from "../../shared/documents/bundled-document-layer.js";
 import type { DocumentPreparer, PreparedDocument } from "../../shared/documents/cascade-layers.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
-import { skillDocumentPreparer } from "../../shared/skills/skill-loader.js";
+import { catalogueDocumentPreparer } from "../../shared/recipes/catalogue-document-preparer.js";
 
 /** The lane worker's asset as the deployment writes it: the bundled folder and its prepared outcomes beside it. */
 let outDir: string;
@@ -24,13 +24,13 @@ afterAll(() => {
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
-/** The bundled SKILL.md documents of the asset as a cold instance without the file parses them. */
+/** The bundled SKILL.md and recipe documents of the asset as a cold instance without the file parses them. */
 async function parsedAtRunTime(layer: BundledDocumentLayer): Promise<Map<string, PreparedDocument>> {
   const outcomes = new Map<string, PreparedDocument>();
   for (const ref of await layer.list("_vance/")) {
-    if (!skillDocumentPreparer.handles(ref.path)) continue;
+    if (!catalogueDocumentPreparer.handles(ref.path)) continue;
     const doc = (await layer.read(ref.path))!;
-    outcomes.set(ref.path, { etag: doc.etag, outcome: skillDocumentPreparer.prepare(ref.path, doc) });
+    outcomes.set(ref.path, { etag: doc.etag, outcome: catalogueDocumentPreparer.prepare(ref.path, doc) });
   }
   return outcomes;
 }
@@ -50,8 +50,10 @@ describe("the asset's bundled level, prepared at build time", () => {
     expect(atRunTime.size).toBeGreaterThan(0);
     expect(content.prepared).toEqual(atRunTime);
     expect(content.refs).toEqual(await layer.list("_vance/"));
-    expect(content.extras).toEqual(JSON.parse(JSON.stringify(skillDocumentPreparer.levelExtras!.of(atRunTime))));
+    expect(content.extras).toEqual(JSON.parse(JSON.stringify(catalogueDocumentPreparer.levelExtras!.of(atRunTime))));
     expect([...atRunTime.values()].every((prepared) => prepared.outcome.ok)).toBe(true);
+    // The bundled recipe is prepared whole: a cold turn's recipe lookup parses no YAML.
+    expect(content.prepared.get("_vance/recipes/default.yaml")?.outcome).toMatchObject({ ok: true, definition: { name: "default" } });
   });
 
   it("is taken whole by a cold catalogue over the asset's folder: no bundled document parsed, no warning", async () => {
@@ -59,10 +61,10 @@ describe("the asset's bundled level, prepared at build time", () => {
     const parsed: string[] = [];
     const warnings: string[] = [];
     const preparer: DocumentPreparer = {
-      ...skillDocumentPreparer,
+      ...catalogueDocumentPreparer,
       prepare: (path, doc) => {
         parsed.push(path);
-        return skillDocumentPreparer.prepare(path, doc);
+        return catalogueDocumentPreparer.prepare(path, doc);
       },
     };
     const bundled = new BundledDocumentLayer(join(outDir, BUNDLED_TARGET));
