@@ -6,7 +6,9 @@ import type { ResolvedSkill } from "../shared/skills/resolved-skill.js";
 import { parseSkillDocument } from "../shared/skills/skill-document-parser.js";
 import { searchTextOf } from "../shared/skills/skill-search-text.js";
 import { RelevanceIndex } from "../shared/skills/relevance/relevance-index.js";
-import { SkillTriggerIndex } from "../shared/skills/triggers/skill-trigger-index.js";
+import { SkillTriggerMatcher } from "../shared/skills/triggers/skill-trigger-matcher.js";
+import { isTriggerable } from "../shared/skills/triggers/trigger-activation.js";
+import { capPatternTriggers } from "../shared/skills/triggers/trigger-caps.js";
 import { memoizedRequiredLiterals, rememberRequiredLiterals } from "../shared/skills/triggers/pattern-prefilter.js";
 import { NODE_TARGET } from "../infra/lambda-bundle.js";
 import { syntheticSkills } from "./compose-bench-helpers.js";
@@ -30,7 +32,7 @@ function routingSkills(root: string, n: number): ResolvedSkill[] {
     .flatMap((name) => {
       const path = join(root, name, "SKILL.md");
       const parsed = parseSkillDocument(name, readFileSync(path, "utf8"), path);
-      return parsed.definition ? [{ ...(parsed.definition as ResolvedSkill), name }] : [];
+      return parsed.definition ? [{ ...(parsed.definition as ResolvedSkill), name, source: "PROJECT" as const }] : [];
     });
   return Array.from({ length: n }, (_, i) =>
     i < base.length ? base[i]! : { ...base[i % base.length]!, name: `${base[i % base.length]!.name}-${i}` },
@@ -56,12 +58,25 @@ function child(fixture: string, n: number, root: string, literalsFile: string): 
     const used = process.cpuUsage(cpu);
     return { wall, cpu: (used.user + used.system) / 1000 };
   };
-  // INDEX_BUILD_PHASES=none|relevance (default both): to count instructions per phase (valgrind) by difference.
-  const phases = process.env.INDEX_BUILD_PHASES ?? "both";
-  const relevance = timed(() => phases !== "none" && RelevanceIndex.build(listing));
-  const triggers = timed(() => phases === "both" && new SkillTriggerIndex(listing));
-  process.stdout.write(JSON.stringify({ relevance, triggers }));
+  // INDEX_BUILD_PHASES=0…4 runs only the first phases, to count instructions per phase (valgrind) by difference.
+  const phases = Number(process.env.INDEX_BUILD_PHASES ?? 4);
+  let relevanceIndex: RelevanceIndex | undefined;
+  // As a turn builds it: over the listing with the per-level pattern caps applied (500 for a project level).
+  const capped = capPatternTriggers(listing).listing;
+  const matcher = new SkillTriggerMatcher();
+  const relevance = timed(() => phases >= 1 && (relevanceIndex = RelevanceIndex.build(listing)));
+  // The first turn's query and match: what the index left for its first use (typo look-up, packed postings).
+  const relevanceQuery = timed(() => phases >= 2 && relevanceIndex?.scoreAll(TYPO_QUERY));
+  const triggers = timed(() => phases >= 3 && matcher.indexFor(capped));
+  const triggersMatch = timed(
+    () => phases >= 4 && matcher.triggered(capped, MESSAGE, { activeNames: [], allowedSkills: null, eligible: isTriggerable }),
+  );
+  process.stdout.write(JSON.stringify({ relevance, relevanceQuery, triggers, triggersMatch }));
 }
+
+/** The cold-turn bench's message; for the query, with a typo, so the first query pays for the typo look-up. */
+const MESSAGE = "please review the deploy to staging";
+const TYPO_QUERY = "please review the deplyo to staging";
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -94,26 +109,27 @@ else {
   for (const fixture of ["synthetic", "routing"])
     for (const n of sizes) {
       type Timing = { wall: number; cpu: number };
+      type Run = Record<"relevance" | "relevanceQuery" | "triggers" | "triggersMatch", Timing>;
       const samples = Array.from({ length: runs }, () => {
         const out = execFileSync(process.execPath, ["--expose-gc", bundle, "--child", fixture, String(n), root, literalsFile], {
           encoding: "utf8",
         });
-        return JSON.parse(out) as { relevance: Timing; triggers: Timing };
+        return JSON.parse(out) as Run;
       });
-      // The machine may be shared: the least disturbed run (min wall) and the process CPU time (median, all threads).
-      const figure = (timings: Timing[]): string =>
-        `wall min ${Math.min(...timings.map((t) => t.wall))
-          .toFixed(1)
-          .padStart(6)} med ${median(timings.map((t) => t.wall))
-          .toFixed(1)
-          .padStart(6)}` +
-        ` cpu med ${median(timings.map((t) => t.cpu))
-          .toFixed(1)
-          .padStart(6)} ms`;
-      console.log(
-        `${fixture.padEnd(9)} ${String(n).padStart(6)}  RelevanceIndex.build ${figure(samples.map((s) => s.relevance))}` +
-          `  |  SkillTriggerIndex ${figure(samples.map((s) => s.triggers))}`,
-      );
+      // The machine may be shared: the least disturbed run (min wall) and the median of the process CPU time (all threads).
+      const ms = (value: number): string => value.toFixed(1).padStart(6);
+      const figure = (label: string, phase: keyof Run): string => {
+        const timings = samples.map((sample) => sample[phase]);
+        return `${label} wall min ${ms(Math.min(...timings.map((t) => t.wall)))} cpu med ${ms(median(timings.map((t) => t.cpu)))} ms`;
+      };
+      const row = [
+        `${fixture.padEnd(9)} ${String(n).padStart(6)}`,
+        figure("RelevanceIndex.build", "relevance"),
+        figure("first query", "relevanceQuery"),
+        figure("SkillTriggerIndex", "triggers"),
+        figure("first match", "triggersMatch"),
+      ];
+      console.log(row.join("  |  "));
     }
   // INDEX_BUILD_KEEP=1 keeps the bundle and literals, to profile one run by hand (`node --cpu-prof <bundle> --child …`).
   if (process.env.INDEX_BUILD_KEEP === "1") console.log(`kept ${dir}`);
