@@ -25,29 +25,14 @@ function trigramsOf(term: string): string[] {
 }
 
 export class FuzzyTerms {
-  private readonly byTrigram = new Map<string, number[]>();
-  /** Short words by first letter and length: a swap in a 4-letter word ("jria") shares no trigram with it. */
-  private readonly byHead = new Map<string, number[]>();
   private readonly terms: string[] = [];
+  /** Built on the first look-up: a catalog whose queries never need a typo look-up never pays for it. */
+  private lookup: TrigramLookup | undefined;
 
   add(term: string): void {
     if (term.length < MIN_FUZZY_CHARS) return;
-    const id = this.terms.length;
     this.terms.push(term);
-    if (term.length <= MAX_HEAD_CHARS) {
-      const key = `${term[0]}${term.length}`;
-      const list = this.byHead.get(key);
-      if (list === undefined) this.byHead.set(key, [id]);
-      else list.push(id);
-    }
-    for (const gram of new Set(trigramsOf(term))) {
-      let list = this.byTrigram.get(gram);
-      if (list === undefined) {
-        list = [];
-        this.byTrigram.set(gram, list);
-      }
-      list.push(id);
-    }
+    this.lookup = undefined;
   }
 
   /** Known words within the edit distance `word` allows, closest first, then in code-point order. */
@@ -57,9 +42,10 @@ export class FuzzyTerms {
     const grams = [...new Set(trigramsOf(word))];
     // An edit destroys at most 3 trigrams, a swap of neighbours 4: fewer shared ones cannot be close enough.
     const needed = Math.max(1, grams.length - 4 * maxEdits);
+    const { byTrigram, byHead } = (this.lookup ??= trigramLookup(this.terms));
     const shared = new Map<number, number>();
     for (const gram of grams) {
-      const list = this.byTrigram.get(gram);
+      const list = byTrigram.get(gram);
       if (list === undefined || list.length > MAX_TRIGRAM_POSTINGS) continue;
       for (const id of list) shared.set(id, (shared.get(id) ?? 0) + 1);
     }
@@ -67,7 +53,7 @@ export class FuzzyTerms {
     for (const [id, count] of shared) if (count >= needed) candidates.add(id);
     if (word.length <= MAX_HEAD_CHARS) {
       for (let length = word.length - 1; length <= word.length + 1; length++)
-        for (const id of this.byHead.get(`${word[0]}${length}`) ?? []) candidates.add(id);
+        for (const id of byHead.get(`${word[0]}${length}`) ?? []) candidates.add(id);
     }
     const found: { term: string; edits: number }[] = [];
     for (const id of candidates) {
@@ -79,6 +65,36 @@ export class FuzzyTerms {
     found.sort((a, b) => a.edits - b.edits || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
     return found.slice(0, MAX_FUZZY_MATCHES);
   }
+}
+
+interface TrigramLookup {
+  /** Term ids by each trigram of theirs, ascending. */
+  readonly byTrigram: Map<string, number[]>;
+  /** Short words by first letter and length: a swap in a 4-letter word ("jria") shares no trigram with it. */
+  readonly byHead: Map<string, number[]>;
+}
+
+function trigramLookup(terms: readonly string[]): TrigramLookup {
+  const byTrigram = new Map<string, number[]>();
+  const byHead = new Map<string, number[]>();
+  for (let id = 0; id < terms.length; id++) {
+    const term = terms[id]!;
+    if (term.length <= MAX_HEAD_CHARS) {
+      const key = `${term[0]}${term.length}`;
+      const list = byHead.get(key);
+      if (list === undefined) byHead.set(key, [id]);
+      else list.push(id);
+    }
+    const padded = `^${term}$`;
+    for (let i = 0; i + 3 <= padded.length; i++) {
+      const gram = padded.slice(i, i + 3);
+      const list = byTrigram.get(gram);
+      if (list === undefined) byTrigram.set(gram, [id]);
+      // Ids come in ascending order: a trigram the term repeats ends its list already.
+      else if (list[list.length - 1] !== id) list.push(id);
+    }
+  }
+  return { byTrigram, byHead };
 }
 
 /** Optimal string alignment distance (a swap of two neighbours is one edit), or max+1 once it exceeds max. */

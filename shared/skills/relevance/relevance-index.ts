@@ -95,61 +95,70 @@ export class RelevanceIndex {
   static build(skills: readonly IndexableSkill[]): RelevanceIndex {
     const termIds = new Map<string, number>();
     const fuzzy = new FuzzyTerms();
-    const inFuzzy = new Set<number>();
-    const averages = averageLengths(skills);
+    const { averages, step, sample } = sampleFieldTerms(skills);
     // One pass: each field's terms counted, length-normalized and weighted, summed per term into
-    // the skill's one weighted frequency, appended to that term's postings.
-    const postingDocs: number[][] = [];
-    const postingWeights: number[][] = [];
-    const weighted = new Map<number, number>();
-    const counts = new Map<string, number>();
+    // the skill's one weighted frequency, appended to the postings (term, skill, weight) in skill
+    // order. Scratch is indexed by term id, so a field costs no Map of its own; plain arrays, not
+    // typed ones: growing a typed array is a branch rarely taken, and each first time through it
+    // threw away the optimized code of a cold build.
+    const termTexts: string[] = [];
+    const tf: number[] = [];
+    const docWeight: number[] = [];
+    const inFuzzy: boolean[] = [];
+    const fieldIds: number[] = [];
+    const docIds: number[] = [];
+    const postingTerms: number[] = [];
+    const postingDocs: number[] = [];
+    const postingWeights: number[] = [];
     for (let doc = 0; doc < skills.length; doc++) {
-      const fields = fieldTexts(skills[doc]!);
-      weighted.clear();
+      const sampled = doc % step === 0 ? sample[doc / step] : undefined;
+      if (sampled !== undefined) sample[doc / step] = undefined;
+      const fields = sampled === undefined ? fieldTexts(skills[doc]!) : undefined;
       for (let f = 0; f < FIELDS.length; f++) {
         const spec = FIELDS[f]!;
-        const terms = fieldTerms(fields[f]!, spec);
+        const terms = sampled !== undefined ? sampled[f]! : fieldTerms(fields![f]!, spec);
         if (terms.length === 0) continue;
-        counts.clear();
-        for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-        const norm = 1 - spec.b + (spec.b * terms.length) / averages[f]!;
-        for (const [term, tf] of counts) {
+        for (let k = 0; k < terms.length; k++) {
+          const term = terms[k]!;
           let id = termIds.get(term);
           if (id === undefined) {
             id = termIds.size;
             termIds.set(term, id);
-            postingDocs.push([]);
-            postingWeights.push([]);
+            termTexts.push(term);
+            tf.push(0);
+            docWeight.push(0);
+            inFuzzy.push(false);
           }
-          // The typo vocabulary holds the words of the fields a product is named in, each once.
-          if (spec.fuzzy && !inFuzzy.has(id)) {
-            inFuzzy.add(id);
-            fuzzy.add(term);
-          }
-          weighted.set(id, (weighted.get(id) ?? 0) + (spec.weight * tf) / norm);
+          if (tf[id] === 0) fieldIds.push(id);
+          tf[id]! += 1;
         }
+        const norm = 1 - spec.b + (spec.b * terms.length) / averages[f]!;
+        for (let k = 0; k < fieldIds.length; k++) {
+          const id = fieldIds[k]!;
+          // The typo vocabulary holds the words of the fields a product is named in, each once.
+          if (spec.fuzzy && !inFuzzy[id]) {
+            inFuzzy[id] = true;
+            fuzzy.add(termTexts[id]!);
+          }
+          // Every field's contribution is above 0, so 0 means "not yet in this skill".
+          if (docWeight[id] === 0) docIds.push(id);
+          docWeight[id]! += (spec.weight * tf[id]!) / norm;
+          tf[id] = 0;
+        }
+        fieldIds.length = 0;
       }
-      for (const [id, w] of weighted) {
-        postingDocs[id]!.push(doc);
-        postingWeights[id]!.push(w);
+      for (let k = 0; k < docIds.length; k++) {
+        const id = docIds[k]!;
+        postingTerms.push(id);
+        postingDocs.push(doc);
+        postingWeights.push(docWeight[id]!);
+        docWeight[id] = 0;
       }
+      docIds.length = 0;
     }
-    const offsets = new Int32Array(termIds.size + 1);
-    let total = 0;
-    for (let t = 0; t < termIds.size; t++) {
-      offsets[t] = total;
-      total += postingDocs[t]!.length;
-    }
-    offsets[termIds.size] = total;
-    const docs = new Int32Array(total);
-    const weights = new Float32Array(total);
+    const { offsets, docs, weights, df } = packPostings(termIds.size, postingTerms, postingDocs, postingWeights);
     const idf = new Float64Array(termIds.size);
-    for (let t = 0; t < termIds.size; t++) {
-      docs.set(postingDocs[t]!, offsets[t]!);
-      weights.set(postingWeights[t]!, offsets[t]!);
-      const df = postingDocs[t]!.length;
-      idf[t] = Math.log(1 + (skills.length - df + 0.5) / (df + 0.5));
-    }
+    for (let t = 0; t < termIds.size; t++) idf[t] = Math.log(1 + (skills.length - df[t]! + 0.5) / (df[t]! + 0.5));
     return new RelevanceIndex({ size: skills.length, termIds, offsets, docs, weights, idf, fuzzy });
   }
 
@@ -223,24 +232,56 @@ export class RelevanceIndex {
 const LENGTH_SAMPLE = 256;
 
 function fieldTerms(text: string, spec: FieldSpec): string[] {
-  if (spec.compounds === "none") return termsOf(text);
+  if (spec.compounds === "none") return termsOf(text, { remember: true });
   const compounds: string[] = [];
-  const terms = termsOf(text, { compounds, joinedOnly: spec.compounds === "joined" });
+  const terms = termsOf(text, { compounds, joinedOnly: spec.compounds === "joined", remember: true });
   for (const c of compounds) terms.push(c);
   return terms;
 }
 
-/** Average terms per field over the first LENGTH_SAMPLE skills and evenly spaced others (at least 1). */
-function averageLengths(skills: readonly IndexableSkill[]): number[] {
+/**
+ * The field terms of the length sample (the first skill and every `step`-th after it, about
+ * LENGTH_SAMPLE skills), kept so the build does not tokenize them again, and the average terms per
+ * field over them (at least 1).
+ */
+function sampleFieldTerms(skills: readonly IndexableSkill[]): {
+  averages: number[];
+  step: number;
+  sample: (string[][] | undefined)[];
+} {
   const step = Math.max(1, Math.floor(skills.length / LENGTH_SAMPLE));
   const sums = FIELDS.map(() => 0);
-  let sampled = 0;
+  const sample: (string[][] | undefined)[] = [];
   for (let doc = 0; doc < skills.length; doc += step) {
     const fields = fieldTexts(skills[doc]!);
-    for (let f = 0; f < FIELDS.length; f++) sums[f]! += fieldTerms(fields[f]!, FIELDS[f]!).length;
-    sampled++;
+    const terms = FIELDS.map((spec, f) => fieldTerms(fields[f]!, spec));
+    for (let f = 0; f < FIELDS.length; f++) sums[f]! += terms[f]!.length;
+    sample.push(terms);
   }
-  return sums.map((sum) => Math.max(1, sum / Math.max(1, sampled)));
+  const sampled = sample.length;
+  return { averages: sums.map((sum) => Math.max(1, sum / Math.max(1, sampled))), step, sample };
+}
+
+/** Postings appended as (term, skill, weight) in skill order, packed by term (CSR), each term's skills still in order. */
+function packPostings(
+  termCount: number,
+  terms: readonly number[],
+  docsInOrder: readonly number[],
+  weightsInOrder: readonly number[],
+): { offsets: Int32Array; docs: Int32Array; weights: Float32Array; df: Int32Array } {
+  const df = new Int32Array(termCount);
+  for (let p = 0; p < terms.length; p++) df[terms[p]!]! += 1;
+  const offsets = new Int32Array(termCount + 1);
+  for (let t = 0; t < termCount; t++) offsets[t + 1] = offsets[t]! + df[t]!;
+  const next = offsets.slice(0, termCount);
+  const docs = new Int32Array(terms.length);
+  const weights = new Float32Array(terms.length);
+  for (let p = 0; p < terms.length; p++) {
+    const at = next[terms[p]!]!++;
+    docs[at] = docsInOrder[p]!;
+    weights[at] = weightsInOrder[p]!;
+  }
+  return { offsets, docs, weights, df };
 }
 
 const cap = (text: string | undefined): string =>

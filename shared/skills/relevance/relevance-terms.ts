@@ -13,93 +13,152 @@
  *   chat filler) are dropped, so small talk carries no signal.
  */
 
-const WORD = /[\p{L}\p{N}]+/gu;
+/**
+ * A text split into words and what separates them, alternately (words at even positions; the
+ * first and last may be empty): runs of Unicode letters and digits, or of ASCII ones for an
+ * ASCII text. Splitting natively is what makes a cold build of thousands of skills cheap: the
+ * per-character work runs in the regular expression engine, not in not-yet-optimized JavaScript.
+ */
+const WORDS_AND_SEPARATORS = /([^\p{L}\p{N}]+)/u;
+const ASCII_WORDS_AND_SEPARATORS = /([^A-Za-z0-9]+)/;
 const CAMEL_PARTS = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\p{L}+|\d+/gu;
 const MARKS = /\p{M}+/gu;
 /** A word this long is no word (a hash, a blob): it is not a term. */
 const MAX_WORD_CHARS = 40;
 
 export interface TermOptions {
-  /** Also the concatenation of each two adjacent words (neither a stop word), pushed here (may be the output array itself). */
+  /** Also the concatenation of each two adjacent words (neither a stop word), pushed here. */
   compounds?: string[] | undefined;
   /** Compounds only of words written together (`to-do`, `seat_geek`), not of words a space separates. */
   joinedOnly?: boolean;
   /** Stop at this many terms (queries: bounded work whatever the message). */
   maxTerms?: number;
+  /** Keep new words in the process-wide memo (skill texts, which every build reads again; not messages). */
+  remember?: boolean;
 }
 
 /** Terms of `text` in order of appearance, repeats kept (term frequency counts them). */
 export function termsOf(text: string, options: TermOptions = {}): string[] {
   const max = options.maxTerms ?? Number.POSITIVE_INFINITY;
   const out: string[] = [];
-  const ascii = !NON_ASCII.test(text);
-  const folded = ascii ? text : text.normalize("NFKD").replace(MARKS, "");
+  const pieces = NON_ASCII.test(text)
+    ? text.normalize("NFKD").replace(MARKS, "").split(WORDS_AND_SEPARATORS)
+    : text.split(ASCII_WORDS_AND_SEPARATORS);
   const compounds = options.compounds;
-  let previous: string | undefined;
-  let previousEnd = -1;
-  let previousStop = false;
-  const word = (start: number, end: number): void => {
-    const raw = folded.slice(start, end);
+  const joinedOnly = options.joinedOnly === true;
+  const remember = options.remember === true;
+  // The word before, while nothing but a separator lies between it and the next.
+  let previous: WordTerms | undefined;
+  for (let i = 0; i < pieces.length && out.length < max; i += 2) {
+    const raw = pieces[i]!;
+    if (raw.length === 0) continue; // before a leading or after a trailing separator
     if (raw.length > MAX_WORD_CHARS) {
       previous = undefined;
-      return;
+      continue;
     }
-    const lower = raw.toLowerCase();
-    const stop = STOP_WORDS.has(lower);
-    // A capital letter alone is a name (`X`, `R`); a lower-case one is noise.
-    if (raw.length === 1 && raw !== lower && !stop) out.push(lower);
-    else push(out, lower, stop);
-    if (raw !== lower || DIGIT.test(raw)) {
-      const parts = raw.match(CAMEL_PARTS);
-      if (parts !== null && parts.length > 1)
-        for (const part of parts) if (part.length >= 2) push(out, part.toLowerCase(), STOP_WORDS.has(part.toLowerCase()));
-    }
+    const word = wordTermsOf(raw, remember);
+    const own = word.terms;
+    for (let k = 0; k < own.length; k++) out.push(own[k]!);
     // Adjacent means separated by one separator character at most (`seat-geek`, `seat geek`); a
     // stop word joins only without a space (`to-do` → todo, but not `the slack` → theslack).
-    if (compounds !== undefined && previous !== undefined && start - previousEnd <= 1) {
-      const joined = start === previousEnd || folded.charCodeAt(previousEnd) !== 32;
-      if (joined || (options.joinedOnly !== true && !stop && !previousStop)) push(compounds, previous + lower, false);
-    }
-    previous = lower;
-    previousEnd = end;
-    previousStop = stop;
-  };
-  if (ascii) {
-    // The common case, without a regular expression: runs of ASCII letters and digits.
-    let start = -1;
-    for (let i = 0; i <= folded.length && out.length < max; i++) {
-      const c = i < folded.length ? folded.charCodeAt(i) : 32;
-      const alnum = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
-      if (alnum) {
-        if (start === -1) start = i;
-      } else if (start !== -1) {
-        word(start, i);
-        start = -1;
+    if (compounds !== undefined && previous !== undefined) {
+      const separator = pieces[i - 1]!;
+      if (separator.length === 1 && (separator !== " " || (!joinedOnly && !word.stop && !previous.stop))) {
+        const compound = compoundOf(previous, word);
+        if (compound !== undefined) compounds.push(compound);
       }
     }
-  } else {
-    for (const match of folded.matchAll(WORD)) {
-      if (out.length >= max) break;
-      word(match.index, match.index + match[0].length);
-    }
+    previous = word;
   }
   return out.length > max ? out.slice(0, max) : out;
 }
 
-/** Any character outside 7-bit ASCII (the fast tokenizer reads only ASCII). */
+/** Any character outside 7-bit ASCII: an ASCII text needs neither folding nor Unicode classes. */
 const NON_ASCII = /[^\t\n\r\u0020-\u007e]/;
-const DIGIT = /\d/;
+
+/** What one word (as written, at most MAX_WORD_CHARS) gives, the same wherever it occurs. */
+interface WordTerms {
+  readonly lower: string;
+  readonly stop: boolean;
+  /** Its terms in order: the word's own, then its camel-case and letter/digit parts. */
+  readonly terms: readonly string[];
+  /** Whether the process-wide memo holds it (then so may its compounds: their texts are its own). */
+  readonly memoized: boolean;
+  /** Its compound with each word (lower case) seen after it; null where the compound is no term. */
+  joins: Map<string, string | null> | undefined;
+}
+
+/**
+ * Words of skill texts already analyzed, and their compounds, process-wide: skill texts repeat a
+ * small vocabulary (Zipf), so a cold index build of thousands of skills lowers, stems and splits
+ * each distinct word once. Bounded: past MAX_KNOWN a new word or compound is analyzed each time,
+ * with the same answer.
+ */
+const knownWords = new Map<string, WordTerms>();
+let knownJoins = 0;
+const MAX_KNOWN = 65_536;
+
+function wordTermsOf(raw: string, remember: boolean): WordTerms {
+  let known = knownWords.get(raw);
+  if (known === undefined) {
+    if (!remember || knownWords.size >= MAX_KNOWN) return analyzeWord(raw, false);
+    // Its own copy: a word split out of a long text can be a view into that text, which the
+    // process-wide memo must not keep alive (V8 shares the characters from 13 on).
+    const word = raw.length < 13 ? raw : ` ${raw}`.slice(1);
+    known = analyzeWord(word, true);
+    knownWords.set(word, known);
+  }
+  return known;
+}
+
+function analyzeWord(raw: string, memoized: boolean): WordTerms {
+  const terms: string[] = [];
+  const lower = raw.toLowerCase();
+  const stop = STOP_WORDS.has(lower);
+  // A capital letter alone is a name (`X`, `R`); a lower-case one is noise.
+  if (raw.length === 1 && raw !== lower && !stop) terms.push(lower);
+  else push(terms, lower, stop);
+  if (raw !== lower || hasDigit(raw)) {
+    const parts = raw.match(CAMEL_PARTS);
+    if (parts !== null && parts.length > 1)
+      for (const part of parts) if (part.length >= 2) push(terms, part.toLowerCase(), STOP_WORDS.has(part.toLowerCase()));
+  }
+  return { lower, stop, terms, memoized, joins: undefined };
+}
+
+/** The term the two words make written together (`seat-geek` → seatgeek), stemmed; undefined when it is no term. */
+function compoundOf(first: WordTerms, second: WordTerms): string | undefined {
+  const known = first.joins?.get(second.lower);
+  if (known !== undefined) return known ?? undefined;
+  const terms: string[] = [];
+  push(terms, first.lower + second.lower, false);
+  const compound = terms.length === 0 ? null : terms[0]!;
+  if (first.memoized && second.memoized && knownJoins < MAX_KNOWN) {
+    (first.joins ??= new Map()).set(second.lower, compound);
+    knownJoins += 1;
+  }
+  return compound ?? undefined;
+}
+
+/** Whether `text` holds an ASCII digit (what `/\d/` tests, without a regular expression). */
+function hasDigit(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) return true;
+  }
+  return false;
+}
 
 function push(out: string[], lower: string, stop: boolean): void {
   if (stop) return;
   const term = stem(lower);
-  if (term.length >= 2 || DIGIT.test(term)) out.push(term);
+  if (term.length >= 2 || hasDigit(term)) out.push(term);
 }
 
 /** A suffix stemmer small enough to read: enough for plurals and verb forms of skill texts. */
 export function stem(word: string): string {
   let w = word;
-  if (w.length <= 3 || DIGIT.test(w)) return w;
+  if (w.length <= 3 || hasDigit(w)) return w;
   if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (w.endsWith("sses")) w = w.slice(0, -2);
   else if (w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is")) w = w.slice(0, -1);

@@ -79,12 +79,12 @@ export class SkillTriggerIndex<T extends TriggerCandidate = TriggerCandidate> {
     this.candidates = [...candidates];
     this.triggerLists = this.candidates.map((candidate) => candidate.triggers);
     const patternEntries: PatternTriggerEntry[] = [];
-    this.candidates.forEach((candidate, owner) => {
-      for (const trigger of candidate.triggers) {
+    for (let owner = 0; owner < this.candidates.length; owner++) {
+      for (const trigger of (this.candidates[owner] as T).triggers) {
         if (trigger.type === "KEYWORDS") this.keywords.add(owner, trigger.keywords);
         else patternEntries.push({ owner, pattern: trigger.pattern });
       }
-    });
+    }
     this.patterns = new PatternTriggerIndex(patternEntries, patternCache);
   }
 

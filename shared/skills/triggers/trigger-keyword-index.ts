@@ -18,15 +18,11 @@ export function tokenize(lowered: string): string[] {
   return tokens;
 }
 
-/** A keyword of one KEYWORDS trigger (or several identical ones: `weight`). */
-interface KeywordPosting {
+/** A multi-word keyword of one KEYWORDS trigger (or several identical ones: `weight`), filed under its first two tokens. */
+interface SequencePosting {
   readonly trigger: number;
   /** How many of the trigger's keywords tokenize to this sequence (duplicates count each time). */
   readonly weight: number;
-}
-
-/** A multi-word keyword, filed under its first two tokens. */
-interface SequencePosting extends KeywordPosting {
   /** Dense id, so that a sequence occurring several times in a message counts once. */
   readonly id: number;
   /** Token ids after the first two ("merge request review" → [review]), or undefined. */
@@ -62,8 +58,14 @@ interface FlatPostings {
  */
 export class KeywordTriggerIndex {
   private readonly vocabulary = new Map<string, number>();
-  /** Token id → single-token keywords. */
-  private readonly singles: KeywordPosting[][] = [];
+  /**
+   * Single-token keywords in the order added, as parallel lists (token id, trigger, weight), packed
+   * by token on the first match: a cold instance adds tens of thousands, and an object and a list
+   * per token cost more than the adding itself.
+   */
+  private readonly singleTokens: number[] = [];
+  private readonly singleTriggers: number[] = [];
+  private readonly singleWeights: number[] = [];
   /** First token id → second token id → multi-word keywords. */
   private readonly pairs: (Map<number, SequencePosting[]> | undefined)[] = [];
   private sequenceCount = 0;
@@ -83,21 +85,31 @@ export class KeywordTriggerIndex {
     this.owners.push(owner);
     this.totals.push(keywords.length);
     // Few keywords per trigger: a linear search beats a Map per trigger.
-    const sequences: { ids: number[]; weight: number }[] = [];
-    for (const keyword of keywords) {
-      const tokens = tokenize(keyword.toLowerCase());
+    const sequences: number[][] = [];
+    const weights: number[] = [];
+    for (let k = 0; k < keywords.length; k++) {
+      const tokens = tokenize((keywords[k] as string).toLowerCase());
       if (tokens.length === 0) continue;
-      const ids = tokens.map((token) => this.tokenId(token));
-      const known = sequences.find((sequence) => sameIds(sequence.ids, ids));
-      if (known === undefined) sequences.push({ ids, weight: 1 });
-      else known.weight += 1;
+      const ids: number[] = [];
+      for (let t = 0; t < tokens.length; t++) ids.push(this.tokenId(tokens[t] as string));
+      let known = 0;
+      while (known < sequences.length && !sameIds(sequences[known] as number[], ids)) known++;
+      if (known === sequences.length) {
+        sequences.push(ids);
+        weights.push(1);
+      } else weights[known] = (weights[known] as number) + 1;
     }
-    for (const { ids, weight } of sequences) {
-      const [first, second, ...rest] = ids as [number, ...number[]];
-      if (second === undefined) {
-        (this.singles[first] as KeywordPosting[]).push({ trigger, weight });
+    for (let s = 0; s < sequences.length; s++) {
+      const ids = sequences[s] as number[];
+      const weight = weights[s] as number;
+      const first = ids[0] as number;
+      if (ids.length === 1) {
+        this.singleTokens.push(first);
+        this.singleTriggers.push(trigger);
+        this.singleWeights.push(weight);
         continue;
       }
+      const second = ids[1] as number;
       let bySecond = this.pairs[first];
       if (bySecond === undefined) {
         bySecond = new Map();
@@ -107,7 +119,7 @@ export class KeywordTriggerIndex {
         trigger,
         weight,
         id: this.sequenceCount++,
-        rest: rest.length > 0 ? Int32Array.from(rest) : undefined,
+        rest: ids.length > 2 ? Int32Array.from(ids.slice(2)) : undefined,
       };
       const list = bySecond.get(second);
       if (list === undefined) bySecond.set(second, [posting]);
@@ -190,27 +202,25 @@ export class KeywordTriggerIndex {
     return n;
   }
 
-  /** The single-token postings as flat arrays (rebuilt after `add`), for a tight matching loop. */
+  /** The single-token postings packed by token id (rebuilt after `add`), in the order added, for a tight matching loop. */
   private flatten(): FlatPostings {
     if (this.flat !== undefined) return this.flat;
-    const singleStart = new Int32Array(this.singles.length + 1);
-    let total = 0;
-    this.singles.forEach((postings, id) => {
-      singleStart[id] = total;
-      total += postings.length;
-    });
-    singleStart[this.singles.length] = total;
-    const singleTrigger = new Int32Array(total);
-    const singleWeight = new Int32Array(total);
-    let k = 0;
-    for (const postings of this.singles) {
-      for (const { trigger, weight } of postings) {
-        singleTrigger[k] = trigger;
-        singleWeight[k] = weight;
-        k += 1;
-      }
+    const vocabularySize = this.vocabulary.size;
+    const { singleTokens, singleTriggers, singleWeights } = this;
+    const singleStart = new Int32Array(vocabularySize + 1);
+    for (let p = 0; p < singleTokens.length; p++) singleStart[(singleTokens[p] as number) + 1]! += 1;
+    for (let id = 0; id < vocabularySize; id++) singleStart[id + 1]! += singleStart[id] as number;
+    const next = singleStart.slice(0, vocabularySize);
+    const singleTrigger = new Int32Array(singleTokens.length);
+    const singleWeight = new Int32Array(singleTokens.length);
+    for (let p = 0; p < singleTokens.length; p++) {
+      const at = next[singleTokens[p] as number] as number;
+      next[singleTokens[p] as number] = at + 1;
+      singleTrigger[at] = singleTriggers[p] as number;
+      singleWeight[at] = singleWeights[p] as number;
     }
-    const tokens = [...this.vocabulary.keys()];
+    const tokens: string[] = [];
+    for (const token of this.vocabulary.keys()) tokens.push(token);
     this.flat = {
       singleStart,
       singleTrigger,
@@ -219,7 +229,7 @@ export class KeywordTriggerIndex {
       totals: Int32Array.from(this.totals),
       slots: vocabularySlots(tokens),
       tokens,
-      seen: new Uint8Array(this.singles.length),
+      seen: new Uint8Array(vocabularySize),
       counted: new Uint8Array(this.sequenceCount),
       counts: new Int32Array(this.owners.length),
     };
@@ -229,9 +239,8 @@ export class KeywordTriggerIndex {
   private tokenId(token: string): number {
     let id = this.vocabulary.get(token);
     if (id === undefined) {
-      id = this.singles.length;
+      id = this.vocabulary.size;
       this.vocabulary.set(token, id);
-      this.singles.push([]);
       this.pairs.push(undefined);
     }
     return id;
@@ -239,7 +248,9 @@ export class KeywordTriggerIndex {
 }
 
 function sameIds(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((id, k) => id === b[k]);
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
 }
 
 /** Whether the message's ids (the first `n` of `ids`) continue with `rest` at `at`. */
@@ -263,11 +274,11 @@ function vocabularySlots(tokens: readonly string[]): Int32Array {
   let size = 16;
   while (size < tokens.length * 2) size <<= 1;
   const slots = new Int32Array(size);
-  tokens.forEach((token, id) => {
-    let slot = tokenHash(token) & (size - 1);
+  for (let id = 0; id < tokens.length; id++) {
+    let slot = tokenHash(tokens[id] as string) & (size - 1);
     while (slots[slot] !== 0) slot = (slot + 1) & (size - 1);
     slots[slot] = id + 1;
-  });
+  }
   return slots;
 }
 

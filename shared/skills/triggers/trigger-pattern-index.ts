@@ -100,15 +100,15 @@ export class PatternTriggerIndex {
       return id;
     };
     const unkeyed: number[] = [];
-    this.texts.forEach((text, pattern) => {
-      const literals = this.prefilterOf(text);
+    for (let pattern = 0; pattern < this.texts.length; pattern++) {
+      const literals = this.prefilterOf(this.texts[pattern] as string);
       const tree = literals === undefined ? undefined : literalTree(literals, idOf);
       const keys = tree === undefined ? undefined : keyLiterals(tree, literalTexts);
       // Without keys the tree cannot rule anything out; the regex alone decides (as find does).
       this.prefilters.push(keys === undefined ? undefined : tree);
       if (keys === undefined) unkeyed.push(pattern);
       else for (const id of keys) (this.keyedPatterns[id] as number[]).push(pattern);
-    });
+    }
     this.automaton = new LiteralAutomaton(literalTexts);
     this.groupUnkeyedPatterns(unkeyed.filter((pattern) => this.compiledAt(pattern) !== undefined));
     this.present = new Uint8Array(this.keyedPatterns.length);
@@ -256,16 +256,26 @@ function literalTree(node: RequiredLiterals, idOf: (text: string) => number): Li
  */
 function keyLiterals(tree: LiteralTree, texts: readonly string[]): number[] | undefined {
   if (tree.kind === "literal") return [tree.id];
-  const children = tree.of.map((child) => keyLiterals(child, texts));
   if (tree.kind === "any") {
-    return children.includes(undefined) ? undefined : [...new Set(children.flatMap((keys) => keys ?? []))];
+    // Every alternative's keys, each once, in order.
+    const keys: number[] = [];
+    for (const child of tree.of) {
+      const childKeys = keyLiterals(child, texts);
+      if (childKeys === undefined) return undefined;
+      for (const id of childKeys) if (!keys.includes(id)) keys.push(id);
+    }
+    return keys;
   }
-  const shortest = (keys: number[]): number => Math.min(...keys.map((id) => (texts[id] as string).length));
   let best: number[] | undefined;
-  for (const keys of children) {
+  let bestShortest = 0;
+  for (const child of tree.of) {
+    const keys = keyLiterals(child, texts);
     if (keys === undefined) continue;
-    if (best === undefined || keys.length < best.length || (keys.length === best.length && shortest(keys) > shortest(best))) {
+    let shortest = Number.POSITIVE_INFINITY;
+    for (const id of keys) shortest = Math.min(shortest, (texts[id] as string).length);
+    if (best === undefined || keys.length < best.length || (keys.length === best.length && shortest > bestShortest)) {
       best = keys;
+      bestShortest = shortest;
     }
   }
   return best;
