@@ -47,6 +47,8 @@ export function termsOf(text: string, options: TermOptions = {}): string[] {
   const compounds = options.compounds;
   const joinedOnly = options.joinedOnly === true;
   const remember = options.remember === true;
+  // This text's words the process-wide memo does not hold, each analyzed once all the same.
+  let unknown: Map<string, WordTerms> | undefined;
   // The word before, while nothing but a separator lies between it and the next.
   let previous: WordTerms | undefined;
   for (let i = 0; i < pieces.length && out.length < max; i += 2) {
@@ -56,7 +58,11 @@ export function termsOf(text: string, options: TermOptions = {}): string[] {
       previous = undefined;
       continue;
     }
-    const word = wordTermsOf(raw, remember);
+    let word = knownWords.get(raw) ?? unknown?.get(raw);
+    if (word === undefined) {
+      word = newWord(raw, remember);
+      if (!word.memoized) (unknown ??= new Map()).set(raw, word);
+    }
     const own = word.terms;
     for (let k = 0; k < own.length; k++) out.push(own[k]!);
     // Adjacent means separated by one separator character at most (`seat-geek`, `seat geek`); a
@@ -98,16 +104,14 @@ const knownWords = new Map<string, WordTerms>();
 let knownJoins = 0;
 const MAX_KNOWN = 65_536;
 
-function wordTermsOf(raw: string, remember: boolean): WordTerms {
-  let known = knownWords.get(raw);
-  if (known === undefined) {
-    if (!remember || knownWords.size >= MAX_KNOWN) return analyzeWord(raw, false);
-    // Its own copy: a word split out of a long text can be a view into that text, which the
-    // process-wide memo must not keep alive (V8 shares the characters from 13 on).
-    const word = raw.length < 13 ? raw : ` ${raw}`.slice(1);
-    known = analyzeWord(word, true);
-    knownWords.set(word, known);
-  }
+/** A word the memo does not hold, analyzed, and kept in the memo when `remember` and there is room. */
+function newWord(raw: string, remember: boolean): WordTerms {
+  if (!remember || knownWords.size >= MAX_KNOWN) return analyzeWord(raw, false);
+  // Its own copy: a word split out of a long text can be a view into that text, which the
+  // process-wide memo must not keep alive (V8 shares the characters from 13 on).
+  const word = raw.length < 13 ? raw : ` ${raw}`.slice(1);
+  const known = analyzeWord(word, true);
+  knownWords.set(word, known);
   return known;
 }
 
@@ -118,7 +122,9 @@ function analyzeWord(raw: string, memoized: boolean): WordTerms {
   // A capital letter alone is a name (`X`, `R`); a lower-case one is noise.
   if (raw.length === 1 && raw !== lower && !stop) terms.push(lower);
   else push(terms, lower, stop);
-  if (raw !== lower || hasDigit(raw)) {
+  // A number (a skill's `-1042`) has no parts: one regular expression match less per distinct number.
+  const digits = digitCount(raw);
+  if ((raw !== lower || digits > 0) && digits < raw.length) {
     const parts = raw.match(CAMEL_PARTS);
     if (parts !== null && parts.length > 1)
       for (const part of parts) if (part.length >= 2) push(terms, part.toLowerCase(), STOP_WORDS.has(part.toLowerCase()));
@@ -147,6 +153,15 @@ function hasDigit(text: string): boolean {
     if (c >= 48 && c <= 57) return true;
   }
   return false;
+}
+
+function digitCount(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) count += 1;
+  }
+  return count;
 }
 
 function push(out: string[], lower: string, stop: boolean): void {
