@@ -17,12 +17,26 @@ const MAX_TRIGRAM_POSTINGS = 4_000;
 
 export const maxEditsFor = (length: number): number => (length >= 8 ? 2 : length >= MIN_FUZZY_CHARS ? 1 : 0);
 
-function trigramsOf(term: string): string[] {
+/** The trigrams of `^term$`, each once, as look-up keys (trigramKey), in order of appearance. */
+function trigramsOf(term: string): Set<TrigramKey> {
   const padded = `^${term}$`;
-  const out: string[] = [];
-  for (let i = 0; i + 3 <= padded.length; i++) out.push(padded.slice(i, i + 3));
+  const out = new Set<TrigramKey>();
+  for (let i = 0; i + 3 <= padded.length; i++) out.add(trigramKey(padded, i));
   return out;
 }
+
+type TrigramKey = number | string;
+
+/** The trigram at `i` as a Map key: a number for an ASCII one (no string to cut and hash), else its text. */
+function trigramKey(padded: string, i: number): TrigramKey {
+  const a = padded.charCodeAt(i);
+  const b = padded.charCodeAt(i + 1);
+  const c = padded.charCodeAt(i + 2);
+  return (a | b | c) < 128 ? (a << 14) | (b << 7) | c : padded.slice(i, i + 3);
+}
+
+/** Words of one first code unit and length: the key of byHead. */
+const headKey = (word: string, length: number): number => word.charCodeAt(0) * 16 + length;
 
 export class FuzzyTerms {
   private readonly terms: string[] = [];
@@ -39,9 +53,9 @@ export class FuzzyTerms {
   near(word: string): { term: string; edits: number }[] {
     const maxEdits = maxEditsFor(word.length);
     if (maxEdits === 0) return [];
-    const grams = [...new Set(trigramsOf(word))];
+    const grams = trigramsOf(word);
     // An edit destroys at most 3 trigrams, a swap of neighbours 4: fewer shared ones cannot be close enough.
-    const needed = Math.max(1, grams.length - 4 * maxEdits);
+    const needed = Math.max(1, grams.size - 4 * maxEdits);
     const { byTrigram, byHead } = (this.lookup ??= trigramLookup(this.terms));
     const shared = new Map<number, number>();
     for (const gram of grams) {
@@ -53,7 +67,7 @@ export class FuzzyTerms {
     for (const [id, count] of shared) if (count >= needed) candidates.add(id);
     if (word.length <= MAX_HEAD_CHARS) {
       for (let length = word.length - 1; length <= word.length + 1; length++)
-        for (const id of byHead.get(`${word[0]}${length}`) ?? []) candidates.add(id);
+        for (const id of byHead.get(headKey(word, length)) ?? []) candidates.add(id);
     }
     const found: { term: string; edits: number }[] = [];
     for (const id of candidates) {
@@ -69,25 +83,25 @@ export class FuzzyTerms {
 
 interface TrigramLookup {
   /** Term ids by each trigram of theirs, ascending. */
-  readonly byTrigram: Map<string, number[]>;
+  readonly byTrigram: Map<TrigramKey, number[]>;
   /** Short words by first letter and length: a swap in a 4-letter word ("jria") shares no trigram with it. */
-  readonly byHead: Map<string, number[]>;
+  readonly byHead: Map<number, number[]>;
 }
 
 function trigramLookup(terms: readonly string[]): TrigramLookup {
-  const byTrigram = new Map<string, number[]>();
-  const byHead = new Map<string, number[]>();
+  const byTrigram = new Map<TrigramKey, number[]>();
+  const byHead = new Map<number, number[]>();
   for (let id = 0; id < terms.length; id++) {
     const term = terms[id]!;
     if (term.length <= MAX_HEAD_CHARS) {
-      const key = `${term[0]}${term.length}`;
+      const key = headKey(term, term.length);
       const list = byHead.get(key);
       if (list === undefined) byHead.set(key, [id]);
       else list.push(id);
     }
     const padded = `^${term}$`;
     for (let i = 0; i + 3 <= padded.length; i++) {
-      const gram = padded.slice(i, i + 3);
+      const gram = trigramKey(padded, i);
       const list = byTrigram.get(gram);
       if (list === undefined) byTrigram.set(gram, [id]);
       // Ids come in ascending order: a trigram the term repeats ends its list already.

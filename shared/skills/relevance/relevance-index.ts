@@ -107,6 +107,7 @@ export class RelevanceIndex {
     const inFuzzy: boolean[] = [];
     const fieldIds: number[] = [];
     const docIds: number[] = [];
+    const df: number[] = [];
     const postingTerms: number[] = [];
     const postingDocs: number[] = [];
     const postingWeights: number[] = [];
@@ -125,6 +126,7 @@ export class RelevanceIndex {
             id = termIds.size;
             termIds.set(term, id);
             termTexts.push(term);
+            df.push(0);
             tf.push(0);
             docWeight.push(0);
             inFuzzy.push(false);
@@ -149,6 +151,7 @@ export class RelevanceIndex {
       }
       for (let k = 0; k < docIds.length; k++) {
         const id = docIds[k]!;
+        df[id]! += 1;
         postingTerms.push(id);
         postingDocs.push(doc);
         postingWeights.push(docWeight[id]!);
@@ -156,10 +159,10 @@ export class RelevanceIndex {
       }
       docIds.length = 0;
     }
-    const { offsets, docs, weights, df } = packPostings(termIds.size, postingTerms, postingDocs, postingWeights);
-    const idf = new Float64Array(termIds.size);
-    for (let t = 0; t < termIds.size; t++) idf[t] = Math.log(1 + (skills.length - df[t]! + 0.5) / (df[t]! + 0.5));
-    return new RelevanceIndex({ size: skills.length, termIds, offsets, docs, weights, idf, fuzzy });
+    // What follows the loop is in functions of their own: the loop's optimized code would be
+    // thrown away on reaching code never run before, and a second long loop here compiled again.
+    const { offsets, docs, weights } = packPostings(df, postingTerms, postingDocs, postingWeights);
+    return new RelevanceIndex({ size: skills.length, termIds, offsets, docs, weights, idf: idfOf(df, skills.length), fuzzy });
   }
 
   /**
@@ -262,15 +265,14 @@ function sampleFieldTerms(skills: readonly IndexableSkill[]): {
   return { averages: sums.map((sum) => Math.max(1, sum / Math.max(1, sampled))), step, sample };
 }
 
-/** Postings appended as (term, skill, weight) in skill order, packed by term (CSR), each term's skills still in order. */
+/** Postings appended as (term, skill, weight) in skill order, packed by term (CSR), each term's skills still in order; `df`: postings per term. */
 function packPostings(
-  termCount: number,
+  df: readonly number[],
   terms: readonly number[],
   docsInOrder: readonly number[],
   weightsInOrder: readonly number[],
-): { offsets: Int32Array; docs: Int32Array; weights: Float32Array; df: Int32Array } {
-  const df = new Int32Array(termCount);
-  for (let p = 0; p < terms.length; p++) df[terms[p]!]! += 1;
+): { offsets: Int32Array; docs: Int32Array; weights: Float32Array } {
+  const termCount = df.length;
   const offsets = new Int32Array(termCount + 1);
   for (let t = 0; t < termCount; t++) offsets[t + 1] = offsets[t]! + df[t]!;
   const next = offsets.slice(0, termCount);
@@ -281,7 +283,13 @@ function packPostings(
     docs[at] = docsInOrder[p]!;
     weights[at] = weightsInOrder[p]!;
   }
-  return { offsets, docs, weights, df };
+  return { offsets, docs, weights };
+}
+
+function idfOf(df: readonly number[], size: number): Float64Array {
+  const idf = new Float64Array(df.length);
+  for (let t = 0; t < df.length; t++) idf[t] = Math.log(1 + (size - df[t]! + 0.5) / (df[t]! + 0.5));
+  return idf;
 }
 
 const cap = (text: string | undefined): string =>

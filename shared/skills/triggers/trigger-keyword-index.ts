@@ -58,6 +58,9 @@ interface FlatPostings {
  */
 export class KeywordTriggerIndex {
   private readonly vocabulary = new Map<string, number>();
+  /** Vocabulary tokens by id, and how many single-token keywords each has (to pack them without a counting pass). */
+  private readonly tokens: string[] = [];
+  private readonly singleCounts: number[] = [];
   /**
    * Single-token keywords in the order added, as parallel lists (token id, trigger, weight), packed
    * by token on the first match: a cold instance adds tens of thousands, and an object and a list
@@ -107,6 +110,7 @@ export class KeywordTriggerIndex {
         this.singleTokens.push(first);
         this.singleTriggers.push(trigger);
         this.singleWeights.push(weight);
+        this.singleCounts[first] = (this.singleCounts[first] as number) + 1;
         continue;
       }
       const second = ids[1] as number;
@@ -205,11 +209,10 @@ export class KeywordTriggerIndex {
   /** The single-token postings packed by token id (rebuilt after `add`), in the order added, for a tight matching loop. */
   private flatten(): FlatPostings {
     if (this.flat !== undefined) return this.flat;
-    const vocabularySize = this.vocabulary.size;
-    const { singleTokens, singleTriggers, singleWeights } = this;
+    const { tokens, singleCounts, singleTokens, singleTriggers, singleWeights } = this;
+    const vocabularySize = tokens.length;
     const singleStart = new Int32Array(vocabularySize + 1);
-    for (let p = 0; p < singleTokens.length; p++) singleStart[(singleTokens[p] as number) + 1]! += 1;
-    for (let id = 0; id < vocabularySize; id++) singleStart[id + 1]! += singleStart[id] as number;
+    for (let id = 0; id < vocabularySize; id++) singleStart[id + 1] = (singleStart[id] as number) + (singleCounts[id] as number);
     const next = singleStart.slice(0, vocabularySize);
     const singleTrigger = new Int32Array(singleTokens.length);
     const singleWeight = new Int32Array(singleTokens.length);
@@ -219,8 +222,6 @@ export class KeywordTriggerIndex {
       singleTrigger[at] = singleTriggers[p] as number;
       singleWeight[at] = singleWeights[p] as number;
     }
-    const tokens: string[] = [];
-    for (const token of this.vocabulary.keys()) tokens.push(token);
     this.flat = {
       singleStart,
       singleTrigger,
@@ -239,8 +240,10 @@ export class KeywordTriggerIndex {
   private tokenId(token: string): number {
     let id = this.vocabulary.get(token);
     if (id === undefined) {
-      id = this.vocabulary.size;
+      id = this.tokens.length;
       this.vocabulary.set(token, id);
+      this.tokens.push(token);
+      this.singleCounts.push(0);
       this.pairs.push(undefined);
     }
     return id;
