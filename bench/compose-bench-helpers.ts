@@ -1,6 +1,7 @@
 import type { Process } from "../shared/processes/process.js";
 import type { ResolvedSkill } from "../shared/skills/resolved-skill.js";
 import type { SkillTrigger } from "../shared/skills/skill-frontmatter.js";
+import { prng } from "../test/support/seeded-random.js";
 
 /**
  * Deterministic synthetic skills and messages for the trigger/compose benchmark (and tests that
@@ -96,18 +97,6 @@ const WORDS = [
   "tax",
   "report",
 ];
-
-/** mulberry32: tiny seeded PRNG so the data set never depends on Math.random. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 

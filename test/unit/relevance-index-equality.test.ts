@@ -8,6 +8,7 @@ import { STOP_WORDS, termsOf, type TermOptions } from "../../shared/skills/relev
 import { parseSkillDocument } from "../../shared/skills/skill-document-parser.js";
 import { searchTextOf } from "../../shared/skills/skill-search-text.js";
 import { fixtureSkills } from "../fixtures/routing/generate.js";
+import { prng } from "../support/seeded-random.js";
 
 /**
  * Issue 27: the relevance index is built with less work on a cold instance (words analyzed once,
@@ -274,17 +275,6 @@ function referenceBuild(skills: readonly IndexableSkill[]): IndexParts {
 }
 
 // ---- Fixtures ----
-
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The routing fixture's real-shaped skills, parsed by the service's parser (so each has its searchText). */
 function routingSkills(): IndexableSkill[] {

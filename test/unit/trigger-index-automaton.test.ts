@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LiteralAutomaton } from "../../shared/skills/triggers/trigger-literal-automaton.js";
+import { prng } from "../support/seeded-random.js";
 
 /** The literals found, as sorted texts (ids of equal texts show up once per id). */
 function found(automaton: LiteralAutomaton, text: string): string[] {
@@ -11,18 +12,6 @@ function found(automaton: LiteralAutomaton, text: string): string[] {
 
 function naive(literals: readonly string[], text: string): string[] {
   return literals.filter((literal) => text.includes(literal)).sort();
-}
-
-/** mulberry32, so generated cases are the same on every run. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function randomText(random: () => number, alphabet: string, length: number): string {

@@ -3,6 +3,7 @@ import type { SkillTrigger } from "../../shared/skills/skill-frontmatter.js";
 import { SkillTriggerIndex, type TriggerCandidate } from "../../shared/skills/triggers/skill-trigger-index.js";
 import { TriggerPatternCache } from "../../shared/skills/triggers/skill-trigger-pattern.js";
 import { referenceMatch } from "../support/trigger-reference.js";
+import { prng } from "../support/seeded-random.js";
 
 /**
  * Issue 27: the trigger index is built with less work on a cold instance (keyword postings kept
@@ -11,17 +12,6 @@ import { referenceMatch } from "../support/trigger-reference.js";
  * keywords, patterns with and without literals) and messages that fire some of them, the index
  * answers what evaluating every trigger in turn answers (the oracle).
  */
-
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const KEYWORDS = [
   "deploy",

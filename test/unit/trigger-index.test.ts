@@ -11,6 +11,7 @@ import { MAX_INDEXES_BY_MEMBERS, SkillTriggerMatcher } from "../../shared/skills
 import { TriggerPatternCache } from "../../shared/skills/triggers/skill-trigger-pattern.js";
 import { TriggerRegexSet } from "../../shared/skills/triggers/trigger-regex-set.js";
 import { referenceMatch } from "../support/trigger-reference.js";
+import { prng } from "../support/seeded-random.js";
 
 const keywords = (...words: string[]): SkillTrigger => ({ type: "KEYWORDS", keywords: words });
 const pattern = (text: string): SkillTrigger => ({ type: "PATTERN", pattern: text });
@@ -112,18 +113,6 @@ const EDGE_WORDS = [
   "supercalifragilisticexpialidocious-7",
   "abcdefghabcdefghabcdefgh1",
 ];
-
-/** mulberry32, so generated messages are the same on every run. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEPARATORS = [" ", " ", " ", "-", ", ", "\n", "_", ".", ""];
 
