@@ -8,17 +8,10 @@
  * interleaves. A failing run is repeated by running it again with the same seed.
  */
 
-/** mulberry32: small, fast and good enough to spread faults; `seed` fixes the sequence. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { prng } from "./seeded-random.js";
+
+/** The seeded PRNG of every generated fixture (mulberry32); `seed` fixes the sequence of faults. */
+export const seededRandom = prng;
 
 /** FNV-1a, for turning a seed and a call's identity into a draw. */
 function hash32(text: string): number {
