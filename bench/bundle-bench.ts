@@ -54,10 +54,10 @@ const sizeOf = (metafile: Metafile): { initKb: number; totalKb: number } => {
   return { initKb: bytes / 1024, totalKb: totalBytes / 1024 };
 };
 
-/** A deployed function's environment (source maps on, as the stack sets them), with placeholder resources. */
+/** A deployed function's environment (no Node flags: a bundle maps its stack traces itself), with placeholder resources. */
 const functionEnv = (outDir: string): NodeJS.ProcessEnv => ({
   ...placeholderFunctionEnvironment(join(outDir, "bundled")),
-  NODE_OPTIONS: "--enable-source-maps",
+  NODE_OPTIONS: "",
   POWERTOOLS_LOG_LEVEL: "ERROR",
 });
 

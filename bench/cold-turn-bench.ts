@@ -103,7 +103,8 @@ async function benchColdTurnAt(SKILLS: number): Promise<BenchRow[]> {
       }),
       SKILLS_BUNDLED_DIR: join(dir, "bundled"),
       POWERTOOLS_LOG_LEVEL: process.env.COLD_TURN_LOG_LEVEL ?? "SILENT",
-      NODE_OPTIONS: "--enable-source-maps",
+      // As deployed: no Node flags (a bundle maps its stack traces itself); nothing inherited from tsx.
+      NODE_OPTIONS: "",
     };
     // COLD_TURN_CPU_PROF=<dir>: one V8 CPU profile per cold process (what the first turn spends its time on);
     // with SKILLS_PROFILE_BUILD=1 the bundle is not minified, so the profile names our functions.

@@ -26,8 +26,7 @@ export const FUNCTION_ENVIRONMENT = {
   llmApiKeySecretArn: ENV.llmApiKeySecretArn,
   llmTimeoutMs: ENV.llmTimeoutMs,
   bundledDir: ENV.bundledDir,
-  /** Set on every function by SkillsFunction, for Node and Powertools. */
-  nodeOptions: ENV.nodeOptions,
+  /** Set on every function by SkillsFunction, for Powertools. */
   powertoolsServiceName: ENV.powertoolsServiceName,
   powertoolsMetricsNamespace: ENV.powertoolsMetricsNamespace,
   powertoolsLogLevel: ENV.powertoolsLogLevel,

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type BuildOptions, type Metafile } from "esbuild";
 import type { FunctionName } from "./api-routes.js";
@@ -110,8 +110,12 @@ export const lambdaBundleOptions = (
   mainFields: ["module", "main"],
   banner: { js: ESM_REQUIRE_SHIM },
   alias: { ...BUNDLE_ALIASES },
-  // shared/lazy/lazy-libraries.ts: yaml and re2js are files beside the code (writeLambdaAsset), required on first use.
-  define: { SKILLS_LAZY_LIBRARY_FILES: "true" },
+  define: {
+    // shared/lazy/lazy-libraries.ts: yaml and re2js are files beside the code (writeLambdaAsset), required on first use.
+    SKILLS_LAZY_LIBRARY_FILES: "true",
+    // functions/_shared/source-mapped-stacks.ts: map sources are relative to the asset directory; frames print relative to the project root.
+    SKILLS_SOURCE_ROOT: JSON.stringify(`${relative(resolve(PROJECT_ROOT, outdir), PROJECT_ROOT)}/`),
+  },
   external: [...external],
   metafile: true,
   logLevel: "warning",

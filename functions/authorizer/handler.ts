@@ -1,3 +1,5 @@
+// First: stack traces of the bundle are mapped to the sources, on demand (NODE_OPTIONS has no --enable-source-maps).
+import "../_shared/source-mapped-stacks.js";
 import { Logger as PowertoolsLogger } from "@aws-lambda-powertools/logger";
 import { loadAuthConfig } from "../../shared/auth/auth-config.js";
 import type { AuthConfig } from "../../shared/auth/auth-config.js";

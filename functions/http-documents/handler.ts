@@ -1,3 +1,5 @@
+// First: stack traces of the bundle are mapped to the sources, on demand (NODE_OPTIONS has no --enable-source-maps).
+import "../_shared/source-mapped-stacks.js";
 import { catalogueChangeNotifier } from "../../shared/catalogue/document-change-notifier.js";
 import { DocumentService } from "../../shared/app/document-service.js";
 import { catalogueVersionsFromEnv, levelPatternHintsFromEnv, levelUsageFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";

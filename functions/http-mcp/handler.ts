@@ -1,3 +1,5 @@
+// First: stack traces of the bundle are mapped to the sources, on demand (NODE_OPTIONS has no --enable-source-maps).
+import "../_shared/source-mapped-stacks.js";
 import { createTemplateRenderer } from "../../shared/templates/sandboxed-template-renderer.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
 import { SkillManifests } from "../../shared/skills/skill-manifests.js";

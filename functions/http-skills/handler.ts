@@ -1,3 +1,5 @@
+// First: stack traces of the bundle are mapped to the sources, on demand (NODE_OPTIONS has no --enable-source-maps).
+import "../_shared/source-mapped-stacks.js";
 import { SkillLoader } from "../../shared/skills/skill-loader.js";
 import { SkillManifests } from "../../shared/skills/skill-manifests.js";
 import { documentDigestsFromEnv, skillsAppFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";

@@ -1,3 +1,5 @@
+// First: stack traces of the bundle are mapped to the sources, on demand (NODE_OPTIONS has no --enable-source-maps).
+import "../_shared/source-mapped-stacks.js";
 import { skillsAppFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
 import { toolInvokerFromEnv } from "../../shared/wiring/tool-invoker-from-env.js";
 import { createTemplateRenderer } from "../../shared/templates/sandboxed-template-renderer.js";

@@ -1,3 +1,5 @@
+// First: stack traces of the bundle are mapped to the sources, on demand (NODE_OPTIONS has no --enable-source-maps).
+import "../_shared/source-mapped-stacks.js";
 import type { CatalogueVersions, LevelVersion } from "../../shared/catalogue/catalogue-versions.js";
 import { bumpForS3Event, type S3EventBumpOutcome } from "../../shared/catalogue/s3-event-bump.js";
 import { followS3EventBump, type LevelFollowUp, type S3EventFollowUpDeps } from "../../shared/catalogue/s3-event-follow-up.js";

@@ -1,3 +1,5 @@
+// First: stack traces of the bundle are mapped to the sources, on demand (NODE_OPTIONS has no --enable-source-maps).
+import "../_shared/source-mapped-stacks.js";
 import type { APIGatewayProxyResultV2 } from "aws-lambda";
 import type { ConnectionStore } from "../../shared/connections/connection-store.js";
 import { handleConnect } from "../../shared/app/ws-lifecycle.js";

@@ -1,3 +1,5 @@
+// First: stack traces of the bundle are mapped to the sources, on demand (NODE_OPTIONS has no --enable-source-maps).
+import "../_shared/source-mapped-stacks.js";
 import type { APIGatewayProxyResultV2 } from "aws-lambda";
 import type { ConnectionPush } from "../../shared/connections/connection-push.js";
 import { createWsFrameRouter } from "../../shared/app/ws-frame-router.js";

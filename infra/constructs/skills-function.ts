@@ -107,7 +107,6 @@ export class SkillsFunction extends LambdaFunction {
       tracing: Tracing.ACTIVE,
       ...(props.secretsExtension ? { paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103) } : {}),
       environment: {
-        [FUNCTION_ENVIRONMENT.nodeOptions]: "--enable-source-maps",
         [FUNCTION_ENVIRONMENT.powertoolsServiceName]: "skills",
         [FUNCTION_ENVIRONMENT.powertoolsMetricsNamespace]: "SkillsService",
         [FUNCTION_ENVIRONMENT.powertoolsLogLevel]: props.logLevel ?? "INFO",

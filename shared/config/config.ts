@@ -285,7 +285,7 @@ export const SETTINGS = {
   powertoolsTraceEnabled: setting("POWERTOOLS_TRACE_ENABLED", text, "`false` drops the handlers' X-Ray subsegments without a code change."),
 
   // The process around the code.
-  nodeOptions: setting("NODE_OPTIONS", text, "Node flags; the stack sets `--enable-source-maps`."),
+  nodeOptions: setting("NODE_OPTIONS", text, "Node flags; the stack sets none (a bundle maps stack traces itself, on demand)."),
   path: setting("PATH", text, "Passed on to Node processes that import a bundle (bundling test, bundle bench)."),
   port: setting("PORT", z.optional(port), "Port of the local stack (`npm start`; `--port` wins); default 3000, 0 = any free port."),
   skipBundling: setting(

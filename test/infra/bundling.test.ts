@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -290,5 +290,88 @@ describe("function bundles", () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+/**
+ * Imports a bundle in a fresh Node process (no NODE_OPTIONS, as deployed), optionally deletes its
+ * source maps, then calls its handler with an event whose first property read records a stack:
+ * the frames below the getter are the bundle's own code.
+ */
+function stackSeenByHandler(dir: string, deleteMapsAfterImport: boolean): { stack: string | undefined; stderr: string } {
+  const probe = [
+    "import { readdirSync, unlinkSync } from 'node:fs';",
+    `const m = await import(${JSON.stringify(pathToFileURL(join(dir, "index.mjs")).href)});`,
+    deleteMapsAfterImport
+      ? `for (const file of readdirSync(${JSON.stringify(dir)})) if (file.endsWith('.map')) unlinkSync(${JSON.stringify(dir)} + '/' + file);`
+      : "",
+    "let stack;",
+    "const event = new Proxy({}, { get() { stack ??= new Error('probe').stack; return undefined; } });",
+    "const context = { functionName: 'probe', awsRequestId: 'probe', getRemainingTimeInMillis: () => 1000 };",
+    "await Promise.race([Promise.resolve().then(() => m.handler(event, context)).catch(() => {}), new Promise((resolve) => setTimeout(resolve, 3000))]);",
+    "console.log(JSON.stringify({ stack }));",
+    "process.exit(0);",
+  ].join(" ");
+  const env = { ...placeholderFunctionEnvironment(join(dir, "bundled")), NODE_OPTIONS: "", POWERTOOLS_LOG_LEVEL: "SILENT" };
+  const result = spawnSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
+  const line = result.stdout.trim().split("\n").pop() ?? "";
+  return { stack: line.startsWith("{") ? (JSON.parse(line) as { stack?: string }).stack : undefined, stderr: result.stderr };
+}
+
+/** A frame printed from a source map: a project or dependency path, not a generated file. */
+const MAPPED_FRAME = /\((functions|shared|node_modules)\/[^()]+\.(ts|js|mjs|cjs):\d+:\d+\)$/m;
+const GENERATED_FRAME = /(index|chunk-[A-Z0-9]+)\.mjs:\d+:\d+/;
+
+describe("stack traces of a bundle (no --enable-source-maps: each map is read when a stack first names its file)", () => {
+  it.each(FUNCTION_NAMES)("%s prints its frames at their TypeScript or dependency sources", (name) => {
+    // Act
+    const { stack, stderr } = stackSeenByHandler(assetDirs[name], false);
+
+    // Assess
+    expect(stderr).not.toMatch(/Error/);
+    expect(stack).toMatch(MAPPED_FRAME);
+    expect(stack).not.toMatch(GENERATED_FRAME);
+  });
+
+  it("reads no source map at import: maps deleted after it leave the frames as generated, and nothing breaks", () => {
+    // Prepare
+    const copy = mkdtempSync(join(tmpdir(), "skills-unmapped-"));
+    cpSync(assetDirs["lane-worker"], copy, { recursive: true });
+
+    // Act
+    const { stack, stderr } = stackSeenByHandler(copy, true);
+    rmSync(copy, { recursive: true, force: true });
+
+    // Assess
+    expect(stderr).not.toMatch(/Error/);
+    expect(stack).toMatch(GENERATED_FRAME);
+    expect(stack).not.toMatch(MAPPED_FRAME);
+  });
+
+  it("names the original function and the exact source line of a logged error", () => {
+    // Prepare
+    const dir = assetDirs["lane-worker"];
+    const source = readFileSync(join(PROJECT_ROOT, "shared/lanes/lane-message.ts"), "utf8").split("\n");
+    const line = source.findIndex((text) => text.includes('throw new LaneMessageMalformed("body is not JSON"')) + 1;
+    const record = { messageId: "m1", body: "{not json", attributes: { ApproximateReceiveCount: "1", MessageGroupId: "g" } };
+    const probe = [
+      `const m = await import(${JSON.stringify(pathToFileURL(join(dir, "index.mjs")).href)});`,
+      `await m.handler({ Records: [${JSON.stringify(record)}] }, { functionName: "lane-worker", awsRequestId: "r1", getRemainingTimeInMillis: () => 1000 });`,
+      "process.exit(0);",
+    ].join(" ");
+    const env = { ...placeholderFunctionEnvironment(join(dir, "bundled")), NODE_OPTIONS: "", POWERTOOLS_LOG_LEVEL: "ERROR" };
+
+    // Act
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
+    // Powertools writes ERROR entries to stderr.
+    const logged = result.stderr
+      .split("\n")
+      .filter((text) => text.startsWith("{"))
+      .map((text) => JSON.parse(text) as { message: string; error?: { stack?: string } })
+      .find((entry) => entry.message === "Poison lane message");
+
+    // Assess
+    expect(line).toBeGreaterThan(0);
+    expect(logged?.error?.stack?.split("\n")[1]).toBe(`    at decodeLaneMessage (shared/lanes/lane-message.ts:${line}:11)`);
   });
 });

@@ -10,13 +10,8 @@ const environmentOf = (name: FunctionName): Record<string, unknown> =>
   (propertiesOf(name).Environment as { Variables: Record<string, unknown> }).Variables;
 
 const E = FUNCTION_ENVIRONMENT;
-const BASE = [
-  "NODE_OPTIONS",
-  "POWERTOOLS_SERVICE_NAME",
-  "POWERTOOLS_METRICS_NAMESPACE",
-  "POWERTOOLS_LOG_LEVEL",
-  "POWERTOOLS_TRACER_CAPTURE_RESPONSE",
-];
+// No NODE_OPTIONS: --enable-source-maps decoded every map at load; bundles map stack traces on demand.
+const BASE = ["POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_TRACER_CAPTURE_RESPONSE"];
 const SECRETS_EXTENSION = [
   "PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED",
   "PARAMETERS_SECRETS_EXTENSION_CACHE_SIZE",
@@ -107,7 +102,7 @@ describe("Lambda functions", () => {
     expect(synth.resources[logGroupId]!.Properties!.RetentionInDays).toBe(30);
   });
 
-  it.each(FUNCTION_NAMES)("%s gets Powertools settings, source maps and exactly its resources' names", (name) => {
+  it.each(FUNCTION_NAMES)("%s gets Powertools settings and exactly its resources' names", (name) => {
     // Prepare
     const environment = environmentOf(name);
 
@@ -117,7 +112,6 @@ describe("Lambda functions", () => {
     // Assess
     expect(names).toEqual([...BASE, ...EXPECTED_ENVIRONMENT[name]].sort());
     expect(environment).toMatchObject({
-      NODE_OPTIONS: "--enable-source-maps",
       POWERTOOLS_SERVICE_NAME: "skills",
       POWERTOOLS_METRICS_NAMESPACE: "SkillsService",
       POWERTOOLS_LOG_LEVEL: "INFO",
