@@ -122,6 +122,14 @@ module.exports = {
       to: { path: "^contract/", pathNot: "^contract/(error-codes|levels)\\.ts$", dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "contract-by-module",
+      severity: "error",
+      comment:
+        "The service takes contract values from their own module, not the contract/index.ts barrel: a barrel import evaluates every schema of the API at init (the lane worker built the skill-list and frame schemas it never uses). Types may come from the barrel.",
+      from: { path: "^(shared|functions)/" },
+      to: { path: "^contract/index\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "no-classic-zod",
       severity: "error",
       comment:

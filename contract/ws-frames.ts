@@ -2,6 +2,7 @@ import * as z from "zod/mini";
 import "./locale.js";
 import { ActiveSkillMetadata, ActiveSkillRef, PendingMessage } from "./processes.js";
 import { ApiError, RequestId, RequestStatus } from "./common.js";
+import { FootLogEntry } from "./foot-log.js";
 import { MAX_FOOT_LOG_ENTRIES } from "./limits.js";
 import { ProcessSkillRequest } from "./requests.js";
 import { SkillSummary } from "./skills.js";
@@ -29,11 +30,6 @@ export const SkillListFrame = z.strictObject({
   requestId: z.optional(RequestId),
 });
 
-export const FootLogEntry = z.strictObject({
-  level: z.enum(["debug", "info", "warn", "error"]),
-  message: z.string().check(z.maxLength(4_000)),
-});
-
 /**
  * The Foot client's answer to a `process-skill-script-execute` (spec §13.5): exactly one of
  * `result` (the script's value, JSON) and `error`; `logs` are the script's `vance.log` entries.
@@ -55,6 +51,8 @@ export const ProcessSkillScriptResultFrame = z
   .check(
     z.refine((frame) => "result" in frame !== (frame.error !== undefined), { message: "must carry exactly one of 'result' and 'error'" }),
   );
+
+export { FootLogEntry };
 
 export const CLIENT_FRAME_TYPES = ["process-skill", "process-subscribe", "skill-list", "process-skill-script-result"] as const;
 
@@ -145,7 +143,6 @@ export const ServerFrame = z.discriminatedUnion("type", [
 export type ProcessSkillFrame = z.infer<typeof ProcessSkillFrame>;
 export type ProcessSubscribeFrame = z.infer<typeof ProcessSubscribeFrame>;
 export type SkillListFrame = z.infer<typeof SkillListFrame>;
-export type FootLogEntry = z.infer<typeof FootLogEntry>;
 export type ProcessSkillScriptResultFrame = z.infer<typeof ProcessSkillScriptResultFrame>;
 export type ClientFrame = z.infer<typeof ClientFrame>;
 export type TurnScheduledReason = z.infer<typeof TurnScheduledReason>;

@@ -2,7 +2,7 @@ import type { DocumentService } from "../../shared/app/document-service.js";
 import { contentTypeOf } from "../../shared/app/document-content-types.js";
 import { MAX_DOCUMENT_BYTES } from "../../shared/app/document-limits.js";
 import { FILE_MODE_HEADER, formatFileMode, requestFileMode } from "../../shared/documents/document-mode.js";
-import { RestoreBody } from "../../contract/index.js";
+import { RestoreBody } from "../../contract/requests.js";
 import { InvalidRequest } from "../../shared/errors.js";
 import { parseJsonBody, readBody } from "../../shared/http/request.js";
 import { emptyResponse, jsonResponse } from "../../shared/http/response.js";

@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
-import { RequestId, SpawnBody, TurnContext } from "../../contract/index.js";
+import { RequestId } from "../../contract/common.js";
+import { SpawnBody, TurnContext } from "../../contract/requests.js";
 import type { Closed, Turn as ApiTurn } from "../../contract/index.js";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
 import { assertProjectAccess, canAccessProject, isProcessContentReader } from "../../shared/auth/authorization.js";

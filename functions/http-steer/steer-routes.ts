@@ -1,6 +1,6 @@
 import { assertNotEnded } from "../../shared/processes/process-lifecycle.js";
 import * as z from "zod/mini";
-import { CompleteBody, ComposeBody } from "../../contract/index.js";
+import { CompleteBody, ComposeBody } from "../../contract/requests.js";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
 import { parseJsonBody } from "../../shared/http/request.js";
 import { route } from "../_shared/http-route.js";

@@ -1,4 +1,4 @@
-import { ToolBody } from "../../contract/index.js";
+import { ToolBody } from "../../contract/requests.js";
 import type { SkillsApp } from "../../shared/app/skills-app.js";
 import { parseJsonBody } from "../../shared/http/request.js";
 import { jsonResponse } from "../../shared/http/response.js";

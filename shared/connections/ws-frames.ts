@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
-import { CLIENT_FRAME_TYPES, ClientFrame, RequestId } from "../../contract/index.js";
+import { RequestId } from "../../contract/common.js";
+import { CLIENT_FRAME_TYPES, ClientFrame } from "../../contract/ws-frames.js";
 import { InvalidRequest } from "../errors.js";
 import { describeZodIssues } from "../http/zod-issues.js";
 

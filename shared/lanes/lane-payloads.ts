@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import "../../contract/locale.js";
-import { TurnContext } from "../../contract/index.js";
+import { TurnContext } from "../../contract/requests.js";
 import { MAX_TURN_ID_LENGTH } from "../processes/turn-ids.js";
 import { ProcessStatus } from "../processes/process.js";
 import { MAX_ARGS_BYTES, MAX_PENDING_TEXT_BYTES, utf8Bytes } from "../processes/process-limits.js";

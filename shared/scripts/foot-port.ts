@@ -1,4 +1,5 @@
-import { FootLogEntry, MAX_FOOT_LOG_ENTRIES } from "../../contract/index.js";
+import { MAX_FOOT_LOG_ENTRIES } from "../../contract/limits.js";
+import { FootLogEntry } from "../../contract/foot-log.js";
 import type { ScriptLogEntry } from "../sandbox/script-errors.js";
 
 /**

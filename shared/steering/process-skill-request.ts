@@ -1,4 +1,5 @@
-import { ProcessSkillRequest, RequestId } from "../../contract/index.js";
+import { RequestId } from "../../contract/common.js";
+import { ProcessSkillRequest } from "../../contract/requests.js";
 import { InvalidRequest } from "../errors.js";
 import type { LaneMessageKind } from "../lanes/lane-message.js";
 
