@@ -4,7 +4,7 @@ import { isPlainObject, lineAt, parseSafeYaml } from "../yaml/yaml-safety.js";
 import type { YamlPath } from "../yaml/yaml-safety.js";
 import { sanitizeManualPath } from "./manual-path.js";
 import type { SkillDefinition } from "./resolved-skill.js";
-import { KNOWN_FRONTMATTER_FIELDS, SkillFrontmatter } from "./skill-frontmatter.js";
+import { skillFrontmatterSchemas } from "./skill-frontmatter.js";
 import { parseAllowedTools } from "./allowed-tools.js";
 import { hasTemplateSyntax } from "../templates/template-renderer.js";
 import { mentionsArguments, numberedPlaceholders } from "./skill-body.js";
@@ -183,8 +183,9 @@ export function parseSkillDocument(name: string, text: string, path: string): Sk
 
   // A finding on a field that is not written (an absent title) is reported at the frontmatter's start.
   const lineOf = (field: YamlPath): number => yaml.lineOf(field) ?? (field.length > 1 ? yaml.lineOf(field.slice(0, 1)) : undefined) ?? 1;
+  const schemas = skillFrontmatterSchemas();
   for (const key of Object.keys(yaml.value)) {
-    if (!KNOWN_FRONTMATTER_FIELDS.has(key)) problems.push(problem(foreignFieldSeverity(key), foreignFieldMessage(key), lineOf([key])));
+    if (!schemas.knownFields.has(key)) problems.push(problem(foreignFieldSeverity(key), foreignFieldMessage(key), lineOf([key])));
   }
   const tolerated = tolerateForeignShapes(yaml.value, split.body);
   for (const found of tolerated.warnings)
@@ -194,7 +195,7 @@ export function parseSkillDocument(name: string, text: string, path: string): Sk
   // `__proto__` keys, and spreading defines own properties only.)
   const disabled = tolerated.fields.enabled === false;
   const fields = disabled ? { title: name, version: "0.0.0", description: `${name} (disabled)`, ...tolerated.fields } : tolerated.fields;
-  const parsed = SkillFrontmatter.safeParse(fields, { reportInput: true });
+  const parsed = schemas.SkillFrontmatter.safeParse(fields, { reportInput: true });
   if (!parsed.success) {
     // The validator does not run on a document the schema refused: report its version rule with the schema's findings.
     const version = fields.version;

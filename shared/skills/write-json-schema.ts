@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { toJSONSchema } from "zod/mini";
-import { SkillFrontmatter } from "./skill-frontmatter.js";
+import { skillFrontmatterSchemas } from "./skill-frontmatter.js";
 
 /**
  * The published JSON Schema of SKILL.md frontmatter, for editors (e.g. yaml-language-server).
@@ -13,7 +13,10 @@ export const SKILL_FRONTMATTER_SCHEMA_FILE = "schema/skill-frontmatter.schema.js
 
 export function skillFrontmatterJsonSchema(): Record<string, unknown> {
   // "input": what an author writes, so fields with defaults are optional.
-  const generated = toJSONSchema(SkillFrontmatter, { io: "input", target: "draft-2020-12" }) as Record<string, unknown>;
+  const generated = toJSONSchema(skillFrontmatterSchemas().SkillFrontmatter, { io: "input", target: "draft-2020-12" }) as Record<
+    string,
+    unknown
+  >;
   const { $schema, ...rest } = generated;
   return {
     $schema,

@@ -5,7 +5,7 @@ import {
   renderSkillFrontmatterJsonSchema,
   skillFrontmatterJsonSchema,
 } from "../../shared/skills/write-json-schema.js";
-import { KNOWN_FRONTMATTER_FIELDS } from "../../shared/skills/skill-frontmatter.js";
+import { skillFrontmatterSchemas } from "../../shared/skills/skill-frontmatter.js";
 
 describe("published JSON Schema of SKILL.md frontmatter", () => {
   it("is committed exactly as `npm run schema` generates it from the zod schema", () => {
@@ -24,7 +24,7 @@ describe("published JSON Schema of SKILL.md frontmatter", () => {
     const schema = skillFrontmatterJsonSchema() as { properties: Record<string, unknown>; required: string[]; anyOf: unknown[] };
 
     // Assess
-    expect(Object.keys(schema.properties).sort()).toEqual([...KNOWN_FRONTMATTER_FIELDS].sort());
+    expect(Object.keys(schema.properties).sort()).toEqual([...skillFrontmatterSchemas().knownFields].sort());
     // fields with defaults (enabled, lifecycle) are optional for an author
     expect(schema.required).toEqual(["description"]);
     // Agent Skills documents have neither title nor version: both optional (a warning when absent)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkSkillFilePath, sanitizeManualPath } from "../../shared/skills/manual-path.js";
 import { parseSkillDocument } from "../../shared/skills/skill-document-parser.js";
-import { SkillFrontmatter } from "../../shared/skills/skill-frontmatter.js";
+import { skillFrontmatterSchemas } from "../../shared/skills/skill-frontmatter.js";
 import type { SkillFrontmatterInput } from "../../shared/skills/skill-frontmatter.js";
 import { validateSkillFrontmatter } from "../../shared/skills/skill-validator.js";
 
@@ -11,7 +11,7 @@ const HEADER = ["---", "title: Reviewer", "description: Reviews code", "version:
 const parse = (...lines: string[]) => parseSkillDocument("reviewer", [...HEADER, ...lines, "---", "body"].join("\n"), PATH);
 const validate = (input: Partial<SkillFrontmatterInput>) =>
   validateSkillFrontmatter(
-    SkillFrontmatter.parse({ title: "Reviewer", description: "Reviews code", version: "1.0.0", ...input }),
+    skillFrontmatterSchemas().SkillFrontmatter.parse({ title: "Reviewer", description: "Reviews code", version: "1.0.0", ...input }),
     "reviewer",
   );
 
@@ -220,7 +220,7 @@ describe("validateSkillFrontmatter: PATTERN triggers", () => {
 describe("validateSkillFrontmatter: identity", () => {
   it("requires title and version when there is no Agent Skills name", () => {
     // Act
-    const problems = validateSkillFrontmatter(SkillFrontmatter.parse({ description: "d" }), "reviewer");
+    const problems = validateSkillFrontmatter(skillFrontmatterSchemas().SkillFrontmatter.parse({ description: "d" }), "reviewer");
 
     // Assess
     expect(problems.map((p) => p.field)).toEqual([["title"], ["version"]]);
