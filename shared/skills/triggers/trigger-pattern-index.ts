@@ -246,7 +246,7 @@ export class PatternTriggerIndex {
     }
   }
 
-  /** Groups (program sizes by pattern id, in id order) as they were when sets were compiled at build; now each set is compiled on first use. */
+  /** Groups the unkeyed patterns (program sizes by id, in id order) as when sets were compiled at build; each set is now compiled on first use. */
   private groupUnkeyedPatterns(sizes: ReadonlyMap<number, number>): void {
     let members: number[] = [];
     let program = 0;
