@@ -10,6 +10,7 @@ import { SkillTriggerMatcher } from "../shared/skills/triggers/skill-trigger-mat
 import { isTriggerable } from "../shared/skills/triggers/trigger-activation.js";
 import { capPatternTriggers } from "../shared/skills/triggers/trigger-caps.js";
 import { memoizedRequiredLiterals, rememberRequiredLiterals } from "../shared/skills/triggers/pattern-prefilter.js";
+import { rememberUnkeyedFacts, storedUnkeyedFacts } from "../shared/skills/triggers/unkeyed-pattern-facts.js";
 import { NODE_TARGET } from "../infra/lambda-bundle.js";
 import { syntheticSkills } from "./compose-bench-helpers.js";
 
@@ -18,9 +19,10 @@ import { syntheticSkills } from "./compose-bench-helpers.js";
  * listing, once, in a fresh Node process per run (the JIT as cold as a new Lambda instance's),
  * from an esbuild bundle like the Lambda's (tsx would wrap every closure in a naming helper).
  * Fixtures: `synthetic` (the cold-turn bench's skills, searchText derived as the parser does) and
- * `routing` (test/fixtures/routing's real-shaped skills under numbered names). Pattern literals are
- * computed once by the parent and installed by each run before timing, as a level snapshot
- * installs them (so no run compiles a regex).
+ * `routing` (test/fixtures/routing's real-shaped skills under numbered names). Pattern literals
+ * (and, for patterns without, their required characters and program size) are computed once by the
+ * parent and installed by each run before timing, as a level snapshot installs them (so a run
+ * compiles only the patterns its message may match).
  *
  *   npx tsx bench/index-build-only.ts [runs=5] [sizes=1000,10000]
  */
@@ -47,8 +49,11 @@ const patternsOf = (skills: readonly ResolvedSkill[]): string[] =>
 
 function child(fixture: string, n: number, root: string, literalsFile: string): void {
   const listing = Object.freeze(skillsOf(fixture, n, root));
-  const literals = JSON.parse(readFileSync(literalsFile, "utf8")) as Record<string, unknown>;
-  for (const pattern of patternsOf(listing)) rememberRequiredLiterals(pattern, literals[pattern]);
+  const literals = JSON.parse(readFileSync(literalsFile, "utf8")) as Record<string, { literals: unknown; facts?: unknown }>;
+  for (const pattern of patternsOf(listing)) {
+    rememberRequiredLiterals(pattern, literals[pattern]?.literals);
+    if (literals[pattern]?.facts !== undefined) rememberUnkeyedFacts(pattern, literals[pattern].facts);
+  }
   (globalThis as { gc?: () => void }).gc?.();
   const timed = (run: () => unknown): { wall: number; cpu: number } => {
     const cpu = process.cpuUsage();
@@ -101,10 +106,12 @@ else {
     logLevel: "error",
   });
   const literalsFile = join(dir, "literals.json");
-  const literals: Record<string, unknown> = {};
+  const literals: Record<string, { literals: unknown; facts?: unknown }> = {};
   for (const fixture of ["synthetic", "routing"])
-    for (const pattern of patternsOf(skillsOf(fixture, Math.max(...sizes), root)))
-      literals[pattern] = memoizedRequiredLiterals(pattern) ?? null;
+    for (const pattern of patternsOf(skillsOf(fixture, Math.max(...sizes), root))) {
+      const required = memoizedRequiredLiterals(pattern);
+      literals[pattern] = required === undefined ? { literals: null, facts: storedUnkeyedFacts(pattern) } : { literals: required };
+    }
   writeFileSync(literalsFile, JSON.stringify(literals));
   for (const fixture of ["synthetic", "routing"])
     for (const n of sizes) {

@@ -67,6 +67,12 @@ export function checkTriggerPattern(pattern: string): string | undefined {
   return "error" in analysis ? analysis.error : undefined;
 }
 
+/** The instructions of the pattern's program (CompiledTriggerPattern.programSize), or undefined when checkTriggerPattern rejects it. */
+export function triggerPatternProgramSize(pattern: string): number | undefined {
+  const analysis = analyze(pattern);
+  return "error" in analysis ? undefined : analysis.regex.programSize();
+}
+
 /**
  * Compiles (or returns the cached) pattern. Throws InvalidTriggerPattern when
  * checkTriggerPattern would reject it; the failure is cached too, so a bad pattern that slipped

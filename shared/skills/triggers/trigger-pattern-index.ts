@@ -2,6 +2,7 @@ import type { TriggerTimeBudget } from "./trigger-time-budget.js";
 import { CANDIDATE_FIRED, CANDIDATE_OPEN, type CandidateMarks } from "./trigger-candidate-marks.js";
 import { InvalidTriggerPattern } from "../skill-errors.js";
 import { memoizedRequiredLiterals, type RequiredLiterals } from "./pattern-prefilter.js";
+import { mayHoldMatch, messageCharsOf, type MessageChars, type RequiredChars } from "./pattern-required-chars.js";
 import {
   compileTriggerPattern,
   type CompiledTriggerPattern,
@@ -10,6 +11,7 @@ import {
 } from "./skill-trigger-pattern.js";
 import { LiteralAutomaton } from "./trigger-literal-automaton.js";
 import { TriggerRegexSet } from "./trigger-regex-set.js";
+import { memoizedUnkeyedFacts, type UnkeyedPatternFacts } from "./unkeyed-pattern-facts.js";
 
 /** Patterns with larger programs run alone: in a set their DFA states would multiply the others'. */
 const MAX_SET_MEMBER_PROGRAM = 200;
@@ -29,7 +31,8 @@ type LiteralTree =
   { readonly kind: "literal"; readonly id: number } | { readonly kind: "all" | "any"; readonly of: readonly LiteralTree[] };
 
 interface PatternGroup {
-  readonly set: TriggerRegexSet;
+  /** Compiled when a message first leaves two or more members that may match. */
+  set: TriggerRegexSet | undefined;
   /** Pattern ids, in the set's order. */
   readonly members: readonly number[];
 }
@@ -43,15 +46,21 @@ interface PatternGroup {
  *   literals occurs: for an AND the most selective child is enough to rule the pattern out (any
  *   match contains it), for an OR every alternative is needed. Only then is its tree evaluated, and
  *   only when the tree holds does its regex run.
- * - Patterns without a provable literal run together, in one lazy-DFA pass per group
- *   (TriggerRegexSet); patterns with big programs, or a group whose DFA gave up, run one by one.
+ * - Patterns without a provable literal are ruled out by characters instead: each comes with
+ *   classes every match holds a character of (pattern-required-chars.ts), checked against the
+ *   characters of the message. Those that remain run together, in one lazy-DFA pass per group
+ *   (TriggerRegexSet); patterns with big programs, a group with one member left, or a group whose
+ *   DFA gave up, run one by one.
  * - Identical pattern texts are evaluated once; no regex runs for candidates no longer open.
- * - A keyed pattern is compiled the first time its literals let it run, not when the index is
- *   built: a cold instance with thousands of skills compiles only the few patterns its messages
- *   reach (issue 27: compiling every pattern was the largest cost of a cold first turn).
+ * - Nothing is compiled when the index is built: a keyed pattern is compiled the first time its
+ *   literals let it run, an unkeyed one the first time the message's characters do, a group's set
+ *   the first time two of its members remain. With literals and unkeyed facts from the level
+ *   snapshot, a cold instance with thousands of skills compiles only the few patterns its messages
+ *   reach, and loads no regex engine for a message none can match (issue 27: compiling every
+ *   pattern was the largest cost of a cold first turn).
  */
 export class PatternTriggerIndex {
-  /** Pattern texts by id; `compiled[id]` is filled on first use (keyed) or at build (unkeyed). */
+  /** Pattern texts by id; `compiled[id]` is filled on first use. */
   private readonly texts: string[] = [];
   private readonly compiled: (CompiledTriggerPattern | typeof UNUSABLE | undefined)[] = [];
   private readonly cache: TriggerPatternCache;
@@ -62,6 +71,8 @@ export class PatternTriggerIndex {
   private readonly automaton: LiteralAutomaton;
   private readonly groups: PatternGroup[] = [];
   private readonly loners: number[] = [];
+  /** Of each unkeyed pattern: classes a match holds a character of. */
+  private readonly requiredChars: (readonly RequiredChars[] | undefined)[] = [];
   /** Per-message scratch: literal id → found, pattern id → already looked at. */
   private readonly present: Uint8Array;
   private readonly considered: Uint8Array;
@@ -70,6 +81,8 @@ export class PatternTriggerIndex {
   private budget: TriggerTimeBudget | undefined;
   private lastHaystack: string | undefined;
   private lastFound: readonly number[] = [];
+  private lastLowered: string | undefined;
+  private lastChars: MessageChars | undefined;
 
   constructor(entries: readonly PatternTriggerEntry[], cache: TriggerPatternCache) {
     this.cache = cache;
@@ -110,7 +123,16 @@ export class PatternTriggerIndex {
       else for (const id of keys) (this.keyedPatterns[id] as number[]).push(pattern);
     }
     this.automaton = new LiteralAutomaton(literalTexts);
-    this.groupUnkeyedPatterns(unkeyed.filter((pattern) => this.compiledAt(pattern) !== undefined));
+    const sizes = new Map<number, number>();
+    for (const pattern of unkeyed) {
+      const facts = this.unkeyedFactsOf(this.texts[pattern] as string);
+      if (facts === undefined) this.compiled[pattern] = UNUSABLE;
+      else {
+        this.requiredChars[pattern] = facts.chars;
+        sizes.set(pattern, facts.programSize);
+      }
+    }
+    this.groupUnkeyedPatterns(sizes);
     this.present = new Uint8Array(this.keyedPatterns.length);
     this.considered = new Uint8Array(this.texts.length);
     this.cut = new Uint8Array(this.texts.length);
@@ -120,6 +142,11 @@ export class PatternTriggerIndex {
   private prefilterOf(text: string): RequiredLiterals | undefined {
     const cached = this.cache.peek(text);
     return cached !== undefined && !(cached instanceof InvalidTriggerPattern) ? cached.prefilter : memoizedRequiredLiterals(text);
+  }
+
+  /** Required characters and program size of an unkeyed pattern (from the level snapshot, or computed); undefined when it cannot compile. */
+  private unkeyedFactsOf(text: string): UnkeyedPatternFacts | undefined {
+    return this.cache.peek(text) instanceof InvalidTriggerPattern ? undefined : memoizedUnkeyedFacts(text, this.cache);
   }
 
   /** The compiled pattern, compiled now if it was not; undefined for one that cannot compile. */
@@ -170,20 +197,39 @@ export class PatternTriggerIndex {
       for (const id of found) present[id] = 0;
       considered.fill(0);
     }
-    for (const { set, members } of this.groups) {
-      if (!members.some((pattern) => this.isOpen(pattern, marks))) continue;
+    if (this.groups.length === 0 && this.loners.length === 0) return;
+    if (this.lastLowered !== input.lowered) {
+      this.lastChars = messageCharsOf(input.lowered);
+      this.lastLowered = input.lowered;
+    }
+    const chars = this.lastChars as MessageChars;
+    for (const group of this.groups) {
+      const { members } = group;
+      // Patterns whose required characters the message lacks are decided (no match), not cut by the budget.
+      const remaining = members.filter((pattern) => this.mayFire(pattern, marks, chars));
+      if (remaining.length === 0) continue;
       if (this.budget?.spent()) {
-        for (const pattern of members) this.cut[pattern] = 1;
+        for (const pattern of remaining) this.cut[pattern] = 1;
         continue;
       }
-      const matched = set.match(input.lowered);
+      if (remaining.length === 1 && group.set === undefined) {
+        this.runAlone(remaining[0] as number, input, marks);
+        continue;
+      }
+      group.set ??= new TriggerRegexSet(members.map((pattern) => this.texts[pattern] as string));
+      const matched = group.set.match(input.lowered);
       if (matched === undefined) {
-        for (const pattern of members) if (this.isOpen(pattern, marks)) this.runAlone(pattern, input, marks);
+        for (const pattern of remaining) if (this.isOpen(pattern, marks)) this.runAlone(pattern, input, marks);
       } else {
         for (const index of matched) this.fire(members[index] as number, marks);
       }
     }
-    for (const pattern of this.loners) if (this.isOpen(pattern, marks)) this.runAlone(pattern, input, marks);
+    for (const pattern of this.loners) if (this.mayFire(pattern, marks, chars)) this.runAlone(pattern, input, marks);
+  }
+
+  /** An unkeyed pattern with an open owner, whose required characters are all in the message. */
+  private mayFire(pattern: number, marks: CandidateMarks, chars: MessageChars): boolean {
+    return this.isOpen(pattern, marks) && mayHoldMatch(this.requiredChars[pattern] as readonly RequiredChars[], chars);
   }
 
   /** Evaluates the patterns keyed by the found literals (each once), with `present` set for them. */
@@ -200,20 +246,17 @@ export class PatternTriggerIndex {
     }
   }
 
-  private groupUnkeyedPatterns(unkeyed: readonly number[]): void {
+  /** Groups the unkeyed patterns (program sizes by id, in id order) as when sets were compiled at build; each set is now compiled on first use. */
+  private groupUnkeyedPatterns(sizes: ReadonlyMap<number, number>): void {
     let members: number[] = [];
     let program = 0;
     const flush = (): void => {
       if (members.length === 1) this.loners.push(...members);
-      else if (members.length > 1) {
-        const texts = members.map((id) => this.texts[id] as string);
-        this.groups.push({ set: new TriggerRegexSet(texts), members });
-      }
+      else if (members.length > 1) this.groups.push({ set: undefined, members });
       members = [];
       program = 0;
     };
-    for (const id of unkeyed) {
-      const size = (this.compiledAt(id) as CompiledTriggerPattern).programSize;
+    for (const [id, size] of sizes) {
       if (size > MAX_SET_MEMBER_PROGRAM) {
         this.loners.push(id);
         continue;
