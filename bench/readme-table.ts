@@ -45,6 +45,25 @@ const README_METRICS = [
   "cold_init_ratio_lane-worker",
   "cold_init_ratio_http-mcp",
   "awaits_300k_ms_lane-worker",
+  // Issue 27: flat cost at any catalogue size.
+  "cold_first_turn_ms_lane-worker_100",
+  "cold_first_turn_ms_lane-worker_10000",
+  "cold_first_turn_s3_requests_10000",
+  "put_skill_p50_ms_level_10",
+  "put_skill_p50_ms_level_1000",
+  "put_skill_p50_ms_level_10000",
+  "put_skill_p50_ratio_10000_to_10",
+  "push_s_1000",
+  // Issue 31: a lean hot path.
+  "turn_http_dynamodb_requests",
+  "turn_http_sqs_requests",
+  "turn_http_p50_ms_1",
+  "cpu_ms_per_turn",
+  "turns_per_s_1",
+  "turns_per_s_10",
+  "activations_per_s_1",
+  "activations_per_s_10",
+  "activations_per_s_100",
 ];
 const rows = JSON.parse(readFileSync(new URL("./results.json", import.meta.url), "utf8")) as BenchRow[];
 console.log(markdownTable(rows, README_METRICS));
