@@ -17,8 +17,13 @@ export const MAX_PATTERN_TRIGGERS_PER_LEVEL: Readonly<Record<SkillScope, number>
   RESOURCE: Number.POSITIVE_INFINITY,
 });
 
-export const patternCount = (triggers: readonly SkillTrigger[] | undefined): number =>
-  (triggers ?? []).reduce((n, t) => (t.type === "PATTERN" ? n + 1 : n), 0);
+/** A plain loop: a cold turn counts the triggers of every listed skill before its JIT warms up. */
+export function patternCount(triggers: readonly SkillTrigger[] | undefined): number {
+  if (triggers == null) return 0;
+  let n = 0;
+  for (let i = 0; i < triggers.length; i++) if ((triggers[i] as SkillTrigger).type === "PATTERN") n += 1;
+  return n;
+}
 
 interface Capped {
   readonly name: string;
