@@ -67,14 +67,15 @@ function child(fixture: string, n: number, root: string, literalsFile: string): 
   const phases = Number(process.env.INDEX_BUILD_PHASES ?? 4);
   let relevanceIndex: RelevanceIndex | undefined;
   // As a turn builds it: over the listing with the per-level pattern caps applied (500 for a project level).
-  const capped = capPatternTriggers(listing).listing;
+  const { patternsOff } = capPatternTriggers(listing);
   const matcher = new SkillTriggerMatcher();
   const relevance = timed(() => phases >= 1 && (relevanceIndex = RelevanceIndex.build(listing)));
   // The first turn's query and match: what the index left for its first use (typo look-up, packed postings).
   const relevanceQuery = timed(() => phases >= 2 && relevanceIndex?.scoreAll(TYPO_QUERY));
-  const triggers = timed(() => phases >= 3 && matcher.indexFor(capped));
+  const triggers = timed(() => phases >= 3 && matcher.indexFor(listing, patternsOff));
   const triggersMatch = timed(
-    () => phases >= 4 && matcher.triggered(capped, MESSAGE, { activeNames: [], allowedSkills: null, eligible: isTriggerable }),
+    () =>
+      phases >= 4 && matcher.triggered(listing, MESSAGE, { activeNames: [], allowedSkills: null, eligible: isTriggerable, patternsOff }),
   );
   process.stdout.write(JSON.stringify({ relevance, relevanceQuery, triggers, triggersMatch }));
 }

@@ -57,14 +57,10 @@ export function triggeredSkills(
   const matches = new Map<string, TriggerMatch>();
   const describe = (skill: ListedSkill): TriggerMatch | undefined => {
     explainer ??= new TriggerMatchExplainer(message, budget);
-    const match = explainer.explain(skill);
-    if (match === undefined) return undefined;
-    // A capped copy lost its patterns: the index is the trigger's place in the skill as written.
-    const original = capped.listing === available ? skill : available.find((s) => s.name === skill.name);
-    const at = original === undefined || original === skill ? match.index : original.triggers.indexOf(skill.triggers[match.index] as never);
-    const described = { ...match, index: at >= 0 ? at : match.index };
-    matches.set(skill.name, described);
-    return described;
+    // The candidates are the listed skills themselves: an over-cap one still holds the patterns the match left out.
+    const match = explainer.explain(skill, !capped.patternsDropped(skill));
+    if (match !== undefined) matches.set(skill.name, match);
+    return match;
   };
   for (const skill of matched.fired) describe(skill);
   const blocked: BlockedTrigger[] = [

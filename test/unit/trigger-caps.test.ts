@@ -22,13 +22,13 @@ describe("capPatternTriggers: levels written past the API", () => {
     // Assess
     expect(MAX_PATTERN_TRIGGERS_PER_LEVEL.USER).toBe(100);
     expect(capped.dropped).toEqual(["u5"]);
-    const u5 = capped.listing.find((s) => s.name === "u5");
-    expect(u5?.triggers).toEqual([words]);
-    expect(capped.listing.filter((s) => s.name !== "u5")).toEqual(listing.filter((s) => s.name !== "u5"));
+    expect([...(capped.patternsOff ?? [])]).toEqual([0, 0, 0, 0, 0, 1, 0, 0]);
+    expect(listing.map((s) => capped.patternsDropped(s))).toEqual([false, false, false, false, false, true, false, false]);
+    expect(listing[5]?.triggers).toHaveLength(21); // the skill itself is left as it is
     expect(capPatternTriggers(listing)).toBe(capped);
   });
 
-  it("hands back the very listing when nothing is over a cap (the trigger index stays cached by it)", () => {
+  it("drops nothing when nothing is over a cap", () => {
     // Prepare
     const listing = Object.freeze([resolvedSkill({ name: "a", source: "USER", triggers: patterns(3, "a") })]);
 
@@ -36,7 +36,8 @@ describe("capPatternTriggers: levels written past the API", () => {
     const capped = capPatternTriggers(listing);
 
     // Assess
-    expect(capped.listing).toBe(listing);
+    expect(capped.patternsOff).toBeUndefined();
     expect(capped.dropped).toEqual([]);
+    expect(capped.patternsDropped(listing[0] as (typeof listing)[0])).toBe(false);
   });
 });

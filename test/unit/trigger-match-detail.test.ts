@@ -31,6 +31,23 @@ describe("TriggerMatchExplainer", () => {
     expect(match).toEqual({ type: "KEYWORDS", index: 1, keywords: ["deploy"] });
   });
 
+  it("never names a pattern the per-level caps dropped, not even as the unrun fallback", () => {
+    // Prepare
+    const explainer = new TriggerMatchExplainer("deploy now");
+    const spent = new TriggerMatchExplainer("deploy now", new TriggerTimeBudget(1, () => 1e12));
+    const skill = { name: "d", triggers: [pattern("dep\\w+"), keywords("staging"), keywords("now")] };
+
+    // Act
+    const capped = explainer.explain({ name: "p", triggers: [pattern("dep\\w+")] }, false);
+    const cappedSpent = spent.explain({ name: "p", triggers: [pattern("dep\\w+")] }, false);
+    const byKeyword = explainer.explain(skill, false);
+
+    // Assess
+    expect(capped).toBeUndefined();
+    expect(cappedSpent).toBeUndefined();
+    expect(byKeyword).toEqual({ type: "KEYWORDS", index: 2, keywords: ["now"] });
+  });
+
   it("names at most MAX_MATCH_KEYWORDS keywords", () => {
     // Prepare
     const words = Array.from({ length: MAX_MATCH_KEYWORDS + 5 }, (_, i) => `w${i}`);

@@ -67,6 +67,8 @@ export class SkillTriggerIndex<T extends TriggerCandidate = TriggerCandidate> {
   private readonly triggerLists: readonly (readonly unknown[])[];
   private readonly keywords = new KeywordTriggerIndex();
   private readonly patterns: PatternTriggerIndex;
+  /** 1 where every trigger of the candidate is a pattern left out (`patternsOff`); undefined when none is. */
+  private readonly bare: Uint8Array | undefined;
   private positions: Map<string, number[]> | undefined;
   /** Per-listing exclusion masks (see exclusionMask), by predicate. */
   private readonly masks = new WeakMap<(candidate: T) => boolean, Uint8Array>();
@@ -75,21 +77,39 @@ export class SkillTriggerIndex<T extends TriggerCandidate = TriggerCandidate> {
   private lastPrepared: TriggerInput | undefined;
   private marking = false;
 
-  constructor(candidates: readonly T[], patternCache: TriggerPatternCache = sharedTriggerPatternCache) {
+  /**
+   * `patternsOff`: one byte per candidate, 1 where the candidate's PATTERN triggers are left out
+   * (the per-level caps, trigger-caps.ts); the index then answers as if those candidates had
+   * their other triggers only. It is kept, not copied: it must not change afterwards.
+   */
+  constructor(
+    candidates: readonly T[],
+    patternCache: TriggerPatternCache = sharedTriggerPatternCache,
+    readonly patternsOff?: Uint8Array,
+  ) {
     this.candidates = [...candidates];
     this.triggerLists = this.candidates.map((candidate) => candidate.triggers);
     const patternEntries: PatternTriggerEntry[] = [];
     for (let owner = 0; owner < this.candidates.length; owner++) {
+      const off = patternsOff?.[owner] === 1;
+      let kept = 0;
       for (const trigger of (this.candidates[owner] as T).triggers) {
         if (trigger.type === "KEYWORDS") this.keywords.add(owner, trigger.keywords);
+        else if (off) continue;
         else patternEntries.push({ owner, pattern: trigger.pattern });
+        kept += 1;
       }
+      if (off && kept === 0) (this.bare ??= new Uint8Array(this.candidates.length))[owner] = 1;
     }
     this.patterns = new PatternTriggerIndex(patternEntries, patternCache);
   }
 
-  /** True when `candidates` holds the same skills (same objects, names and trigger arrays) in the same order. */
-  covers(candidates: readonly TriggerCandidate[]): boolean {
+  /**
+   * True when `candidates` holds the same skills (same objects, names and trigger arrays) in the
+   * same order, and the same patterns are left out.
+   */
+  covers(candidates: readonly TriggerCandidate[], patternsOff?: Uint8Array): boolean {
+    if (!this.leavesOut(patternsOff)) return false;
     if (candidates.length !== this.candidates.length) return false;
     for (let i = 0; i < candidates.length; i++) {
       const candidate = candidates[i] as TriggerCandidate;
@@ -97,6 +117,20 @@ export class SkillTriggerIndex<T extends TriggerCandidate = TriggerCandidate> {
       if (candidate !== own || candidate.name !== own.name || candidate.triggers !== this.triggerLists[i]) return false;
     }
     return true;
+  }
+
+  /** True when the index leaves out the PATTERN triggers of the positions `patternsOff` names, and no others. */
+  leavesOut(patternsOff: Uint8Array | undefined): boolean {
+    const own = this.patternsOff;
+    if (own === patternsOff) return true;
+    if (own === undefined || patternsOff === undefined || own.length !== patternsOff.length) return false;
+    for (let i = 0; i < own.length; i++) if (own[i] !== patternsOff[i]) return false;
+    return true;
+  }
+
+  /** Whether the candidate at `position` has a trigger the index matches (patterns left out do not count). */
+  hasTriggers(position: number): boolean {
+    return (this.triggerLists[position]?.length ?? 0) > 0 && this.bare?.[position] !== 1;
   }
 
   /**
@@ -152,14 +186,16 @@ export class SkillTriggerIndex<T extends TriggerCandidate = TriggerCandidate> {
 
   /**
    * One byte per candidate: 1 where `predicate` does NOT hold (an exclusion mask, to copy into the
-   * array `matchCandidates` hands to `exclude`). Computed once per index and predicate (by function
-   * identity), so `predicate` must depend on the candidate alone; do not modify the result.
+   * array `matchCandidates` hands to `exclude`), and where every trigger of the candidate is a
+   * pattern left out (`patternsOff`: as indexed, it has none). Computed once per index and
+   * predicate (by function identity), so `predicate` must depend on the candidate alone; do not
+   * modify the result.
    */
   exclusionMask(predicate: (candidate: T) => boolean): Uint8Array {
     let mask = this.masks.get(predicate);
     if (mask === undefined) {
       mask = new Uint8Array(this.candidates.length);
-      for (let i = 0; i < mask.length; i++) mask[i] = predicate(this.candidates[i] as T) ? 0 : 1;
+      for (let i = 0; i < mask.length; i++) mask[i] = this.bare?.[i] !== 1 && predicate(this.candidates[i] as T) ? 0 : 1;
       this.masks.set(predicate, mask);
     }
     return mask;

@@ -43,16 +43,18 @@ export class SkillTriggerMatcher {
   /**
    * The (cached) index over `candidates`: by array identity first, then by the identities of the
    * skills in it; a list that differs in any member, name or trigger array gets a new index.
+   * `patternsOff` (the per-level caps, trigger-caps.ts: one byte per position, 1 = its PATTERN
+   * triggers are left out) is part of what an index answers for: a different one gets a new index.
    */
-  indexFor<T extends TriggerCandidate>(candidates: readonly T[]): SkillTriggerIndex<T> {
+  indexFor<T extends TriggerCandidate>(candidates: readonly T[], patternsOff?: Uint8Array): SkillTriggerIndex<T> {
     const byArray = this.byArray.get(candidates);
-    if (byArray !== undefined && (this.trusted.has(candidates) || byArray.covers(candidates))) {
+    if (byArray?.leavesOut(patternsOff) === true && (this.trusted.has(candidates) || byArray.covers(candidates, patternsOff))) {
       return byArray as unknown as SkillTriggerIndex<T>;
     }
-    const key = membersKey(candidates);
+    const key = membersKey(candidates, patternsOff);
     let index = this.byMembers.get(key);
-    if (index?.covers(candidates) !== true) {
-      index = new SkillTriggerIndex(candidates, this.patternCache);
+    if (index?.covers(candidates, patternsOff) !== true) {
+      index = new SkillTriggerIndex(candidates, this.patternCache, patternsOff);
       this.byMembers.set(key, index);
     }
     this.byArray.set(candidates, index);
@@ -75,7 +77,7 @@ export class SkillTriggerMatcher {
     filter: TriggerFilter<T>,
     budget?: TriggerTimeBudget,
   ): TriggeredSkills<T> {
-    const index = this.indexFor(listing);
+    const index = this.indexFor(listing, filter.patternsOff);
     const ineligible = index.exclusionMask(eligibilityOf(filter.eligible));
     const fired = index.matchCandidates(
       input,
@@ -177,14 +179,13 @@ function listingCauses<T extends TriggerFilterable>(index: SkillTriggerIndex<T>,
   if (causes === undefined) {
     causes = new Uint8Array(index.candidates.length);
     index.candidates.forEach((candidate, at) => {
-      (causes as Uint8Array)[at] =
-        candidate.triggers.length === 0
-          ? CAUSE_NO_TRIGGERS
-          : !candidate.enabled
-            ? CAUSE_DISABLED
-            : ineligible[at] === 1
-              ? CAUSE_INELIGIBLE
-              : CAUSE_NONE;
+      (causes as Uint8Array)[at] = !index.hasTriggers(at)
+        ? CAUSE_NO_TRIGGERS
+        : !candidate.enabled
+          ? CAUSE_DISABLED
+          : ineligible[at] === 1
+            ? CAUSE_INELIGIBLE
+            : CAUSE_NONE;
     });
     listingCauseMemo.set(ineligible, causes);
   }
@@ -227,6 +228,12 @@ export interface TriggerFilter<T extends TriggerFilterable> {
    * the activating pass only.
    */
   explain?: "matched" | "all" | undefined;
+  /**
+   * One byte per listing position, 1 where the skill's PATTERN triggers do not count (the
+   * per-level caps, trigger-caps.ts `patternsOff`): matched, filtered and explained as if the
+   * skill had its other triggers only. Depends on the listing alone; never modified.
+   */
+  patternsOff?: Uint8Array | undefined;
 }
 
 const byListing = (skill: TriggerFilterable): boolean => skill.enabled && skill.triggers.length > 0;
@@ -246,8 +253,8 @@ function eligibilityOf<T extends TriggerFilterable>(eligible: ((skill: T) => boo
 const objectIds = new WeakMap<object, number>();
 let nextObjectId = 1;
 
-/** A hash of the candidates' identities; collisions are caught by SkillTriggerIndex.covers. */
-function membersKey(candidates: readonly TriggerCandidate[]): number {
+/** A hash of the candidates' identities and the patterns left out; collisions are caught by SkillTriggerIndex.covers. */
+function membersKey(candidates: readonly TriggerCandidate[], patternsOff: Uint8Array | undefined): number {
   let hash = 0x811c9dc5 ^ candidates.length;
   for (const candidate of candidates) {
     let id = objectIds.get(candidate);
@@ -257,6 +264,8 @@ function membersKey(candidates: readonly TriggerCandidate[]): number {
     }
     hash = Math.imul(hash ^ id, 0x01000193);
   }
+  if (patternsOff !== undefined)
+    for (let at = 0; at < patternsOff.length; at++) if (patternsOff[at] === 1) hash = Math.imul(hash ^ ~at, 0x01000193);
   return hash >>> 0;
 }
 

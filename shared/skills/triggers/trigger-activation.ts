@@ -18,7 +18,10 @@ export interface TriggerProcessFilter {
 }
 
 export interface TurnTriggerMatch<T> {
-  /** The listing as matched: over-cap levels without their PATTERN triggers. */
+  /**
+   * Which skills of over-cap levels lost their PATTERN triggers. The candidates handed out are the
+   * listed skills themselves, still holding those patterns: read a candidate's triggers through it.
+   */
   capped: CappedListing<T>;
   matched: TriggeredSkills<T>;
   /** With `explain`: candidates whose trigger matched but that a turn would not activate, and why. */
@@ -39,7 +42,12 @@ export function matchTriggersForTurn<T extends TriggerActivatable>(
   explain: "matched" | "all" | undefined,
 ): TurnTriggerMatch<T> {
   const capped = capPatternTriggers(available);
-  const matched = matcher.triggered(capped.listing, message, { ...process, eligible: isTriggerable, explain }, budget);
+  const matched = matcher.triggered(
+    available,
+    message,
+    { ...process, eligible: isTriggerable, explain, patternsOff: capped.patternsOff },
+    budget,
+  );
   const blocked = (matched.blocked ?? []).map(({ candidate, cause }) => ({ candidate, reason: blockReasonOf(candidate, cause) }));
   return { capped, matched, blocked };
 }

@@ -59,8 +59,10 @@ export class TriggerMatchExplainer {
    * The trigger of `skill` that fires on the message, or undefined when none does (a pattern past
    * MAX_MATCH_SPANS or the time budget is reported by type and index without running: the index
    * already said it fired, so when no keyword trigger explains the match, the first pattern does).
+   * `patterns: false`: the skill's PATTERN triggers were dropped by the per-level caps
+   * (trigger-caps.ts) and took no part in the match; only its keywords can explain it.
    */
-  explain(skill: TriggerCandidate): TriggerMatch | undefined {
+  explain(skill: TriggerCandidate, patterns = true): TriggerMatch | undefined {
     const triggers = skill.triggers;
     for (let index = 0; index < triggers.length; index++) {
       const trigger = triggers[index] as SkillTrigger;
@@ -68,6 +70,7 @@ export class TriggerMatchExplainer {
       const hit = this.keywordsHit(trigger.keywords);
       if (hit.count * 2 >= trigger.keywords.length && hit.count > 0) return { type: "KEYWORDS", index, keywords: hit.names };
     }
+    if (!patterns) return undefined;
     let unrun: number | undefined;
     for (let index = 0; index < triggers.length; index++) {
       const trigger = triggers[index] as SkillTrigger;
