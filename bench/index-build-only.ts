@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ResolvedSkill } from "../shared/skills/resolved-skill.js";
@@ -12,6 +12,7 @@ import { capPatternTriggers } from "../shared/skills/triggers/trigger-caps.js";
 import { memoizedRequiredLiterals, rememberRequiredLiterals } from "../shared/skills/triggers/pattern-prefilter.js";
 import { NODE_TARGET } from "../infra/lambda-bundle.js";
 import { syntheticSkills } from "./compose-bench-helpers.js";
+import { attachFieldTerms, encodeLevelFieldTerms, LevelFieldTerms } from "../shared/skills/relevance/stored-field-terms.js";
 
 /**
  * Issue 27: what a cold process pays to build the relevance index and the trigger index of a
@@ -20,7 +21,9 @@ import { syntheticSkills } from "./compose-bench-helpers.js";
  * Fixtures: `synthetic` (the cold-turn bench's skills, searchText derived as the parser does) and
  * `routing` (test/fixtures/routing's real-shaped skills under numbered names). Pattern literals are
  * computed once by the parent and installed by each run before timing, as a level snapshot
- * installs them (so no run compiles a regex).
+ * installs them (so no run compiles a regex). INDEX_BUILD_STORED_TERMS=1: every skill's field
+ * terms are computed by the parent too and attached by each run, as a level snapshot's are
+ * (stored-field-terms.ts), so the relevance build reads them instead of tokenizing.
  *
  *   npx tsx bench/index-build-only.ts [runs=5] [sizes=1000,10000]
  */
@@ -49,6 +52,12 @@ function child(fixture: string, n: number, root: string, literalsFile: string): 
   const listing = Object.freeze(skillsOf(fixture, n, root));
   const literals = JSON.parse(readFileSync(literalsFile, "utf8")) as Record<string, unknown>;
   for (const pattern of patternsOf(listing)) rememberRequiredLiterals(pattern, literals[pattern]);
+  const termsFile = `${literalsFile}.${fixture}.${n}.terms.json`;
+  if (process.env.INDEX_BUILD_STORED_TERMS === "1") {
+    const { dictionary, codes } = JSON.parse(readFileSync(termsFile, "utf8")) as { dictionary: string; codes: string[] };
+    const level = new LevelFieldTerms(dictionary);
+    listing.forEach((skill, i) => attachFieldTerms(skill, { level, code: codes[i]! }));
+  }
   (globalThis as { gc?: () => void }).gc?.();
   const timed = (run: () => unknown): { wall: number; cpu: number } => {
     const cpu = process.cpuUsage();
@@ -86,6 +95,7 @@ else {
   const sizes = (process.argv[3] ?? "1000,10000").split(",").map(Number);
   const root = fileURLToPath(new URL("../test/fixtures/routing/skills/", import.meta.url));
   // Inside the repository, so that the bundle's external packages resolve.
+  mkdirSync(fileURLToPath(new URL("../node_modules/.cache/", import.meta.url)), { recursive: true });
   const dir = mkdtempSync(fileURLToPath(new URL("../node_modules/.cache/index-build-", import.meta.url)));
   const bundle = join(dir, "bench.mjs");
   const { build } = await import("esbuild");
@@ -106,6 +116,10 @@ else {
     for (const pattern of patternsOf(skillsOf(fixture, Math.max(...sizes), root)))
       literals[pattern] = memoizedRequiredLiterals(pattern) ?? null;
   writeFileSync(literalsFile, JSON.stringify(literals));
+  if (process.env.INDEX_BUILD_STORED_TERMS === "1")
+    for (const fixture of ["synthetic", "routing"])
+      for (const n of sizes)
+        writeFileSync(`${literalsFile}.${fixture}.${n}.terms.json`, JSON.stringify(encodeLevelFieldTerms(skillsOf(fixture, n, root))));
   for (const fixture of ["synthetic", "routing"])
     for (const n of sizes) {
       type Timing = { wall: number; cpu: number };

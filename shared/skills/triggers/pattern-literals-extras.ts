@@ -1,4 +1,4 @@
-import type { DocumentPreparer, PreparedDocument } from "../../documents/cascade-layers.js";
+import type { DocumentPreparer, PreparedLevel } from "../../documents/cascade-layers.js";
 import { memoizedRequiredLiterals, rememberRequiredLiterals } from "./pattern-prefilter.js";
 
 /**
@@ -10,7 +10,7 @@ import { memoizedRequiredLiterals, rememberRequiredLiterals } from "./pattern-pr
  * simply analyzed again.
  */
 export const patternLiteralsExtras: NonNullable<DocumentPreparer["levelExtras"]> = {
-  of(prepared: ReadonlyMap<string, PreparedDocument>): unknown {
+  of({ prepared }: PreparedLevel): unknown {
     const patterns = new Set<string>();
     for (const { outcome } of prepared.values()) {
       if (!outcome.ok) continue;
