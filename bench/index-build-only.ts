@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ResolvedSkill } from "../shared/skills/resolved-skill.js";
@@ -13,6 +13,7 @@ import { memoizedRequiredLiterals, rememberRequiredLiterals } from "../shared/sk
 import { rememberUnkeyedFacts, storedUnkeyedFacts } from "../shared/skills/triggers/unkeyed-pattern-facts.js";
 import { NODE_TARGET } from "../infra/lambda-bundle.js";
 import { syntheticSkills } from "./compose-bench-helpers.js";
+import { attachFieldTerms, encodeLevelFieldTerms, LevelFieldTerms } from "../shared/skills/relevance/stored-field-terms.js";
 
 /**
  * Issue 27: what a cold process pays to build the relevance index and the trigger index of a
@@ -22,7 +23,9 @@ import { syntheticSkills } from "./compose-bench-helpers.js";
  * `routing` (test/fixtures/routing's real-shaped skills under numbered names). Pattern literals
  * (and, for patterns without, their required characters and program size) are computed once by the
  * parent and installed by each run before timing, as a level snapshot installs them (so a run
- * compiles only the patterns its message may match).
+ * compiles only the patterns its message may match). INDEX_BUILD_STORED_TERMS=1: every skill's
+ * field terms are computed by the parent too and attached by each run, as a level snapshot's are
+ * (stored-field-terms.ts), so the relevance build reads them instead of tokenizing.
  *
  *   npx tsx bench/index-build-only.ts [runs=5] [sizes=1000,10000]
  */
@@ -53,6 +56,12 @@ function child(fixture: string, n: number, root: string, literalsFile: string): 
   for (const pattern of patternsOf(listing)) {
     rememberRequiredLiterals(pattern, literals[pattern]?.literals);
     if (literals[pattern]?.facts !== undefined) rememberUnkeyedFacts(pattern, literals[pattern].facts);
+  }
+  const termsFile = `${literalsFile}.${fixture}.${n}.terms.json`;
+  if (process.env.INDEX_BUILD_STORED_TERMS === "1") {
+    const { dictionary, codes } = JSON.parse(readFileSync(termsFile, "utf8")) as { dictionary: string; codes: string[] };
+    const level = new LevelFieldTerms(dictionary);
+    listing.forEach((skill, i) => attachFieldTerms(skill, { level, code: codes[i]! }));
   }
   (globalThis as { gc?: () => void }).gc?.();
   const timed = (run: () => unknown): { wall: number; cpu: number } => {
@@ -92,6 +101,7 @@ else {
   const sizes = (process.argv[3] ?? "1000,10000").split(",").map(Number);
   const root = fileURLToPath(new URL("../test/fixtures/routing/skills/", import.meta.url));
   // Inside the repository, so that the bundle's external packages resolve.
+  mkdirSync(fileURLToPath(new URL("../node_modules/.cache/", import.meta.url)), { recursive: true });
   const dir = mkdtempSync(fileURLToPath(new URL("../node_modules/.cache/index-build-", import.meta.url)));
   const bundle = join(dir, "bench.mjs");
   const { build } = await import("esbuild");
@@ -114,6 +124,10 @@ else {
       literals[pattern] = required === undefined ? { literals: null, facts: storedUnkeyedFacts(pattern) } : { literals: required };
     }
   writeFileSync(literalsFile, JSON.stringify(literals));
+  if (process.env.INDEX_BUILD_STORED_TERMS === "1")
+    for (const fixture of ["synthetic", "routing"])
+      for (const n of sizes)
+        writeFileSync(`${literalsFile}.${fixture}.${n}.terms.json`, JSON.stringify(encodeLevelFieldTerms(skillsOf(fixture, n, root))));
   for (const fixture of ["synthetic", "routing"])
     for (const n of sizes) {
       type Timing = { wall: number; cpu: number };

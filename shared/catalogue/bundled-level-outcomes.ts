@@ -32,7 +32,7 @@ export function encodeBundledLevel(documents: ReadonlyMap<string, StoredDocument
     if (preparer.handles(ref.path))
       prepared.set(ref.path, { etag: ref.etag, outcome: preparer.prepare(ref.path, documents.get(ref.path)!) });
   }
-  const extras = preparer.levelExtras?.of(prepared);
+  const extras = preparer.levelExtras?.of({ refs, prepared });
   return encodeLevelSnapshot({ version: 0, changedAt: null, refs, prepared, ...(extras === undefined ? {} : { extras }) });
 }
 
@@ -93,7 +93,7 @@ async function builtOutcomes(
     logger.warn("Bundled prepared outcomes unreadable: the bundled documents are parsed", { error: messageOf(error) });
     return undefined;
   }
-  if (content.extras !== undefined) preparer.levelExtras?.use(content.extras);
+  if (content.extras !== undefined) preparer.levelExtras?.use(content.extras, content);
   const stale = refs.filter((ref) => preparer.handles(ref.path) && content.prepared.get(ref.path)?.etag !== ref.etag);
   if (stale.length > 0) {
     logger.warn("Bundled prepared outcomes do not match these bundled documents: they are parsed", {

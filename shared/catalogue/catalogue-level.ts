@@ -90,7 +90,7 @@ export class CatalogueLevel {
       if (pointer.key === EMPTY_LEVEL_SNAPSHOT && pointer.version === version.version && pointer.changedAt === version.changedAt)
         return this.install([], token, new Map());
       if (pointer.key !== EMPTY_LEVEL_SNAPSHOT) ({ stored, unreadable } = await this.readStored(pointer.key));
-      if (stored?.extras !== undefined) this.preparer.levelExtras?.use(stored.extras);
+      if (stored?.extras !== undefined) this.preparer.levelExtras?.use(stored.extras, stored);
       if (stored && version && stored.version === version.version && stored.changedAt === version.changedAt) {
         return this.install(stored.refs, token, stored.prepared, true);
       }
@@ -106,7 +106,7 @@ export class CatalogueLevel {
       token !== undefined &&
       (pointer === undefined || pointer.version < version.version || unreadable !== undefined)
     ) {
-      const extras = this.preparer?.levelExtras?.of(prepared);
+      const extras = this.preparer?.levelExtras?.of({ refs: snapshot.refs, prepared });
       await this.write(
         {
           version: version.version,

@@ -56,9 +56,17 @@ export interface DocumentPreparer {
   /**
    * What a reader of the level would otherwise derive again from the outcomes, stored beside them
    * in the level snapshot (skills: the required literals of PATTERN triggers, a full regex compile
-   * each). `of` must give JSON; `use` must treat what it gets as untrusted (a wrong shape is ignored).
+   * each; the relevance terms of each skill). `of` must give JSON; `use` must treat what it gets as
+   * untrusted (a wrong shape is ignored). Both see the level's listing and outcomes as stored:
+   * extras may name a document by its index in `refs`.
    */
-  levelExtras?: { of(prepared: ReadonlyMap<string, PreparedDocument>): unknown; use(extras: unknown): void };
+  levelExtras?: { of(level: PreparedLevel): unknown; use(extras: unknown, level: PreparedLevel): void };
+}
+
+/** A level's listing and its documents' parse outcomes, as a level snapshot stores them. */
+export interface PreparedLevel {
+  readonly refs: readonly DocumentRef[];
+  readonly prepared: ReadonlyMap<string, PreparedDocument>;
 }
 
 /** Where a document was found: enough to read siblings from the same layer later (layer pinning). */

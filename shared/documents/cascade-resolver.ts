@@ -116,11 +116,25 @@ type Resolution<TItem> =
 const NOTHING = { item: undefined } as const;
 
 /**
- * Per listing entry made from a prepared outcome: how to make it again from its document, in the
- * layer it was found in. Module-wide, so any loader (MCP builds one per request) completes an
- * entry another one listed without reading versions again.
+ * Per listing entry made from a prepared outcome: the definition it was made from, and what makes
+ * it again from its document, in the layer it was found in. Module-wide, so any loader (MCP builds
+ * one per request) completes an entry another one listed without reading versions again.
  */
-const origins = new WeakMap<object, () => Promise<unknown>>();
+interface Origin {
+  readonly definition: unknown;
+  readonly resolver: CascadeDocumentResolver<unknown, unknown>;
+  readonly at: CascadeLayer;
+  readonly name: string;
+  readonly listing: LayerListing | undefined;
+}
+const origins = new WeakMap<object, Origin>();
+
+/**
+ * The prepared definition (a level snapshot's, body left out) a scan made `item` from; undefined
+ * for an item made from its document. What a preparer derived from that definition at write time
+ * (DocumentPreparer.levelExtras) then holds for the item too.
+ */
+export const listedDefinitionOf = (item: object): unknown => origins.get(item)?.definition;
 
 type Lookup<TDefinition> =
   | { kind: "absent" }
@@ -171,7 +185,7 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
   async complete(item: TItem): Promise<TItem | undefined> {
     const origin = typeof item === "object" && item !== null ? origins.get(item) : undefined;
     if (origin === undefined) return undefined;
-    return origin() as Promise<TItem | undefined>;
+    return origin.resolver.completeAt(origin.at, origin.name, origin.listing) as Promise<TItem | undefined>;
   }
 
   private async completeAt(at: CascadeLayer, name: string, listing: LayerListing | undefined): Promise<TItem | undefined> {
@@ -280,7 +294,7 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
         doc: undefined,
         listing,
       });
-      if (typeof item === "object" && item !== null) origins.set(item, () => this.completeAt(at, name, listing));
+      if (typeof item === "object" && item !== null) origins.set(item, { definition, resolver: this, at, name, listing });
       return { item, winner: i };
     }
     return NOTHING;
@@ -342,7 +356,8 @@ export class CascadeDocumentResolver<TDefinition, TItem> {
         doc: lookup.doc,
         listing,
       });
-      if (prepared && typeof item === "object" && item !== null) origins.set(item, () => this.completeAt(at, name, listing));
+      if (prepared && typeof item === "object" && item !== null)
+        origins.set(item, { definition: lookup.definition, resolver: this, at, name, listing });
       return { item, winner: i };
     }
     return NOTHING;

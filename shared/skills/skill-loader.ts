@@ -25,7 +25,7 @@ import { isSkillName, skillDirectory, skillDirectoryNameOf, skillDocumentPath, s
 import type { SkillScopeContext } from "../documents/cascade-scope.js";
 import { foldedSkillName, skillNameRefusal } from "./skill-name.js";
 import { PinnedSkillVersions, type PinOutcome } from "./pinned-skill-versions.js";
-import { patternLiteralsExtras } from "./triggers/pattern-literals-extras.js";
+import { skillLevelExtras } from "./skill-level-extras.js";
 
 /** INLINE reference docs go into every prompt; a bigger one is refused with a warning. */
 const MAX_REFERENCE_DOC_BYTES = 1024 * 1024;
@@ -59,7 +59,7 @@ const skillKind: CascadeDocumentKind<SkillDefinition, ResolvedSkill> = {
  */
 export const skillDocumentPreparer: DocumentPreparer = {
   handles: (path) => skillDirectoryNameOf(path) !== undefined,
-  levelExtras: patternLiteralsExtras,
+  levelExtras: skillLevelExtras,
   prepare: (path, doc) => {
     const name = skillDirectoryNameOf(path);
     if (name === undefined || !isSkillName(name)) return { ok: false, findings: [{ message: skillKind.invalidNameMessage(name ?? path) }] };

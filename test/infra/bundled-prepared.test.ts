@@ -50,7 +50,9 @@ describe("the asset's bundled level, prepared at build time", () => {
     expect(atRunTime.size).toBeGreaterThan(0);
     expect(content.prepared).toEqual(atRunTime);
     expect(content.refs).toEqual(await layer.list("_vance/"));
-    expect(content.extras).toEqual(JSON.parse(JSON.stringify(catalogueDocumentPreparer.levelExtras!.of(atRunTime))));
+    expect(content.extras).toEqual(
+      JSON.parse(JSON.stringify(catalogueDocumentPreparer.levelExtras!.of({ refs: content.refs, prepared: atRunTime }))),
+    );
     expect([...atRunTime.values()].every((prepared) => prepared.outcome.ok)).toBe(true);
     // The bundled recipe is prepared whole: a cold turn's recipe lookup parses no YAML.
     expect(content.prepared.get("_vance/recipes/default.yaml")?.outcome).toMatchObject({ ok: true, definition: { name: "default" } });

@@ -9,6 +9,8 @@ import { parseSkillDocument } from "../../shared/skills/skill-document-parser.js
 import { searchTextOf } from "../../shared/skills/skill-search-text.js";
 import { fixtureSkills } from "../fixtures/routing/generate.js";
 import { prng } from "../support/seeded-random.js";
+import { withStoredTerms } from "../support/stored-field-terms.js";
+import { storedFieldTermsOf } from "../../shared/skills/relevance/stored-field-terms.js";
 
 /**
  * Issue 27: the relevance index is built with less work on a cold instance (words analyzed once,
@@ -489,6 +491,20 @@ describe("the relevance index built the issue-27 way", () => {
         i < routing.length ? routing[i]! : { ...routing[i % routing.length]!, name: `${routing[i % routing.length]!.name}-${i}` },
       ),
       "3 000 real-shaped",
+    );
+  });
+
+  it("builds the same index from the terms level snapshots stored, over a listing that mixes levels and skills without them", () => {
+    const all = [...routing, ...generated];
+    // Three levels interleaved as a merged listing interleaves them by name; every seventh skill
+    // comes from elsewhere (a pinned version, a run-time write): tokenized as before.
+    const levelOf = (i: number): number => (i % 7 === 6 ? -1 : (i * 31) % 3);
+    const mixed = withStoredTerms(all, levelOf).map((skill, i) => (levelOf(i) === -1 ? { ...skill } : skill));
+    expect(mixed.filter((skill) => storedFieldTermsOf(skill) !== undefined)).toHaveLength(all.length - Math.floor(all.length / 7));
+    for (const n of [1, 257, 513, mixed.length]) expectSameIndex(mixed.slice(0, n), `stored terms, first ${n}`);
+    expectSameIndex(
+      withStoredTerms(generated, () => 0),
+      "stored terms, one level",
     );
   });
 

@@ -183,7 +183,10 @@ describe("level snapshot extras: PATTERN literals", () => {
     expect(extras.patternLiterals.map(([pattern]) => pattern)).toEqual(["p0 (now|later)", "p1 (now|later)"]);
     expect(extras.patternLiterals[0]![1]).toMatchObject({ kind: "all" });
     const bogus = "q9 (never|seen)";
-    skillDocumentPreparer.levelExtras!.use({ patternLiterals: [[bogus, { kind: "literal", text: "NOT LOWER" }]] });
+    skillDocumentPreparer.levelExtras!.use(
+      { patternLiterals: [[bogus, { kind: "literal", text: "NOT LOWER" }]] },
+      { refs: [], prepared: new Map() },
+    );
     expect(memoizedRequiredLiterals(bogus)).not.toEqual({ kind: "literal", text: "NOT LOWER" });
   });
 });

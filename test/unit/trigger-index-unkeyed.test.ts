@@ -290,7 +290,7 @@ describe("PatternTriggerIndex: patterns without literals, ruled out by their req
     const fresh = texts.map((text) => `${text}(?:)`);
     const stored = texts.map((text) => storedUnkeyedFacts(text));
     fresh.forEach((text, i) => rememberUnkeyedFacts(text, stored[i]));
-    patternLiteralsExtras.use({ patternLiterals: fresh.map((text) => [text, null]) });
+    patternLiteralsExtras.use({ patternLiterals: fresh.map((text) => [text, null]) }, { refs: [], prepared: new Map() });
     const cache = new TriggerPatternCache();
     used.re2js = 0;
 
@@ -349,7 +349,7 @@ describe("PatternTriggerIndex: patterns without literals, ruled out by their req
     };
 
     // Act
-    const extras = JSON.parse(JSON.stringify(patternLiteralsExtras.of(prepared))) as { patternLiterals: unknown[][] };
+    const extras = JSON.parse(JSON.stringify(patternLiteralsExtras.of({ refs: [], prepared }))) as { patternLiterals: unknown[][] };
     rememberUnkeyedFacts(variants.good, good);
     rememberUnkeyedFacts(variants.version, { ...good, v: 2 });
     rememberUnkeyedFacts(variants.size, { ...good, size: 0 });

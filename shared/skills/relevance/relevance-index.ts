@@ -1,5 +1,42 @@
 import { FuzzyTerms, MIN_FUZZY_CHARS } from "./fuzzy-terms.js";
 import { termsOf } from "./relevance-terms.js";
+import { FIELD_COMPOUNDS, fieldTerms, fieldTexts, type IndexableSkill } from "./skill-field-terms.js";
+import { decodeFieldTerms, storedFieldTermsOf, type LevelFieldTerms } from "./stored-field-terms.js";
+
+export type { IndexableSkill } from "./skill-field-terms.js";
+
+interface FieldSpec {
+  weight: number;
+  /** BM25 length normalization of this field: 0 none, 1 full. */
+  b: number;
+  fuzzy: boolean;
+}
+
+/** In field order (skill-field-terms.ts, which says each one's compounds): name, tags, description, when_to_use, searchText keywords (headings, tools), searchText prose. */
+const FIELDS: readonly FieldSpec[] = [
+  { weight: 6, b: 0.3, fuzzy: true },
+  { weight: 3, b: 0.3, fuzzy: true },
+  { weight: 2, b: 0.75, fuzzy: true },
+  { weight: 1.5, b: 0.75, fuzzy: true },
+  { weight: 1.5, b: 0.5, fuzzy: true },
+  { weight: 0.4, b: 0.75, fuzzy: false },
+];
+
+const K1 = 1.2;
+/** A query text longer than this is read as its first and last halves of this (the ask is usually at one end). */
+export const MAX_QUERY_CHARS = 8_192;
+/** Distinct query terms scored at most; the rarest (most telling) are kept. */
+const MAX_QUERY_TERMS = 48;
+/** Query words looked up as typos at most, in order of appearance. */
+const MAX_FUZZY_WORDS = 8;
+/** A word matched as a typo counts this much of the word it stands for. */
+const FUZZY_DISCOUNT = 0.7;
+
+export interface ScoredSkill {
+  /** Position of the skill in the indexed listing. */
+  index: number;
+  score: number;
+}
 
 /**
  * Field-weighted BM25 (BM25F) over a listing's skills (issue 26; docs/decisions.md "Issue 26").
@@ -17,53 +54,10 @@ import { termsOf } from "./relevance-terms.js";
  * MAX_QUERY_TERMS distinct terms (the rarest kept), MAX_FUZZY_WORDS typo look-ups.
  *
  * Deterministic: the same skills in the same order and the same query give the same scores.
- * The index needs no body: `searchText` is derived at parse time (skill-search-text.ts).
+ * The index needs no body: `searchText` is derived at parse time (skill-search-text.ts). A skill
+ * whose level snapshot stored its field terms (stored-field-terms.ts) is read from them, not
+ * tokenized: the same terms in the same order, so the same index bit for bit.
  */
-export interface IndexableSkill {
-  readonly name: string;
-  readonly description: string;
-  readonly whenToUse?: string | undefined;
-  readonly tags?: readonly string[] | undefined;
-  readonly searchText?: string | undefined;
-}
-
-interface FieldSpec {
-  weight: number;
-  /** BM25 length normalization of this field: 0 none, 1 full. */
-  b: number;
-  /** Adjacent words also as one term: every pair (`all`), only those written together (`joined`), or none. */
-  compounds: "all" | "joined" | "none";
-  fuzzy: boolean;
-}
-
-/** In fieldTexts order: name, tags, description, when_to_use, searchText keywords (headings, tools), searchText prose. */
-const FIELDS: readonly FieldSpec[] = [
-  { weight: 6, b: 0.3, compounds: "all", fuzzy: true },
-  { weight: 3, b: 0.3, compounds: "all", fuzzy: true },
-  { weight: 2, b: 0.75, compounds: "joined", fuzzy: true },
-  { weight: 1.5, b: 0.75, compounds: "joined", fuzzy: true },
-  { weight: 1.5, b: 0.5, compounds: "joined", fuzzy: true },
-  { weight: 0.4, b: 0.75, compounds: "none", fuzzy: false },
-];
-
-const K1 = 1.2;
-/** A query text longer than this is read as its first and last halves of this (the ask is usually at one end). */
-export const MAX_QUERY_CHARS = 8_192;
-/** Distinct query terms scored at most; the rarest (most telling) are kept. */
-const MAX_QUERY_TERMS = 48;
-/** Query words looked up as typos at most, in order of appearance. */
-const MAX_FUZZY_WORDS = 8;
-/** A word matched as a typo counts this much of the word it stands for. */
-const FUZZY_DISCOUNT = 0.7;
-/** Characters of each field indexed at most: 10 000 skills of 1 KB descriptions stay within budget. */
-const MAX_FIELD_CHARS = 4_096;
-
-export interface ScoredSkill {
-  /** Position of the skill in the indexed listing. */
-  index: number;
-  score: number;
-}
-
 export class RelevanceIndex {
   readonly size: number;
   private readonly termIds: Map<string, number>;
@@ -96,11 +90,12 @@ export class RelevanceIndex {
     const termIds = new Map<string, number>();
     const fuzzy = new FuzzyTerms();
     const { averages, step, sample } = sampleFieldTerms(skills);
-    // One pass: each field's terms counted, length-normalized and weighted, summed per term into
-    // the skill's one weighted frequency, appended to the postings (term, skill, weight) in skill
-    // order. Scratch is indexed by term id, so a field costs no Map of its own; plain arrays, not
-    // typed ones: growing a typed array is a branch rarely taken, and each first time through it
-    // threw away the optimized code of a cold build.
+    // One pass: each skill's terms as term ids, field after field (from the terms its level
+    // snapshot stored, else tokenized), then each field's terms counted, length-normalized and
+    // weighted, summed per term into the skill's one weighted frequency, appended to the postings
+    // (term, skill, weight) in skill order. Scratch is indexed by term id, so a field costs no Map
+    // of its own; plain arrays, not typed ones: growing a typed array is a branch rarely taken,
+    // and each first time through it threw away the optimized code of a cold build.
     const termTexts: string[] = [];
     const tf: number[] = [];
     const docWeight: number[] = [];
@@ -111,30 +106,68 @@ export class RelevanceIndex {
     const postingTerms: number[] = [];
     const postingDocs: number[] = [];
     const postingWeights: number[] = [];
+    // The skill's term ids, field after field; field f ends at ends[f].
+    const ids: number[] = [];
+    const ends: number[] = FIELDS.map(() => 0);
+    const levelIds: number[] = [];
+    // Per level of stored terms: its dictionary ids as term ids (-1: not met yet), so a term is
+    // looked up by its text once per level, not once per occurrence. Ids are still given in order
+    // of first occurrence over the listing, as tokenizing gives them.
+    const translations = new Map<LevelFieldTerms, Int32Array>();
+    let lastLevel: LevelFieldTerms | undefined;
+    let lastTranslation: Int32Array | undefined;
+    const idOf = (term: string): number => {
+      let id = termIds.get(term);
+      if (id === undefined) {
+        id = termIds.size;
+        termIds.set(term, id);
+        termTexts.push(term);
+        df.push(0);
+        tf.push(0);
+        docWeight.push(0);
+        inFuzzy.push(false);
+      }
+      return id;
+    };
     for (let doc = 0; doc < skills.length; doc++) {
+      const skill = skills[doc]!;
       const sampled = doc % step === 0 ? sample[doc / step] : undefined;
       if (sampled !== undefined) sample[doc / step] = undefined;
-      const fields = sampled === undefined ? fieldTexts(skills[doc]!) : undefined;
+      ids.length = 0;
+      const stored = sampled === undefined ? storedFieldTermsOf(skill) : undefined;
+      const dictionary = stored?.level.terms();
+      if (dictionary !== undefined && decodeFieldTerms(stored!.code, dictionary.length, levelIds, ends)) {
+        if (stored!.level !== lastLevel) {
+          lastLevel = stored!.level;
+          lastTranslation = translations.get(lastLevel);
+          if (lastTranslation === undefined) translations.set(lastLevel, (lastTranslation = new Int32Array(dictionary.length).fill(-1)));
+        }
+        const translation = lastTranslation!;
+        for (let k = 0; k < levelIds.length; k++) {
+          const levelId = levelIds[k]!;
+          let id = translation[levelId]!;
+          if (id === -1) translation[levelId] = id = idOf(dictionary[levelId]!);
+          ids.push(id);
+        }
+      } else {
+        const texts = sampled === undefined ? fieldTexts(skill) : undefined;
+        for (let f = 0; f < FIELDS.length; f++) {
+          const terms = sampled !== undefined ? sampled[f]! : fieldTerms(texts![f]!, FIELD_COMPOUNDS[f]!);
+          for (let k = 0; k < terms.length; k++) ids.push(idOf(terms[k]!));
+          ends[f] = ids.length;
+        }
+      }
+      let start = 0;
       for (let f = 0; f < FIELDS.length; f++) {
+        const end = ends[f]!;
+        if (end === start) continue;
         const spec = FIELDS[f]!;
-        const terms = sampled !== undefined ? sampled[f]! : fieldTerms(fields![f]!, spec);
-        if (terms.length === 0) continue;
-        for (let k = 0; k < terms.length; k++) {
-          const term = terms[k]!;
-          let id = termIds.get(term);
-          if (id === undefined) {
-            id = termIds.size;
-            termIds.set(term, id);
-            termTexts.push(term);
-            df.push(0);
-            tf.push(0);
-            docWeight.push(0);
-            inFuzzy.push(false);
-          }
+        for (let k = start; k < end; k++) {
+          const id = ids[k]!;
           if (tf[id] === 0) fieldIds.push(id);
           tf[id]! += 1;
         }
-        const norm = 1 - spec.b + (spec.b * terms.length) / averages[f]!;
+        const norm = 1 - spec.b + (spec.b * (end - start)) / averages[f]!;
         for (let k = 0; k < fieldIds.length; k++) {
           const id = fieldIds[k]!;
           // The typo vocabulary holds the words of the fields a product is named in, each once.
@@ -148,6 +181,7 @@ export class RelevanceIndex {
           tf[id] = 0;
         }
         fieldIds.length = 0;
+        start = end;
       }
       for (let k = 0; k < docIds.length; k++) {
         const id = docIds[k]!;
@@ -234,18 +268,10 @@ export class RelevanceIndex {
 /** Skills whose field lengths give the average lengths BM25 normalizes by: a deterministic sample, so the build reads each skill once. */
 const LENGTH_SAMPLE = 256;
 
-function fieldTerms(text: string, spec: FieldSpec): string[] {
-  if (spec.compounds === "none") return termsOf(text, { remember: true });
-  const compounds: string[] = [];
-  const terms = termsOf(text, { compounds, joinedOnly: spec.compounds === "joined", remember: true });
-  for (const c of compounds) terms.push(c);
-  return terms;
-}
-
 /**
- * The field terms of the length sample (the first skill and every `step`-th after it, about
- * LENGTH_SAMPLE skills), kept so the build does not tokenize them again, and the average terms per
- * field over them (at least 1).
+ * The average terms per field (at least 1) over the length sample (the first skill and every
+ * `step`-th after it, about LENGTH_SAMPLE skills), and the field terms of the sampled skills it
+ * tokenized, kept so the build does not tokenize them again (undefined for one read from stored terms).
  */
 function sampleFieldTerms(skills: readonly IndexableSkill[]): {
   averages: number[];
@@ -255,9 +281,19 @@ function sampleFieldTerms(skills: readonly IndexableSkill[]): {
   const step = Math.max(1, Math.floor(skills.length / LENGTH_SAMPLE));
   const sums = FIELDS.map(() => 0);
   const sample: (string[][] | undefined)[] = [];
+  const levelIds: number[] = [];
+  const ends: number[] = FIELDS.map(() => 0);
   for (let doc = 0; doc < skills.length; doc += step) {
-    const fields = fieldTexts(skills[doc]!);
-    const terms = FIELDS.map((spec, f) => fieldTerms(fields[f]!, spec));
+    const skill = skills[doc]!;
+    const stored = storedFieldTermsOf(skill);
+    const dictionary = stored?.level.terms();
+    if (dictionary !== undefined && decodeFieldTerms(stored!.code, dictionary.length, levelIds, ends)) {
+      for (let f = 0; f < FIELDS.length; f++) sums[f]! += ends[f]! - (f === 0 ? 0 : ends[f - 1]!);
+      sample.push(undefined);
+      continue;
+    }
+    const texts = fieldTexts(skill);
+    const terms = FIELDS.map((_, f) => fieldTerms(texts[f]!, FIELD_COMPOUNDS[f]!));
     for (let f = 0; f < FIELDS.length; f++) sums[f]! += terms[f]!.length;
     sample.push(terms);
   }
@@ -290,16 +326,4 @@ function idfOf(df: readonly number[], size: number): Float64Array {
   const idf = new Float64Array(df.length);
   for (let t = 0; t < df.length; t++) idf[t] = Math.log(1 + (size - df[t]! + 0.5) / (df[t]! + 0.5));
   return idf;
-}
-
-const cap = (text: string | undefined): string =>
-  text === undefined ? "" : text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text;
-
-/** The texts of each field, in FIELDS order; `searchText`'s first two lines are keywords, the rest prose. */
-function fieldTexts(skill: IndexableSkill): string[] {
-  const search = skill.searchText ?? "";
-  const second = search.indexOf("\n", search.indexOf("\n") + 1);
-  const keywords = second === -1 ? search : search.slice(0, second);
-  const prose = second === -1 ? "" : search.slice(second + 1);
-  return [skill.name, cap((skill.tags ?? []).join(" , ")), cap(skill.description), cap(skill.whenToUse), cap(keywords), cap(prose)];
 }

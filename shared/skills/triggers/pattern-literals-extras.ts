@@ -1,4 +1,4 @@
-import type { DocumentPreparer, PreparedDocument } from "../../documents/cascade-layers.js";
+import type { DocumentPreparer, PreparedLevel } from "../../documents/cascade-layers.js";
 import { memoizedRequiredLiterals, rememberRequiredLiterals } from "./pattern-prefilter.js";
 import { rememberUnkeyedFacts, storedUnkeyedFacts } from "./unkeyed-pattern-facts.js";
 
@@ -13,7 +13,7 @@ import { rememberUnkeyedFacts, storedUnkeyedFacts } from "./unkeyed-pattern-fact
  * shape is simply analyzed again (older snapshots have no facts).
  */
 export const patternLiteralsExtras: NonNullable<DocumentPreparer["levelExtras"]> = {
-  of(prepared: ReadonlyMap<string, PreparedDocument>): unknown {
+  of({ prepared }: PreparedLevel): unknown {
     const patterns = new Set<string>();
     for (const { outcome } of prepared.values()) {
       if (!outcome.ok) continue;
