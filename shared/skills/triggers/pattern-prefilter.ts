@@ -99,10 +99,17 @@ function convertPrefilter(raw: unknown, budget: { literals: number }, depth: num
 // front, ~8 ms of every cold start for 50 000.
 const literalsMemo = new LRUCache<string, { literals: RequiredLiterals | undefined }>({ maxSize: 50_000, sizeCalculation: () => 1 });
 
+/**
+ * Literals offered by level snapshots, checked when first asked for: a level stores every pattern
+ * of its skills, but a turn indexes at most the level's cap of them (trigger-caps.ts), and checking
+ * 6 700 trees up front was ~30 ms of a cold turn at 10 000 skills. Bounded like the memo.
+ */
+const offered = new Map<string, unknown>();
+
 export function memoizedRequiredLiterals(pattern: string): RequiredLiterals | undefined {
   let memo = literalsMemo.get(pattern);
   if (memo === undefined) {
-    memo = { literals: requiredLiterals(pattern) };
+    memo = offeredLiterals(pattern) ?? { literals: requiredLiterals(pattern) };
     literalsMemo.set(pattern, memo);
   }
   return memo.literals;
@@ -110,9 +117,18 @@ export function memoizedRequiredLiterals(pattern: string): RequiredLiterals | un
 
 /** Takes literals computed elsewhere (a level snapshot); a tree of the wrong shape is ignored, so the pattern is analyzed here instead. */
 export function rememberRequiredLiterals(pattern: string, literals: unknown): void {
-  if (literalsMemo.has(pattern)) return;
-  if (literals === null) literalsMemo.set(pattern, { literals: undefined });
-  else if (isRequiredLiterals(literals, 0)) literalsMemo.set(pattern, { literals });
+  if (offered.size >= MAX_OFFERED) offered.clear();
+  offered.set(pattern, literals);
+}
+
+const MAX_OFFERED = 50_000;
+
+function offeredLiterals(pattern: string): { literals: RequiredLiterals | undefined } | undefined {
+  const stored = offered.get(pattern);
+  if (stored === undefined) return undefined;
+  offered.delete(pattern);
+  if (stored === null) return { literals: undefined };
+  return isRequiredLiterals(stored, 0) ? { literals: stored } : undefined;
 }
 
 function isRequiredLiterals(value: unknown, depth: number): value is RequiredLiterals {

@@ -24,7 +24,12 @@ export interface UnkeyedPatternFacts {
 const STORED_VERSION = 1;
 
 /** Facts by pattern text; `facts` undefined: the pattern cannot be a trigger (checkTriggerPattern rejects it). */
-const factsMemo = new LRUCache<string, { facts: UnkeyedPatternFacts | undefined }>({ max: 50_000 });
+// maxSize, not `max`: lru-cache would allocate arrays for all 50 000 entries up front (~8 ms per cold start).
+const factsMemo = new LRUCache<string, { facts: UnkeyedPatternFacts | undefined }>({ maxSize: 50_000, sizeCalculation: () => 1 });
+
+/** Facts offered by level snapshots, checked when first asked for (a turn indexes at most a level's cap of patterns). */
+const offered = new Map<string, unknown>();
+const MAX_OFFERED = 50_000;
 
 /**
  * The pattern's facts, computed on first use (re2js compiles it). With a cache, the compile goes
@@ -33,8 +38,14 @@ const factsMemo = new LRUCache<string, { facts: UnkeyedPatternFacts | undefined 
 export function memoizedUnkeyedFacts(pattern: string, cache?: TriggerPatternCache): UnkeyedPatternFacts | undefined {
   let memo = factsMemo.get(pattern);
   if (memo === undefined) {
-    const programSize = programSizeOf(pattern, cache);
-    memo = { facts: programSize === undefined ? undefined : { programSize, chars: requiredChars(pattern) } };
+    const stored = offered.get(pattern);
+    if (stored !== undefined) offered.delete(pattern);
+    const facts = stored === undefined ? undefined : decodeStoredFacts(stored);
+    if (facts !== undefined) memo = { facts };
+    else {
+      const programSize = programSizeOf(pattern, cache);
+      memo = { facts: programSize === undefined ? undefined : { programSize, chars: requiredChars(pattern) } };
+    }
     factsMemo.set(pattern, memo);
   }
   return memo.facts;
@@ -57,11 +68,17 @@ export function storedUnkeyedFacts(pattern: string): unknown {
 
 /** Takes facts stored elsewhere (a level snapshot); anything not of the current version and shape is ignored, so the pattern is analyzed here instead. */
 export function rememberUnkeyedFacts(pattern: string, stored: unknown): void {
-  if (factsMemo.has(pattern) || typeof stored !== "object" || stored === null) return;
+  if (offered.size >= MAX_OFFERED) offered.clear();
+  offered.set(pattern, stored);
+}
+
+function decodeStoredFacts(stored: unknown): UnkeyedPatternFacts | undefined {
+  if (typeof stored !== "object" || stored === null) return undefined;
   const { v, size, chars } = stored as { v?: unknown; size?: unknown; chars?: unknown };
-  if (v !== STORED_VERSION || !Number.isInteger(size) || (size as number) < 1 || (size as number) > MAX_TRIGGER_PROGRAM_SIZE) return;
-  if (!Array.isArray(chars) || chars.length > 16) return;
+  if (v !== STORED_VERSION || !Number.isInteger(size) || (size as number) < 1 || (size as number) > MAX_TRIGGER_PROGRAM_SIZE)
+    return undefined;
+  if (!Array.isArray(chars) || chars.length > 16) return undefined;
   const decoded = chars.map(decodeRequiredChars);
-  if (decoded.some((c) => c === undefined)) return;
-  factsMemo.set(pattern, { facts: { programSize: size as number, chars: decoded as RequiredChars[] } });
+  if (decoded.some((c) => c === undefined)) return undefined;
+  return { programSize: size as number, chars: decoded as RequiredChars[] };
 }
