@@ -40,6 +40,16 @@ const KEYWORDS = [
   "x",
   "release notes",
   "rollback",
+  // Whole tokens and near misses of the one-token fast path: case, surrounding space, a trailing
+  // newline, non-ASCII letters that lowercase to ASCII (Kelvin sign, dotted capital I).
+  "API",
+  " deploy ",
+  "deploy\n",
+  "\u212Aubernetes",
+  "kubernetes",
+  "İstanbul",
+  "istanbul",
+  "2fa2fa",
 ];
 const PATTERNS = [
   (i: number) => `deploy(ed|ing)? to (prod|staging)${i % 7}`,

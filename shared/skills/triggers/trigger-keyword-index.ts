@@ -36,9 +36,6 @@ interface FlatPostings {
   readonly singleWeight: Int32Array;
   readonly owners: Int32Array;
   readonly totals: Int32Array;
-  /** Open-addressing table over the vocabulary: slot → token id + 1 (0 = empty); see tokenIdAt. */
-  readonly slots: Int32Array;
-  readonly tokens: readonly string[];
   /** Per-message scratch, cleared at the start of each match (matching is synchronous and re-entrant-free). */
   readonly seen: Uint8Array;
   readonly counted: Uint8Array;
@@ -56,10 +53,18 @@ interface FlatPostings {
  * tokens, or as consecutive tokens for a multi-word keyword); duplicate keywords count once each;
  * a keyword without any token never occurs but counts towards the total; no keywords, no fire.
  */
+/** A lowered keyword that `tokenize` returns whole, as its only token (most keywords): no scan, no slice. */
+const WHOLE_TOKEN = /^[a-z0-9]{2,}$/;
+
 export class KeywordTriggerIndex {
+  /**
+   * The vocabulary, token → id and tokens by id. A Map, not a table of our own hashes: on a cold
+   * instance tens of thousands of keywords are added before any JIT has warmed up, and the engine
+   * hashes a string and probes a Map natively while a hashing loop here runs interpreted.
+   */
   private readonly vocabulary = new Map<string, number>();
-  /** Vocabulary tokens by id, and how many single-token keywords each has (to pack them without a counting pass). */
   private readonly tokens: string[] = [];
+  /** How many single-token keywords each token has (to pack them without a counting pass). */
   private readonly singleCounts: number[] = [];
   /**
    * Single-token keywords in the order added, as parallel lists (token id, trigger, weight), packed
@@ -74,6 +79,14 @@ export class KeywordTriggerIndex {
   private sequenceCount = 0;
   private readonly owners: number[] = [];
   private readonly totals: number[] = [];
+  /**
+   * Scratch of `add`, reused across triggers: the token ids of the trigger's distinct keyword
+   * sequences back to back (sequence s at [sequenceStarts[s], sequenceStarts[s + 1])), and how
+   * many keywords tokenize to each.
+   */
+  private readonly sequenceIds: number[] = [];
+  private readonly sequenceStarts: number[] = [0];
+  private readonly sequenceWeights: number[] = [];
   private flat: FlatPostings | undefined;
   /** Token ids of the current message, one past the last kept at -1; grows with the longest message seen. */
   private ids = new Int32Array(256);
@@ -87,44 +100,62 @@ export class KeywordTriggerIndex {
     const trigger = this.owners.length;
     this.owners.push(owner);
     this.totals.push(keywords.length);
-    // Few keywords per trigger: a linear search beats a Map per trigger.
-    const sequences: number[][] = [];
-    const weights: number[] = [];
+    const { sequenceIds: ids, sequenceStarts: starts, sequenceWeights: weights } = this;
+    // Few keywords per trigger: a linear search for an earlier identical sequence beats a Map per trigger.
+    let sequences = 0;
+    let end = 0;
     for (let k = 0; k < keywords.length; k++) {
-      const tokens = tokenize((keywords[k] as string).toLowerCase());
-      if (tokens.length === 0) continue;
-      const ids: number[] = [];
-      for (let t = 0; t < tokens.length; t++) ids.push(this.tokenId(tokens[t] as string));
+      // The tokens of `tokenize`, interned as they are scanned (no list per keyword).
+      const lowered = (keywords[k] as string).toLowerCase();
+      const begin = end;
+      if (WHOLE_TOKEN.test(lowered)) ids[end++] = this.intern(lowered);
+      else {
+        let start = -1;
+        for (let i = 0; i <= lowered.length; i++) {
+          const code = i < lowered.length ? lowered.charCodeAt(i) : -1;
+          if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+            if (start < 0) start = i;
+          } else if (start >= 0) {
+            if (i - start >= 2) ids[end++] = this.intern(lowered.slice(start, i));
+            start = -1;
+          }
+        }
+      }
+      if (end === begin) continue;
       let known = 0;
-      while (known < sequences.length && !sameIds(sequences[known] as number[], ids)) known++;
-      if (known === sequences.length) {
-        sequences.push(ids);
-        weights.push(1);
-      } else weights[known] = (weights[known] as number) + 1;
+      while (known < sequences && !sameRun(ids, starts[known] as number, starts[known + 1] as number, begin, end)) known++;
+      if (known < sequences) {
+        weights[known] = (weights[known] as number) + 1;
+        end = begin;
+      } else {
+        weights[sequences] = 1;
+        starts[++sequences] = end;
+      }
     }
-    for (let s = 0; s < sequences.length; s++) {
-      const ids = sequences[s] as number[];
+    for (let s = 0; s < sequences; s++) {
+      const from = starts[s] as number;
+      const to = starts[s + 1] as number;
       const weight = weights[s] as number;
-      const first = ids[0] as number;
-      if (ids.length === 1) {
+      const first = ids[from] as number;
+      if (to - from === 1) {
         this.singleTokens.push(first);
         this.singleTriggers.push(trigger);
         this.singleWeights.push(weight);
         this.singleCounts[first] = (this.singleCounts[first] as number) + 1;
         continue;
       }
-      const second = ids[1] as number;
+      const second = ids[from + 1] as number;
       let bySecond = this.pairs[first];
       if (bySecond === undefined) {
         bySecond = new Map();
         this.pairs[first] = bySecond;
       }
-      const posting: SequencePosting = {
-        trigger,
-        weight,
-        id: this.sequenceCount++,
-        rest: ids.length > 2 ? Int32Array.from(ids.slice(2)) : undefined,
-      };
+      let rest: Int32Array | undefined;
+      if (to - from > 2) {
+        rest = new Int32Array(to - from - 2);
+        for (let r = 0; r < rest.length; r++) rest[r] = ids[from + 2 + r] as number;
+      }
+      const posting: SequencePosting = { trigger, weight, id: this.sequenceCount++, rest };
       const list = bySecond.get(second);
       if (list === undefined) bySecond.set(second, [posting]);
       else list.push(posting);
@@ -133,11 +164,11 @@ export class KeywordTriggerIndex {
 
   /** Marks as fired every open owner of a trigger that `lowered` satisfies. */
   match(lowered: string, marks: CandidateMarks): void {
-    if (this.vocabulary.size === 0) return;
+    if (this.tokens.length === 0) return;
     const flat = this.flatten();
     // The same message again (the ledger's second pass): its token ids are still in `this.ids`.
     if (this.lastLowered !== lowered) {
-      this.lastCount = this.messageIds(lowered, flat);
+      this.lastCount = this.messageIds(lowered);
       this.lastLowered = lowered;
     }
     const n = this.lastCount;
@@ -178,27 +209,21 @@ export class KeywordTriggerIndex {
   /**
    * The message's tokens (as `tokenize` splits them) as vocabulary ids into `this.ids`, -1 for a
    * token no keyword has, with one -1 past the end (so a pair lookup at the last token finds
-   * nothing). Tokens are looked up where they stand in `lowered`, so no substring is allocated.
-   * Returns the token count.
+   * nothing). Returns the token count.
    */
-  private messageIds(lowered: string, flat: FlatPostings): number {
+  private messageIds(lowered: string): number {
     // At most one token per two characters (a token has two or more, plus a separator).
     const bound = (lowered.length >> 1) + 2;
     if (this.ids.length < bound) this.ids = new Int32Array(Math.max(bound, this.ids.length * 2));
-    const ids = this.ids;
+    const { ids, vocabulary } = this;
     let n = 0;
     let start = -1;
-    let hash = 0;
     for (let i = 0; i <= lowered.length; i++) {
       const code = i < lowered.length ? lowered.charCodeAt(i) : -1;
       if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
-        if (start < 0) {
-          start = i;
-          hash = FNV_OFFSET;
-        }
-        hash = Math.imul(hash ^ code, FNV_PRIME);
+        if (start < 0) start = i;
       } else if (start >= 0) {
-        if (i - start >= 2) ids[n++] = tokenIdAt(flat, lowered, start, i, hash);
+        if (i - start >= 2) ids[n++] = vocabulary.get(lowered.slice(start, i)) ?? -1;
         start = -1;
       }
     }
@@ -228,8 +253,6 @@ export class KeywordTriggerIndex {
       singleWeight,
       owners: Int32Array.from(this.owners),
       totals: Int32Array.from(this.totals),
-      slots: vocabularySlots(tokens),
-      tokens,
       seen: new Uint8Array(vocabularySize),
       counted: new Uint8Array(this.sequenceCount),
       counts: new Int32Array(this.owners.length),
@@ -237,7 +260,7 @@ export class KeywordTriggerIndex {
     return this.flat;
   }
 
-  private tokenId(token: string): number {
+  private intern(token: string): number {
     let id = this.vocabulary.get(token);
     if (id === undefined) {
       id = this.tokens.length;
@@ -250,9 +273,10 @@ export class KeywordTriggerIndex {
   }
 }
 
-function sameIds(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+/** Whether ids[a, aEnd) and ids[b, bEnd) are the same ids. */
+function sameRun(ids: readonly number[], a: number, aEnd: number, b: number, bEnd: number): boolean {
+  if (aEnd - a !== bEnd - b) return false;
+  for (let k = 0; k < aEnd - a; k++) if (ids[a + k] !== ids[b + k]) return false;
   return true;
 }
 
@@ -260,45 +284,5 @@ function sameIds(a: readonly number[], b: readonly number[]): boolean {
 function restAt(ids: Int32Array, n: number, at: number, rest: Int32Array): boolean {
   if (at + rest.length > n) return false;
   for (let k = 0; k < rest.length; k++) if (ids[at + k] !== rest[k]) return false;
-  return true;
-}
-
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-
-function tokenHash(token: string): number {
-  let hash = FNV_OFFSET;
-  for (let i = 0; i < token.length; i++) hash = Math.imul(hash ^ token.charCodeAt(i), FNV_PRIME);
-  return hash;
-}
-
-/** Linear-probing table at most half full, so a miss ends after a probe or two. Vocabulary ids are positions in `tokens`. */
-function vocabularySlots(tokens: readonly string[]): Int32Array {
-  let size = 16;
-  while (size < tokens.length * 2) size <<= 1;
-  const slots = new Int32Array(size);
-  for (let id = 0; id < tokens.length; id++) {
-    let slot = tokenHash(tokens[id] as string) & (size - 1);
-    while (slots[slot] !== 0) slot = (slot + 1) & (size - 1);
-    slots[slot] = id + 1;
-  }
-  return slots;
-}
-
-/** The vocabulary id of `text[start, end)` (whose FNV-1a hash is `hash`), or -1. */
-function tokenIdAt(flat: FlatPostings, text: string, start: number, end: number, hash: number): number {
-  const { slots, tokens } = flat;
-  const mask = slots.length - 1;
-  const length = end - start;
-  for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-    const entry = slots[slot] as number;
-    if (entry === 0) return -1;
-    const token = tokens[entry - 1] as string;
-    if (token.length === length && sameAt(token, text, start)) return entry - 1;
-  }
-}
-
-function sameAt(token: string, text: string, start: number): boolean {
-  for (let k = 0; k < token.length; k++) if (token.charCodeAt(k) !== text.charCodeAt(start + k)) return false;
   return true;
 }
