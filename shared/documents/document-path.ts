@@ -47,8 +47,21 @@ function checkSegment(kind: string, whole: string, segment: string): void {
   }
 }
 
+/**
+ * What the checks below accept, as one test: segments of SEGMENT's characters, 1 to 128 long, none
+ * all dots (ASCII-only text is in NFC and holds no control or forbidden character). A cold turn
+ * validates every listed skill file's path; the per-check path costs ~4 µs each before the JIT.
+ */
+const VALID_PATH = /^(?!\.+(?:\/|$))[A-Za-z0-9._@+-]{1,128}(?:\/(?!\.+(?:\/|$))[A-Za-z0-9._@+-]{1,128})*$/;
+
 /** A document path relative to a project, e.g. `_vance/skills/code-review/SKILL.md`. Returns it unchanged. */
 export function validateDocumentPath(path: string): string {
+  if (typeof path === "string" && path.length <= MAX_PATH_LENGTH && VALID_PATH.test(path)) return path;
+  return checkDocumentPath(path);
+}
+
+/** validateDocumentPath's rules one by one, so a refusal says which one failed. Returns the path unchanged. */
+export function checkDocumentPath(path: string): string {
   checkCommon("Document path", path, MAX_PATH_LENGTH);
   for (const segment of path.split("/")) checkSegment("Document path", path, segment);
   return path;

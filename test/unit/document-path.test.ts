@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { InvalidRequest } from "../../shared/errors.js";
+import { prng } from "../support/seeded-random.js";
 import {
+  checkDocumentPath,
   documentKey,
   documentKeyPrefix,
   validateDocumentPath,
@@ -191,5 +193,72 @@ describe("documentKey", () => {
     // Assess
     expect(all).toBe("tenants/acme/projects/p1/");
     expect(skills).toBe("tenants/acme/projects/p1/_vance/skills/");
+  });
+});
+
+describe("validateDocumentPath's one-regex fast path", () => {
+  // Characters each rule is about: the class, dots and slashes, forbidden ones, controls, non-ASCII, a decomposed é.
+  const ALPHABET = [
+    "a",
+    "Z",
+    "0",
+    ".",
+    ".",
+    "/",
+    "/",
+    "_",
+    "-",
+    "@",
+    "+",
+    "%",
+    "\\",
+    "?",
+    "#",
+    " ",
+    "\u0000",
+    "\u007f",
+    "é",
+    "e\u0301",
+    "．",
+    "\u{1F600}",
+  ];
+  const outcome = (check: (path: string) => string, path: string): string => {
+    try {
+      return `ok ${check(path)}`;
+    } catch (error) {
+      return error instanceof InvalidRequest ? `refused ${error.message}` : `threw ${String(error)}`;
+    }
+  };
+  const randomPath = (random: () => number): string => {
+    const length = Math.floor(random() * 12);
+    let path = "";
+    for (let i = 0; i < length; i++) path += ALPHABET[Math.floor(random() * ALPHABET.length)];
+    return path;
+  };
+
+  it("accepts and refuses exactly what the rule-by-rule checks do, with the same message", () => {
+    // Prepare
+    const random = prng(27);
+    const paths = Array.from({ length: 20_000 }, () => randomPath(random));
+    paths.push(
+      "a".repeat(128),
+      "a".repeat(129),
+      `${"a/".repeat(512)}a`,
+      `${"ab/".repeat(341)}a`,
+      "../x",
+      "x/..",
+      "x/.../y",
+      ".x/y.",
+      "/a",
+      "a/",
+      "a//b",
+    );
+
+    // Act
+    const differing = paths.filter((path) => outcome(validateDocumentPath, path) !== outcome(checkDocumentPath, path));
+
+    // Assess
+    expect(paths.filter((path) => outcome(checkDocumentPath, path).startsWith("ok")).length).toBeGreaterThan(1_000);
+    expect(differing).toEqual([]);
   });
 });
