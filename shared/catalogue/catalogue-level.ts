@@ -115,7 +115,6 @@ export class CatalogueLevel {
           prepared,
           ...(extras === undefined ? {} : { extras }),
         },
-        pointer?.key,
         unreadable,
       );
     }
@@ -143,21 +142,23 @@ export class CatalogueLevel {
    * Stores the snapshot and moves the level's pointer to it; a failure only costs the next cold
    * start a listing. An empty level gets a pointer without an object (its cold readers GET nothing).
    */
-  private async write(content: LevelSnapshotContent, previous: string | undefined, unreadable: string | undefined): Promise<void> {
+  private async write(content: LevelSnapshotContent, unreadable: string | undefined): Promise<void> {
     const access = this.snapshots;
     if (!access?.versions.pointSnapshot || access.writes === false) return;
     const empty = content.refs.length === 0;
     const key = empty ? EMPTY_LEVEL_SNAPSHOT : levelSnapshotKey(access.tenant, this.level.project, content.version, randomUUID());
     try {
       if (!empty) await access.store.put(key, encodeLevelSnapshot(content));
-      const moved = await access.versions.pointSnapshot(
+      const move = await access.versions.pointSnapshot(
         access.tenant,
         this.level.project,
         { version: content.version, key, changedAt: content.changedAt },
         unreadable,
       );
-      // The loser's object, or the winner's predecessor, is no one's snapshot any more.
-      const orphan = moved ? previous : key;
+      // The loser's object, or the winner's predecessor, is no one's snapshot any more. The
+      // predecessor is the one the pointer write replaced, not the one read before it: a racing
+      // rebuild may have pointed the level at its own object in between.
+      const orphan = move.moved ? move.replaced : key;
       if (orphan !== undefined && orphan !== EMPTY_LEVEL_SNAPSHOT) await access.store.delete(orphan).catch(() => undefined);
     } catch (error) {
       this.logger.warn("Level snapshot not written: the next cold start lists the level", {

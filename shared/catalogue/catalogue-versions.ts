@@ -41,11 +41,15 @@ export interface CatalogueVersions {
   read(tenant: string, projects: readonly string[]): Promise<Map<string, LevelVersion>>;
   /**
    * Points the level at a newer snapshot: only when the current pointer is older than
-   * `pointer.version`, or is `replacing` (a snapshot found unreadable). Resolves to whether it
-   * moved; a stale writer loses. Optional: without it no snapshot is written.
+   * `pointer.version`, or is `replacing` (a snapshot found unreadable). A stale writer loses
+   * (`moved: false`); a winner learns the key it replaced, read in the same atomic write (what it
+   * read before may already be outdated by a racing writer). Optional: without it no snapshot is written.
    */
-  pointSnapshot?(tenant: string, project: string, pointer: SnapshotPointer, replacing?: string): Promise<boolean>;
+  pointSnapshot?(tenant: string, project: string, pointer: SnapshotPointer, replacing?: string): Promise<SnapshotMove>;
 }
+
+/** What pointSnapshot did: nothing, or moved the pointer away from `replaced` (undefined: there was none). */
+export type SnapshotMove = { moved: false } | { moved: true; replaced: string | undefined };
 
 /** What a snapshot remembers of the version it was taken at. */
 export const versionToken = (version: LevelVersion): string => `${version.version}@${version.changedAt ?? ""}`;

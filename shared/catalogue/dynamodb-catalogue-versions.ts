@@ -7,7 +7,7 @@ import type { DynamoDBClientLike } from "../aws/dynamodb-client.js";
 import type { TableKey } from "../aws/dynamodb-keys.js";
 import { jitteredBackoffMs, sleep, type BackoffPolicy, type Sleep } from "../support/retry-backoff.js";
 import { CatalogueVersionsUnavailable } from "./catalogue-errors.js";
-import { UNVERSIONED, type CatalogueVersions, type LevelVersion, type SnapshotPointer } from "./catalogue-versions.js";
+import { UNVERSIONED, type CatalogueVersions, type LevelVersion, type SnapshotMove, type SnapshotPointer } from "./catalogue-versions.js";
 
 /** Same rule as processes/dynamodb-keys.ts: URI-encoded parts, so `#` cannot forge another key. */
 const part = (value: string): string => encodeURIComponent(value);
@@ -79,11 +79,11 @@ export class DynamoDBCatalogueVersions implements CatalogueVersions {
   }
 
   /** One conditional UpdateItem on the version item: the pointer only ever moves to a newer snapshot. */
-  async pointSnapshot(tenant: string, project: string, pointer: SnapshotPointer, replacing?: string): Promise<boolean> {
+  async pointSnapshot(tenant: string, project: string, pointer: SnapshotPointer, replacing?: string): Promise<SnapshotMove> {
     validateTenantId(tenant);
     validateProjectName(project);
     try {
-      await this.documents.send(
+      const out = await this.documents.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: levelVersionKey(tenant, project),
@@ -109,12 +109,15 @@ export class DynamoDBCatalogueVersions implements CatalogueVersions {
             ":tenant": tenant,
             ":project": project,
           },
+          // The pointer this write replaced, read atomically: what the writer read before may be outdated by a racing writer.
+          ReturnValues: "UPDATED_OLD",
         }),
       );
-      return true;
+      const replaced = (out.Attributes?.snapshot as { key?: unknown } | undefined)?.key;
+      return { moved: true, replaced: typeof replaced === "string" ? replaced : undefined };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException")
-        return false;
+        return { moved: false };
       throw error;
     }
   }

@@ -1,5 +1,5 @@
 import { validateProjectName, validateTenantId } from "../documents/document-path.js";
-import { UNVERSIONED, type CatalogueVersions, type LevelVersion, type SnapshotPointer } from "./catalogue-versions.js";
+import { UNVERSIONED, type CatalogueVersions, type LevelVersion, type SnapshotMove, type SnapshotPointer } from "./catalogue-versions.js";
 
 /** CatalogueVersions in process memory: unit tests, and the local stack without DynamoDB. */
 export class InMemoryCatalogueVersions implements CatalogueVersions {
@@ -16,13 +16,13 @@ export class InMemoryCatalogueVersions implements CatalogueVersions {
     return { ...next };
   }
 
-  async pointSnapshot(tenant: string, project: string, pointer: SnapshotPointer, replacing?: string): Promise<boolean> {
+  async pointSnapshot(tenant: string, project: string, pointer: SnapshotPointer, replacing?: string): Promise<SnapshotMove> {
     const key = levelKey(tenant, project);
     const current = this.levels.get(key) ?? UNVERSIONED;
     const at = current.snapshot;
-    if (at && at.version >= pointer.version && at.key !== replacing) return false;
+    if (at && at.version >= pointer.version && at.key !== replacing) return { moved: false };
     this.levels.set(key, { ...current, snapshot: { ...pointer } });
-    return true;
+    return { moved: true, replaced: at?.key };
   }
 
   async read(tenant: string, projects: readonly string[]): Promise<Map<string, LevelVersion>> {

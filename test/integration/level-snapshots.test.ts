@@ -148,6 +148,23 @@ describe("level snapshots on the emulators", () => {
     expect(counter.snapshot()).toEqual({ "DynamoDB.BatchGetItem": 1, "S3.GetObject": 1 });
   });
 
+  it("tells the writer that moves the pointer which snapshot it replaced, read in the same write", async () => {
+    // Prepare: a level whose pointer a racing writer moved after this one last read it
+    const tenant = `t-${randomUUID().slice(0, 8)}`;
+    const versions = new DynamoDBCatalogueVersions(dynamodb, tableName);
+    await versions.bump(tenant, "_tenant");
+
+    // Act
+    const first = await versions.pointSnapshot(tenant, "_tenant", { version: 1, key: "catalogue-snapshots/one.json.gz" });
+    const second = await versions.pointSnapshot(tenant, "_tenant", { version: 2, key: "catalogue-snapshots/two.json.gz" });
+    const stale = await versions.pointSnapshot(tenant, "_tenant", { version: 1, key: "catalogue-snapshots/stale.json.gz" });
+
+    // Assess
+    expect(first).toEqual({ moved: true, replaced: undefined });
+    expect(second).toEqual({ moved: true, replaced: "catalogue-snapshots/one.json.gz" });
+    expect(stale).toEqual({ moved: false });
+  });
+
   it("keeps the newer pointer when a stale rebuild races it", async () => {
     // Prepare
     const { tenant, versions } = await seededTenant();
@@ -160,7 +177,7 @@ describe("level snapshots on the emulators", () => {
 
     // Assess
     expect(newer.version).toBe(2);
-    expect(moved).toBe(false);
+    expect(moved).toEqual({ moved: false });
     expect((await versions.read(tenant, ["_tenant"])).get("_tenant")!.snapshot).toEqual(newer);
   });
 });
