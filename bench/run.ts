@@ -11,7 +11,6 @@ import { benchComposeWithFiles } from "./compose-files-bench.js";
 import { benchBundles } from "./bundle-bench.js";
 import { benchConsole } from "./console-bench.js";
 import { benchCatalogue } from "./catalogue-bench.js";
-import { benchColdTurn } from "./cold-turn-bench.js";
 import { benchHttp } from "./http-bench.js";
 import { benchLanes } from "./lane-bench.js";
 import { benchSandbox } from "./sandbox-bench.js";
@@ -55,7 +54,7 @@ async function main(): Promise<void> {
   await section("whole turn", () => inChild("./turn-only.ts"));
   await section("bundles", benchBundles);
   await section("console", benchConsole);
-  await section("cold first turn", benchColdTurn);
+  await section("cold first turn", () => inChild("./cold-turn-only.ts"));
   await section("document writes", () => inChild("./document-writes-only.ts"));
   await section("sandbox", async () => {
     const figures = await benchSandbox();

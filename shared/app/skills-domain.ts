@@ -180,7 +180,7 @@ export function createSkillsDomain(deps: SkillsAppDeps): SkillsDomain {
   });
   const turnStates =
     catalogue && deps.catalogueVersions
-      ? new WarmTurnStates(deps.processVersions ?? new SeparateProcessVersionsReader(deps.processes, deps.catalogueVersions), catalogue)
+      ? new WarmTurnStates(deps.processVersions ?? new SeparateProcessVersionsReader(deps.processes, deps.catalogueVersions))
       : undefined;
   const turns = new SkillTurnSupport({
     store: deps.processes,

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { LRUCache } from "lru-cache";
 import type { CascadeCatalogue, CascadeLevel, CascadeView, DocumentPreparer, StaleLevel } from "../documents/cascade-layers.js";
 import type { LevelSnapshotStore } from "./level-snapshot-store.js";
@@ -12,6 +11,7 @@ import { bundledLevelOutcomes, type BundledLayer } from "./bundled-level-outcome
 import { CatalogueLevel, type LevelSnapshot } from "./catalogue-level.js";
 import { versionToken, type CatalogueVersions, type LevelVersion } from "./catalogue-versions.js";
 import { VersionReadBatch } from "./version-read-batch.js";
+import { primedVersionsOf } from "./primed-versions.js";
 import type { Logger } from "../support/logger.js";
 
 export interface DocumentCatalogueOptions {
@@ -33,12 +33,6 @@ export interface DocumentCatalogueOptions {
   snapshotWrites?: boolean;
 }
 
-/** Versions a caller read itself for the lookups it runs (see DocumentCatalogue.withVersions). */
-interface PrimedVersions {
-  tenant: string;
-  versions: ReadonlyMap<string, LevelVersion>;
-}
-
 const RESOURCE_TOKEN = "resource";
 const DEFAULT_MAX_LEVELS = 1024;
 
@@ -54,8 +48,9 @@ const DEFAULT_MAX_LEVELS = 1024;
  * to another tenant, the bundled layer included. What every tenant's RESOURCE level shares is the
  * parse outcomes of the bundled bytes themselves, which no lookup adds to (bundledLevelOutcomes).
  *
- * A turn reads the versions together with its process (ProcessVersionsReader) and runs its lookups
- * under `withVersions`, so they read no versions of their own: a steady turn costs that one read.
+ * A turn reads the versions together with its process (ProcessVersionsReader); the scopes of its
+ * lookups carry them (primed-versions.ts), so they read no versions of their own: a steady turn
+ * costs that one read. A lookup sees every bump that completed before the caller's read.
  *
  * Faults: versions unavailable → every level is listed (fresh, uncached validation). A level that
  * cannot be listed is served from its last snapshot with a warning (StaleLevel), or, with none,
@@ -67,7 +62,6 @@ export class DocumentCatalogue implements CascadeCatalogue {
   private readonly logger: Pick<Logger, "warn">;
   private readonly batch: VersionReadBatch;
   private readonly levels: LRUCache<string, CatalogueLevel>;
-  private readonly primed = new AsyncLocalStorage<PrimedVersions>();
   private readonly versions: CatalogueVersions;
   private readonly preparer: DocumentPreparer | undefined;
   private readonly snapshots: LevelSnapshotStore | undefined;
@@ -85,17 +79,6 @@ export class DocumentCatalogue implements CascadeCatalogue {
     this.levels = new LRUCache({ max: options.maxLevels ?? DEFAULT_MAX_LEVELS });
   }
 
-  /**
-   * Runs `lookups` with `versions` of `tenant` standing in for the versions read of every lookup
-   * it makes in that tenant (levels not in the map are read as usual). The caller read them
-   * strongly consistent when its work began, so a lookup inside sees every bump that completed
-   * before that: an edit is still visible on the very next turn. Scoped to `lookups` (async
-   * context): concurrent lookups of other callers, and later ones, read their own.
-   */
-  withVersions<T>(tenant: string, versions: ReadonlyMap<string, LevelVersion>, lookups: () => Promise<T>): Promise<T> {
-    return this.primed.run({ tenant, versions }, lookups);
-  }
-
   /** Throws InvalidRequest for a malformed scope, CatalogueUnavailable when a level is unknown and unlistable. */
   async view(scope: SkillScopeContext): Promise<CascadeView> {
     const levels = cascadeLevels(scope);
@@ -103,6 +86,7 @@ export class DocumentCatalogue implements CascadeCatalogue {
     const tokens = await this.tokensOf(
       tenant,
       levels.filter((l) => l.source !== "RESOURCE").map((l) => l.project),
+      primedVersionsOf(scope),
     );
     const served = await Promise.all(
       levels.map((level) => {
@@ -118,9 +102,11 @@ export class DocumentCatalogue implements CascadeCatalogue {
   }
 
   /** A level without a token has an unknown version: it is listed afresh. */
-  private async tokensOf(tenant: string, projects: string[]): Promise<Map<string, LevelVersion>> {
-    const primed = this.primed.getStore();
-    const known = primed?.tenant === tenant ? primed.versions : undefined;
+  private async tokensOf(
+    tenant: string,
+    projects: string[],
+    known?: ReadonlyMap<string, LevelVersion>,
+  ): Promise<Map<string, LevelVersion>> {
     const tokens = new Map<string, LevelVersion>();
     const missing: string[] = [];
     for (const project of projects) {

@@ -20,6 +20,14 @@ export interface SkillScopeContext {
    * version of its SKILL.md, read from the level the skill resolves from (skill-loader.ts).
    */
   skillVersions?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Versions of the scope's store levels that the caller read together with its process
+   * (shared/catalogue/primed-versions.ts): the warm catalogue validates its levels against them
+   * instead of reading them, so a steady turn costs that one read. Opaque below the catalogue.
+   * Carried by the scope, not by async context: AsyncLocalStorage would turn on promise hooks,
+   * and every await of the process would pay for them.
+   */
+  catalogueVersions?: object | undefined;
 }
 
 /** The document "project" that holds the tenant-wide layer, and a user's own. */

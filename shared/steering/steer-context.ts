@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import type { LaneUser } from "../lanes/lane-message.js";
 import type { ActiveSkillRef, PendingMessage, Process } from "../processes/process.js";
 import type { SkillScopeContext } from "../documents/cascade-scope.js";
+import { primedVersionsOfProcess } from "../catalogue/primed-versions.js";
 import type { TurnScheduledReason } from "./process-events.js";
 
 /** One lane message being applied: who asked, for which process, under which requestId. */
@@ -43,12 +44,17 @@ export interface ClearResult {
 }
 
 /** The cascade is resolved against the process (spec §4a: tenant + project + user of the session). */
-export const scopeOf = (process: Pick<Process, "tenant" | "userId" | "projectId" | "skillVersions">): SkillScopeContext => ({
-  tenantId: process.tenant,
-  userId: process.userId,
-  projectId: process.projectId,
-  ...(process.skillVersions !== undefined ? { skillVersions: process.skillVersions } : {}),
-});
+export const scopeOf = (process: Pick<Process, "tenant" | "userId" | "projectId" | "skillVersions">): SkillScopeContext => {
+  // A turn's process carries the catalogue versions read along with it (WarmTurnStates).
+  const catalogueVersions = primedVersionsOfProcess(process);
+  return {
+    tenantId: process.tenant,
+    userId: process.userId,
+    projectId: process.projectId,
+    ...(process.skillVersions !== undefined ? { skillVersions: process.skillVersions } : {}),
+    ...(catalogueVersions !== undefined ? { catalogueVersions } : {}),
+  };
+};
 
 /**
  * Pending message ids derive from the requestId, so re-applying a request (the store may call a

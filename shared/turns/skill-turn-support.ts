@@ -145,15 +145,15 @@ export class SkillTurnSupport {
 
   /** `state`: the process as the lane just read it for this request (TurnStates.loadForLane); read here without it. */
   async compose(req: SteerRequest, payload: TurnComposePayload, state?: TurnState): Promise<SteerOutcome<Turn>> {
-    const { process: snapshot, lookups } = state ?? (await this.load(req));
+    const { process: snapshot } = state ?? (await this.load(req));
     return applyOnce(this.deps.store, req, {
       snapshot,
-      alreadyApplied: (process) => lookups(() => this.replayCompose(process, payload)),
+      alreadyApplied: (process) => this.replayCompose(process, payload),
       prepare: async () => {
         assertActive(snapshot);
         const at = this.clock().toISOString();
         const userMessage = toUserMessage(payload.message, pendingId(req.requestId, "user"), req.user, at);
-        const prepared = await lookups(() => this.preparation.prepare(snapshot, payload.turnId, userMessage, payload.context));
+        const prepared = await this.preparation.prepare(snapshot, payload.turnId, userMessage, payload.context);
         assertTurnFits(snapshot.processId, prepared.turn);
         const consumedIds = new Set(prepared.consumed.map((m) => m.id));
         const task = truncateUtf8(userMessage?.text ?? prepared.consumed.map((m) => m.text).join("\n\n"), MAX_PENDING_TEXT_BYTES);
@@ -195,7 +195,7 @@ export class SkillTurnSupport {
   }
 
   async complete(req: SteerRequest, payload: TurnCompletePayload): Promise<SteerOutcome<TurnCompleteResult>> {
-    const { process: snapshot, lookups } = await this.load(req);
+    const { process: snapshot } = await this.load(req);
     return applyOnce(this.deps.store, req, {
       snapshot,
       alreadyApplied: (process) => this.completion.replay(req, process, payload),
@@ -204,9 +204,7 @@ export class SkillTurnSupport {
         assertTurnInFlight(snapshot, payload.turnId);
         const final = payload.final ?? false;
         const output = truncateUtf8(payload.output, MAX_OUTPUT_BYTES);
-        const definitions = await lookups(() =>
-          this.preparation.resolveAll(snapshot, final ? snapshot.activeSkills : oneShotsOf(snapshot)),
-        );
+        const definitions = await this.preparation.resolveAll(snapshot, final ? snapshot.activeSkills : oneShotsOf(snapshot));
         const guardMessage = await this.completion.guardMessage(req, snapshot, payload.turnId, output, final);
         return {
           fromSnapshot: true,

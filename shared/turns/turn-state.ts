@@ -1,16 +1,18 @@
 import { LRUCache } from "lru-cache";
-import type { LevelVersion } from "../catalogue/catalogue-versions.js";
+import { PrimedVersions, primeProcess } from "../catalogue/primed-versions.js";
 import type { ProcessReadOptions, ProcessVersionsReader, ProcessWithVersions } from "../catalogue/process-versions-reader.js";
 import { cascadeLevels } from "../documents/cascade-layers.js";
 import type { Process } from "../processes/process.js";
 import type { ProcessStore } from "../processes/process-store.js";
 import { scopeOf } from "../steering/steer-context.js";
 
-/** The process a turn starts from, and how the turn runs its skill and recipe lookups. */
+/**
+ * The process a turn starts from. Where the catalogue versions were read along with it, the
+ * object carries them (catalogue/primed-versions.ts): the turn's lookups, scoped by it
+ * (steering's scopeOf), read no versions of their own.
+ */
 export interface TurnState {
   process: Process;
-  /** Runs the turn's lookups with whatever was read together with the process (catalogue versions). */
-  lookups<T>(run: () => Promise<T>): Promise<T>;
 }
 
 /** A turn's state as the lane reads it before applying: with what came in the same round trip. */
@@ -27,21 +29,14 @@ export interface TurnStates {
   loadForLane?(tenant: string, processId: string, options: Required<ProcessReadOptions>): Promise<LaneTurnRead>;
 }
 
-const runAsIs = <T>(run: () => Promise<T>): Promise<T> => run();
-
 /** Without a warm catalogue: the process alone; each lookup reads what it needs itself. */
 export class StoreTurnStates implements TurnStates {
   constructor(private readonly store: Pick<ProcessStore, "get">) {}
 
   async load(tenant: string, processId: string): Promise<TurnState | undefined> {
     const process = await this.store.get(tenant, processId);
-    return process && { process, lookups: runAsIs };
+    return process && { process };
   }
-}
-
-/** The part of the warm catalogue (DocumentCatalogue) that takes versions read elsewhere. */
-export interface VersionPriming {
-  withVersions<T>(tenant: string, versions: ReadonlyMap<string, LevelVersion>, lookups: () => Promise<T>): Promise<T>;
 }
 
 export interface WarmTurnStatesOptions {
@@ -65,7 +60,6 @@ export class WarmTurnStates implements TurnStates {
 
   constructor(
     private readonly reader: ProcessVersionsReader,
-    private readonly catalogue: VersionPriming,
     options: WarmTurnStatesOptions = {},
   ) {
     this.levels = new LRUCache({ max: options.maxProcesses ?? DEFAULT_MAX_PROCESSES });
@@ -91,7 +85,7 @@ export class WarmTurnStates implements TurnStates {
     const projects = storeLevelsOf(process);
     if (projects) this.levels.set(key, projects);
     else this.levels.delete(key);
-    return { state: { process, lookups: (run) => this.catalogue.withVersions(tenant, versions, run) }, ...along };
+    return { state: { process: primeProcess(process, new PrimedVersions(tenant, versions)) }, ...along };
   }
 }
 

@@ -7,6 +7,7 @@ import { catalogueChangeNotifier } from "../../shared/catalogue/document-change-
 import { InMemoryCatalogueVersions } from "../../shared/catalogue/in-memory-catalogue-versions.js";
 import type { ProcessVersionsReader } from "../../shared/catalogue/process-versions-reader.js";
 import { SeparateProcessVersionsReader } from "../../shared/catalogue/separate-process-versions-reader.js";
+import { PrimedVersions } from "../../shared/catalogue/primed-versions.js";
 import type { DocumentRef, StoredDocument } from "../../shared/documents/document-store.js";
 import { InMemoryDocumentStore } from "../../shared/documents/in-memory-document-store.js";
 import { InMemoryLane } from "../../shared/lanes/in-memory-lane.js";
@@ -25,6 +26,12 @@ import { skillMd, skillPath } from "../support/skill-fixtures.js";
 import { EmptyLayer, FakeRenderer } from "../support/steering-harness.js";
 
 const SCOPE: SkillScopeContext = { tenantId: "acme", userId: "bob", projectId: "web" };
+
+/** The scope as a turn's lookups make it: carrying the versions read along with the process. */
+const primedScope = (scope: SkillScopeContext, versions: ReadonlyMap<string, LevelVersion>): SkillScopeContext => ({
+  ...scope,
+  catalogueVersions: new PrimedVersions(scope.tenantId, versions),
+});
 const recipePath = (name: string): string => `_vance/recipes/${name}.yaml`;
 const titled = (title: string, extra?: string): string => skillMd({ title, extra });
 const INLINE_REF = ["referenceDocs:", "  - file: references/checklist.md", "    title: Checklist", "    loadMode: INLINE"].join("\n");
@@ -471,19 +478,18 @@ describe("createSkillsApp with catalogueVersions", () => {
   });
 });
 
-describe("warm catalogue: versions read by the caller (withVersions)", () => {
+describe("warm catalogue: versions read by the caller (carried by the scope)", () => {
   it("validates against the versions handed in and reads none itself", async () => {
     // Prepare
-    const { store, versions, catalogue, skills, recipes } = await setup({ web: { [skillPath("alpha")]: titled("alpha") } });
+    const { store, versions, skills, recipes } = await setup({ web: { [skillPath("alpha")]: titled("alpha") } });
     await skills.listAvailable(SCOPE);
     const known = await versions.inner.read("acme", ["_user_bob", "web", "_tenant"]);
     store.reset();
     versions.reads = [];
 
     // Act
-    const [listed, recipe] = await catalogue.withVersions("acme", known, () =>
-      Promise.all([skills.listAvailable(SCOPE), recipes.load(SCOPE, "default")]),
-    );
+    const primed = primedScope(SCOPE, known);
+    const [listed, recipe] = await Promise.all([skills.listAvailable(primed), recipes.load(primed, "default")]);
 
     // Assess
     expect(listed.map((s) => s.name)).toEqual(["alpha", "bundled-one"]);
@@ -494,7 +500,7 @@ describe("warm catalogue: versions read by the caller (withVersions)", () => {
 
   it("shows an edit whose bump the handed-in versions include", async () => {
     // Prepare
-    const { store, versions, catalogue, skills, edit } = await setup({ web: { [skillPath("alpha")]: titled("alpha") } });
+    const { store, versions, skills, edit } = await setup({ web: { [skillPath("alpha")]: titled("alpha") } });
     await skills.load(SCOPE, "alpha");
     await edit("web", skillPath("alpha"), titled("alpha 2"));
     const known = await versions.inner.read("acme", ["_user_bob", "web", "_tenant"]);
@@ -502,7 +508,7 @@ describe("warm catalogue: versions read by the caller (withVersions)", () => {
     versions.reads = [];
 
     // Act
-    const loaded = await catalogue.withVersions("acme", known, () => skills.load(SCOPE, "alpha"));
+    const loaded = await skills.load(primedScope(SCOPE, known), "alpha");
 
     // Assess
     expect(loaded?.title).toBe("alpha 2");
@@ -512,28 +518,28 @@ describe("warm catalogue: versions read by the caller (withVersions)", () => {
 
   it("reads only the levels missing from the handed-in versions", async () => {
     // Prepare
-    const { versions, catalogue, skills } = await setup({ web: { [skillPath("alpha")]: titled("alpha") } });
+    const { versions, skills } = await setup({ web: { [skillPath("alpha")]: titled("alpha") } });
     await skills.listAvailable(SCOPE);
     const known = await versions.inner.read("acme", ["_tenant"]);
     versions.reads = [];
 
     // Act
-    await catalogue.withVersions("acme", known, () => skills.listAvailable(SCOPE));
+    await skills.listAvailable(primedScope(SCOPE, known));
 
     // Assess
     expect(versions.reads).toEqual([["acme", "_user_bob", "web"]]);
   });
 
-  it("applies only inside the call and only to its tenant", async () => {
+  it("applies only to the scopes that carry them and only to their tenant", async () => {
     // Prepare
     const other: SkillScopeContext = { tenantId: "umbrella", projectId: "web" };
-    const { versions, catalogue, skills } = await setup({ web: { [skillPath("alpha")]: titled("alpha") } });
+    const { versions, skills } = await setup({ web: { [skillPath("alpha")]: titled("alpha") } });
     await skills.listAvailable(SCOPE);
     const known = await versions.inner.read("acme", ["_user_bob", "web", "_tenant"]);
     versions.reads = [];
 
     // Act
-    await catalogue.withVersions("acme", known, () => skills.listAvailable(other));
+    await skills.listAvailable({ ...other, catalogueVersions: new PrimedVersions("acme", known) });
     const inside = [...versions.reads];
     versions.reads = [];
     await skills.listAvailable(SCOPE);

@@ -23,7 +23,7 @@ const message: LaneMessage = {
   enqueuedAt: "2026-01-01T00:00:00.000Z",
 };
 const delivery = { messageId: "m1", groupId: undefined, receiveCount: 1 };
-const state = { process: { processId: "p1", projectId: "proj" }, lookups: (run: () => Promise<unknown>) => run() } as unknown as TurnState;
+const state = { process: { processId: "p1", projectId: "proj" } } as unknown as TurnState;
 
 function rig(read: LaneTurnRead) {
   const requests = new InMemoryRequestStore();
