@@ -138,6 +138,14 @@ module.exports = {
       to: { path: "^node_modules/zod/", pathNot: "^node_modules/zod/(mini|v4-mini|v4/mini|v4/core|v4/locales)/" },
     },
     {
+      name: "no-async-hooks",
+      severity: "error",
+      comment:
+        "No AsyncLocalStorage or async hooks in the service: the first one turns on V8's promise hooks for the whole process, and every await afterwards costs several times more (docs/decisions.md, issue 31: no ambient context). Pass the context as a parameter.",
+      from: { path: "^(shared|functions)/" },
+      to: { path: "^(node:)?async_hooks$" },
+    },
+    {
       name: "service-not-to-client",
       severity: "error",
       comment: "The service does not call itself through its client.",

@@ -1,4 +1,3 @@
-import { withSandboxTenant } from "../../shared/sandbox/sandbox-fairness.js";
 import type { Context } from "aws-lambda";
 import { Unauthenticated } from "../../shared/auth/auth-errors.js";
 import { assertTenant } from "../../shared/auth/authorization.js";
@@ -116,8 +115,7 @@ export function httpHandler(routes: readonly HttpRoute[], options: HttpHandlerOp
     // Every route under /brain/{tenant}/… gets the tenant rule here, so no handler can forget it.
     if (match.params.tenant !== undefined) assertTenant(identity, match.params.tenant);
     const authenticated: AuthenticatedRequest = { ...request, identity, user: laneUserOf(identity) };
-    // Sandbox work of this request (previews, tools) queues as this tenant's: tenants take turns.
-    return withSandboxTenant(identity.tenant, () => target.handle(authenticated));
+    return target.handle(authenticated);
   };
 
   return async (event, context) => {

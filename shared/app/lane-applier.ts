@@ -1,5 +1,4 @@
 import { requestFingerprint } from "../steering/lane-requests.js";
-import { withSandboxTenant } from "../sandbox/sandbox-fairness.js";
 import { reportActivations } from "../steering/skill-activations.js";
 import type { SkillActivationSink } from "../steering/skill-activations.js";
 import { countRefusal, countRefusals, countUsage } from "./usage-counting.js";
@@ -231,8 +230,7 @@ export function createLaneApplier(deps: LaneApplierDeps): LaneApply {
 
   return async (message: LaneMessage, delivery: LaneDelivery): Promise<void> => {
     try {
-      // The sandbox serves tenants in turn (sandbox-fairness.ts): renders and scripts of this request are the tenant's.
-      await withSandboxTenant(message.tenant, () => settle(message));
+      await settle(message);
     } catch (error) {
       if (delivery.lastAttempt !== true) throw error;
       // No later delivery will try again: a throttled store gets a few more chances here.

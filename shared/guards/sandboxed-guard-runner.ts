@@ -90,6 +90,7 @@ export class SandboxedGuardRunner implements GuardRunner {
         },
         limits: { timeoutMs: this.timeoutMs, hostCallTimeoutMs: this.hostCallTimeoutMs },
         pool: this.deps.pool,
+        tenant: process.tenant,
         onLog: (entry) => this.logger.info("guard log", { ...context, guardLevel: entry.level, guardMessage: entry.message }),
       });
     } catch (error) {

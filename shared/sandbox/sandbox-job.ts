@@ -1,4 +1,3 @@
-import { currentSandboxTenant } from "./sandbox-fairness.js";
 import type { PendingHostCall } from "./pending-host-call.js";
 import {
   SandboxAborted,
@@ -24,8 +23,6 @@ export interface SandboxEvaluation {
 /** One evaluation on its way through the pool: queued, then on one worker until it settles. */
 export interface Job extends ResolvedRequest {
   id: number;
-  /** The tenant the work is for: the scheduler serves tenants in turn. */
-  fairnessKey?: string | undefined;
   /** Host calls in flight, aborted when the job ends however it ends. */
   pendingCalls: Map<number, PendingHostCall>;
   resolve: (evaluation: SandboxEvaluation) => void;
@@ -44,10 +41,8 @@ export const createJob = (
   resolve: (evaluation: SandboxEvaluation) => void,
   reject: (error: Error) => void,
 ): Job => {
-  const fairnessKey = currentSandboxTenant();
   const job: Job = {
     id,
-    ...(fairnessKey === undefined ? {} : { fairnessKey }),
     ...resolved,
     pendingCalls: new Map(),
     resolve: (evaluation) => {

@@ -39,6 +39,12 @@ export interface SandboxRequest {
   signal?: AbortSignal;
   /** Sees every host function failure before the guest gets its sanitized version (for logs). */
   onHostError?: (path: string, error: unknown) => void;
+  /**
+   * Whom the work is for (the tenant): the pool serves keys in turn, so one tenant's 40 slow
+   * renders delay another tenant's preview by one evaluation per worker, not by all 40. Work
+   * without a key shares one anonymous turn.
+   */
+  fairnessKey?: string | undefined;
 }
 
 export interface SandboxPoolOptions {
@@ -136,6 +142,8 @@ export interface ResolvedRequest {
   maxHostResultBytes: number;
   depth: number;
   onHostError: ((path: string, error: unknown) => void) | undefined;
+  /** The scheduler serves keys in turn (fair-queue.ts). */
+  fairnessKey: string | undefined;
 }
 
 /** The resolved request, or the SandboxUnavailable to reject it with (globals that are not JSON, bad host paths). */
@@ -173,5 +181,6 @@ export const resolveRequest = (
     maxHostResultBytes: request.maxHostResultBytes ?? settings.maxHostResultBytes,
     depth: Math.max(0, Math.floor(request.depth ?? 0)),
     onHostError: request.onHostError,
+    fairnessKey: request.fairnessKey,
   };
 };

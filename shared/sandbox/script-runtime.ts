@@ -56,6 +56,8 @@ export interface RunScriptRequest {
   signal?: AbortSignal;
   /** Default: the process-wide pool. */
   pool?: SandboxPool;
+  /** Whom the run is for: the pool serves tenants in turn (SandboxRequest.fairnessKey). */
+  tenant?: string | undefined;
   /** Sees each kept log entry as it is written (structured log). */
   onLog?: (entry: ScriptLogEntry) => void;
   /** Sees each host function failure unsanitized (the script gets a safe message). */
@@ -183,6 +185,7 @@ export async function runScript(request: RunScriptRequest): Promise<ScriptRun> {
       maxHostResultBytes: limits.maxHostResultBytes,
       signal: request.signal,
       onHostError: request.onHostError,
+      fairnessKey: request.tenant,
     });
     return { result, logs: collector.logs, droppedLogs: collector.dropped };
   } catch (error) {

@@ -126,6 +126,7 @@ export class SkillScriptRunner implements ScriptToolRunner {
       maxDepth: this.maxDepth,
       signal: invocation.signal,
       pool: this.deps.pool,
+      tenant: process.tenant,
       onLog: logger
         ? (entry) =>
             logger.info("skill script log", {

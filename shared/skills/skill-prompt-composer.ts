@@ -1,6 +1,6 @@
 import { SkillArgumentMissing } from "../errors.js";
 import { TemplateError } from "../templates/template-errors.js";
-import type { RenderContext, TemplateRenderer } from "../templates/template-renderer.js";
+import type { RenderContext, RenderOptions, TemplateRenderer } from "../templates/template-renderer.js";
 import { plainBody, rendersAsTemplate } from "./skill-body.js";
 import { bindArguments } from "./skill-argument-binder.js";
 import { RenderBudgetSpent, SkillArgumentInvalid, SkillArgumentsTooLong, SkillRenderTooLarge } from "./skill-errors.js";
@@ -91,15 +91,16 @@ export const DEFAULT_RENDER_BUDGET: RenderBudget = Object.freeze({ maxMs: 2_000,
  * template source). A TemplateError, an argument that no longer binds, or a spent budget skips
  * that skill with a warning; any other failure (the renderer itself is broken) rejects, because
  * silently dropping every skill would be worse. Bodies whose output the renderer has cached
- * are taken without a promise each (a warm turn).
+ * are taken without a promise each (a warm turn). `options` go to every render (the tenant).
  */
 export async function composeSection(
   entries: readonly ComposeEntry[],
   context: RenderContext,
   renderer: TemplateRenderer,
   budget: RenderBudget = DEFAULT_RENDER_BUDGET,
+  options?: RenderOptions,
 ): Promise<ComposedSection> {
-  const prepared = entries.map((entry) => renderBody(entry, context, renderer));
+  const prepared = entries.map((entry) => renderBody(entry, context, renderer, options));
   const outcomes = prepared.some((outcome) => typeof outcome === "function")
     ? await withinBudget(prepared, budget)
     : (prepared as Outcome[]);
@@ -160,7 +161,12 @@ async function withinBudget(prepared: readonly Prepared[], budget: RenderBudget)
 }
 
 /** The outcome right away when it needs no rendering (or the output is cached), else the render to run. */
-function renderBody({ skill, args }: ComposeEntry, context: RenderContext, renderer: TemplateRenderer): Prepared {
+function renderBody(
+  { skill, args }: ComposeEntry,
+  context: RenderContext,
+  renderer: TemplateRenderer,
+  options: RenderOptions | undefined,
+): Prepared {
   try {
     // Bind even for plain bodies: a required argument that no longer binds skips the skill.
     const bound = bindArguments(skill.name, skill.arguments, args);
@@ -169,7 +175,7 @@ function renderBody({ skill, args }: ComposeEntry, context: RenderContext, rende
     const cached = renderer.cached?.(skill.body, bodyContext);
     if (cached !== undefined) return { body: cached };
     return () =>
-      renderer.render(skill.body, bodyContext).then(
+      renderer.render(skill.body, bodyContext, options).then(
         (body) => ({ body }),
         (error: unknown) => outcomeOf(error),
       );

@@ -262,8 +262,12 @@ export class SkillSteerProcessor {
 
   /** §2a precedence (skill-turn-prompt.ts), rendered with the process's activation context. */
   private async turnPrompt(process: Process, skill: ResolvedSkill, args: BoundArguments | undefined): Promise<string | undefined> {
-    return skillTurnPrompt(skill, args, this.renderer, async () =>
-      activationRenderContext(process, await this.recipes.load(scopeOf(process), process.recipe)),
+    return skillTurnPrompt(
+      skill,
+      args,
+      this.renderer,
+      async () => activationRenderContext(process, await this.recipes.load(scopeOf(process), process.recipe)),
+      { tenant: process.tenant },
     );
   }
 

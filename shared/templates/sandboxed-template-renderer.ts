@@ -4,7 +4,7 @@ import { SandboxError, SandboxMemoryExceeded, SandboxOutputTooLarge, SandboxTime
 import { getDefaultSandboxPool, type SandboxPool } from "../sandbox/sandbox-pool.js";
 import { TemplateError, TemplateLimitExceeded, TemplateRenderError } from "./template-errors.js";
 import { precompileTemplate, type TemplatePrecompileOptions } from "./template-precompiler.js";
-import { hasTemplateSyntax, type RenderContext, type TemplateRenderer } from "./template-renderer.js";
+import { hasTemplateSyntax, type RenderContext, type RenderOptions, type TemplateRenderer } from "./template-renderer.js";
 import { NUNJUCKS_GUEST_RUNTIME } from "./vendor/nunjucks-guest-runtime.js";
 
 export interface SandboxedTemplateRendererOptions extends TemplatePrecompileOptions {
@@ -129,7 +129,8 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
     return typeof contextJson === "string" ? this.rendered.get(renderKey(sha256(template), contextJson)) : undefined;
   }
 
-  async render(template: string, context: RenderContext): Promise<string> {
+  /** Concurrent callers of one (template, context) share one render, queued as the first caller's tenant. */
+  async render(template: string, context: RenderContext, options?: RenderOptions): Promise<string> {
     if (!hasTemplateSyntax(template)) return template;
     let contextJson: string;
     try {
@@ -149,7 +150,7 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
     if (failed !== undefined) throw failed;
     const pending = this.inFlight.get(key);
     if (pending) return pending;
-    const rendering = this.renderUncached(template, templateHash, contextJson).then(
+    const rendering = this.renderUncached(template, templateHash, contextJson, options?.tenant).then(
       (output) => {
         this.inFlight.delete(key);
         this.rendered.set(key, output);
@@ -165,7 +166,7 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
     return rendering;
   }
 
-  private async renderUncached(template: string, templateHash: string, contextJson: string): Promise<string> {
+  private async renderUncached(template: string, templateHash: string, contextJson: string, tenant: string | undefined): Promise<string> {
     const compiled = await this.compile(template, templateHash);
     if ("error" in compiled) throw compiled.error;
     let output: unknown;
@@ -175,6 +176,7 @@ export class SandboxedTemplateRenderer implements TemplateRenderer {
         globalsJson: `{"__renderContext":${contextJson}}`,
         prelude: NUNJUCKS_PRELUDE_ID,
         ...this.limits,
+        fairnessKey: tenant,
       });
     } catch (error) {
       throw toTemplateError(error);

@@ -16,13 +16,19 @@ export interface RenderContext {
   args?: Record<string, unknown> | undefined;
 }
 
+/** How to render, apart from what the template sees. */
+export interface RenderOptions {
+  /** Whom the render is for: the sandbox serves tenants in turn. Without one it queues anonymously. */
+  tenant?: string | undefined;
+}
+
 /**
  * Renders untrusted nunjucks templates. Implementations must be safe for hostile authors
  * (see ../shared/SECURITY.md): bounded time and output, no host access, no state shared
  * between renders. Failures reject with a TemplateError subclass (template-errors.ts).
  */
 export interface TemplateRenderer {
-  render(template: string, context: RenderContext): Promise<string>;
+  render(template: string, context: RenderContext, options?: RenderOptions): Promise<string>;
   /**
    * What `render` would resolve to when that output is cached, else undefined; never renders and
    * never throws. Lets a warm turn compose without a promise per skill. Optional: without it,

@@ -3,12 +3,12 @@ import { capMessages } from "../support/capped-list.js";
 import type { EngineConfig } from "../recipes/engines.js";
 import type { Recipe } from "../recipes/recipe-schema.js";
 import type { ResolvedSkill } from "../skills/resolved-skill.js";
-import { composeSection } from "../skills/skill-prompt-composer.js";
+import { composeSection, DEFAULT_RENDER_BUDGET } from "../skills/skill-prompt-composer.js";
 import type { ComposeEntry } from "../skills/skill-prompt-composer.js";
 import { composeManualPaths, composeTools } from "../skills/tool-union.js";
 import { TemplateError } from "../templates/template-errors.js";
 import { hasTemplateSyntax } from "../templates/template-renderer.js";
-import type { RenderContext, TemplateRenderer } from "../templates/template-renderer.js";
+import type { RenderContext, RenderOptions, TemplateRenderer } from "../templates/template-renderer.js";
 import type { BuiltCatalog } from "../skills/skill-catalog.js";
 import { approxTokens } from "../skills/skill-catalog.js";
 import {
@@ -25,6 +25,8 @@ import type { SystemMessage, Turn, TurnMessage } from "./turn.js";
 
 export interface TurnComposition {
   turnId: string;
+  /** Whose turn: its renders queue in the sandbox pool as this tenant's (tenants take turns). */
+  tenant?: string | undefined;
   /** The process as the turn sees it: trigger activations already added. */
   process: Pick<Process, "activeSkills">;
   /** Current definitions by name; a name mapped to undefined no longer resolves. */
@@ -90,7 +92,8 @@ export async function composeTurn(input: TurnComposition, deps: TurnComposerDeps
     entries.push({ skill, args: ref.args ?? undefined });
   }
 
-  const section = await composeSection(entries, input.context, deps.renderer);
+  const rendering: RenderOptions = { tenant: input.tenant };
+  const section = await composeSection(entries, input.context, deps.renderer, DEFAULT_RENDER_BUDGET, rendering);
   warnings.push(...section.warnings.map((w) => `Skill '${w.skill}' left out: ${w.message}`));
   const included = entries.filter((e) => section.included.includes(e.skill.name)).map((e) => e.skill);
 
@@ -115,7 +118,7 @@ export async function composeTurn(input: TurnComposition, deps: TurnComposerDeps
   if (omitted > 0 && !tools.includes(SKILL_SEARCH_TOOL)) tools.push(SKILL_SEARCH_TOOL);
   if (omitted > 0) warnings.push(omittedWarning(omitted));
 
-  const base = await basePrompt(input, deps.renderer, warnings);
+  const base = await basePrompt(input, deps.renderer, rendering, warnings);
   const systemPrompt: SystemMessage[] = [];
   if (base !== "") systemPrompt.push({ role: "system", content: base });
   if (section.section !== "") systemPrompt.push({ role: "system", content: section.section });
@@ -149,12 +152,17 @@ export const omittedWarning = (count: number): string =>
  * line, OVERWRITE keeps the prefix only. A templated prefix renders with the turn context; one
  * that fails to render is left out with a warning, like a skill body.
  */
-async function basePrompt(input: TurnComposition, renderer: TemplateRenderer, warnings: string[]): Promise<string> {
+async function basePrompt(
+  input: TurnComposition,
+  renderer: TemplateRenderer,
+  rendering: RenderOptions,
+  warnings: string[],
+): Promise<string> {
   const engine = input.engine?.systemPrompt.trim() ?? "";
   let prefix = input.recipe?.promptPrefix ?? "";
   if (hasTemplateSyntax(prefix)) {
     try {
-      prefix = await renderer.render(prefix, input.context);
+      prefix = await renderer.render(prefix, input.context, rendering);
     } catch (error) {
       if (!(error instanceof TemplateError)) throw error;
       warnings.push(`Recipe '${input.recipe?.name ?? "?"}' promptPrefix left out: ${error.message}`);

@@ -168,6 +168,7 @@ export class TurnPreparation {
     const turn = await composeTurn(
       {
         turnId,
+        tenant: snapshot.tenant,
         process: trial,
         definitions,
         recipe,

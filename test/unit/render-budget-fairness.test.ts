@@ -2,7 +2,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import { resolvedSkill } from "../../bench/compose-bench-helpers.js";
 import { FairQueue } from "../../shared/sandbox/fair-queue.js";
 import type { FairJob } from "../../shared/sandbox/fair-queue.js";
-import { withSandboxTenant } from "../../shared/sandbox/sandbox-fairness.js";
 import { SandboxUnavailable } from "../../shared/sandbox/sandbox-errors.js";
 import { SandboxPool } from "../../shared/sandbox/sandbox-pool.js";
 import type { ResolvedSkill } from "../../shared/skills/resolved-skill.js";
@@ -114,10 +113,8 @@ describe("sandbox scheduler fairness (FairQueue)", () => {
 
     // Act
     const runs = [
-      ...Array.from({ length: 6 }, (_, i) =>
-        withSandboxTenant("tenant-a", () => pool.evaluate({ code: busy }).then(() => finished.push(`a${i}`))),
-      ),
-      withSandboxTenant("tenant-b", () => pool.evaluate({ code: "1" }).then(() => finished.push("b"))),
+      ...Array.from({ length: 6 }, (_, i) => pool.evaluate({ code: busy, fairnessKey: "tenant-a" }).then(() => finished.push(`a${i}`))),
+      pool.evaluate({ code: "1", fairnessKey: "tenant-b" }).then(() => finished.push("b")),
     ];
     await Promise.all(runs);
 

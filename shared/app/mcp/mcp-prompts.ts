@@ -3,11 +3,11 @@ import type { Prompt, PromptArgument } from "@modelcontextprotocol/sdk/types.js"
 import { SkillsError } from "../../errors.js";
 import { statusForCode } from "../../http/error-table.js";
 import { bindArguments } from "../../skills/skill-argument-binder.js";
-import { composeSection } from "../../skills/skill-prompt-composer.js";
+import { composeSection, DEFAULT_RENDER_BUDGET } from "../../skills/skill-prompt-composer.js";
 import type { ListedSkill, ResolvedSkill } from "../../skills/resolved-skill.js";
 import type { SkillArgument } from "../../skills/skill-frontmatter.js";
 import { skillTurnPrompt } from "../../steering/skill-turn-prompt.js";
-import type { RenderContext, TemplateRenderer } from "../../templates/template-renderer.js";
+import type { RenderContext, RenderOptions, TemplateRenderer } from "../../templates/template-renderer.js";
 
 /** `arguments: true` is one optional argument of this name: the rest of the `/skill` line. */
 export const TEXT_ARGUMENT = "text";
@@ -77,20 +77,22 @@ export function rawArguments(skill: ListedSkill, given: Readonly<Record<string, 
 /**
  * prompts/get: the skill as the service renders it — a `shot` skill (or one with `action:`) its
  * turn prompt, any other skill its block of the skill section — with the given arguments.
+ * `options` go to the render (the caller's tenant).
  */
 export async function renderPrompt(
   skill: ResolvedSkill,
   given: Readonly<Record<string, string>> | undefined,
   renderer: TemplateRenderer,
   context: { section: () => Promise<RenderContext>; activation: () => Promise<RenderContext> },
+  options?: RenderOptions,
 ): Promise<string> {
   const raw = rawArguments(skill, given);
   // Throws SkillArgumentMissing / SkillArgumentInvalid: the caller maps them to -32602.
   const bound = bindArguments(skill.name, skill.arguments, raw);
   if (skill.lifecycle === "shot") {
-    return (await skillTurnPrompt(skill, bound, renderer, context.activation)) ?? skill.description;
+    return (await skillTurnPrompt(skill, bound, renderer, context.activation, options)) ?? skill.description;
   }
-  const section = await composeSection([{ skill, args: raw }], await context.section(), renderer);
+  const section = await composeSection([{ skill, args: raw }], await context.section(), renderer, DEFAULT_RENDER_BUDGET, options);
   if (section.section === "") {
     // The typed reason (a template error, an argument, the render cap) becomes -32602 with its code.
     const left = section.warnings[0];

@@ -146,10 +146,16 @@ export function createMcpServer(deps: McpServerDeps, caller: McpCaller): Server 
   onRequest(server, GetPromptRequestSchema, async (request) =>
     mapped(async () => {
       const skill = await promptNamed(request.params.name);
-      const text = await renderPrompt(skill, request.params.arguments, deps.renderer, {
-        section: async () => (process ? turnRenderContext(process, await recipe(), undefined) : { params: {} }),
-        activation: async () => (process ? activationRenderContext(process, await recipe()) : { params: {} }),
-      });
+      const text = await renderPrompt(
+        skill,
+        request.params.arguments,
+        deps.renderer,
+        {
+          section: async () => (process ? turnRenderContext(process, await recipe(), undefined) : { params: {} }),
+          activation: async () => (process ? activationRenderContext(process, await recipe()) : { params: {} }),
+        },
+        { tenant: identity.tenant },
+      );
       return { description: skill.description, messages: [{ role: "user" as const, content: { type: "text" as const, text } }] };
     }),
   );
