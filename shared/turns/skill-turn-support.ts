@@ -139,6 +139,8 @@ export class SkillTurnSupport {
       [{ skill, args: ref?.args ?? undefined }],
       turnRenderContext(process, recipe, undefined),
       this.deps.renderer,
+      undefined,
+      { tenant: process.tenant },
     );
     return { content: section.section, warnings: section.warnings.map((w) => `Skill '${w.skill}' left out: ${w.message}`) };
   }

@@ -100,6 +100,22 @@ describe("the tenant reaches the sandbox pool", () => {
     expect(recorder.keys).toEqual([TENANT]);
   });
 
+  it("queues skill_activate's one-skill render as the process's tenant", async () => {
+    // Prepare
+    const recorder = recordingPool();
+    const h = await steeringHarness({ renderer: createTemplateRenderer({ pool: recorder.pool, timeoutMs: 5_000 }) });
+    await h.putSkill("greeter", { body: "Hello {{ tier }}." });
+    const p = await h.spawn();
+    await h.activate(p.processId, "greeter");
+
+    // Act
+    const rendered = await h.app.turns.renderSkill(await h.app.getProcess(TENANT, p.processId), "greeter");
+
+    // Assess
+    expect(rendered.content).toContain("Hello");
+    expect(recorder.keys).toEqual([TENANT]);
+  });
+
   it("lets concurrent callers of one render share it, queued as the first caller's tenant", async () => {
     // Prepare
     const recorder = recordingPool();
