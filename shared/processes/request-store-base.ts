@@ -6,7 +6,7 @@ import { RequestNotFound } from "./process-errors.js";
 import type { RequestOutcome, RequestRecord, RequestStore, WaitOptions } from "./request-store.js";
 import { LRUCache } from "lru-cache";
 import { sleep as realSleep } from "../support/retry-backoff.js";
-import { SettleTimeEstimate } from "./settle-time-estimate.js";
+import { LaneSettleTimes } from "./lane-settle-times.js";
 import type { Sleep } from "../support/retry-backoff.js";
 
 /** DynamoDB's BatchGetItem limit. */
@@ -44,8 +44,8 @@ export abstract class BaseRequestStore implements RequestStore {
   protected readonly sleep: Sleep;
   /** Every waitFor of this store (one per container) shares one polling loop. */
   private readonly watcher: RequestWatcher;
-  /** When waited requests settle (WaitOptions.firstReadAfterMs "learned"). */
-  private readonly settleTimes = new SettleTimeEstimate();
+  /** When waited requests settle, per lane (WaitOptions.firstReadAfterMs "learned"). */
+  private readonly settleTimes = new LaneSettleTimes();
   /** `settledAtMs` of records the watcher saw settled, until their waiter takes it (parsed records leave it out). */
   private readonly settledAt = new LRUCache<string, number>({ max: 1024 });
 
@@ -142,12 +142,12 @@ export abstract class BaseRequestStore implements RequestStore {
       return this.watcher.wait({ tenant, processId, requestId }, timeoutMs, signal);
     }
     const learned = options.firstReadAfterMs === "learned";
-    const firstReadAfterMs = learned ? this.settleTimes.firstReadMs() : (options.firstReadAfterMs as number);
+    const firstReadAfterMs = learned ? this.settleTimes.firstReadMs(tenant, processId) : (options.firstReadAfterMs as number);
     const started = this.now();
     const left = (): number => timeoutMs - (this.now() - started);
     const learn = (settledAtMs: number | undefined): void => {
       // A record settled before this wait began (a repeated requestId) says nothing about the lane.
-      if (learned && settledAtMs !== undefined && settledAtMs >= started) this.settleTimes.sample(settledAtMs - started);
+      if (learned && settledAtMs !== undefined && settledAtMs >= started) this.settleTimes.sample(tenant, processId, settledAtMs - started);
     };
 
     await this.sleep(Math.max(0, Math.min(firstReadAfterMs, timeoutMs)), signal);

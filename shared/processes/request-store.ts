@@ -66,8 +66,8 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /**
    * The first read waits this long: a read before the lane can have applied anything is a
-   * request for nothing. "learned": what this store's waited requests recently took
-   * (SettleTimeEstimate). Unset: read at once.
+   * request for nothing. "learned": what this store's waited requests of the same process
+   * recently took (LaneSettleTimes). Unset: read at once.
    */
   firstReadAfterMs?: number | "learned";
   /**

@@ -20,6 +20,16 @@ export class SettleTimeEstimate {
     private readonly quantile = 0.8,
   ) {}
 
+  /** The default estimate over the last `window` samples. */
+  static withWindow(window: number): SettleTimeEstimate {
+    return new SettleTimeEstimate(undefined, undefined, undefined, window);
+  }
+
+  /** Samples held (at most the window). */
+  get size(): number {
+    return this.samples.length;
+  }
+
   firstReadMs(): number {
     if (this.samples.length === 0) return this.initialMs;
     const sorted = [...this.samples].sort((a, b) => a - b);

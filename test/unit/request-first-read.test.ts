@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InMemoryRequestStore } from "../../shared/processes/in-memory-request-store.js";
+import { LaneSettleTimes } from "../../shared/processes/lane-settle-times.js";
 import { SettleTimeEstimate } from "../../shared/processes/settle-time-estimate.js";
 
 const T = "acme";
@@ -118,6 +119,69 @@ describe("learned first reads", () => {
     expect(first?.status).toBe("DONE");
     expect(sleeps[0]).toBe(50);
     expect(sleeps.slice(sleepsBefore)).toEqual([completedAt! + 2]);
+  });
+});
+
+describe("learned first reads per lane", () => {
+  it("a backlog on one process's lane does not delay the first reads of another process", async () => {
+    // Prepare: a fake clock on which the lane settles each request exactly `tookMs` after its wait began
+    let nowMs = 0;
+    let pending: { processId: string; requestId: string; at: number } | undefined;
+    const sleeps: number[] = [];
+    const store: InMemoryRequestStore = new InMemoryRequestStore({
+      now: () => nowMs,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        const end = nowMs + ms;
+        if (pending && pending.at <= end) {
+          const { processId, requestId, at } = pending;
+          pending = undefined;
+          nowMs = at;
+          await store.complete(T, processId, requestId, { status: "DONE", result: "ok" });
+        }
+        nowMs = end;
+      },
+    });
+    const turn = async (processId: string, requestId: string, tookMs: number): Promise<number> => {
+      await store.putQueued(T, processId, requestId, "turn.compose");
+      pending = { processId, requestId, at: nowMs + tookMs };
+      const before = sleeps.length;
+      const record = await store.waitFor(T, processId, requestId, 5_000, { firstReadAfterMs: "learned" });
+      expect(record?.status).toBe("DONE");
+      return sleeps[before]!;
+    };
+
+    // Act: a burst queues up on "busy" (400 ms each), then "quiet" answers in 10 ms
+    for (let i = 0; i < 8; i++) await turn("busy", `b${i}`, 400);
+    const quietFirsts: number[] = [];
+    for (let i = 0; i < 5; i++) quietFirsts.push(await turn("quiet", `q${i}`, 10));
+    const busyAfter = await turn("busy", "b-last", 400);
+
+    // Assess: an unknown lane starts from the instance's estimate (the burst's), then follows its own
+    expect(quietFirsts[0]).toBe(402);
+    expect(quietFirsts[4]).toBe(12);
+    expect(busyAfter).toBe(402);
+  });
+});
+
+describe("LaneSettleTimes", () => {
+  it("answers a lane's own quantile once it holds 4 samples, and the instance's before and for unknown lanes", () => {
+    // Prepare
+    const times = new LaneSettleTimes();
+    for (let i = 0; i < 16; i++) times.sample(T, "busy", 480);
+
+    // Act
+    const unknown = times.firstReadMs(T, "quiet");
+    for (let i = 0; i < 3; i++) times.sample(T, "quiet", 20);
+    const afterThree = times.firstReadMs(T, "quiet");
+    times.sample(T, "quiet", 20);
+
+    // Assess
+    expect(unknown).toBe(482);
+    expect(afterThree).toBe(482);
+    expect(times.firstReadMs(T, "quiet")).toBe(22);
+    expect(times.firstReadMs(T, "busy")).toBe(482);
+    expect(times.firstReadMs("another-tenant", "quiet")).toBe(482);
   });
 });
 
