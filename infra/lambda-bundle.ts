@@ -47,16 +47,20 @@ export const COMPOSITION_PATH_FUNCTIONS: readonly FunctionName[] = ["http-proces
 export const LAMBDA_BUNDLE_BUDGET_KB: Readonly<Partial<Record<FunctionName, number>>> = {
   // Issue 31 (splitting, lazy yaml/re2js, no ajv): 815 / 841 / 929 KB, from 1 264 / 1 291 / 1 626.
   // Issue 31 (zod/mini in all of shared/): 765 / 793 / 945 KB, from 830 / 858 / 945; http-mcp keeps 957.
+  // Issue 31 (lane worker: SQS, WebSocket push, sandbox and guards on first use): 720 KB, from 802.
   "http-processes": 790,
-  "lane-worker": 817,
+  "lane-worker": 741,
   "http-mcp": 957,
 };
 
-/**
- * Modules the composition path loads on first use through `import()`, never at init. Matched
- * against metafile input paths.
- */
-export const LAZY_ON_COMPOSITION_PATH: readonly { name: string; path: RegExp }[] = [
+/** A module (or package) a bundle loads on first use through `import()`, matched against metafile input paths. */
+export interface LazyModule {
+  name: string;
+  path: RegExp;
+}
+
+/** Modules the composition path loads on first use through `import()`, never at init. */
+export const LAZY_ON_COMPOSITION_PATH: readonly LazyModule[] = [
   { name: "nunjucks compiler", path: /node_modules\/nunjucks\/src\/(compiler|parser|lexer|transformer)\.js$/ },
   { name: "QuickJS sandbox wasm", path: /quickjs|@jitl\// },
   // Its context tracking installs an async hook at import: every await of the process gets ~10× dearer.
@@ -67,6 +71,26 @@ export const LAZY_ON_COMPOSITION_PATH: readonly { name: string; path: RegExp }[]
   // The MCP SDK's default validator: the server is given its own (shared/app/mcp/mcp-json-schema-validator.ts).
   { name: "ajv", path: /node_modules\/ajv(-formats)?\// },
 ];
+
+/**
+ * Modules one function loads on first use, beyond LAZY_ON_COMPOSITION_PATH: the others load them at
+ * init because their requests need them. The lane worker's composed turn enqueues nothing, pushes
+ * only to subscribers, renders only template bodies and runs guards only on completion
+ * (shared/wiring/lane-worker-adapters.ts); http-steer, http-tools, http-mcp and ws-default enqueue
+ * on their requests, and http-processes keeps SQS at init too.
+ */
+export const LAZY_IN_FUNCTION: Readonly<Partial<Record<FunctionName, readonly LazyModule[]>>> = {
+  "lane-worker": [
+    { name: "SQS client", path: /node_modules\/@aws-sdk\/(client-sqs|middleware-sdk-sqs)\// },
+    { name: "WebSocket management API client", path: /node_modules\/@aws-sdk\/client-apigatewaymanagementapi\// },
+    { name: "template renderer (nunjucks guest runtime)", path: /shared\/templates\/(sandboxed-template-renderer|vendor\/.*)\.ts$/ },
+    { name: "sandbox pool", path: /shared\/sandbox\/(sandbox-pool|sandbox-scheduler|sandbox-worker-handle|script-runtime)\.ts$/ },
+    {
+      name: "guard runner and LLM client",
+      path: /shared\/(guards\/sandboxed-guard-runner|llm\/openai-chat-llm|auth\/aws-secrets-extension)\.ts$/,
+    },
+  ],
+};
 
 /**
  * What CDK's NodejsFunction does by default: leave the AWS SDK to the one in the Lambda runtime.

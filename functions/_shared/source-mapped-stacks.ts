@@ -70,12 +70,14 @@ const entryAt = (map: SourceMap, line: number | null | undefined, column: number
 
 /**
  * As Node names a mapped frame: the enclosing function's original name, else the name its caller
- * called it by (when the caller is in the same file), else V8's (minified) one.
+ * called it by (from the caller's own map: with code splitting the two may sit in different
+ * chunks), else V8's (minified) one.
  */
 function nameOf(map: SourceMap, frame: Frame, caller: Frame | undefined): string {
   const enclosing = entryAt(map, frame.getEnclosingLineNumber?.(), frame.getEnclosingColumnNumber?.());
-  const called =
-    caller && caller.getFileName() === frame.getFileName() ? entryAt(map, caller.getLineNumber(), caller.getColumnNumber()) : {};
+  const callerFile = caller?.getFileName();
+  const callerMap = callerFile ? mapOf(callerFile) : null;
+  const called = caller && callerMap ? entryAt(callerMap, caller.getLineNumber(), caller.getColumnNumber()) : {};
   const name = enclosing.name ?? called.name ?? frame.getFunctionName() ?? frame.getMethodName();
   const typeName = frame.isToplevel() ? null : frame.getTypeName();
   const qualified = typeName && typeName !== "global" && name && !frame.isConstructor() ? `${typeName}.${name}` : name;

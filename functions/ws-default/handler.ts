@@ -6,6 +6,7 @@ import { createWsFrameRouter } from "../../shared/app/ws-frame-router.js";
 import type { WsFrameRouterDeps } from "../../shared/app/ws-frame-router.js";
 import { handleMessage } from "../../shared/app/ws-lifecycle.js";
 import { runtimeFromEnv, skillsAppFromEnv } from "../../shared/wiring/app-from-env.js";
+import { sqsFromEnv } from "../../shared/wiring/sqs-from-env.js";
 import { powertoolsObservability } from "../_shared/observability.js";
 import { traced } from "../_shared/tracing.js";
 import { connectionPushFromEnv, connectionStoreFromEnv } from "../_ws-shared/ws-runtime.js";
@@ -36,7 +37,7 @@ export const createWsDefaultHandler = (deps: WsDefaultDeps) => {
 };
 
 const { logger, tracer } = powertoolsObservability("skills-ws-default");
-const resources = runtimeFromEnv(process.env, { instrument: tracer.instrument });
+const resources = runtimeFromEnv(process.env, { instrument: tracer.instrument, sqs: sqsFromEnv });
 const connections = connectionStoreFromEnv(resources);
 
 export const handler = traced(

@@ -1,33 +1,29 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
-import { SQSClient } from "@aws-sdk/client-sqs";
 
 /** A hook applied to every SDK client a function builds (X-Ray tracing on Lambda); identity when absent. */
 export type ClientInstrumentation = <C extends object>(client: C) => C;
 
-const asIs: ClientInstrumentation = (client) => client;
+export const asIs: ClientInstrumentation = (client) => client;
 
-/**
- * SDK clients for one configuration. With an endpoint override (LocalStack, the local emulators)
- * S3 needs path-style addressing; on AWS the defaults are right.
- */
 /** Where the clients connect: the region and, off AWS, endpoint overrides per service. */
-interface AwsClientsConfig {
+export interface AwsClientsConfig {
   region: string;
   endpoints: { s3?: string | undefined; dynamodb?: string | undefined; sqs?: string | undefined };
 }
 
-export function awsClients(
-  config: AwsClientsConfig,
-  instrument: ClientInstrumentation = asIs,
-): { s3: S3Client; dynamodb: DynamoDBClient; sqs: SQSClient } {
-  const { region, endpoints } = config;
-  const at = (endpoint: string | undefined) => ({ region, ...(endpoint ? { endpoint } : {}) });
-  return {
-    s3: s3Client(config, instrument),
-    dynamodb: dynamodbClient(config, instrument),
-    sqs: instrument(new SQSClient(at(endpoints.sqs))),
-  };
+/** The clients a function that serves the whole service builds at init. */
+export interface AwsClients {
+  s3: S3Client;
+  dynamodb: DynamoDBClient;
+}
+
+/**
+ * S3 and DynamoDB clients for one configuration. SQS is not among them (aws-sqs-client.ts): the
+ * lane worker loads it on first use, and a module imported here is loaded at every init.
+ */
+export function awsClients(config: AwsClientsConfig, instrument: ClientInstrumentation = asIs): AwsClients {
+  return { s3: s3Client(config, instrument), dynamodb: dynamodbClient(config, instrument) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSRecord } from "aws-lambda";
-import { LaneConfigurationError } from "./lane-errors.js";
+import { fifoQueueUrl } from "./fifo-queue-url.js";
 import type { LanePoisonHandler } from "./lane-worker.js";
 
 const REASON_MAX_CHARS = 1024;
@@ -12,9 +12,7 @@ const REASON_MAX_CHARS = 1024;
  * land once; the reason and source travel as message attributes.
  */
 export function createSqsLaneDeadLetter(sqs: SQSClient, deadLetterQueueUrl: string): LanePoisonHandler {
-  if (!deadLetterQueueUrl.endsWith(".fifo")) {
-    throw new LaneConfigurationError(`Lane DLQ must be a FIFO queue (*.fifo), got '${deadLetterQueueUrl}'`);
-  }
+  fifoQueueUrl(deadLetterQueueUrl, "Lane DLQ");
   return async (record: SQSRecord, error: unknown): Promise<void> => {
     const reason = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, REASON_MAX_CHARS) || "unknown";
     await sqs.send(

@@ -1,7 +1,7 @@
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Lane } from "./lane.js";
-import { LaneConfigurationError } from "./lane-errors.js";
+import { fifoQueueUrl } from "./fifo-queue-url.js";
 import { laneDeduplicationId, laneGroupIdOf } from "./lane-identity.js";
 import { encodeLaneMessage, LANE_MESSAGE_MAX_BYTES } from "./lane-message.js";
 import type { LaneMessage } from "./lane-message.js";
@@ -24,9 +24,7 @@ export class SqsLane implements Lane {
     private readonly queueUrl: string,
     options: SqsLaneOptions = {},
   ) {
-    if (!queueUrl.endsWith(".fifo")) {
-      throw new LaneConfigurationError(`Lane queue must be a FIFO queue (*.fifo), got '${queueUrl}'`);
-    }
+    fifoQueueUrl(queueUrl, "Lane queue");
     this.maxBodyBytes = options.maxBodyBytes ?? LANE_MESSAGE_MAX_BYTES;
   }
 

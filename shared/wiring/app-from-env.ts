@@ -4,9 +4,6 @@ import { DynamoDBSkillUsageStore } from "../usage/dynamodb-skill-usage-store.js"
 import { createSkillsApp } from "../app/skills-app.js";
 import type { SkillsApp } from "../app/skills-app.js";
 import type { SkillsAppDeps } from "../app/skills-domain.js";
-import { createApiGatewayConnectionPush } from "../connections/apigateway-connection-push.js";
-import { DynamoDBConnectionStore } from "../connections/dynamodb-connection-store.js";
-import { createWebSocketProcessEvents } from "../connections/websocket-process-events.js";
 import { bundledDocuments } from "../documents/bundled-document-layer.js";
 import type { DocumentLayer, DocumentStore } from "../documents/document-store.js";
 import { HistoryKeepingDocumentStore } from "../documents/history-keeping-document-store.js";
@@ -16,26 +13,21 @@ import { snapshotPatternHints, type LevelPatternHints } from "../catalogue/level
 import { DynamoDBProcessVersionsReader } from "../catalogue/dynamodb-process-versions-reader.js";
 import { DynamoDBFootInvocationStore } from "../foot/dynamodb-foot-invocation-store.js";
 import type { FootInvocationStore } from "../foot/foot-invocation-store.js";
-import { FootRouter } from "../foot/foot-router.js";
 import type { Lane } from "../lanes/lane.js";
-import type { LanePoisonHandler, LaneWorkerOptions } from "../lanes/lane-worker.js";
-import { createSqsLaneDeadLetter } from "../lanes/sqs-lane-dead-letter.js";
-import { SqsLane } from "../lanes/sqs-lane.js";
 import { DynamoDBProcessStore } from "../processes/dynamodb-process-store.js";
 import { DynamoDBRequestStore } from "../processes/dynamodb-request-store.js";
 import type { ProcessStore } from "../processes/process-store.js";
 import type { RequestStore } from "../processes/request-store.js";
-import { NoopProcessEvents } from "../steering/process-events.js";
-import type { ProcessEvents } from "../steering/process-events.js";
 import { hasTemplateSyntax } from "../templates/template-renderer.js";
 import type { TemplateRenderer } from "../templates/template-renderer.js";
 import { appEnvironment, catalogueVersionsFromEnv, unconfigured } from "./app-environment.js";
 import type { RuntimeOptions, TableRuntime } from "./app-environment.js";
 import { awsClients } from "../aws/aws-clients.js";
+import type { AwsClients } from "../aws/aws-clients.js";
+import type { SqsAdapters, SqsWiring } from "./sqs-from-env.js";
 import { ENV, readConfig } from "../config/config.js";
 import { ConfigurationError } from "../config/config-errors.js";
 import type { Config, ConfigEnvironment } from "../config/config.js";
-import type { Logger } from "../support/logger.js";
 
 /**
  * Builds the service from the environment the stack (or the local stack) gives a function,
@@ -45,7 +37,9 @@ import type { Logger } from "../support/logger.js";
  * which is a missing grant in the stack, never a silent fallback.
  *
  * Only the AWS adapters are imported here. The template renderer (QuickJS) is passed in by the
- * functions that render, so the others do not bundle the sandbox.
+ * functions that render, so the others do not bundle the sandbox. Nor SQS (AppRuntimeOptions.sqs)
+ * nor the WebSocket management API (foot-router-from-env.ts, lane-worker-from-env.ts): a module
+ * imported here is loaded at every init of every function, and the lane worker loads both on first use.
  */
 
 export {
@@ -60,7 +54,9 @@ export type { AppEnvironment, RuntimeOptions, TableRuntime } from "./app-environ
 
 /** The stores and the lane of one container. */
 export interface RuntimeResources extends TableRuntime {
-  clients: ReturnType<typeof awsClients>;
+  clients: AwsClients;
+  /** The lane's SQS adapters (AppRuntimeOptions.sqs); none in a function that never enqueues. */
+  sqs: SqsAdapters | undefined;
   documents: DocumentStore;
   bundled: DocumentLayer;
   processes: ProcessStore;
@@ -73,20 +69,31 @@ export interface RuntimeResources extends TableRuntime {
 const LIMIT_SETTINGS = ["maxConcurrentSpawnsPerUser", "maxDocumentsPerProject", "maxProjectBytes"] as const;
 export type RuntimeLimits = Config<(typeof LIMIT_SETTINGS)[number]>;
 
-export function runtimeFromEnv(env: ConfigEnvironment = process.env, options: RuntimeOptions = {}): RuntimeResources {
+export interface AppRuntimeOptions extends RuntimeOptions {
+  /**
+   * The lane's SQS adapters: `sqsFromEnv` (sqs-from-env.ts) in a function that enqueues on its
+   * requests, loaded at init; `sqsOnFirstUse` in the lane worker, whose composed turns enqueue
+   * nothing. A function that never enqueues passes none and loads no SQS: its lane is a LaneNotWired.
+   */
+  sqs?: SqsWiring | undefined;
+}
+
+export function runtimeFromEnv(env: ConfigEnvironment = process.env, options: AppRuntimeOptions = {}): RuntimeResources {
   const environment = appEnvironment(env);
   const { tableName, bucketName, laneQueueUrl } = environment;
   // Constructing a client opens no connection.
   const clients = awsClients(environment, options.instrument);
+  const sqs = options.sqs?.(environment, options.instrument);
   return {
     instrument: options.instrument,
     environment,
     clients,
+    sqs,
     documents: bucketName ? documentStoreFromEnv(env, clients, bucketName) : unconfigured("The document store", ENV.bucketName),
     bundled: bundledDocuments(),
     processes: tableName ? new DynamoDBProcessStore(clients.dynamodb, tableName) : unconfigured("The process store", ENV.tableName),
     requests: tableName ? new DynamoDBRequestStore(clients.dynamodb, tableName) : unconfigured("The request store", ENV.tableName),
-    lane: laneQueueUrl ? new SqsLane(clients.sqs, laneQueueUrl) : unconfigured("The lane", ENV.laneQueueUrl),
+    lane: laneQueueUrl ? (sqs?.lane(laneQueueUrl) ?? new LaneNotWired()) : unconfigured<Lane>("The lane", ENV.laneQueueUrl),
     limits: readConfig(env, LIMIT_SETTINGS),
   };
 }
@@ -119,6 +126,13 @@ export class TemplatesNotRendered implements TemplateRenderer {
   async render(template: string): Promise<string> {
     if (!hasTemplateSyntax(template)) return template;
     throw new ConfigurationError("This function does not render templates; pass a renderer to skillsAppFromEnv");
+  }
+}
+
+/** For functions given no SQS adapters: a message reaching it is a wiring bug, reported as such. */
+export class LaneNotWired implements Lane {
+  async enqueue(): Promise<void> {
+    throw new ConfigurationError("This function does not enqueue; pass `sqs` to runtimeFromEnv");
   }
 }
 
@@ -172,50 +186,4 @@ export function footInvocationsFromEnv(resources: RuntimeResources): FootInvocat
   return tableName
     ? new DynamoDBFootInvocationStore(resources.clients.dynamodb, tableName)
     : unconfigured<FootInvocationStore>("The FOOT invocation store", ENV.tableName);
-}
-
-/**
- * FOOT scripts reach a client through the WebSocket API: with its callback URL and the table the
- * function can find subscribers, push the script and poll the answer. Without them there is no
- * route, and a FOOT script answers "ERROR: foot routing not available" (spec §13.5).
- */
-export function footRouterFromEnv(resources: RuntimeResources, logger?: Pick<Logger, "warn">): FootRouter | undefined {
-  const { webSocketCallbackUrl, tableName, region } = resources.environment;
-  if (!webSocketCallbackUrl || !tableName) return undefined;
-  const connections = new DynamoDBConnectionStore(resources.clients.dynamodb, tableName);
-  const push = createApiGatewayConnectionPush(
-    { endpoint: webSocketCallbackUrl, region, instrument: resources.instrument },
-    connections,
-    logger ? { logger } : {},
-  );
-  return new FootRouter({ connections, push, invocations: footInvocationsFromEnv(resources) });
-}
-
-/**
- * Results and scheduled turns pushed to WebSocket subscribers when the function knows the
- * WebSocket API's callback URL and the table; otherwise nobody is told (state stays readable over HTTP).
- */
-export function processEventsFromEnv(resources: RuntimeResources, logger?: Pick<Logger, "warn">): ProcessEvents {
-  const { webSocketCallbackUrl, tableName, region } = resources.environment;
-  if (!webSocketCallbackUrl || !tableName) return new NoopProcessEvents();
-  const connections = new DynamoDBConnectionStore(resources.clients.dynamodb, tableName);
-  const push = createApiGatewayConnectionPush(
-    { endpoint: webSocketCallbackUrl, region, instrument: resources.instrument },
-    connections,
-    logger ? { logger } : {},
-  );
-  return createWebSocketProcessEvents({ connections, push });
-}
-
-/** Poison lane records go to the DLQ at once when its URL is known; otherwise they wait for maxReceiveCount. */
-export function laneDeadLetterFromEnv(resources: RuntimeResources): LanePoisonHandler | undefined {
-  const url = resources.environment.laneDeadLetterQueueUrl;
-  return url ? createSqsLaneDeadLetter(resources.clients.sqs, url) : undefined;
-}
-
-/** The lane worker's DLQ parking and redrive limit (createLaneWorkerHandler's options), as far as they are configured. */
-export function laneWorkerOptionsFromEnv(resources: RuntimeResources): Pick<LaneWorkerOptions, "onPoison" | "maxReceiveCount"> {
-  const onPoison = laneDeadLetterFromEnv(resources);
-  const maxReceiveCount = resources.environment.laneMaxReceiveCount;
-  return { ...(onPoison ? { onPoison } : {}), ...(maxReceiveCount !== undefined ? { maxReceiveCount } : {}) };
 }

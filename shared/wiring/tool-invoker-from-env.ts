@@ -4,7 +4,7 @@ import { SkillScriptRunner } from "../scripts/skill-script-runner.js";
 import { SkillLoader } from "../skills/skill-loader.js";
 import { SERVICE_TOOLS } from "../tools/service-tools.js";
 import { ToolInvoker } from "../tools/tool-invoker.js";
-import { footRouterFromEnv } from "./app-from-env.js";
+import { footRouterFromEnv } from "./foot-router-from-env.js";
 import type { RuntimeResources } from "./app-from-env.js";
 
 /** skill_activate waits for the lane within a 15 s function timeout, leaving time to render the skill's block. */

@@ -9,6 +9,7 @@ import { ApiClient, errorOf, skillMd } from "./support/api-client.js";
 import type { Process, Turn } from "./support/api-client.js";
 import { startLocalStack } from "./support/local-stack.js";
 import type { LocalStack } from "./support/local-stack.js";
+import { waitFor } from "./support/wait-for.js";
 
 /**
  * S3 down while a turn is composed, on the local stack with the real handlers. Every S3 call of
@@ -155,7 +156,16 @@ describe("S3 unavailable during a turn", () => {
     const requestId = String(turn.headers["skills-request-id"]);
     const record = await api.requestStatus(TENANT, before.processId, requestId);
     expect(record.json).toMatchObject({ requestId, status: "FAILED", error: { code: "SERVICE_UNAVAILABLE" } });
-    expect((await deadLetters()).map((m) => m.requestId)).toEqual([requestId]);
+    // Parked after the request is settled (and, the first time in a container, after the SQS client is loaded): waited for.
+    const parked = await waitFor(
+      async () => {
+        const received = await deadLetters();
+        return received.length > 0 && received;
+      },
+      10_000,
+      "the parked record",
+    );
+    expect(parked.map((m) => m.requestId)).toEqual([requestId]);
 
     // Assess: nothing consumed or changed
     expect((await api.process(TENANT, before.processId)).json).toEqual(before);

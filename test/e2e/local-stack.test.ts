@@ -12,6 +12,7 @@ import type { APIGatewayProxyEventV2, SQSBatchResponse, SQSEvent } from "aws-lam
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { identityFromEvent } from "../../shared/auth/authorizer-context.js";
 import { awsClients } from "../../shared/aws/aws-clients.js";
+import { sqsClient } from "../../shared/aws/aws-sqs-client.js";
 import { awsConfig, ENV, requireConfig } from "../../shared/config/config.js";
 import { startLocalStack } from "./support/local-stack.js";
 import type { HandlerOverrides, LocalStack } from "./support/local-stack.js";
@@ -37,7 +38,7 @@ const invocationsOf = (fn: string): Invocation[] => invocations.filter((i) => i.
 // Handlers read the stack's configuration from the environment at call time, like real ones at module scope.
 const clients = () => {
   const config = { ...requireConfig(process.env, ["laneQueueUrl"]), ...awsConfig(process.env) };
-  return { config, ...awsClients(config) };
+  return { config, ...awsClients(config), sqs: sqsClient(config) };
 };
 const managementClient = () =>
   new ApiGatewayManagementApiClient({ endpoint: process.env[ENV.webSocketCallbackUrl], region: awsConfig(process.env).region });

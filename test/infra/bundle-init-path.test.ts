@@ -6,6 +6,7 @@ import {
   COMPOSITION_PATH_FUNCTIONS,
   initPathInputs,
   LAMBDA_BUNDLE_BUDGET_KB,
+  LAZY_IN_FUNCTION,
   LAZY_ON_COMPOSITION_PATH,
 } from "../../infra/lambda-bundle.js";
 
@@ -16,7 +17,8 @@ import {
 const bundles = new Map<FunctionName, { metafile: Metafile; bytes: number }>();
 
 beforeAll(async () => {
-  for (const name of COMPOSITION_PATH_FUNCTIONS) bundles.set(name, await buildLambdaBundle(name));
+  const names = new Set([...COMPOSITION_PATH_FUNCTIONS, ...(Object.keys(LAZY_IN_FUNCTION) as FunctionName[])]);
+  for (const name of names) bundles.set(name, await buildLambdaBundle(name));
 }, 120_000);
 
 describe("composition-path bundles at init", () => {
@@ -33,6 +35,40 @@ describe("composition-path bundles at init", () => {
       expect(atInit).toEqual([]);
     },
   );
+
+  const lazyInFunction = Object.entries(LAZY_IN_FUNCTION).flatMap(([name, modules]) =>
+    modules.map((lazy) => [name as FunctionName, lazy.name, lazy.path] as const),
+  );
+
+  it.each(lazyInFunction)("%s does not evaluate the %s at init", (name, _lazy, path) => {
+    // Prepare
+    const { metafile } = bundles.get(name)!;
+
+    // Act
+    const atInit = [...initPathInputs(metafile, name)].filter((input) => path.test(input));
+
+    // Assess
+    expect(atInit).toEqual([]);
+  });
+
+  // One chunk for all of them (shared/wiring/lane-worker-adapters.ts): each import() target of its
+  // own would split the modules loaded at init into more chunks, which costs init time of its own.
+  it.each(Object.keys(LAZY_IN_FUNCTION) as FunctionName[])("%s bundles its first-use modules, all in one chunk", (name) => {
+    // Prepare
+    const { metafile } = bundles.get(name)!;
+    const lazy = LAZY_IN_FUNCTION[name]!;
+
+    // Act
+    const chunksOf = lazy.map(({ path }) =>
+      Object.entries(metafile.outputs)
+        .filter(([, output]) => Object.keys(output.inputs).some((input) => path.test(input)))
+        .map(([file]) => file),
+    );
+
+    // Assess
+    expect(chunksOf.every((chunks) => chunks.length === 1)).toBe(true);
+    expect(new Set(chunksOf.flat()).size).toBe(1);
+  });
 
   it.each(COMPOSITION_PATH_FUNCTIONS)("%s bundles the nunjucks compiler for first use (it is lazy, not gone)", (name) => {
     // Prepare

@@ -3,7 +3,14 @@ import { Tracer } from "@aws-lambda-powertools/tracer";
 import { afterEach, describe, expect, it } from "vitest";
 import { lazyTracing, powertoolsTracing, traced, tracingHooks, tracingWanted, UNTRACED } from "../../functions/_shared/tracing.js";
 import type { TracerPort } from "../../functions/_shared/tracing.js";
-import { processEventsFromEnv, runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
+import { runtimeFromEnv } from "../../shared/wiring/app-from-env.js";
+import { connectionPushOnFirstUse, processEventsFromEnv } from "../../shared/wiring/lane-worker-from-env.js";
+import { sqsFromEnv } from "../../shared/wiring/sqs-from-env.js";
+import { sqsOnFirstUse } from "../../shared/wiring/sqs-on-first-use.js";
+import type { ClientInstrumentation } from "../../shared/aws/aws-clients.js";
+import { InMemoryConnectionStore } from "../../shared/connections/in-memory-connection-store.js";
+import { errorFrame } from "../../shared/connections/server-frames.js";
+import type { LaneMessage } from "../../shared/lanes/lane-message.js";
 
 /** Records what the hooks do to segments, in order, instead of talking to the X-Ray SDK. */
 function recordingTracer(enabled = true, withParent = true) {
@@ -257,20 +264,59 @@ describe("Powertools Tracer behind the hooks", () => {
 });
 
 describe("runtimeFromEnv instrumentation", () => {
-  it("passes every SDK client of the container, the WebSocket push client included, through the hook", () => {
+  const ENV_ALL = {
+    SKILLS_TABLE_NAME: "t",
+    SKILLS_WS_CALLBACK_URL: "https://ws.example/live",
+    SKILLS_LANE_QUEUE_URL: "https://sqs.eu-west-1.amazonaws.com/123456789012/lane.fifo",
+    AWS_REGION: "eu-west-1",
+  };
+
+  /** Records each client's class and answers its every call at once, so a client built on first use can send without a network. */
+  const recording = (seen: string[]) =>
+    (<C extends object>(client: C): C => {
+      seen.push(client.constructor.name);
+      (client as unknown as { middlewareStack: { add(middleware: unknown, options: object): void } }).middlewareStack.add(
+        () => async () => ({ output: { $metadata: {} }, response: {} }),
+        { step: "initialize", priority: "high" },
+      );
+      return client;
+    }) as ClientInstrumentation;
+
+  it("passes every SDK client a function builds at init through the hook, SQS included when it enqueues", () => {
     // Prepare
     const seen: string[] = [];
-    const instrument = <C extends object>(client: C): C => {
-      seen.push(client.constructor.name);
-      return client;
-    };
-    const env = { SKILLS_TABLE_NAME: "t", SKILLS_WS_CALLBACK_URL: "https://ws.example/live", AWS_REGION: "eu-west-1" };
 
     // Act
-    const resources = runtimeFromEnv(env, { instrument });
-    processEventsFromEnv(resources);
+    runtimeFromEnv(ENV_ALL, { instrument: recording(seen), sqs: sqsFromEnv });
 
     // Assess
+    expect(seen.sort()).toEqual(["DynamoDBClient", "S3Client", "SQSClient"]);
+  });
+
+  it("passes the lane worker's clients built on first use (SQS, the WebSocket push) through the hook when they are built", async () => {
+    // Prepare
+    const seen: string[] = [];
+    const resources = runtimeFromEnv(ENV_ALL, { instrument: recording(seen), sqs: sqsOnFirstUse });
+    const push = connectionPushOnFirstUse(resources, ENV_ALL.SKILLS_WS_CALLBACK_URL, new InMemoryConnectionStore());
+    processEventsFromEnv(resources);
+    const atInit = [...seen].sort();
+    const message: LaneMessage = {
+      requestId: "req-1",
+      processId: "proc-1",
+      tenant: "acme",
+      user: null,
+      kind: "turn.compose",
+      payload: { message: "hello" },
+      enqueuedAt: "2025-01-02T03:04:05.678Z",
+    };
+
+    // Act
+    await resources.lane.enqueue(message);
+    const outcome = await push.send({ connectionId: "c-1" }, errorFrame({ code: "INTERNAL", message: "probe" }));
+
+    // Assess
+    expect(atInit).toEqual(["DynamoDBClient", "S3Client"]);
     expect(seen.sort()).toEqual(["ApiGatewayManagementApiClient", "DynamoDBClient", "S3Client", "SQSClient"]);
+    expect(outcome).toBe("sent");
   });
 });
