@@ -48,7 +48,8 @@ export const LAMBDA_BUNDLE_BUDGET_KB: Readonly<Partial<Record<FunctionName, numb
   // Issue 31 (splitting, lazy yaml/re2js, no ajv): 815 / 841 / 929 KB, from 1 264 / 1 291 / 1 626.
   // Issue 31 (zod/mini in all of shared/): 765 / 793 / 945 KB, from 830 / 858 / 945; http-mcp keeps 957.
   // Issue 31 (lane worker: SQS, WebSocket push, sandbox and guards on first use): 720 KB, from 802.
-  "http-processes": 790,
+  // Issue 31 (http-processes: no SQS client, it never enqueues; the renderer on first use): 711 KB, from 775.
+  "http-processes": 732,
   "lane-worker": 741,
   "http-mcp": 957,
 };
@@ -77,14 +78,20 @@ export const LAZY_ON_COMPOSITION_PATH: readonly LazyModule[] = [
  * init because their requests need them. The lane worker's composed turn enqueues nothing, pushes
  * only to subscribers, renders only template bodies and runs guards only on completion
  * (shared/wiring/lane-worker-adapters.ts); http-steer, http-tools, http-mcp and ws-default enqueue
- * on their requests, and http-processes keeps SQS at init too.
+ * on their requests. http-processes builds no SQS client at all (nothing there enqueues) and, like
+ * the lane worker, loads the template renderer with the first body that has template syntax.
  */
+const TEMPLATE_RENDERER_ON_FIRST_USE: readonly LazyModule[] = [
+  { name: "template renderer (nunjucks guest runtime)", path: /shared\/templates\/(sandboxed-template-renderer|vendor\/.*)\.ts$/ },
+  { name: "sandbox pool", path: /shared\/sandbox\/(sandbox-pool|sandbox-scheduler|sandbox-worker-handle|script-runtime)\.ts$/ },
+];
+
 export const LAZY_IN_FUNCTION: Readonly<Partial<Record<FunctionName, readonly LazyModule[]>>> = {
+  "http-processes": TEMPLATE_RENDERER_ON_FIRST_USE,
   "lane-worker": [
     { name: "SQS client", path: /node_modules\/@aws-sdk\/(client-sqs|middleware-sdk-sqs)\// },
     { name: "WebSocket management API client", path: /node_modules\/@aws-sdk\/client-apigatewaymanagementapi\// },
-    { name: "template renderer (nunjucks guest runtime)", path: /shared\/templates\/(sandboxed-template-renderer|vendor\/.*)\.ts$/ },
-    { name: "sandbox pool", path: /shared\/sandbox\/(sandbox-pool|sandbox-scheduler|sandbox-worker-handle|script-runtime)\.ts$/ },
+    ...TEMPLATE_RENDERER_ON_FIRST_USE,
     {
       name: "guard runner and LLM client",
       path: /shared\/(guards\/sandboxed-guard-runner|llm\/openai-chat-llm|auth\/aws-secrets-extension)\.ts$/,
