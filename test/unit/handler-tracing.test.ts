@@ -1,3 +1,4 @@
+import { laneMessage } from "../support/lane-message-fixture.js";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { Tracer } from "@aws-lambda-powertools/tracer";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,7 +11,6 @@ import { sqsOnFirstUse } from "../../shared/wiring/sqs-on-first-use.js";
 import type { ClientInstrumentation } from "../../shared/aws/aws-clients.js";
 import { InMemoryConnectionStore } from "../../shared/connections/in-memory-connection-store.js";
 import { errorFrame } from "../../shared/connections/server-frames.js";
-import type { LaneMessage } from "../../shared/lanes/lane-message.js";
 
 /** Records what the hooks do to segments, in order, instead of talking to the X-Ray SDK. */
 function recordingTracer(enabled = true, withParent = true) {
@@ -300,15 +300,7 @@ describe("runtimeFromEnv instrumentation", () => {
     const push = connectionPushOnFirstUse(resources, ENV_ALL.SKILLS_WS_CALLBACK_URL, new InMemoryConnectionStore());
     processEventsFromEnv(resources);
     const atInit = [...seen].sort();
-    const message: LaneMessage = {
-      requestId: "req-1",
-      processId: "proc-1",
-      tenant: "acme",
-      user: null,
-      kind: "turn.compose",
-      payload: { message: "hello" },
-      enqueuedAt: "2025-01-02T03:04:05.678Z",
-    };
+    const message = laneMessage();
 
     // Act
     await resources.lane.enqueue(message);

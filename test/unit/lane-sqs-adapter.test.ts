@@ -5,24 +5,11 @@ import { describe, expect, it } from "vitest";
 import { LaneConfigurationError, LaneMessageMalformed, LaneMessageTooLarge } from "../../shared/lanes/lane-errors.js";
 import { laneDeduplicationId } from "../../shared/lanes/lane-identity.js";
 import { decodeLaneMessage } from "../../shared/lanes/lane-message.js";
-import type { LaneMessage } from "../../shared/lanes/lane-message.js";
+import { laneMessage } from "../support/lane-message-fixture.js";
 import { SqsLane } from "../../shared/lanes/sqs-lane.js";
 import { failedMessageIds, toSqsRecord } from "../../infra/local/sqs-lane-event.js";
 
 const QUEUE_URL = "http://127.0.0.1:4566/000000000000/lane.fifo";
-
-function message(overrides: Partial<LaneMessage> = {}): LaneMessage {
-  return {
-    requestId: "req-1",
-    processId: "proc-1",
-    tenant: "acme",
-    user: null,
-    kind: "turn.compose",
-    payload: { message: "hello" },
-    enqueuedAt: "2025-01-02T03:04:05.678Z",
-    ...overrides,
-  };
-}
 
 function fakeSqs(): { client: SQSClient; sent: unknown[] } {
   const sent: unknown[] = [];
@@ -42,7 +29,7 @@ describe("SqsLane", () => {
     const lane = new SqsLane(client, QUEUE_URL);
 
     // Act
-    await lane.enqueue(message());
+    await lane.enqueue(laneMessage());
 
     // Assess
     expect(sent).toHaveLength(1);
@@ -50,8 +37,8 @@ describe("SqsLane", () => {
     expect(command).toBeInstanceOf(SendMessageCommand);
     expect(command.input.QueueUrl).toBe(QUEUE_URL);
     expect(command.input.MessageGroupId).toBe("acme#proc-1");
-    expect(command.input.MessageDeduplicationId).toBe(laneDeduplicationId(message()));
-    expect(decodeLaneMessage(command.input.MessageBody)).toEqual(message());
+    expect(command.input.MessageDeduplicationId).toBe(laneDeduplicationId(laneMessage()));
+    expect(decodeLaneMessage(command.input.MessageBody)).toEqual(laneMessage());
   });
 
   it("refuses an oversized message before calling SQS", async () => {
@@ -60,7 +47,7 @@ describe("SqsLane", () => {
     const lane = new SqsLane(client, QUEUE_URL);
 
     // Act
-    const enqueued = lane.enqueue(message({ payload: { message: "x".repeat(257 * 1024) } }));
+    const enqueued = lane.enqueue(laneMessage({ payload: { message: "x".repeat(257 * 1024) } }));
 
     // Assess
     await expect(enqueued).rejects.toBeInstanceOf(LaneMessageTooLarge);
@@ -73,7 +60,7 @@ describe("SqsLane", () => {
     const lane = new SqsLane(client, QUEUE_URL);
 
     // Act
-    const enqueued = lane.enqueue(message({ tenant: "" }));
+    const enqueued = lane.enqueue(laneMessage({ tenant: "" }));
 
     // Assess
     await expect(enqueued).rejects.toBeInstanceOf(LaneMessageMalformed);

@@ -6,6 +6,7 @@ import { errorFrame } from "../../shared/connections/server-frames.js";
 import type { Lane } from "../../shared/lanes/lane.js";
 import { LaneConfigurationError } from "../../shared/lanes/lane-errors.js";
 import type { LaneMessage } from "../../shared/lanes/lane-message.js";
+import { laneMessage } from "../support/lane-message-fixture.js";
 import { loadOnce } from "../../shared/lazy/load-once.js";
 import { LlmConfigurationError } from "../../shared/llm/llm-errors.js";
 import { hasTemplateSyntax } from "../../shared/templates/template-renderer.js";
@@ -23,15 +24,7 @@ import {
 import { sqsFromEnv } from "../../shared/wiring/sqs-from-env.js";
 import { sqsOnFirstUse } from "../../shared/wiring/sqs-on-first-use.js";
 
-const message: LaneMessage = {
-  requestId: "req-1",
-  processId: "proc-1",
-  tenant: "acme",
-  user: null,
-  kind: "turn.compose",
-  payload: { message: "hello" },
-  enqueuedAt: "2025-01-02T03:04:05.678Z",
-};
+const message = laneMessage();
 
 /** A loader that counts its calls and hands back `value`, or fails the first `failures` calls. */
 function countingLoader<T>(value: T, failures = 0): { load: () => Promise<T>; calls: () => number } {
