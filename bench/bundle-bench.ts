@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { buildSync } from "esbuild";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +15,7 @@ import {
   externalFor,
   HANDLER_FILE,
   initOutputs,
+  lambdaBundleOptions,
   PROJECT_ROOT,
 } from "../infra/lambda-bundle.js";
 import { writeLambdaAsset } from "../infra/write-lambda-asset.js";
@@ -46,6 +48,16 @@ function bundle(
 ): { outfile: string; metafile: Metafile } {
   const metafile = writeLambdaAsset(name, outDir, FUNCTION_SETTINGS[name], external);
   return { outfile: join(outDir, HANDLER_FILE), metafile };
+}
+
+/**
+ * The AWS SDK clients alone (bench/sdk-floor-entry.ts), bundled as a function is: the part of a
+ * composition-path function's init that no change to the service can remove while it bundles them.
+ */
+function bundleSdkFloor(outDir: string): { outfile: string; metafile: Metafile } {
+  const options = lambdaBundleOptions("authorizer", outDir);
+  const { metafile } = buildSync({ ...options, entryPoints: { index: join(PROJECT_ROOT, "bench/sdk-floor-entry.ts") }, write: true });
+  return { outfile: join(outDir, HANDLER_FILE), metafile: metafile as Metafile };
 }
 
 /** KB loaded at init (index.mjs and its static chunks) and of the whole asset's code. */
@@ -150,11 +162,22 @@ export async function benchBundles(): Promise<BenchRow[]> {
       });
       built.push({ key: `${name}${OTHER_SDK_SUFFIX}`, name, outfile, outDir });
     }
+    const floorDir = join(root, "sdk-floor");
+    const floor = bundleSdkFloor(floorDir);
+    sizes.push({
+      metric: "bundle_kb_sdk_floor",
+      ours: sizeOf(floor.metafile).initKb,
+      baseline: null,
+      unit: "KB",
+      note: "the S3 and DynamoDB clients and commands every composition-path function bundles, alone (bench/sdk-floor-entry.ts)",
+    });
     // Repetition by repetition, every bundle once: the ratio rows pair samples of one round.
+    const floorInits: InitSample[] = [];
     const samples = new Map<string, InitSample[]>([["bare", []], ...built.map(({ key }) => [key, []] as [string, InitSample[]])]);
     for (let round = 0; round < REPETITIONS; round++) {
       samples.get("bare")?.push(coldInit(undefined, functionEnv(root), root));
       for (const { key, outfile, outDir } of built) samples.get(key)?.push(coldInit(outfile, functionEnv(outDir), outDir));
+      floorInits.push(coldInit(floor.outfile, functionEnv(floorDir), floorDir));
     }
     const initsOf = (key: string): number[] => (samples.get(key) ?? []).map((sample) => sample.initMs);
     const authorizer = initsOf("authorizer");
@@ -177,6 +200,14 @@ export async function benchBundles(): Promise<BenchRow[]> {
           : `${OTHER_SDK_NOTE} (a runtime SDK is the project's node_modules), ÷ the deployed authorizer's init`;
       rows.push(coldInitRatioRow(`cold_init_ratio_${key}`, initsOf(key), authorizer, note));
     }
+    rows.push(
+      coldInitRatioRow(
+        "cold_init_ratio_sdk_floor",
+        floorInits.map((sample) => sample.initMs),
+        authorizer,
+        "the AWS SDK clients alone (bundle_kb_sdk_floor) ÷ the authorizer's init: the budget of 3.5× they leave to the service",
+      ),
+    );
     const cpuOf = (key: string): number[] => (samples.get(key) ?? []).map((sample) => sample.initCpuMs);
     for (const { key, name } of built) {
       if (!COMPOSITION_PATH_FUNCTIONS.includes(name) && name !== "authorizer") continue;

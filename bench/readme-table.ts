@@ -44,6 +44,8 @@ const README_METRICS = [
   "cold_init_ratio_http-processes",
   "cold_init_ratio_lane-worker",
   "cold_init_ratio_http-mcp",
+  "bundle_kb_sdk_floor",
+  "cold_init_ratio_sdk_floor",
   "awaits_300k_ms_lane-worker",
   // Issue 27: flat cost at any catalogue size.
   "cold_first_turn_ms_lane-worker_100",
@@ -61,6 +63,7 @@ const README_METRICS = [
   "cpu_ms_per_turn",
   "turns_per_s_1",
   "turns_per_s_10",
+  "cpu_ms_per_turn_10",
   "activations_per_s_1",
   "activations_per_s_10",
   "activations_per_s_100",

@@ -1,8 +1,9 @@
+import { availableParallelism } from "node:os";
 import { startLocalStack } from "../infra/local/local-stack.js";
 import type { LocalStack } from "../infra/local/local-stack.js";
 import { quiet } from "./quiet-stack-logger.js";
 import { tallySdkRequests } from "../test/support/sdk-request-tally.js";
-import { percentile, repeated } from "./bench-table.js";
+import { median, percentile, repeated } from "./bench-table.js";
 import type { BenchRow } from "./bench-table.js";
 import { QUICK } from "./bench-mode.js";
 
@@ -74,11 +75,18 @@ async function spawnProcesses(stack: LocalStack, n: number, label: string): Prom
 const compose = (owned: Owned, i: number) =>
   owned.api.call("POST", `${owned.path}/turns`, { message: `please look at the typescript changes ${i}` }, WAIT);
 
+interface Throughput {
+  turnsPerS: number;
+  /** CPU of the whole process (every thread) per turn answered, during the window. */
+  cpuMsPerTurn: number;
+}
+
 /** Turns answered per second while `callers` callers per process compose one turn after another. */
-async function turnsPerSecond(processes: readonly Owned[], callers: number): Promise<number> {
+async function turnsPerSecond(processes: readonly Owned[], callers: number): Promise<Throughput> {
   let done = 0;
   const until = performance.now() + WINDOW_MS;
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await Promise.all(
     processes.flatMap((owned) =>
       Array.from({ length: callers }, async () => {
@@ -89,7 +97,8 @@ async function turnsPerSecond(processes: readonly Owned[], callers: number): Pro
       }),
     ),
   );
-  return done / ((performance.now() - started) / 1000);
+  const cpu = process.cpuUsage(cpuBefore);
+  return { turnsPerS: done / ((performance.now() - started) / 1000), cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / done };
 }
 
 /**
@@ -160,11 +169,12 @@ export async function benchTurns(): Promise<BenchRow[]> {
       p50Runs.push(percentile(latencies.slice(Math.floor((r * LATENCY_TURNS) / RUNS), Math.floor(((r + 1) * LATENCY_TURNS) / RUNS)), 50));
 
     const turns1: number[] = [];
-    const turns10: number[] = [];
+    const turns10: Throughput[] = [];
     for (let r = 0; r < RUNS; r++) {
-      turns1.push(await turnsPerSecond([one!], CALLERS_PER_PROCESS));
+      turns1.push((await turnsPerSecond([one!], CALLERS_PER_PROCESS)).turnsPerS);
       turns10.push(await turnsPerSecond(ten, CALLERS_PER_PROCESS));
     }
+    const cpu10 = turns10.map((run) => run.cpuMsPerTurn);
 
     const activationRows: BenchRow[] = [];
     for (const n of [1, 10, 100]) {
@@ -218,10 +228,20 @@ export async function benchTurns(): Promise<BenchRow[]> {
       },
       {
         metric: "turns_per_s_10",
-        ...repeated(turns10),
+        ...repeated(turns10.map((run) => run.turnsPerS)),
         baseline: null,
         unit: "1/s",
         note: `10 processes of 10 users, ${CALLERS_PER_PROCESS} callers each, ${WINDOW_MS} ms windows`,
+      },
+      {
+        metric: "cpu_ms_per_turn_10",
+        ...repeated(cpu10),
+        baseline: null,
+        unit: "ms",
+        note: `CPU of the whole local stack per turn during the turns_per_s_10 windows; ${availableParallelism()} cores cap the rate at ${(
+          (availableParallelism() * 1000) /
+          median(cpu10)
+        ).toFixed(0)} turns/s, all of them busy`,
       },
       ...activationRows,
     ];
