@@ -79,3 +79,12 @@ export function markdownTable(rows: readonly BenchRow[], metrics: readonly strin
   }
   return lines.join("\n");
 }
+
+/** Units of a timing figure: one measurement of these on a shared machine says little without its spread. */
+const TIMING_UNITS: ReadonlySet<string> = new Set(["ms", "s", "1/s", "×", "x"]);
+/** Fewer repetitions than this is not a spread. */
+export const MIN_RUNS = 3;
+
+/** Timing rows reported without a spread of at least MIN_RUNS repetitions (issue 31): `npm run bench` refuses them. */
+export const rowsWithoutSpread = (rows: readonly BenchRow[]): string[] =>
+  rows.filter((row) => TIMING_UNITS.has(row.unit) && (row.spread?.runs ?? 0) < MIN_RUNS).map((row) => row.metric);

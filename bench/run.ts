@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { cpus, totalmem } from "node:os";
 import { QUICK } from "./bench-mode.js";
-import { formatTable, type BenchRow } from "./bench-table.js";
+import { formatTable, MIN_RUNS, rowsWithoutSpread, type BenchRow } from "./bench-table.js";
 import { benchCompose } from "./compose-bench.js";
 import { benchRelevance } from "./relevance-bench.js";
 import { benchComposeWithFiles } from "./compose-files-bench.js";
@@ -84,6 +84,12 @@ async function main(): Promise<void> {
       2,
     )}\n`,
   );
+  // Written first, so a run is never lost; but a timing figure without its spread is one lucky (or unlucky) run.
+  const single = rowsWithoutSpread(rows);
+  if (single.length > 0) {
+    console.error(`bench: ${single.length} timing row(s) without a spread of ${MIN_RUNS}+ repetitions: ${single.join(", ")}`);
+    process.exit(1);
+  }
   process.exit(0);
 }
 
