@@ -56,19 +56,8 @@ async function main(): Promise<void> {
   await section("console", benchConsole);
   await section("cold first turn", () => inChild("./cold-turn-only.ts"));
   await section("document writes", () => inChild("./document-writes-only.ts"));
-  await section("sandbox", async () => {
-    const figures = await benchSandbox();
-    return Object.entries(figures).map(([metric, ours]) => ({
-      metric: `sandbox_${metric}`,
-      ours,
-      baseline: null,
-      unit: metric.endsWith("Ms") || metric.includes("Ms") ? "ms" : "",
-    }));
-  });
-
-  await section("scripts", async () =>
-    Object.entries(await benchScripts()).map(([metric, ours]) => ({ metric: `script_${metric}`, ours, baseline: null, unit: "ms" })),
-  );
+  await section("sandbox", benchSandbox);
+  await section("scripts", benchScripts);
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`;
   console.log(`machine: ${machine}\n`);
