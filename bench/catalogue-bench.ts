@@ -22,8 +22,8 @@ import type { ResolvedSkill } from "../shared/skills/resolved-skill.js";
 import { createTemplateRenderer } from "../shared/templates/sandboxed-template-renderer.js";
 import { startEmulators } from "../infra/local/local-emulators.js";
 import { createLocalResources, localClients } from "../infra/local/local-resources.js";
-import { FLAT_SIZES } from "./bench-mode.js";
-import { percentile, timeMany, type BenchRow } from "./bench-table.js";
+import { FLAT_SIZES, REPETITIONS } from "./bench-mode.js";
+import { percentile, repeated, timeMany, type BenchRow } from "./bench-table.js";
 import { syntheticSkills } from "./compose-bench-helpers.js";
 import { shippedLaneWorker } from "./shipped-lane-worker.js";
 import type { ShippedLaneWorker } from "./shipped-lane-worker.js";
@@ -353,22 +353,37 @@ export async function composeRows(): Promise<BenchRow[]> {
   // old-generation collection does not land in ours' measured turns.
   await preview(naive)();
   await timeMany(WARM_UP_TURNS, preview(ours));
-  const oursMs = await timeMany(MEASURED_TURNS, preview(ours));
+  // Ours: one batch of turns per repetition, its percentiles taken per batch. Naive: one batch of
+  // 30 (~0.7 s each: 1 000 documents listed and parsed per turn), the baseline as before.
+  const p50: number[] = [];
+  const p99: number[] = [];
+  for (let r = 0; r < REPETITIONS; r++) {
+    const oursMs = await timeMany(TURNS_PER_REPETITION, preview(ours));
+    p50.push(percentile(oursMs, 50));
+    p99.push(percentile(oursMs, 99));
+  }
   const naiveMs = await timeMany(30, preview(naive));
   return [
     {
       metric: "compose_p50_ms_1000",
-      ours: percentile(oursMs, 50),
+      ...repeated(p50),
       baseline: percentile(naiveMs, 50),
       unit: "ms",
-      note: `preview turn, 10 active of 1000, in-process; ${MEASURED_TURNS} after ${WARM_UP_TURNS} warm-up`,
+      note: `preview turn, 10 active of 1000, in-process; ${TURNS_PER_REPETITION} per repetition after ${WARM_UP_TURNS} warm-up`,
     },
-    { metric: "compose_p99_ms_1000", ours: percentile(oursMs, 99), baseline: percentile(naiveMs, 99), unit: "ms", note: "target ≤ 1 ms" },
+    {
+      metric: "compose_p99_ms_1000",
+      ...repeated(p99),
+      baseline: percentile(naiveMs, 99),
+      unit: "ms",
+      note: `target ≤ 1 ms; ${TURNS_PER_REPETITION} turns per repetition; baseline: 30 naive turns`,
+    },
   ];
 }
 
 const WARM_UP_TURNS = 2000;
-const MEASURED_TURNS = 2000;
+/** p99 is the 5th-slowest turn of a repetition. */
+const TURNS_PER_REPETITION = 500;
 
 export async function benchCatalogue(): Promise<BenchRow[]> {
   return [...(await requestRows()), ...(await composeRows())];
