@@ -1,5 +1,6 @@
 import { resolvedSkill } from "./compose-bench-helpers.js";
-import { percentile, type BenchRow } from "./bench-table.js";
+import { REPETITIONS } from "./bench-mode.js";
+import { percentile, repeated, type BenchRow } from "./bench-table.js";
 import type { Process } from "../shared/processes/process.js";
 import type { SkillTrigger } from "../shared/skills/skill-frontmatter.js";
 import { SkillTriggerMatcher } from "../shared/skills/triggers/skill-trigger-matcher.js";
@@ -11,7 +12,8 @@ import { triggeredSkills } from "../shared/turns/trigger-hook.js";
  * default time budget, caps and the process-wide pattern cache settings): 20 members, each with
  * a `_user_` level at the pattern cap (5 skills × 20 distinct literal-less patterns), sending 32 KB
  * messages, while another tenant's small turn-sized match runs on the same event loop. Reported:
- * that other request's latency and the heap after the storm.
+ * that other request's latency (p50 and p99 per storm, median of REPETITIONS storms) and the heap
+ * after the first storm.
  */
 const USERS = 20;
 const STORM_TURNS = 200;
@@ -33,18 +35,15 @@ function userListing(user: number) {
   );
 }
 
-export async function benchTriggerStorm(): Promise<BenchRow[]> {
+/** One storm on a fresh matcher (its own pattern cache): the other tenant's latencies, in ms. */
+async function storm(listings: readonly ReturnType<typeof userListing>[], hostile: string): Promise<number[]> {
   const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
-  const listings = Array.from({ length: USERS }, (_, u) => userListing(u));
   const victim = Object.freeze([
     resolvedSkill({ name: "deploy", source: "PROJECT", triggers: [{ type: "KEYWORDS", keywords: ["deploy"] }] }),
   ]);
-  const hostile = `${"zz9 qq 42 lorem ".repeat(2200)}`.slice(0, 32 * 1024);
-  const heapBefore = process.memoryUsage().heapUsed;
-
   const victimMs: number[] = [];
   let stormDone = false;
-  const storm = (async () => {
+  const attack = (async () => {
     for (let i = 0; i < STORM_TURNS; i++) {
       triggeredSkills(listings[i % USERS]!, snapshot, `${hostile}${i}`, matcher);
       await new Promise((resolve) => setImmediate(resolve));
@@ -59,19 +58,33 @@ export async function benchTriggerStorm(): Promise<BenchRow[]> {
       victimMs.push(performance.now() - queued);
     }
   })();
-  await Promise.all([storm, other]);
-  const heapAfterMb = process.memoryUsage().heapUsed / 2 ** 20;
+  await Promise.all([attack, other]);
+  return victimMs;
+}
+
+export async function benchTriggerStorm(): Promise<BenchRow[]> {
+  const listings = Array.from({ length: USERS }, (_, u) => userListing(u));
+  const hostile = `${"zz9 qq 42 lorem ".repeat(2200)}`.slice(0, 32 * 1024);
+  const heapBefore = process.memoryUsage().heapUsed;
+  const runs: number[][] = [];
+  // The heap is read after the first storm, as one storm leaves it; later storms' caches are garbage.
+  let heapAfterMb = 0;
+  for (let r = 0; r < REPETITIONS; r++) {
+    runs.push(await storm(listings, hostile));
+    if (r === 0) heapAfterMb = process.memoryUsage().heapUsed / 2 ** 20;
+  }
+  const samples = `${Math.min(...runs.map((run) => run.length))}-${Math.max(...runs.map((run) => run.length))} samples a storm`;
   return [
     {
       metric: "trigger_storm_other_tenant_p50_ms",
-      ours: percentile(victimMs, 50),
+      ...repeated(runs.map((run) => percentile(run, 50))),
       baseline: null,
       unit: "ms",
-      note: `${USERS} members × 100 patterns, 32 KB messages, ${STORM_TURNS} turns, same event loop`,
+      note: `${USERS} members × 100 patterns, 32 KB messages, ${STORM_TURNS} turns, same event loop; ${REPETITIONS} storms (${samples})`,
     },
     {
       metric: "trigger_storm_other_tenant_p99_ms",
-      ours: percentile(victimMs, 99),
+      ...repeated(runs.map((run) => percentile(run, 99))),
       baseline: null,
       unit: "ms",
       note: "bounded by the 50 ms per-message trigger budget",
@@ -81,7 +94,7 @@ export async function benchTriggerStorm(): Promise<BenchRow[]> {
       ours: heapAfterMb,
       baseline: null,
       unit: "MB",
-      note: `heap before ${(heapBefore / 2 ** 20).toFixed(0)} MB; DFA 128 KiB per pattern, cache 64 MiB`,
+      note: `after the first storm; heap before ${(heapBefore / 2 ** 20).toFixed(0)} MB; DFA 128 KiB per pattern, cache 64 MiB`,
     },
   ];
 }
