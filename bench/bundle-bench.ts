@@ -1,10 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { buildSync } from "esbuild";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Metafile } from "esbuild";
+import { buildSync, type Metafile } from "esbuild";
 import { FUNCTION_NAMES } from "../infra/api-routes.js";
 import type { FunctionName } from "../infra/api-routes.js";
 import {

@@ -34,8 +34,6 @@ const CATALOG_BUILDS = 20;
  * (~4 ms) now and then until it has nothing left to compile: a few hundred turns were not enough.
  */
 const WARM_UP = 2000;
-/** Argument that makes this module, run as a script, print one fresh process's first trigger match. */
-const FIRST_MATCH_CHILD = "--first-trigger-match";
 
 function defaultRecipe(): Recipe {
   const text = readFileSync(new URL("../shared/bundled/_vance/recipes/default.yaml", import.meta.url), "utf8");
@@ -44,8 +42,8 @@ function defaultRecipe(): Recipe {
   return { ...recipe, source: "RESOURCE", location: { source: "RESOURCE", project: "bundled" }, warnings: [] };
 }
 
-/** A fresh matcher's first trigger hook over a fresh listing: what `trigger_match_first_ms_1000` times once per process. */
-function firstTriggerMatchMs(): number {
+/** A fresh matcher's first trigger hook over a fresh listing: what `trigger_match_first_ms_1000` times once per process (first-trigger-match-only.ts). */
+export function firstTriggerMatchMs(): number {
   const listing: readonly ResolvedSkill[] = Object.freeze(syntheticSkills(AVAILABLE));
   const snapshot = turnSnapshot(listing.filter((s) => s.body.includes("{%")).slice(0, ACTIVE));
   const message = syntheticMessage(2048, 1);
@@ -62,15 +60,11 @@ function firstTriggerMatchMs(): number {
  */
 async function firstTriggerMatchInChild(): Promise<number> {
   const tsx = fileURLToPath(new URL("../node_modules/tsx/dist/cli.mjs", import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, [tsx, fileURLToPath(import.meta.url), FIRST_MATCH_CHILD], {
+  const script = fileURLToPath(new URL("./first-trigger-match-only.ts", import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, [tsx, script], {
     timeout: 120_000,
   });
   return Number(stdout.trim());
-}
-
-if (process.argv.includes(FIRST_MATCH_CHILD)) {
-  process.stdout.write(`${firstTriggerMatchMs()}\n`);
-  process.exit(0);
 }
 
 /** p50 and p99 of each of `runs` batches of `size` samples (sample i of batch r gets r * size + i). */

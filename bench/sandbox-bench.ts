@@ -1,7 +1,6 @@
 import { SandboxPool } from "../shared/sandbox/sandbox-pool.js";
 import { createTemplateRenderer } from "../shared/templates/sandboxed-template-renderer.js";
 import type { RenderContext } from "../shared/templates/template-renderer.js";
-import { REPETITIONS } from "./bench-mode.js";
 import { percentile, repeated, timeMany, type BenchRow } from "./bench-table.js";
 
 const BODY = [
@@ -22,7 +21,7 @@ const BODY = [
  * Three, not REPETITIONS: a repetition renders 100 uncached templates (~10 ms each, ~1 s), the
  * fewest that give its p99 a meaning, on a pool of its own; seven would more than double the section again.
  */
-const RUNS = Math.min(REPETITIONS, 3);
+const RUNS = 3;
 /** Per repetition: a p99 over fewer than 100 samples would be their maximum. */
 const EVALS = 100;
 const COLD_RENDERS = 100;

@@ -11,7 +11,6 @@ import { findScriptTool } from "../shared/scripts/script-tools.js";
 import { WorkspaceBudget } from "../shared/scripts/script-workspace.js";
 import { SkillScriptRunner } from "../shared/scripts/skill-script-runner.js";
 import { SkillLoader } from "../shared/skills/skill-loader.js";
-import { REPETITIONS } from "./bench-mode.js";
 import { percentile, repeated, timeMany, type BenchRow } from "./bench-table.js";
 
 /** The code-guard of spec §2a, verbatim. */
@@ -34,7 +33,7 @@ const fakeLlm: LlmPort = { callForJson: async () => ({ fire: true }) };
  * a p99 a meaning) and one of 50, on a pool of its own, ~1.5 s; seven would more than double the
  * section again.
  */
-const RUNS = Math.min(REPETITIONS, 3);
+const RUNS = 3;
 /** Per repetition and batch: a p99 over fewer than 100 samples would be their maximum. */
 const BATCH = 100;
 /** p50-only rows: half a batch pins a median well enough. */

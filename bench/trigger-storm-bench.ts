@@ -20,7 +20,12 @@ const STORM_TURNS = 200;
 
 const snapshot: Pick<Process, "activeSkills" | "allowedSkillsOverride"> = { activeSkills: [], allowedSkillsOverride: null };
 
-function userListing(user: number) {
+/**
+ * One member's level. `storm` is part of every pattern: pattern literals and facts are memoized per
+ * process (pattern-prefilter.ts, unkeyed-pattern-facts.ts), so a storm that reused the last one's
+ * patterns would meet them compiled; each storm's are new, as a first storm's are.
+ */
+function userListing(user: number, storm: number) {
   return Object.freeze(
     Array.from({ length: 5 }, (_, s) =>
       resolvedSkill({
@@ -28,14 +33,14 @@ function userListing(user: number) {
         source: "USER",
         triggers: Array.from({ length: 20 }, (_, p): SkillTrigger => ({
           type: "PATTERN",
-          pattern: `[a-z]{2,4}\\d{${1 + ((user + s + p) % 7)}}[q-z]{${1 + (p % 4)}}-${user}`,
+          pattern: `[a-z]{2,4}\\d{${1 + ((user + s + p) % 7)}}[q-z]{${1 + (p % 4)}}-${user}s${storm}`,
         })),
       }),
     ),
   );
 }
 
-/** One storm on a fresh matcher (its own pattern cache): the other tenant's latencies, in ms. */
+/** One storm on a fresh matcher (its own pattern cache) over fresh listings: the other tenant's latencies, in ms. */
 async function storm(listings: readonly ReturnType<typeof userListing>[], hostile: string): Promise<number[]> {
   const matcher = new SkillTriggerMatcher(new TriggerPatternCache());
   const victim = Object.freeze([
@@ -63,13 +68,13 @@ async function storm(listings: readonly ReturnType<typeof userListing>[], hostil
 }
 
 export async function benchTriggerStorm(): Promise<BenchRow[]> {
-  const listings = Array.from({ length: USERS }, (_, u) => userListing(u));
   const hostile = `${"zz9 qq 42 lorem ".repeat(2200)}`.slice(0, 32 * 1024);
   const heapBefore = process.memoryUsage().heapUsed;
   const runs: number[][] = [];
   // The heap is read after the first storm, as one storm leaves it; later storms' caches are garbage.
   let heapAfterMb = 0;
   for (let r = 0; r < REPETITIONS; r++) {
+    const listings = Array.from({ length: USERS }, (_, u) => userListing(u, r));
     runs.push(await storm(listings, hostile));
     if (r === 0) heapAfterMb = process.memoryUsage().heapUsed / 2 ** 20;
   }

@@ -244,10 +244,11 @@ export async function benchTurns(): Promise<BenchRow[]> {
         ...repeated(cpu10),
         baseline: null,
         unit: "ms",
-        note: `CPU of the whole local stack per turn during the turns_per_s_10 windows; ${availableParallelism()} cores cap the rate at ${(
+        // A rough ceiling, not a prediction: CPU per turn changes with the load itself.
+        note: `CPU of the whole local stack per turn during the turns_per_s_10 windows (every thread); at that cost ${availableParallelism()} cores, all of them busy, would answer at most ~${(
           (availableParallelism() * 1000) /
           median(cpu10)
-        ).toFixed(0)} turns/s, all of them busy`,
+        ).toFixed(0)} turns/s`,
       },
       ...activationRows,
     ];

@@ -22,19 +22,31 @@ const sourcesUnder = (dir: string): string[] =>
     return path.endsWith(".ts") ? [path] : [];
   });
 
-/** `package: name` for every value (not `type`) import from AT_INIT packages in a file. */
+/**
+ * `package: name` for every value (not `type`) import or re-export from AT_INIT packages in a file;
+ * a namespace import or `export *` is `package: *`, which no floor lists: it must name what it uses.
+ */
 function valueImports(path: string): string[] {
   const source = ts.createSourceFile(path, readFileSync(join(ROOT, path), "utf8"), ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   for (const statement of source.statements) {
-    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
-    const from = statement.moduleSpecifier.text;
-    const clause = statement.importClause;
-    if (!AT_INIT.includes(from) || clause === undefined || clause.isTypeOnly) continue;
-    const bindings = clause.namedBindings;
-    if (bindings === undefined || !ts.isNamedImports(bindings)) continue;
-    for (const element of bindings.elements) {
-      if (!element.isTypeOnly) found.push(`${from}: ${(element.propertyName ?? element.name).text}`);
+    const specifier = (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier;
+    if (!specifier || !ts.isStringLiteral(specifier) || !AT_INIT.includes(specifier.text)) continue;
+    const from = specifier.text;
+    if (ts.isImportDeclaration(statement)) {
+      const clause = statement.importClause;
+      if (clause === undefined || clause.isTypeOnly) continue;
+      const bindings = clause.namedBindings;
+      if (clause.name !== undefined || (bindings !== undefined && ts.isNamespaceImport(bindings))) found.push(`${from}: *`);
+      if (bindings !== undefined && ts.isNamedImports(bindings))
+        for (const element of bindings.elements)
+          if (!element.isTypeOnly) found.push(`${from}: ${(element.propertyName ?? element.name).text}`);
+    } else if (!statement.isTypeOnly) {
+      const clause = statement.exportClause;
+      if (clause === undefined || ts.isNamespaceExport(clause)) found.push(`${from}: *`);
+      else
+        for (const element of clause.elements)
+          if (!element.isTypeOnly) found.push(`${from}: ${(element.propertyName ?? element.name).text}`);
     }
   }
   return found;
