@@ -40,6 +40,25 @@ export async function timeMany(n: number, fn: (i: number) => Promise<unknown> | 
   return samples;
 }
 
+/**
+ * A percentile row's repetitions: p50 and p99 of each of `runs` batches of `size` samples, so each
+ * batch is one repetition (sample i of batch r is `fn(r * size + i)`).
+ */
+export async function batchPercentiles(
+  runs: number,
+  size: number,
+  fn: (i: number) => Promise<unknown> | unknown,
+): Promise<{ p50: number[]; p99: number[] }> {
+  const p50: number[] = [];
+  const p99: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const samples = await timeMany(size, (i) => fn(r * size + i));
+    p50.push(percentile(samples, 50));
+    p99.push(percentile(samples, 99));
+  }
+  return { p50, p99 };
+}
+
 const round = (value: number): string =>
   Number.isFinite(value) ? (Math.abs(value) >= 100 ? value.toFixed(0) : value.toPrecision(3)) : String(value);
 

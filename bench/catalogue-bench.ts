@@ -23,7 +23,7 @@ import { createTemplateRenderer } from "../shared/templates/sandboxed-template-r
 import { startEmulators } from "../infra/local/local-emulators.js";
 import { createLocalResources, localClients } from "../infra/local/local-resources.js";
 import { FLAT_SIZES, REPETITIONS } from "./bench-mode.js";
-import { percentile, repeated, timeMany, type BenchRow } from "./bench-table.js";
+import { batchPercentiles, percentile, repeated, timeMany, type BenchRow } from "./bench-table.js";
 import { syntheticSkills } from "./compose-bench-helpers.js";
 import { shippedLaneWorker } from "./shipped-lane-worker.js";
 import type { ShippedLaneWorker } from "./shipped-lane-worker.js";
@@ -355,13 +355,7 @@ export async function composeRows(): Promise<BenchRow[]> {
   await timeMany(WARM_UP_TURNS, preview(ours));
   // Ours: one batch of turns per repetition, its percentiles taken per batch. Naive: one batch of
   // 30 (~0.7 s each: 1 000 documents listed and parsed per turn), the baseline as before.
-  const p50: number[] = [];
-  const p99: number[] = [];
-  for (let r = 0; r < REPETITIONS; r++) {
-    const oursMs = await timeMany(TURNS_PER_REPETITION, preview(ours));
-    p50.push(percentile(oursMs, 50));
-    p99.push(percentile(oursMs, 99));
-  }
+  const { p50, p99 } = await batchPercentiles(REPETITIONS, TURNS_PER_REPETITION, preview(ours));
   const naiveMs = await timeMany(30, preview(naive));
   return [
     {

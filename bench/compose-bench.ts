@@ -16,7 +16,7 @@ import { composeTurn } from "../shared/turns/turn-composer.js";
 import { createTemplateRenderer } from "../shared/templates/sandboxed-template-renderer.js";
 import type { TemplateRenderer } from "../shared/templates/template-renderer.js";
 import { REPETITIONS } from "./bench-mode.js";
-import { percentile, repeated, timeMany, type BenchRow } from "./bench-table.js";
+import { batchPercentiles, percentile, repeated, timeMany, type BenchRow } from "./bench-table.js";
 import { buildCatalog, catalogFor } from "../shared/skills/skill-catalog.js";
 import { syntheticMessage, syntheticSkills, turnSnapshot, type TurnProcess } from "./compose-bench-helpers.js";
 
@@ -65,22 +65,6 @@ async function firstTriggerMatchInChild(): Promise<number> {
     timeout: 120_000,
   });
   return Number(stdout.trim());
-}
-
-/** p50 and p99 of each of `runs` batches of `size` samples (sample i of batch r gets r * size + i). */
-async function batches(
-  runs: number,
-  size: number,
-  fn: (i: number) => Promise<unknown> | unknown,
-): Promise<{ p50: number[]; p99: number[] }> {
-  const p50: number[] = [];
-  const p99: number[] = [];
-  for (let r = 0; r < runs; r++) {
-    const samples = await timeMany(size, (i) => fn(r * size + i));
-    p50.push(percentile(samples, 50));
-    p99.push(percentile(samples, 99));
-  }
-  return { p50, p99 };
 }
 
 /**
@@ -140,7 +124,7 @@ export async function benchCompose(): Promise<BenchRow[]> {
     cold.p99.push(percentile(samples, 99));
   }
   for (let i = 0; i < WARM_UP; i++) await turn(i, renderer, "large");
-  const steady = await batches(REPETITIONS, BATCH, (i) => turn(i, renderer, "large"));
+  const steady = await batchPercentiles(REPETITIONS, BATCH, (i) => turn(i, renderer, "large"));
   // The catalog as a turn gets it: memoized per listing and active set, so a steady turn looks it up.
   const catalogOf = (p: TurnProcess) =>
     catalogFor(listing, {
@@ -149,12 +133,12 @@ export async function benchCompose(): Promise<BenchRow[]> {
       allowedSkills: p.allowedSkillsOverride,
     });
   for (let i = 0; i < WARM_UP; i++) await turn(i, renderer, "large", true);
-  const steadyWithCatalog = await batches(REPETITIONS, BATCH, (i) => turn(i, renderer, "large", true));
+  const steadyWithCatalog = await batchPercentiles(REPETITIONS, BATCH, (i) => turn(i, renderer, "large", true));
   const big = Object.freeze(syntheticSkills(10_000));
-  const catalogBuild = await batches(REPETITIONS, CATALOG_BUILDS, () =>
+  const catalogBuild = await batchPercentiles(REPETITIONS, CATALOG_BUILDS, () =>
     buildCatalog(big, { budgetChars: 8_000, activeNames: [], allowedSkills: null }),
   );
-  const matching = await batches(REPETITIONS, BATCH, (i) =>
+  const matching = await batchPercentiles(REPETITIONS, BATCH, (i) =>
     triggeredSkills(listing, snapshot, messages[i % messages.length] as string, matcher),
   );
 

@@ -9,7 +9,7 @@ import { triggeredSkills } from "../shared/turns/trigger-hook.js";
 import { composeTurn } from "../shared/turns/turn-composer.js";
 import { createTemplateRenderer } from "../shared/templates/sandboxed-template-renderer.js";
 import { REPETITIONS } from "./bench-mode.js";
-import { percentile, repeated, timeMany, type BenchRow } from "./bench-table.js";
+import { batchPercentiles, repeated, type BenchRow } from "./bench-table.js";
 import { syntheticMessage, syntheticSkills, turnSnapshot } from "./compose-bench-helpers.js";
 
 const AVAILABLE = 1000;
@@ -60,13 +60,7 @@ export async function benchComposeWithFiles(): Promise<BenchRow[]> {
     );
   };
   for (let i = 0; i < WARM_UP; i++) await turn(i);
-  const p50: number[] = [];
-  const p99: number[] = [];
-  for (let r = 0; r < REPETITIONS; r++) {
-    const steady = await timeMany(BATCH, (i) => turn(r * BATCH + i));
-    p50.push(percentile(steady, 50));
-    p99.push(percentile(steady, 99));
-  }
+  const { p50, p99 } = await batchPercentiles(REPETITIONS, BATCH, (i) => turn(i));
   return [
     {
       metric: "composeturn_files_p50_ms_1000x5",
