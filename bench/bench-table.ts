@@ -59,6 +59,24 @@ export async function batchPercentiles(
   return { p50, p99 };
 }
 
+/**
+ * Rows over one section's repetitions (each an object of figures and sample batches): a row's
+ * figure is picked from every repetition, or is the percentile of every repetition's batch. In ms,
+ * rounded to the microsecond.
+ */
+export function repetitionRows<R>(prefix: string, runs: readonly R[]) {
+  const row = (metric: string, pick: (run: R) => number, note: string): BenchRow => ({
+    metric: `${prefix}${metric}`,
+    ...repeated(runs.map((run) => Math.round(pick(run) * 1000) / 1000)),
+    baseline: null,
+    unit: "ms",
+    note,
+  });
+  const percentileRow = (metric: string, batch: (run: R) => number[], p: number, note: string): BenchRow =>
+    row(metric, (run) => percentile(batch(run), p), note);
+  return { row, percentileRow };
+}
+
 const round = (value: number): string =>
   Number.isFinite(value) ? (Math.abs(value) >= 100 ? value.toFixed(0) : value.toPrecision(3)) : String(value);
 

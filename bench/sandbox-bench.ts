@@ -1,7 +1,7 @@
 import { SandboxPool } from "../shared/sandbox/sandbox-pool.js";
 import { createTemplateRenderer } from "../shared/templates/sandboxed-template-renderer.js";
 import type { RenderContext } from "../shared/templates/template-renderer.js";
-import { percentile, repeated, timeMany, type BenchRow } from "./bench-table.js";
+import { repetitionRows, timeMany, type BenchRow } from "./bench-table.js";
 
 const BODY = [
   "# Code review",
@@ -32,8 +32,6 @@ const timed = async (run: () => Promise<unknown>): Promise<number> => {
   await run();
   return performance.now() - started;
 };
-
-const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 const context = (i: number): RenderContext => ({
   tier: i % 2 === 0 ? "small" : "large",
@@ -83,50 +81,14 @@ async function repetition(): Promise<Repetition> {
 export async function benchSandbox(): Promise<BenchRow[]> {
   const runs: Repetition[] = [];
   for (let i = 0; i < RUNS; i++) runs.push(await repetition());
-  const row = (metric: string, figures: number[], note: string): BenchRow => ({
-    metric: `sandbox_${metric}`,
-    ...repeated(figures.map(round)),
-    baseline: null,
-    unit: "ms",
-    note,
-  });
-  const each = (pick: (run: Repetition) => number): number[] => runs.map(pick);
-  const perRun = (samples: (run: Repetition) => number[], p: number): number[] => runs.map((run) => percentile(samples(run), p));
+  const { row, percentileRow } = repetitionRows("sandbox_", runs);
   return [
-    row(
-      "sandboxColdStartMs",
-      each((run) => run.coldStartMs),
-      "new one-worker pool until ready, one per repetition",
-    ),
-    row(
-      "sandboxEvalOverheadP50Ms",
-      perRun((run) => run.evals, 50),
-      `${EVALS} trivial evaluations per repetition`,
-    ),
-    row(
-      "sandboxEvalOverheadP99Ms",
-      perRun((run) => run.evals, 99),
-      `${EVALS} trivial evaluations per repetition`,
-    ),
-    row(
-      "templateFirstRenderMs",
-      each((run) => run.firstRenderMs),
-      "a new renderer's first render on a new pool, one per repetition",
-    ),
-    row(
-      "templateColdRenderP50Ms",
-      perRun((run) => run.coldRenders, 50),
-      `${COLD_RENDERS} uncached renders per repetition`,
-    ),
-    row(
-      "templateColdRenderP99Ms",
-      perRun((run) => run.coldRenders, 99),
-      `${COLD_RENDERS} uncached renders per repetition`,
-    ),
-    row(
-      "templateWarmRenderMs",
-      each((run) => run.warmRenderMs),
-      `mean of ${WARM_RENDERS} cached renders per repetition`,
-    ),
+    row("sandboxColdStartMs", (run) => run.coldStartMs, "new one-worker pool until ready, one per repetition"),
+    percentileRow("sandboxEvalOverheadP50Ms", (run) => run.evals, 50, `${EVALS} trivial evaluations per repetition`),
+    percentileRow("sandboxEvalOverheadP99Ms", (run) => run.evals, 99, `${EVALS} trivial evaluations per repetition`),
+    row("templateFirstRenderMs", (run) => run.firstRenderMs, "a new renderer's first render on a new pool, one per repetition"),
+    percentileRow("templateColdRenderP50Ms", (run) => run.coldRenders, 50, `${COLD_RENDERS} uncached renders per repetition`),
+    percentileRow("templateColdRenderP99Ms", (run) => run.coldRenders, 99, `${COLD_RENDERS} uncached renders per repetition`),
+    row("templateWarmRenderMs", (run) => run.warmRenderMs, `mean of ${WARM_RENDERS} cached renders per repetition`),
   ];
 }

@@ -11,7 +11,7 @@ import { findScriptTool } from "../shared/scripts/script-tools.js";
 import { WorkspaceBudget } from "../shared/scripts/script-workspace.js";
 import { SkillScriptRunner } from "../shared/scripts/skill-script-runner.js";
 import { SkillLoader } from "../shared/skills/skill-loader.js";
-import { percentile, repeated, timeMany, type BenchRow } from "./bench-table.js";
+import { repetitionRows, timeMany, type BenchRow } from "./bench-table.js";
 
 /** The code-guard of spec §2a, verbatim. */
 const GUARD = `
@@ -48,8 +48,6 @@ const timed = async (run: () => Promise<unknown>): Promise<number> => {
 };
 
 const samples = (run: () => Promise<unknown>, count = BATCH): Promise<number[]> => timeMany(count, run);
-
-const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 interface Repetition {
   coldLoadMs: number;
@@ -110,72 +108,20 @@ async function repetition(): Promise<Repetition> {
 export async function benchScripts(): Promise<BenchRow[]> {
   const runs: Repetition[] = [];
   for (let i = 0; i < RUNS; i++) runs.push(await repetition());
-  const row = (metric: string, figures: number[], note: string): BenchRow => ({
-    metric: `script_${metric}`,
-    ...repeated(figures.map(round)),
-    baseline: null,
-    unit: "ms",
-    note,
-  });
-  const each = (pick: (run: Repetition) => number): number[] => runs.map(pick);
-  const perRun = (batch: (run: Repetition) => number[], p: number): number[] => runs.map((run) => percentile(batch(run), p));
+  const { row, percentileRow } = repetitionRows("script_", runs);
   const batchNote = `${BATCH} calls per repetition`;
   return [
-    row(
-      "scriptColdLoadMs",
-      each((run) => run.coldLoadMs),
-      "new one-worker pool through its first runScript, one per repetition",
-    ),
-    row(
-      "scriptOverheadWarmP50Ms",
-      perRun((run) => run.overhead, 50),
-      batchNote,
-    ),
-    row(
-      "scriptOverheadWarmP99Ms",
-      perRun((run) => run.overhead, 99),
-      batchNote,
-    ),
-    row(
-      "hostCallRoundTripMs",
-      each((run) => run.hostCallMs),
-      `mean of ${HOST_CALLS} host calls in one evaluation per repetition`,
-    ),
-    row(
-      "guardEvaluationP50Ms",
-      perRun((run) => run.guard, 50),
-      batchNote,
-    ),
-    row(
-      "guardEvaluationP99Ms",
-      perRun((run) => run.guard, 99),
-      batchNote,
-    ),
-    row(
-      "guardRunnerInlineP50Ms",
-      perRun((run) => run.guardRunnerInline, 50),
-      batchNote,
-    ),
-    row(
-      "guardRunnerInlineP99Ms",
-      perRun((run) => run.guardRunnerInline, 99),
-      batchNote,
-    ),
-    row(
-      "guardRunnerScriptP50Ms",
-      perRun((run) => run.guardRunnerScript, 50),
-      `${HALF_BATCH} calls per repetition`,
-    ),
-    row(
-      "scriptToolRunP50Ms",
-      perRun((run) => run.scriptTool, 50),
-      batchNote,
-    ),
-    row(
-      "scriptToolRunP99Ms",
-      perRun((run) => run.scriptTool, 99),
-      batchNote,
-    ),
+    row("scriptColdLoadMs", (run) => run.coldLoadMs, "new one-worker pool through its first runScript, one per repetition"),
+    percentileRow("scriptOverheadWarmP50Ms", (run) => run.overhead, 50, batchNote),
+    percentileRow("scriptOverheadWarmP99Ms", (run) => run.overhead, 99, batchNote),
+    row("hostCallRoundTripMs", (run) => run.hostCallMs, `mean of ${HOST_CALLS} host calls in one evaluation per repetition`),
+    percentileRow("guardEvaluationP50Ms", (run) => run.guard, 50, batchNote),
+    percentileRow("guardEvaluationP99Ms", (run) => run.guard, 99, batchNote),
+    percentileRow("guardRunnerInlineP50Ms", (run) => run.guardRunnerInline, 50, batchNote),
+    percentileRow("guardRunnerInlineP99Ms", (run) => run.guardRunnerInline, 99, batchNote),
+    percentileRow("guardRunnerScriptP50Ms", (run) => run.guardRunnerScript, 50, `${HALF_BATCH} calls per repetition`),
+    percentileRow("scriptToolRunP50Ms", (run) => run.scriptTool, 50, batchNote),
+    percentileRow("scriptToolRunP99Ms", (run) => run.scriptTool, 99, batchNote),
   ];
 }
 
